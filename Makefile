@@ -1,0 +1,45 @@
+# Two entry points for a fresh machine (see README): `make serve` and `make test`.
+# Python comes from .python-version (pyenv or uv honour it); Django 6 needs 3.12+.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTHON_FOR_VENV := $(shell pyenv which python 2>/dev/null || command -v python$$(cat .python-version) || command -v python3)
+
+.PHONY: serve test setup setup-test browser lint bench
+
+$(VENV)/.runtime: requirements.txt
+	@$(PYTHON_FOR_VENV) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12 or newer is needed (see .python-version)")'
+	test -x $(PY) || $(PYTHON_FOR_VENV) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.test: requirements-test.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+	touch $@
+
+setup: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+
+setup-test: $(VENV)/.test browser
+
+# Debian's Chromium, never a downloaded browser build.
+browser:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+serve: setup
+	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+test: setup-test lint
+	$(PY) manage.py check
+	$(VENV)/bin/pytest
+
+bench: $(VENV)/.test
+	$(PY) tests/benchmarks/bench_guide.py
+	$(PY) tests/benchmarks/bench_engine.py

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_safe, require_POST
+
+from studysite.guide.progress import read_sections, set_read
+from studysite.guide.search import MAX_QUERY_LENGTH, search
+from studysite.guide.sections import Section, load_guide
+
+
+def find_section(slug: str) -> Section:
+    section = load_guide().by_slug.get(slug)
+    if section is None:
+        raise Http404("No such section")
+    return section
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    read = read_sections(request)
+    return render(request, "guide/home.html", {"read": read})
+
+
+@require_safe
+def section(request: HttpRequest, slug: str) -> HttpResponse:
+    current = find_section(slug)
+    previous, following = load_guide().neighbours(current)
+    context = {
+        "section": current,
+        "previous": previous,
+        "next": following,
+        "read": read_sections(request),
+    }
+    return render(request, "guide/section.html", context)
+
+
+@require_POST
+def mark_read(request: HttpRequest, slug: str) -> HttpResponse:
+    current = find_section(slug)
+    read = set_read(request, slug, request.POST.get("read") == "1")
+    if not request.htmx:
+        return redirect(current.url)
+    context = {"section": current, "read": read}
+    return render(request, "guide/section.html#read-state", context)
+
+
+@require_safe
+def search_page(request: HttpRequest) -> HttpResponse:
+    query = request.GET.get("q", "").strip()[:MAX_QUERY_LENGTH]
+    context = {"query": query, "hits": search(query)}
+    template = "guide/search.html#results" if request.htmx else "guide/search.html"
+    return render(request, template, context)

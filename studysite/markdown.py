@@ -1,0 +1,199 @@
+"""Markdown to safe HTML, the one renderer for the guide and every study text.
+
+markdown-it-py parses; a few render rules give the site its shapes (callouts,
+copyable commands, collapsible sample outputs, linkable headings); nh3 then
+sanitises the result so that content can never inject script or style.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import nh3
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+CALLOUTS = {"analogy": "Analogy", "warning": "Warning", "tip": "Key point", "note": "Note"}
+COMMAND_LANGUAGES = {"shell", "bash", "sh"}
+PROMPT = "$ "
+
+_ALLOWED_TAGS = {
+    "a", "aside", "blockquote", "br", "button", "code", "del", "details", "div", "em",
+    "figure", "h2", "h3", "h4", "hr", "li", "ol", "p", "pre", "span", "strong", "summary",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+_ALLOWED_ATTRIBUTES = {
+    "*": {"class", "id", "role", "aria-label", "aria-labelledby", "tabindex", "hidden"},
+    "a": {"href", "title"},
+    "button": {"type"},
+    "td": {"style"},
+    "th": {"style", "scope"},
+    "ol": {"start"},
+}
+_ALLOWED_STYLE = {"text-align"}
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Passage:
+    """The text under one heading (or before the first), for search."""
+
+    anchor: str
+    heading: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Rendered:
+    html: str
+    headings: tuple[Heading, ...]
+    front_matter: str
+    passages: tuple[Passage, ...]
+
+
+def _render_callout(kind: str):  # type: ignore[no-untyped-def]
+    def render(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        token = tokens[idx]
+        if token.nesting == -1:
+            return "</div></aside>\n"
+        title = token.info.strip()[len(kind) :].strip()
+        label = html.escape(title or CALLOUTS[kind])
+        return (
+            f'<aside class="callout callout-{kind}" aria-label="{label}">'
+            f'<p class="callout-title">{label}</p><div class="callout-body">\n'
+        )
+
+    return render
+
+
+def _render_sample(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    if token.nesting == -1:
+        return "</div></details>\n"
+    title = token.info.strip()[len("sample") :].strip()
+    command = ""
+    for follower in tokens[idx + 1 :]:
+        if follower.type == "fence":
+            first, _, _ = follower.content.partition("\n")
+            command = first.removeprefix(PROMPT)
+            follower.meta["sample_output"] = True
+            break
+    escaped = html.escape(command)
+    return (
+        '<details class="sample"><summary>'
+        f'<span class="sample-title">{html.escape(title)}</span> '
+        f'<code class="sample-command">{escaped}</code></summary>'
+        '<div class="sample-body"><div class="code-block command">'
+        f'<pre tabindex="0"><code>{PROMPT}{escaped}</code></pre>'
+        '<button type="button" class="copy" hidden>Copy command</button></div>\n'
+    )
+
+
+def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    language = token.info.strip().split(" ")[0]
+    content = token.content
+    if token.meta.get("sample_output"):
+        _, _, output = content.partition("\n")
+        return (
+            '<pre class="output" tabindex="0" aria-label="Sample output">'
+            f"<code>{html.escape(output.rstrip())}</code></pre>\n"
+        )
+    code = f"<pre tabindex=\"0\"><code>{html.escape(content.rstrip())}</code></pre>"
+    if language in COMMAND_LANGUAGES:
+        return (
+            f'<div class="code-block command">{code}'
+            '<button type="button" class="copy" hidden>Copy</button></div>\n'
+        )
+    return f'<div class="code-block">{code}</div>\n'
+
+
+def _render_heading_close(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    opening = tokens[idx - 2]
+    anchor = opening.attrGet("id")
+    if not anchor:
+        return f"</{tokens[idx].tag}>\n"
+    text = html.escape(tokens[idx - 1].content, quote=True)
+    return (
+        f' <a class="anchor" href="#{anchor}" aria-label="Link to “{text}”">#</a>'
+        f"</{tokens[idx].tag}>\n"
+    )
+
+
+def _build_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    md.use(front_matter_plugin)
+    md.use(anchors_plugin, min_level=2, max_level=3)
+    for kind in CALLOUTS:
+        md.use(container_plugin, name=kind, render=_render_callout(kind))
+    md.use(container_plugin, name="sample", render=_render_sample)
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_block", _render_fence)
+    md.add_render_rule("heading_close", _render_heading_close)
+    return md
+
+
+_PARSER = _build_parser()
+
+
+def _wrap_tables(rendered: str) -> str:
+    # A wide table scrolls inside its own focusable region instead of the page.
+    return rendered.replace(
+        "<table>", '<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>'
+    ).replace("</table>", "</table></div>")
+
+
+def sanitise(fragment: str) -> str:
+    return nh3.clean(
+        fragment,
+        tags=_ALLOWED_TAGS,
+        attributes=_ALLOWED_ATTRIBUTES,
+        filter_style_properties=_ALLOWED_STYLE,
+        link_rel=None,
+        url_schemes={"http", "https", "mailto"},
+    )
+
+
+def render_document(source: str) -> Rendered:
+    env: dict[str, Any] = {}
+    tokens = _PARSER.parse(source, env)
+    front_matter = next((t.content for t in tokens if t.type == "front_matter"), "")
+    headings: list[Heading] = []
+    passages: list[Passage] = []
+    current = Passage("", "", "")
+    texts: list[str] = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.attrGet("id"):
+            passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
+            heading = Heading(int(token.tag[1]), tokens[index + 1].content, str(token.attrGet("id")))
+            headings.append(heading)
+            current, texts = Passage(heading.anchor, heading.text, ""), []
+        elif token.type in {"inline", "fence"} and tokens[index - 1].type != "heading_open":
+            texts.append(token.content)
+    passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
+    body = _wrap_tables(_PARSER.renderer.render(tokens, _PARSER.options, env))
+    return Rendered(sanitise(body), tuple(headings), front_matter, tuple(passages))
+
+
+def render_markdown(source: str) -> str:
+    """Render a short study text (a quiz explanation, a card back) to safe HTML."""
+    return render_document(source).html
+
+
+def render_inline(source: str) -> str:
+    """Render one line of Markdown without the wrapping paragraph."""
+    return sanitise(_PARSER.renderInline(source))

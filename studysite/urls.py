@@ -1,0 +1,10 @@
+from __future__ import annotations
+
+from django.urls import include, path
+
+urlpatterns = [
+    path("", include("studysite.guide.urls")),
+]
+
+handler404 = "studysite.errors.not_found"
+handler500 = "studysite.errors.server_error"

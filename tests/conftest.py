@@ -1,0 +1,15 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Everything under tests/browser drives a real browser: mark it so it can be
+    # selected (-m browser) or left out (-m "not browser").
+    for item in items:
+        if "tests/browser/" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.browser)
