@@ -111,7 +111,7 @@ def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
             '<pre class="output" tabindex="0" aria-label="Sample output">'
             f"<code>{html.escape(output.rstrip())}</code></pre>\n"
         )
-    code = f"<pre tabindex=\"0\"><code>{html.escape(content.rstrip())}</code></pre>"
+    code = f'<pre tabindex="0"><code>{html.escape(content.rstrip())}</code></pre>'
     if language in COMMAND_LANGUAGES:
         return (
             f'<div class="code-block command">{code}'
@@ -135,7 +135,9 @@ def _render_heading_close(
 
 
 def _build_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(["table", "strikethrough"])
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
+        ["table", "strikethrough"]
+    )
     md.use(front_matter_plugin)
     md.use(anchors_plugin, min_level=2, max_level=3)
     for kind in CALLOUTS:
@@ -179,7 +181,9 @@ def render_document(source: str) -> Rendered:
     for index, token in enumerate(tokens):
         if token.type == "heading_open" and token.attrGet("id"):
             passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
-            heading = Heading(int(token.tag[1]), tokens[index + 1].content, str(token.attrGet("id")))
+            heading = Heading(
+                int(token.tag[1]), tokens[index + 1].content, str(token.attrGet("id"))
+            )
             headings.append(heading)
             current, texts = Passage(heading.anchor, heading.text, ""), []
         elif token.type in {"inline", "fence"} and tokens[index - 1].type != "heading_open":

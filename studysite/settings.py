@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "studysite.middleware.PermissionsPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "studysite.urls"
@@ -148,6 +149,9 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = not env_bool("STATIC_MANIFEST", False)
+# Files served at the site's root (robots.txt and the like); the guide benchmark
+# also points it at a folder to serve a page's bytes as a static file.
+WHITENOISE_ROOT = env_str("WHITENOISE_ROOT", "") or None
 # Only a manifest build collects files; otherwise whitenoise serves from the finders.
 STATIC_ROOT = BASE_DIR / "staticfiles" if env_bool("STATIC_MANIFEST", False) else None
 

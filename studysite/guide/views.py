@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_safe, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
+from studysite.guide.pages import section_parts
 from studysite.guide.progress import read_sections, set_read
 from studysite.guide.search import MAX_QUERY_LENGTH, search
 from studysite.guide.sections import Section, load_guide
@@ -25,13 +26,9 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_safe
 def section(request: HttpRequest, slug: str) -> HttpResponse:
     current = find_section(slug)
-    previous, following = load_guide().neighbours(current)
-    context = {
-        "section": current,
-        "previous": previous,
-        "next": following,
-        "read": read_sections(request),
-    }
+    read = read_sections(request)
+    parts = section_parts(slug, frozenset(read))
+    context = {"section": current, "read": read, "parts": parts}
     return render(request, "guide/section.html", context)
 
 

@@ -12,7 +12,12 @@ _axe = Axe()
 
 
 def blocking_violations(page: Page) -> list[dict[str, Any]]:
-    results = _axe.run(page, options={"runOnly": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]})
+    results = _axe.run(
+        page,
+        options={
+            "runOnly": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+        },
+    )
     violations: list[dict[str, Any]] = results.response["violations"]
     return [
         {

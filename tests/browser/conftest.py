@@ -60,13 +60,21 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log = Path(tmp_path_factory.mktemp("live-log")) / "server.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "studysite.asgi:application"],
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "studysite.asgi:application",
+            ],
             cwd=REPO_ROOT,
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        )
         try:
             wait_for_port(port, process)
             yield f"http://127.0.0.1:{port}"

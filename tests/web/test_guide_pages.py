@@ -88,8 +88,9 @@ def test_posting_without_a_csrf_token_is_refused() -> None:
 
 def test_the_csrf_token_rides_on_every_htmx_request(client: Client) -> None:
     body = client.get(SECTIONS[0].url).content.decode()
-    assert re.search(r"<body hx-headers='\{&quot;X-CSRFToken&quot;: &quot;\w+&quot;\}'", body) or \
-        re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"\w+\"\}'", body)
+    assert re.search(
+        r"<body hx-headers='\{&quot;X-CSRFToken&quot;: &quot;\w+&quot;\}'", body
+    ) or re.search(r"<body hx-headers='\{\"X-CSRFToken\": \"\w+\"\}'", body)
 
 
 def test_search_finds_a_heading_and_links_to_its_anchor(client: Client) -> None:
@@ -145,8 +146,11 @@ def test_production_settings_pass_the_deploy_check() -> None:
     env.pop("DJANGO_SETTINGS_MODULE", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-    )  # fmt: skip
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -154,8 +158,11 @@ def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
     env = {**os.environ, "DEBUG": "maybe"}
     env.pop("DJANGO_SETTINGS_MODULE", None)
     result = subprocess.run(
-        [sys.executable, "manage.py", "check"], cwd=REPO_ROOT, env=env, capture_output=True,
+        [sys.executable, "manage.py", "check"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
     assert result.returncode != 0
     assert "DEBUG must be a boolean (true/false), got 'maybe'" in result.stderr
