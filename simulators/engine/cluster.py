@@ -1,0 +1,556 @@
+"""The cluster: the one mutable object the lab terminal, the quota page and the CLI drive."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from simulators.engine import mig as mig_module
+from simulators.engine.errors import EngineError
+from simulators.engine.messages import Reason
+from simulators.engine.mig import (
+    GPU_RESOURCE,
+    MIG_STRATEGIES,
+    MigAdvertisement,
+    MigLayout,
+    MigStrategy,
+)
+from simulators.engine.model import (
+    DEFAULT_POOL,
+    DEFAULT_PRIORITY,
+    NON_PREEMPTIBLE_PRIORITY,
+    Clock,
+    Event,
+    GpuRequest,
+    Node,
+    NodePool,
+    Placement,
+    Pod,
+    PodStatus,
+    PoolQuota,
+    Queue,
+    StepClock,
+    Workload,
+    WorkloadKind,
+)
+from simulators.engine.scheduler import (
+    ACTIONS,
+    Action,
+    FairShareRow,
+    PoolSession,
+    Recorder,
+    run_actions,
+)
+from simulators.engine.state import NodeState
+
+
+@dataclass
+class CycleResult:
+    """What one scheduling cycle did."""
+
+    cycle: int
+    time: datetime
+    events: list[Event] = field(default_factory=list)
+    actions: list[Action] = field(default_factory=list)
+    fair_share: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NodeUsage:
+    """A node's GPUs as `kubectl describe node` and `runai` show them."""
+
+    name: str
+    pool: str
+    allocatable: dict[str, int]
+    gpus_total: int
+    gpus_allocated: float
+    cordoned: bool
+    crash_loop: bool
+    crash_message: str
+    labels: dict[str, str]
+
+
+class Cluster:
+    """Nodes, pools, queues and workloads; `run_cycle` runs the scheduler once."""
+
+    def __init__(self, clock: Clock | None = None, mig_strategy: MigStrategy = "single") -> None:
+        if mig_strategy not in MIG_STRATEGIES:
+            raise EngineError(f"mig_strategy: must be single or mixed, got {mig_strategy!r}")
+        self.clock: Clock = clock if clock is not None else StepClock()
+        self.mig_strategy: MigStrategy = mig_strategy
+        self.pools: dict[str, NodePool] = {DEFAULT_POOL: NodePool(DEFAULT_POOL)}
+        self.nodes: dict[str, Node] = {}
+        self.queues: dict[str, Queue] = {}
+        self._workloads: dict[tuple[str, str], Workload] = {}
+        self.events: list[Event] = []
+        self._events_by_object: dict[tuple[str, str, str], list[Event]] = {}
+        self._rank = 0
+        self.cycle = 0
+        self.fair_share_tables: dict[str, list[FairShareRow]] = {}
+        self.last_result: CycleResult | None = None
+
+    # ------------------------------------------------------------------ topology
+
+    def add_node_pool(self, name: str, placement: Placement = "binpack") -> NodePool:
+        if not name:
+            raise EngineError("node_pool.name: must not be empty")
+        pool = NodePool(name, placement)
+        self.pools[name] = pool
+        return pool
+
+    def add_node(self, node: Node) -> Node:
+        if node.name in self.nodes:
+            raise EngineError(f"node.name: {node.name!r} already exists")
+        if node.pool not in self.pools:
+            self.add_node_pool(node.pool)
+        mig_module.mig_layout(node.mig_layout)
+        self.nodes[node.name] = node
+        return node
+
+    def node(self, name: str) -> Node:
+        try:
+            return self.nodes[name]
+        except KeyError:
+            raise EngineError(f"node: {name!r} not found") from None
+
+    def cordon(self, name: str) -> None:
+        self.node(name).cordoned = True
+
+    def uncordon(self, name: str) -> None:
+        self.node(name).cordoned = False
+
+    def set_mig_layout(self, name: str, layout: str | MigLayout) -> None:
+        mig_module.mig_layout(layout)
+        self.node(name).mig_layout = layout
+
+    def set_mig_strategy(self, strategy: MigStrategy) -> None:
+        if strategy not in MIG_STRATEGIES:
+            raise EngineError(f"mig_strategy: must be single or mixed, got {strategy!r}")
+        self.mig_strategy = strategy
+
+    def set_gpu_operator_healthy(self, name: str, healthy: bool) -> None:
+        self.node(name).gpu_operator_healthy = healthy
+
+    def advertisement(self, name: str) -> MigAdvertisement:
+        """What the node's device plugin advertises now (empty when it is down)."""
+        node = self.node(name)
+        if not node.gpu_operator_healthy:
+            return MigAdvertisement({}, message="the GPU Operator's device plugin is not running")
+        return mig_module.mig_advertisement(
+            node.gpus, node.mig_layout, self.mig_strategy, int(node.gpu_memory_gib)
+        )
+
+    def node_labels(self, name: str) -> dict[str, str]:
+        node = self.node(name)
+        advert = self.advertisement(name)
+        layout = node.mig_layout if isinstance(node.mig_layout, str) else node.mig_layout.name
+        labels = {
+            "kubernetes.io/hostname": node.name,
+            "runai/node-pool": node.pool,
+            "nvidia.com/gpu.count": str(node.gpus),
+            "nvidia.com/gpu.product": mig_module.gpu_product_label(node.gpu_product, advert),
+            "nvidia.com/mig.config": layout,
+        }
+        labels.update(node.labels)
+        return labels
+
+    def node_usage(self, name: str) -> NodeUsage:
+        node = self.node(name)
+        advert = self.advertisement(name)
+        allocated = 0.0
+        for workload in self._workloads.values():
+            for pod in workload.pods:
+                if pod.node == name and pod.status in (PodStatus.RUNNING, PodStatus.RELEASING):
+                    allocated += pod.portion * max(1, len(pod.devices)) if pod.devices else 1.0
+        return NodeUsage(
+            name=node.name,
+            pool=node.pool,
+            allocatable=dict(advert.resources),
+            gpus_total=advert.resources.get(GPU_RESOURCE, 0),
+            gpus_allocated=round(allocated, 6),
+            cordoned=node.cordoned,
+            crash_loop=advert.crash_loop,
+            crash_message=advert.message,
+            labels=self.node_labels(name),
+        )
+
+    # ------------------------------------------------------------------ queues
+
+    def _add_queue(self, queue: Queue) -> Queue:
+        if not queue.name:
+            raise EngineError("queue.name: must not be empty")
+        if queue.name in self.queues:
+            raise EngineError(f"queue.name: {queue.name!r} already exists")
+        if queue.parent is not None:
+            parent = self.queues.get(queue.parent)
+            if parent is None:
+                raise EngineError(f"queue {queue.name}: parent {queue.parent!r} does not exist")
+        queue.creation_rank = len(self.queues)
+        self.queues[queue.name] = queue
+        return queue
+
+    def add_department(
+        self,
+        name: str,
+        quotas: dict[str, PoolQuota] | None = None,
+        priority: int = 0,
+        parent: str | None = None,
+    ) -> Queue:
+        return self._add_queue(
+            Queue(
+                name,
+                parent=parent,
+                quotas=dict(quotas or {}),
+                priority=priority,
+                is_department=True,
+            )
+        )
+
+    def add_project(
+        self,
+        name: str,
+        department: str | None = None,
+        quotas: dict[str, PoolQuota] | None = None,
+        priority: int = 0,
+    ) -> Queue:
+        if department is not None and department in self.queues:
+            self.queues[department].is_department = True
+        return self._add_queue(
+            Queue(name, parent=department, quotas=dict(quotas or {}), priority=priority)
+        )
+
+    def set_quota(self, queue: str, pool: str, quota: PoolQuota) -> None:
+        self.project(queue).quotas[pool] = quota
+
+    def project(self, name: str) -> Queue:
+        try:
+            return self.queues[name]
+        except KeyError:
+            raise EngineError(f"project: {name!r} does not exist") from None
+
+    # ------------------------------------------------------------------ workloads
+
+    def submit(
+        self,
+        name: str,
+        project: str,
+        kind: WorkloadKind | str = WorkloadKind.TRAINING,
+        gpu: GpuRequest | None = None,
+        pods: int = 1,
+        priority: int | None = None,
+        preemptible: bool | None = None,
+        min_available: int | None = None,
+        node_pool: str = DEFAULT_POOL,
+        node_selector: dict[str, str] | None = None,
+        image: str = "",
+    ) -> Workload:
+        """Submit a workload; it stays Pending until the next `run_cycle`.
+
+        Distributed workloads are gang-scheduled (all pods); `pods` is the worker count,
+        the first pod being the master, as `--workers 2` makes llm-ft-master-0 and
+        llm-ft-worker-0.
+        """
+        if not name:
+            raise EngineError("workload.name: must not be empty")
+        queue = self.project(project)
+        if any(q.parent == project for q in self.queues.values()):
+            raise EngineError(f"workload.project: {project} is a department; submit to a project")
+        if (project, name) in self._workloads:
+            raise EngineError(f"workload.name: {name!r} already exists in project {project}")
+        try:
+            kind = WorkloadKind(kind)
+        except ValueError:
+            raise EngineError(
+                f"workload.kind: must be one of {', '.join(k.value for k in WorkloadKind)}"
+            ) from None
+        if isinstance(pods, bool) or not isinstance(pods, int) or pods < 1:
+            raise EngineError("workload.pods: must be an integer of 1 or more")
+        if node_pool not in self.pools:
+            raise EngineError(f"workload.node_pool: node pool {node_pool!r} does not exist")
+        request = gpu if gpu is not None else GpuRequest.whole(1)
+        chosen_priority = DEFAULT_PRIORITY[kind] if priority is None else priority
+        if isinstance(chosen_priority, bool) or not isinstance(chosen_priority, int):
+            raise EngineError("workload.priority: must be an integer")
+        is_preemptible = (
+            chosen_priority < NON_PREEMPTIBLE_PRIORITY if preemptible is None else preemptible
+        )
+        if min_available is None:
+            min_available = pods if kind == WorkloadKind.DISTRIBUTED else 1
+        if not 1 <= min_available <= pods:
+            raise EngineError("workload.min_available: must be between 1 and the number of pods")
+        self._rank += 1
+        workload = Workload(
+            name=name,
+            project=queue.name,
+            kind=kind,
+            gpu=request,
+            pod_count=pods,
+            priority=chosen_priority,
+            preemptible=is_preemptible,
+            min_available=min_available,
+            node_pool=node_pool,
+            node_selector=dict(node_selector or {}),
+            creation_rank=self._rank,
+            created_at=self.clock(),
+            image=image,
+        )
+        workload.pods = [
+            Pod(name=_pod_name(workload, i), workload=name, project=queue.name, index=i)
+            for i in range(pods)
+        ]
+        self._workloads[(project, name)] = workload
+        return workload
+
+    def workload(self, project: str, name: str) -> Workload:
+        try:
+            return self._workloads[(project, name)]
+        except KeyError:
+            raise EngineError(f"workload: {name!r} not found in project {project}") from None
+
+    def find_workload(self, name: str) -> Workload:
+        """The workload of that name in any project (the lab's `runai describe` needs it)."""
+        matches = [w for (_p, n), w in self._workloads.items() if n == name]
+        if not matches:
+            raise EngineError(f"workload: {name!r} not found")
+        return matches[0]
+
+    def workloads(self, project: str | None = None) -> list[Workload]:
+        return [
+            w
+            for w in sorted(self._workloads.values(), key=lambda w: w.creation_rank)
+            if project is None or w.project == project
+        ]
+
+    def pods(self, project: str | None = None) -> list[Pod]:
+        return [pod for w in self.workloads(project) for pod in w.pods]
+
+    def delete_workload(self, project: str, name: str) -> Workload:
+        """Deleting frees the GPUs at once (the pods are gone by the next cycle)."""
+        workload = self.workload(project, name)
+        del self._workloads[(project, name)]
+        return workload
+
+    def complete_workload(self, project: str, name: str) -> None:
+        """A training that ran to completion: its pods succeed and free their GPUs."""
+        for pod in self.workload(project, name).pods:
+            pod.status = PodStatus.SUCCEEDED
+            pod.node = None
+            pod.devices = ()
+            pod.leaving_node = None
+            pod.leaving_devices = ()
+
+    def place_running(self, project: str, name: str, nodes: Sequence[str | None]) -> None:
+        """Start a workload's pods on given nodes without a cycle (to set up a scene).
+
+        Devices are taken from the node's idle GPUs; raises EngineError if they are not free.
+        """
+        workload = self.workload(project, name)
+        if len(nodes) > len(workload.pods):
+            raise EngineError(f"workload {name}: {len(nodes)} nodes for {len(workload.pods)} pods")
+        states = self._node_states_for(workload.node_pool)
+        by_name = {s.name: s for s in states}
+        for pod, node_name in zip(workload.pods, nodes, strict=False):
+            if node_name is None:
+                continue
+            state = by_name.get(node_name)
+            if state is None:
+                raise EngineError(
+                    f"workload {name}: node {node_name!r} is not in node pool {workload.node_pool}"
+                )
+            _seat(workload, pod, state)
+            pod.status = PodStatus.RUNNING
+            pod.started_at = workload.created_at
+            state.add(pod, PodStatus.RUNNING)
+        workload.reason_code = Reason.SCHEDULED.value
+
+    # ------------------------------------------------------------------ events
+
+    def events_for(self, project: str, name: str, kind: str = "Workload") -> list[Event]:
+        return list(self._events_by_object.get((kind, project, name), []))
+
+    def _emit(
+        self,
+        now: datetime,
+        workload: Workload,
+        pod: Pod | None,
+        etype: str,
+        reason: str,
+        message: str,
+        code: Reason,
+    ) -> Event:
+        kind = "Pod" if pod is not None else "Workload"
+        name = pod.name if pod is not None else workload.name
+        key = (kind, workload.project, name)
+        history = self._events_by_object.setdefault(key, [])
+        if history and history[-1].reason == reason and history[-1].message == message:
+            # Kubernetes folds repeats into one event with a count.
+            history[-1].count += 1
+            history[-1].time = now
+            return history[-1]
+        event = Event(
+            time=now,
+            type="Warning" if etype == "Warning" else "Normal",
+            reason=reason,
+            message=message,
+            object_kind="Pod" if kind == "Pod" else "Workload",
+            object_name=name,
+            project=workload.project,
+            code=code.value,
+        )
+        history.append(event)
+        self.events.append(event)
+        return event
+
+    # ------------------------------------------------------------------ the cycle
+
+    def _node_states_for(self, pool: str) -> list[NodeState]:
+        states = []
+        for node in self.nodes.values():
+            if node.pool != pool:
+                continue
+            advert = self.advertisement(node.name)
+            states.append(NodeState(node, 0, advert, self.node_labels(node.name)))
+        states.sort(key=lambda s: s.name)
+        for index, state in enumerate(states):
+            state.index = index
+        for workload in self._workloads.values():
+            if workload.node_pool != pool:
+                continue
+            for pod in workload.pods:
+                if pod.holds_gpus and pod.node is not None:
+                    for state in states:
+                        if state.name == pod.node:
+                            state.add(pod, pod.status)
+        return states
+
+    def _settle(self, now: datetime) -> None:
+        """Between cycles: Releasing pods have gone, Pipelined pods have started."""
+        for workload in self._workloads.values():
+            for pod in workload.pods:
+                pod.leaving_node, pod.leaving_devices, pod.leaving_extended = None, (), None
+                if pod.status == PodStatus.RELEASING:
+                    pod.status = PodStatus.PENDING
+                    pod.node, pod.devices, pod.portion, pod.extended_resource = None, (), 0.0, None
+                    pod.started_at = None
+                elif pod.status == PodStatus.PIPELINED:
+                    pod.status = PodStatus.RUNNING
+                    pod.started_at = now
+            if workload.pods and all(p.status == PodStatus.RUNNING for p in workload.pods):
+                nodes = sorted({p.node for p in workload.pods if p.node})
+                workload.reason_code = Reason.SCHEDULED.value
+                workload.reason_message = f"All pods are Running on {', '.join(nodes)}"
+
+    def sessions(self, recorder: Recorder) -> list[PoolSession]:
+        """One scheduling session per node pool, built from the current pods."""
+        queues = sorted(self.queues.values(), key=lambda q: q.creation_rank)
+        sessions = []
+        for pool_name in sorted(self.pools):
+            pool = self.pools[pool_name]
+            states = []
+            for node in self.nodes.values():
+                if node.pool == pool_name:
+                    states.append(
+                        NodeState(
+                            node, 0, self.advertisement(node.name), self.node_labels(node.name)
+                        )
+                    )
+            workloads = [
+                w
+                for w in self._workloads.values()
+                if w.node_pool == pool_name and any(p.status != PodStatus.SUCCEEDED for p in w.pods)
+            ]
+            sessions.append(
+                PoolSession(pool_name, pool.placement, states, queues, workloads, recorder)
+            )
+        return sessions
+
+    def run_cycle(self, actions: Sequence[str] = ACTIONS, settle: bool = True) -> CycleResult:
+        """Run one scheduling cycle in every pool and return what happened.
+
+        `settle=False` skips finishing the previous cycle's releases (the CLI uses it to run
+        one action on a given state).
+        """
+        for action in actions:
+            if action not in ACTIONS:
+                raise EngineError(f"actions: {action!r} is not one of {', '.join(ACTIONS)}")
+        now = self.clock()
+        if settle:
+            self._settle(now)
+        self.cycle += 1
+        recorder = Recorder()
+        result = CycleResult(cycle=self.cycle, time=now)
+        for session in self.sessions(recorder):
+            run_actions(session, actions)
+            self.fair_share_tables[session.pool] = session.fair_share_rows()
+            result.fair_share[session.pool] = {
+                q.name: q.fair_share for q in session.queues.values()
+            }
+        seen: set[int] = set()
+        for note in recorder.notes:
+            if note.pod is not None and note.reason == "Scheduled":
+                note.pod.started_at = now
+            targets: list[Pod | None] = [note.pod]
+            if note.pod is not None and note.reason != "Unschedulable":
+                # Pod decisions also show on the workload (`runai describe`); Unschedulable
+                # already has its own workload-level note.
+                targets.append(None)
+            for target in targets:
+                event = self._emit(
+                    now, note.workload, target, note.type, note.reason, note.message, note.code
+                )
+                if id(event) not in seen:
+                    seen.add(id(event))
+                    result.events.append(event)
+        result.actions = recorder.actions
+        self.last_result = result
+        return result
+
+    def fair_share_table(self, pool: str = DEFAULT_POOL) -> list[FairShareRow]:
+        """The fair-share table of the latest cycle in that pool (computed now if none ran)."""
+        if pool not in self.fair_share_tables:
+            if pool not in self.pools:
+                raise EngineError(f"node_pool: {pool!r} does not exist")
+            for session in self.sessions(Recorder()):
+                if session.pool == pool:
+                    return session.fair_share_rows()
+        return self.fair_share_tables[pool]
+
+
+def _pod_name(workload: Workload, index: int) -> str:
+    if workload.kind == WorkloadKind.DISTRIBUTED:
+        return f"{workload.name}-master-0" if index == 0 else f"{workload.name}-worker-{index - 1}"
+    return f"{workload.name}-0-{index}"
+
+
+def _seat(workload: Workload, pod: Pod, state: NodeState) -> None:
+    """Pick idle devices for a pod placed by hand; EngineError if the node has no room."""
+    request = workload.gpu
+    pod.node = state.name
+    if request.mig_profile is not None:
+        resource = request.resource_name
+        if state.ext_idle(resource) < 1:
+            raise EngineError(f"pod {pod.name}: node {state.name} has no free {resource}")
+        pod.extended_resource, pod.devices, pod.portion = resource, (), 1.0
+        return
+    if request.kind == "whole":
+        free = [i for i, d in enumerate(state.devices) if d.idle >= 1 - 1e-9]
+        if len(free) < request.whole_gpus:
+            raise EngineError(
+                f"pod {pod.name}: node {state.name} has {len(free)} free GPUs, "
+                f"the pod needs {request.whole_gpus}"
+            )
+        pod.devices, pod.portion = tuple(free[: request.whole_gpus]), 1.0
+        return
+    for index, device in enumerate(state.devices):
+        portion = (
+            request.memory_gib / device.memory_gib
+            if request.memory_gib is not None
+            else request.gpus
+        )
+        if device.idle >= portion - 1e-9:
+            pod.devices, pod.portion = (index,), portion
+            return
+    raise EngineError(
+        f"pod {pod.name}: node {state.name} has no GPU with room for {request.describe()}"
+    )
