@@ -1,0 +1,76 @@
+"""`python -m simulators lab --ticket ID [--json] [--seed N]`: the lab on stdin/stdout.
+
+Each input line is one command. Plain mode prints the prompt and the line, the
+output, and any checklist item that changed; `--json` prints one JSON object per
+command: {"line", "output", "checklist": [...], "step"}.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from simulators.lab.errors import LabError
+from simulators.lab.session import LabSession
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        # One line and exit 2, like the engine's commands.
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    source = stdin if stdin is not None else sys.stdin
+    sink = stdout if stdout is not None else sys.stdout
+    parser = _Parser(prog="python -m simulators lab", add_help=False)
+    parser.add_argument("--ticket", required=True)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(f"lab: {exc}", file=sys.stderr)
+        return 2
+    try:
+        session = LabSession.new(args.ticket, seed=args.seed)
+    except LabError as exc:
+        print(f"lab: {exc}", file=sys.stderr)
+        return 2
+    if not args.json:
+        for item in session.checklist():
+            sink.write(f"[{'x' if item.done else ' '}] {item.text}\n")
+    for raw in source:
+        line = raw.rstrip("\r\n")
+        result = session.run(line)
+        if args.json:
+            sink.write(
+                json.dumps(
+                    {
+                        "line": result.line,
+                        "output": result.output,
+                        "checklist": [i.to_dict() for i in result.checklist],
+                        "step": result.step,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
+            continue
+        sink.write(f"{session.prompt}{line}\n")
+        if result.output:
+            sink.write(result.output + "\n")
+        for item in result.changed:
+            sink.write(f"[{'x' if item.done else ' '}] {item.text}\n")
+    sink.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

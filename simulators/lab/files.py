@@ -1,0 +1,547 @@
+"""The home folder: ls, cat, sed (no editor on the admin host) and grep for pipes.
+
+Files live in the world state as name -> text. sed's basic and extended regular
+expressions are translated to Python's; patterns prone to catastrophic
+backtracking are refused, since a web worker must never hang on a regex.
+"""
+
+from __future__ import annotations
+
+import re
+
+from simulators.lab.state import sim_datetime
+from simulators.lab.tool import Context, Output
+
+HOME = "/home/admin"
+MAX_FILE_BYTES = 64 * 1024
+MAX_FILES = 64
+
+
+def normalize(path: str) -> str:
+    for prefix in (HOME + "/", "~/", "./"):
+        if path.startswith(prefix):
+            path = path[len(prefix) :]
+    return path
+
+
+def read(ctx: Context, path: str) -> str | None:
+    return ctx.world.state.files.get(normalize(path))
+
+
+def write(ctx: Context, path: str, text: str) -> str | None:
+    """Store a file; returns bash's error text when it cannot."""
+    name = normalize(path)
+    if not name or "/" in name:
+        return f"bash: {path}: No such file or directory"
+    files = ctx.world.state.files
+    if name not in files and len(files) >= MAX_FILES:
+        return f"bash: {path}: No space left on device"
+    if len(text.encode()) > MAX_FILE_BYTES:
+        return f"bash: {path}: File too large"
+    files[name] = text
+    return None
+
+
+# ---------------------------------------------------------------------------- ls, cat
+
+
+def ls(ctx: Context, args: list[str]) -> Output:
+    long = False
+    names: list[str] = []
+    for arg in args:
+        if arg.startswith("-") and len(arg) > 1:
+            bad = [c for c in arg[1:] if c not in "lah1t"]
+            if bad:
+                return Output.error(
+                    f"ls: invalid option -- '{bad[0]}'\nTry 'ls --help' for more information.", 2
+                )
+            long = long or "l" in arg
+        else:
+            names.append(arg)
+    files = ctx.world.state.files
+    shown: list[str] = []
+    errors: list[str] = []
+    if not names or any(normalize(n) in ("", ".", "~", HOME) for n in names):
+        shown = sorted(files)
+    for n in names:
+        if normalize(n) in ("", ".", "~", HOME):
+            continue
+        if normalize(n) in files:
+            shown.append(normalize(n))
+        else:
+            errors.append(f"ls: cannot access '{n}': No such file or directory")
+    if long:
+        stamp = sim_datetime(0).strftime("%b %d %H:%M")
+        lines = [f"total {max(1, sum(len(files[n]) for n in shown) // 1024)}"] if not names else []
+        for n in shown:
+            lines.append(f"-rw-r--r-- 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")
+        text = "\n".join(errors + lines)
+    else:
+        text = "\n".join(errors + (["  ".join(shown)] if shown else []))
+    return Output(text, 2 if errors else 0)
+
+
+def cat(ctx: Context, args: list[str]) -> Output:
+    if not args:
+        return Output(ctx.stdin.rstrip("\n"))
+    out: list[str] = []
+    code = 0
+    for arg in args:
+        if arg.startswith("-") and arg != "-":
+            if arg in ("-n", "-A", "-e", "-v"):
+                continue
+            return Output.error(
+                f"cat: invalid option -- '{arg[1:2]}'\nTry 'cat --help' for more information."
+            )
+        text = ctx.stdin if arg == "-" else read(ctx, arg)
+        if text is None:
+            out.append(f"cat: {arg}: No such file or directory")
+            code = 1
+            continue
+        out.append(text.rstrip("\n"))
+    return Output("\n".join(out), code)
+
+
+# ---------------------------------------------------------------------------- regex
+
+
+class RegexError(Exception):
+    pass
+
+
+_DANGEROUS = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)\s*[*+{?]")
+
+
+def translate(pattern: str, extended: bool) -> str:
+    """A POSIX BRE (or ERE) as a Python regular expression."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            i += 2
+            if not extended and nxt in "(){}+?|":
+                out.append(nxt)
+            elif extended and nxt in "(){}+?|":
+                out.append("\\" + nxt)
+            elif nxt == "n":
+                out.append("\\n")
+            elif nxt == "t":
+                out.append("\\t")
+            elif nxt.isdigit():
+                out.append("\\" + nxt)
+            elif nxt in "wWsSbB<>":
+                out.append({"<": r"\b", ">": r"\b"}.get(nxt, "\\" + nxt))
+            else:
+                out.append(re.escape(nxt))
+            continue
+        if ch == "[":
+            close = _bracket_end(pattern, i)
+            if close < 0:
+                raise RegexError("unterminated address regex")
+            body = pattern[i + 1 : close]
+            body = (
+                body.replace("[:alpha:]", "a-zA-Z")
+                .replace("[:digit:]", "0-9")
+                .replace("[:alnum:]", "a-zA-Z0-9")
+                .replace("[:space:]", r"\s")
+                .replace("[:upper:]", "A-Z")
+                .replace("[:lower:]", "a-z")
+            )
+            body = body.replace("\\", "\\\\")
+            out.append("[" + body + "]")
+            i = close + 1
+            continue
+        if not extended and ch in "(){}+?|":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+        i += 1
+    result = "".join(out)
+    if _DANGEROUS.search(result) or len(result) > 512:
+        raise RegexError("regular expression too complex for this lab")
+    try:
+        re.compile(result)
+    except re.error:
+        raise RegexError("Invalid preceding regular expression") from None
+    return result
+
+
+def _bracket_end(pattern: str, start: int) -> int:
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern):
+        if pattern[i] == "[" and i + 1 < len(pattern) and pattern[i + 1] == ":":
+            end = pattern.find(":]", i + 2)
+            if end < 0:
+                return -1
+            i = end + 2
+            continue
+        if pattern[i] == "]":
+            return i
+        i += 1
+    return -1
+
+
+# ---------------------------------------------------------------------------- sed
+
+
+class SedError(Exception):
+    pass
+
+
+def _parse_s(expr: str, index: int) -> tuple[str, str, str]:
+    where = f"sed: -e expression #{index}, char"
+    if not expr:
+        raise SedError(f"{where} 0: no previous regular expression")
+    if expr[0] != "s":
+        raise SedError(f"{where} 1: unknown command: `{expr[0]}'")
+    if len(expr) < 2:
+        raise SedError(f"{where} 1: unterminated `s' command")
+    delim = expr[1]
+    if delim in "\\\n":
+        raise SedError(f"{where} 2: unterminated `s' command")
+    parts: list[str] = []
+    buf = ""
+    i = 2
+    while i < len(expr) and len(parts) < 2:
+        ch = expr[i]
+        if ch == "\\" and i + 1 < len(expr):
+            nxt = expr[i + 1]
+            # An escaped delimiter stands for the character itself.
+            buf += nxt if nxt == delim else ch + nxt
+            i += 2
+            continue
+        if ch == delim:
+            parts.append(buf)
+            buf = ""
+            i += 1
+            continue
+        buf += ch
+        i += 1
+    if len(parts) < 2:
+        raise SedError(f"{where} {len(expr)}: unterminated `s' command")
+    flags = expr[i:].strip()
+    for pos, flag in enumerate(flags):
+        if flag not in "gIi0123456789p":
+            raise SedError(f"{where} {i + pos + 1}: unknown option to `s'")
+    return parts[0], parts[1], flags
+
+
+def _replacement(template: str) -> str:
+    """sed's replacement (& and \\1) in Python's re.sub syntax."""
+    out = []
+    i = 0
+    while i < len(template):
+        ch = template[i]
+        if ch == "\\" and i + 1 < len(template):
+            nxt = template[i + 1]
+            if nxt.isdigit():
+                out.append(f"\\g<{nxt}>")
+            elif nxt == "n":
+                out.append("\n")
+            elif nxt == "t":
+                out.append("\t")
+            elif nxt == "&":
+                out.append("&")
+            else:
+                out.append(nxt.replace("\\", "\\\\"))
+            i += 2
+            continue
+        if ch == "&":
+            out.append("\\g<0>")
+        elif ch == "\\":
+            out.append("\\\\")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def sed_substitute(text: str, exprs: list[str], extended: bool) -> str:
+    commands = []
+    for n, expr in enumerate(exprs, start=1):
+        for part in _split_commands(expr):
+            pattern, repl, flags = _parse_s(part.strip(), n)
+            try:
+                regex = translate(pattern, extended)
+            except RegexError as exc:
+                raise SedError(f"sed: -e expression #{n}, char {len(part)}: {exc}") from None
+            count = 0 if "g" in flags else 1
+            digits = "".join(c for c in flags if c.isdigit())
+            re_flags = re.IGNORECASE if ("I" in flags or "i" in flags) else 0
+            commands.append(
+                (regex, _replacement(repl), count, int(digits) if digits else 0, re_flags)
+            )
+    lines = text.split("\n")
+    out_lines = []
+    for line in lines:
+        for regex, repl, count, nth, re_flags in commands:
+            try:
+                if nth:
+                    line = _replace_nth(line, regex, repl, nth, re_flags)
+                else:
+                    line = re.sub(regex, repl, line, count=count, flags=re_flags)
+            except (re.error, IndexError):
+                raise SedError(
+                    "sed: -e expression #1: invalid reference on `s' command's RHS"
+                ) from None
+        out_lines.append(line)
+    return "\n".join(out_lines)
+
+
+def _replace_nth(line: str, regex: str, repl: str, nth: int, flags: int) -> str:
+    matches = list(re.finditer(regex, line, flags))
+    if len(matches) < nth:
+        return line
+    m = matches[nth - 1]
+    return line[: m.start()] + m.expand(repl) + line[m.end() :]
+
+
+def _split_commands(expr: str) -> list[str]:
+    """`s/a/b/;s/c/d/` holds two commands; a ; inside an s command's parts does not split."""
+    if not expr.startswith("s") or len(expr) < 2:
+        return [expr]
+    delim = expr[1]
+    parts = []
+    seen = 0
+    i = 2
+    start = 0
+    while i < len(expr):
+        ch = expr[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == delim and seen < 3:
+            seen += 1
+        elif ch in ";\n" and seen >= 2:
+            parts.append(expr[start:i])
+            start = i + 1
+            if start + 1 < len(expr) and expr[start] == "s":
+                delim = expr[start + 1]
+                seen = 0
+                i = start + 2
+                continue
+        i += 1
+    parts.append(expr[start:])
+    return [p for p in parts if p.strip()]
+
+
+def sed(ctx: Context, args: list[str]) -> Output:
+    in_place = False
+    extended = False
+    exprs: list[str] = []
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-e" or arg == "--expression":
+            if i + 1 >= len(args):
+                return Output.error(
+                    "sed: option requires an argument -- 'e'\n"
+                    "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
+                )
+            exprs.append(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--expression="):
+            exprs.append(arg.partition("=")[2])
+        elif arg in ("-i", "--in-place") or (arg.startswith("-i") and not arg.startswith("-i-")):
+            in_place = True
+            rest = arg[2:] if arg.startswith("-i") else ""
+            if rest.startswith("e"):
+                # -ie means -i with the backup suffix "e" in GNU sed, which is allowed.
+                pass
+        elif arg in ("-E", "-r", "--regexp-extended"):
+            extended = True
+        elif arg.startswith("-") and len(arg) > 1 and not exprs and arg[1] in "nE":
+            if "E" in arg:
+                extended = True
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"sed: invalid option -- '{arg.lstrip('-')[:1]}'\n"
+                "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
+            )
+        elif not exprs:
+            exprs.append(arg)
+        else:
+            files.append(arg)
+        i += 1
+    if not exprs:
+        return Output.error(
+            "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...", 1
+        )
+    if in_place and not files:
+        return Output.error("sed: no input files", 4)
+    out: list[str] = []
+    code = 0
+    sources = files or ["-"]
+    for f in sources:
+        text = ctx.stdin if f == "-" else read(ctx, f)
+        if text is None:
+            out.append(f"sed: can't read {f}: No such file or directory")
+            code = 2
+            continue
+        try:
+            result = sed_substitute(text, exprs, extended)
+        except SedError as exc:
+            return Output.error(str(exc))
+        if in_place and f != "-":
+            error = write(ctx, f, result)
+            if error:
+                out.append(error.replace("bash:", "sed:"))
+                code = 4
+        else:
+            out.append(result.rstrip("\n"))
+    return Output("\n".join(out), code)
+
+
+# ---------------------------------------------------------------------------- grep, head, tail
+
+
+def grep(ctx: Context, args: list[str]) -> Output:
+    ignore = invert = extended = numbers = count_only = False
+    after = before = 0
+    pattern: str | None = None
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if (arg.startswith("-") and len(arg) > 1 and pattern is None) or arg in ("-e",):
+            if arg == "-e":
+                if i + 1 < len(args):
+                    pattern = args[i + 1]
+                i += 2
+                continue
+            flag = arg[1]
+            if flag in "ABC":
+                value = arg[2:]
+                if not value:
+                    if i + 1 >= len(args):
+                        return Output.error(f"grep: option requires an argument -- '{flag}'", 2)
+                    i += 1
+                    value = args[i]
+                if not value.isdigit():
+                    return Output.error(f"grep: {value}: invalid context length argument", 2)
+                if flag in "AC":
+                    after = int(value)
+                if flag in "BC":
+                    before = int(value)
+            else:
+                for ch in arg[1:]:
+                    if ch == "i":
+                        ignore = True
+                    elif ch == "v":
+                        invert = True
+                    elif ch == "E":
+                        extended = True
+                    elif ch == "n":
+                        numbers = True
+                    elif ch == "c":
+                        count_only = True
+                    elif ch in "wFHh":
+                        pass
+                    else:
+                        return Output.error(
+                            f"grep: invalid option -- '{ch}'\n"
+                            "Usage: grep [OPTION]... PATTERNS [FILE]...\n"
+                            "Try 'grep --help' for more information.",
+                            2,
+                        )
+        elif pattern is None:
+            pattern = arg
+        else:
+            files.append(arg)
+        i += 1
+    if pattern is None:
+        return Output.error(
+            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.",
+            2,
+        )
+    try:
+        regex = re.compile(translate(pattern, extended), re.IGNORECASE if ignore else 0)
+    except RegexError as exc:
+        return Output.error(f"grep: {exc}", 2)
+    texts: list[tuple[str, str]] = []
+    errors: list[str] = []
+    for f in files or ["-"]:
+        text = ctx.stdin if f == "-" else read(ctx, f)
+        if text is None:
+            errors.append(f"grep: {f}: No such file or directory")
+            continue
+        texts.append((f, text))
+    out: list[str] = []
+    matched_any = False
+    for name, text in texts:
+        lines = text.rstrip("\n").split("\n") if text else []
+        hits = [bool(regex.search(line)) != invert for line in lines]
+        if count_only:
+            out.append(str(sum(hits)))
+            matched_any = matched_any or any(hits)
+            continue
+        keep: list[int] = []
+        for idx, hit in enumerate(hits):
+            if hit:
+                matched_any = True
+                keep.extend(range(max(0, idx - before), min(len(lines), idx + after + 1)))
+        last = -2
+        for idx in sorted(set(keep)):
+            if (after or before) and last >= 0 and idx > last + 1:
+                out.append("--")
+            prefix = f"{idx + 1}:" if numbers else ""
+            if len(files) > 1:
+                prefix = f"{name}:" + prefix
+            out.append(prefix + lines[idx])
+            last = idx
+    code = 0 if matched_any else 1
+    if errors:
+        code = 2
+    return Output("\n".join(errors + out), code)
+
+
+def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
+    name = "tail" if tail else "head"
+    count = 10
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-n" and i + 1 < len(args):
+            value = args[i + 1]
+            i += 2
+        elif arg.startswith("-n"):
+            value = arg[2:]
+            i += 1
+        elif arg.startswith("-") and arg[1:].isdigit():
+            value = arg[1:]
+            i += 1
+        else:
+            files.append(arg)
+            i += 1
+            continue
+        if not value.lstrip("+-").isdigit():
+            return Output.error(f"{name}: invalid number of lines: '{value}'")
+        count = abs(int(value))
+    text = ctx.stdin
+    if files:
+        found = read(ctx, files[0])
+        if found is None:
+            return Output.error(
+                f"{name}: cannot open '{files[0]}' for reading: No such file or directory"
+            )
+        text = found
+    lines = text.rstrip("\n").split("\n") if text else []
+    picked = (lines[-count:] if count else []) if tail else lines[:count]
+    return Output("\n".join(picked))
+
+
+def head(ctx: Context, args: list[str]) -> Output:
+    return _head_tail(ctx, args, tail=False)
+
+
+def tail(ctx: Context, args: list[str]) -> Output:
+    return _head_tail(ctx, args, tail=True)

@@ -1,0 +1,107 @@
+"""A small pflag-style parser: the one kubectl, runai and helm (all cobra tools) share.
+
+Supports `--flag value`, `--flag=value`, `-f value`, `-fvalue`, `-f=value`,
+grouped boolean shorthands (`-it`) and `--` to end the flags. Errors carry
+pflag's own wording so each tool can print it with its usual prefix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Flag:
+    key: str
+    long: str = ""
+    short: str = ""
+    takes_value: bool = False
+
+
+class FlagError(Exception):
+    """pflag's message, e.g. "unknown flag: --foo"."""
+
+
+@dataclass
+class Parsed:
+    values: dict[str, list[str]] = field(default_factory=dict)
+    bools: set[str] = field(default_factory=set)
+    positionals: list[str] = field(default_factory=list)
+    after_dashdash: list[str] | None = None
+
+    def value(self, key: str, default: str | None = None) -> str | None:
+        vals = self.values.get(key)
+        return vals[-1] if vals else default
+
+    def all(self, key: str) -> list[str]:
+        return list(self.values.get(key, []))
+
+    def has(self, key: str) -> bool:
+        return key in self.bools or key in self.values
+
+
+_TRUE = {"true", "1", "t", "T", "TRUE", "True"}
+_FALSE = {"false", "0", "f", "F", "FALSE", "False"}
+
+
+def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Parsed:
+    by_long = {f.long: f for f in flags if f.long}
+    by_short = {f.short: f for f in flags if f.short}
+    out = Parsed()
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            out.after_dashdash = args[i + 1 :]
+            break
+        if arg.startswith("--") and len(arg) > 2:
+            name, eq, inline = arg[2:].partition("=")
+            flag = by_long.get(name)
+            if flag is None:
+                raise FlagError(f"unknown flag: --{name}")
+            if flag.takes_value:
+                if eq:
+                    value = inline
+                elif i + 1 < len(args):
+                    i += 1
+                    value = args[i]
+                else:
+                    raise FlagError(f"flag needs an argument: --{name}")
+                out.values.setdefault(flag.key, []).append(value)
+            else:
+                if eq and inline not in _TRUE | _FALSE:
+                    raise FlagError(
+                        f'invalid argument "{inline}" for "--{name}" flag: '
+                        f'strconv.ParseBool: parsing "{inline}": invalid syntax'
+                    )
+                if eq and inline in _FALSE:
+                    out.bools.discard(flag.key)
+                else:
+                    out.bools.add(flag.key)
+        elif arg.startswith("-") and len(arg) > 1 and arg != "-":
+            j = 1
+            while j < len(arg):
+                ch = arg[j]
+                flag = by_short.get(ch)
+                if flag is None:
+                    raise FlagError(f"unknown shorthand flag: '{ch}' in {arg}")
+                if flag.takes_value:
+                    rest = arg[j + 1 :]
+                    if rest:
+                        value = rest[1:] if rest.startswith("=") else rest
+                    elif i + 1 < len(args):
+                        i += 1
+                        value = args[i]
+                    else:
+                        raise FlagError(f"flag needs an argument: '{ch}' in -{ch}")
+                    out.values.setdefault(flag.key, []).append(value)
+                    break
+                out.bools.add(flag.key)
+                j += 1
+        else:
+            out.positionals.append(arg)
+            if not interspersed:
+                out.positionals.extend(args[i + 1 :])
+                break
+        i += 1
+    return out

@@ -1,0 +1,322 @@
+"""The lab's public API: one learner's terminal session on one ticket.
+
+    session = LabSession.new("mig-single", seed=7)
+    result = session.run("kubectl get nodes")      # CommandResult
+    session.complete("kubectl get no")             # ["nodes"]
+    data = session.to_json()                       # JSON-safe dict for the database
+    same = LabSession.from_json(data)              # exact round trip
+
+Output uses "\\n"; the websocket consumer turns it into "\\r\\n" for xterm.js.
+`run` and `complete` never raise for any input line: mistakes get the real
+tool's message. Bad input to the API itself (unknown ticket, broken saved
+state) raises LabError.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simulators.backends.serde import JSON, from_json, to_json
+from simulators.lab import checks, gpu_operator
+from simulators.lab.errors import LabError
+from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.state import WorldState
+from simulators.lab.tickets import Ticket, load_ticket
+from simulators.lab.tool import Context, Output
+from simulators.lab.world import World, build_world
+
+log = logging.getLogger(__name__)
+
+STATE_VERSION = 1
+MAX_TRANSCRIPT = 300
+MAX_HISTORY = 500
+MAX_STORED_OUTPUT = 32 * 1024
+INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
+
+
+@dataclass(frozen=True)
+class ChecklistItem:
+    id: str
+    text: str
+    done: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "done": self.done}
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one typed line did.
+
+    `checklist` is the whole checklist after the command; `changed` only the items
+    whose `done` flipped; `clear` asks the terminal to clear the screen.
+    """
+
+    line: str
+    output: str
+    checklist: list[ChecklistItem]
+    step: int
+    clear: bool = False
+    changed: list[ChecklistItem] = field(default_factory=list)
+    exit_code: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "output": self.output,
+            "checklist": [i.to_dict() for i in self.checklist],
+            "step": self.step,
+            "clear": self.clear,
+            "changed": [i.to_dict() for i in self.changed],
+            "exit_code": self.exit_code,
+        }
+
+
+@dataclass
+class TranscriptEntry:
+    line: str
+    output: str
+    step: int
+
+
+@dataclass
+class SessionState:
+    ticket_id: str
+    seed: int
+    world: WorldState
+    transcript: list[TranscriptEntry] = field(default_factory=list)
+    history: list[str] = field(default_factory=list)
+    hints_shown: int = 0
+    done: dict[str, bool] = field(default_factory=dict)
+    version: int = STATE_VERSION
+
+
+class LabSession:
+    """A ticket's world, its terminal transcript and checklist."""
+
+    def __init__(self, state: SessionState, ticket: Ticket) -> None:
+        self._state = state
+        self._ticket = ticket
+        self._world = World(state.world)
+        if not state.done:
+            state.done = {item.id: item.done for item in self._evaluate()}
+
+    # -- construction and persistence -------------------------------------------------
+    @classmethod
+    def new(cls, ticket_id: str, seed: int = 0, content_dir: Path | None = None) -> LabSession:
+        """A fresh session; raises UnknownTicketError for an unknown ticket id."""
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise LabError("seed: must be an integer")
+        ticket = load_ticket(ticket_id, content_dir)
+        world = build_world(ticket.world, seed)
+        return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world.state), ticket)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything (world, transcript, step, hints shown) as JSON-safe values."""
+        data: dict[str, Any] = to_json(self._state)
+        return data
+
+    @classmethod
+    def from_json(cls, data: JSON, content_dir: Path | None = None) -> LabSession:
+        """Restore a session saved with to_json (a dict, or its JSON text)."""
+        if isinstance(data, str | bytes):
+            try:
+                data = json.loads(data)
+            except ValueError as exc:
+                raise LabError(f"saved lab state is not JSON: {exc}") from None
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+            raise LabError("saved lab state has an unknown format")
+        try:
+            state = from_json(SessionState, data)
+        except (TypeError, ValueError, KeyError) as exc:
+            raise LabError(f"saved lab state is damaged: {exc}") from None
+        ticket = load_ticket(state.ticket_id, content_dir)
+        return cls(state, ticket)
+
+    def reset(self, content_dir: Path | None = None) -> LabSession:
+        """A fresh session on the same ticket and seed."""
+        return LabSession.new(self._state.ticket_id, self._state.seed, content_dir)
+
+    # -- read-only views --------------------------------------------------------------
+    @property
+    def ticket(self) -> Ticket:
+        return self._ticket
+
+    @property
+    def ticket_id(self) -> str:
+        return self._state.ticket_id
+
+    @property
+    def seed(self) -> int:
+        return self._state.seed
+
+    @property
+    def step(self) -> int:
+        return self._state.world.step
+
+    @property
+    def prompt(self) -> str:
+        return PROMPT
+
+    @property
+    def world(self) -> World:
+        return self._world
+
+    @property
+    def transcript(self) -> list[TranscriptEntry]:
+        return list(self._state.transcript)
+
+    def hints(self) -> list[str]:
+        return list(self._ticket.hints)
+
+    def answer_key(self) -> list[str]:
+        """The answer key with pod names filled in for this session's world."""
+        return [self._resolve(cmd) for cmd in self._ticket.answer_key]
+
+    def checklist(self) -> list[ChecklistItem]:
+        return [
+            ChecklistItem(item.id, item.text, self._state.done.get(item.id, False))
+            for item in self._ticket.checklist
+        ]
+
+    def is_complete(self) -> bool:
+        return all(item.done for item in self.checklist())
+
+    # -- the terminal -----------------------------------------------------------------
+    def run(self, line: str) -> CommandResult:
+        """Run one typed line; every non-empty line advances the clock one step."""
+        if not isinstance(line, str):
+            line = str(line)
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            return CommandResult(line, "", self.checklist(), self.step)
+        self._remember(line)
+        ctx = self._context()
+        clear = False
+        if (
+            len(line.encode("utf-8", errors="replace")) <= MAX_LINE_BYTES
+            and line.strip() == "clear"
+        ):
+            clear = True
+        try:
+            result = Shell(ctx, self._builtins()).execute(line)
+            self._world.tick()
+        except Exception:
+            log.exception("lab command failed: %r", line[:200])
+            result = Output.error(INTERNAL_ERROR)
+        before = dict(self._state.done)
+        items = self._evaluate()
+        self._state.done = {item.id: item.done for item in items}
+        changed = [item for item in items if before.get(item.id) != item.done]
+        output = result.text
+        self._state.transcript.append(
+            TranscriptEntry(line=line, output=output[:MAX_STORED_OUTPUT], step=self.step)
+        )
+        if len(self._state.transcript) > MAX_TRANSCRIPT:
+            self._state.transcript = self._state.transcript[-MAX_TRANSCRIPT:]
+        return CommandResult(
+            line=line,
+            output=output,
+            checklist=items,
+            step=self.step,
+            clear=clear,
+            changed=changed,
+            exit_code=result.code,
+        )
+
+    def complete(self, line: str) -> list[str]:
+        """Completion candidates for the last word of `line` (empty when none)."""
+        try:
+            if not isinstance(line, str):
+                return []
+            return Shell(self._context(), self._builtins()).complete(line)
+        except Exception:
+            log.exception("lab completion failed: %r", line[:200])
+            return []
+
+    # -- internals --------------------------------------------------------------------
+    def _remember(self, line: str) -> None:
+        history = self._state.history
+        history.append(line)
+        if len(history) > MAX_HISTORY:
+            del history[: len(history) - MAX_HISTORY]
+
+    def _context(self) -> Context:
+        return Context(world=self._world, history=self._state.history, next_hint=self._next_hint)
+
+    def _next_hint(self) -> str:
+        hints = self._ticket.hints
+        if not hints:
+            return "No hints for this ticket."
+        index = self._state.hints_shown % len(hints)
+        self._state.hints_shown += 1
+        return f"Hint {index + 1}/{len(hints)}: {hints[index]}"
+
+    def _evaluate(self) -> list[ChecklistItem]:
+        return [
+            ChecklistItem(
+                item.id, item.text, checks.evaluate(self._ticket.id, item.id, self._world)
+            )
+            for item in self._ticket.checklist
+        ]
+
+    def _builtins(self) -> dict[str, Any]:
+        return {
+            "history": _history,
+            "clear": _clear,
+            "help": _help,
+            "hint": _hint,
+        }
+
+    _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")
+
+    def _resolve(self, command: str) -> str:
+        """Fill `{pod:<component>@<node>}` with that GPU Operator pod's current name."""
+
+        def repl(match: re.Match[str]) -> str:
+            pod = gpu_operator.find_ds_pod(self._world.backend, match.group(2), match.group(1))
+            return pod.name if pod else f"{match.group(1)}-<pod>"
+
+        return self._TEMPLATE.sub(repl, command)
+
+
+def _history(ctx: Context, args: list[str]) -> Output:
+    if args[:1] == ["-c"]:
+        ctx.history.clear()
+        return Output()
+    entries = ctx.history
+    if args and args[0].isdigit():
+        entries = entries[-int(args[0]) :]
+    offset = len(ctx.history) - len(entries)
+    return Output("\n".join(f"{i + offset + 1:>5}  {line}" for i, line in enumerate(entries)))
+
+
+def _clear(ctx: Context, args: list[str]) -> Output:
+    return Output()
+
+
+def _hint(ctx: Context, args: list[str]) -> Output:
+    return Output(ctx.next_hint())
+
+
+HELP_TEXT = """Commands on this admin host (kadmin):
+  kubectl    get, describe, label, cordon, uncordon, drain, logs, exec ... -- nvidia-smi -L,
+             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'
+  runai      v2: login, project list|set, training|workspace submit|list|describe|logs|delete,
+             training pytorch submit, workload list
+             v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
+  helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
+  ls, cat    the files in your home folder
+  sed -i     change a file: sed -i 's/old/new/g' FILE (any delimiter, e.g. s#a#b#)
+  grep       filter output: ... | grep -A8 Allocatable
+  history, clear, hint, help
+There is no editor. Up/Down recall commands; Tab completes."""
+
+
+def _help(ctx: Context, args: list[str]) -> Output:
+    return Output(HELP_TEXT)

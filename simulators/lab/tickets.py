@@ -1,0 +1,104 @@
+"""Tickets: the YAML in content/tickets/<id>.yaml (story, checklist, hints, answer key, world).
+
+The checks themselves are code (simulators.lab.checks), keyed by ticket and
+checklist id; loading a ticket fails loudly if an item has no check, so a typo
+in the YAML cannot make an item silently impossible.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from simulators.lab import checks
+from simulators.lab.errors import LabError, UnknownTicketError
+
+# repo root = the folder that holds simulators/ and content/
+CONTENT_DIR = Path(__file__).resolve().parents[2] / "content"
+TICKET_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+@dataclass(frozen=True)
+class ChecklistDef:
+    id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Ticket:
+    id: str
+    title: str
+    story: str
+    checklist: tuple[ChecklistDef, ...]
+    hints: tuple[str, ...]
+    answer_key: tuple[str, ...]
+    world: dict[str, Any] = field(default_factory=dict)
+    order: int = 0
+
+
+@dataclass(frozen=True)
+class TicketSummary:
+    id: str
+    title: str
+    order: int
+
+
+def tickets_dir(content_dir: Path | None = None) -> Path:
+    return (content_dir or CONTENT_DIR) / "tickets"
+
+
+def list_tickets(content_dir: Path | None = None) -> list[TicketSummary]:
+    """Every ticket, in the order the guide presents them."""
+    folder = tickets_dir(content_dir)
+    out = []
+    for path in sorted(folder.glob("*.yaml")):
+        ticket = load_ticket(path.stem, content_dir)
+        out.append(TicketSummary(ticket.id, ticket.title, ticket.order))
+    return sorted(out, key=lambda t: (t.order, t.id))
+
+
+def load_ticket(ticket_id: str, content_dir: Path | None = None) -> Ticket:
+    if not isinstance(ticket_id, str) or not TICKET_ID.match(ticket_id):
+        raise UnknownTicketError(f"unknown ticket {ticket_id!r}")
+    path = tickets_dir(content_dir) / f"{ticket_id}.yaml"
+    if not path.is_file():
+        raise UnknownTicketError(f"unknown ticket {ticket_id!r}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise LabError(f"ticket {ticket_id}: invalid YAML: {exc}") from None
+    return _ticket(ticket_id, data)
+
+
+def _ticket(ticket_id: str, data: Any) -> Ticket:
+    if not isinstance(data, dict):
+        raise LabError(f"ticket {ticket_id}: expected a mapping")
+    if data.get("id") != ticket_id:
+        raise LabError(f"ticket {ticket_id}: id field must be {ticket_id!r}")
+    for key in ("title", "story", "checklist", "hints", "answer_key"):
+        if key not in data:
+            raise LabError(f"ticket {ticket_id}: missing {key}")
+    items = []
+    for raw in data["checklist"]:
+        if not isinstance(raw, dict) or "id" not in raw or "text" not in raw:
+            raise LabError(f"ticket {ticket_id}: checklist items need id and text")
+        item = ChecklistDef(str(raw["id"]), str(raw["text"]))
+        if not checks.has_check(ticket_id, item.id):
+            raise LabError(f"ticket {ticket_id}: no check for checklist item {item.id!r}")
+        items.append(item)
+    if len({i.id for i in items}) != len(items):
+        raise LabError(f"ticket {ticket_id}: checklist ids must be unique")
+    return Ticket(
+        id=ticket_id,
+        title=str(data["title"]),
+        story=str(data["story"]),
+        checklist=tuple(items),
+        hints=tuple(str(h) for h in data["hints"]),
+        answer_key=tuple(str(c) for c in data["answer_key"]),
+        world=dict(data.get("world") or {}),
+        order=int(data.get("order", 0)),
+    )

@@ -1,0 +1,38 @@
+"""What every tool (kubectl, runai, helm, files, ...) gets and returns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from simulators.lab.world import World
+
+
+@dataclass
+class Output:
+    """A command's result: text (stdout and stderr interleaved, as a terminal shows) and status."""
+
+    text: str = ""
+    code: int = 0
+
+    @classmethod
+    def error(cls, text: str, code: int = 1) -> Output:
+        return cls(text, code)
+
+
+@dataclass
+class Context:
+    """The session pieces a tool may touch besides the world."""
+
+    world: World
+    history: list[str] = field(default_factory=list)
+    # Tools that are pure presentation (hint, help) get these from the session.
+    next_hint: Callable[[], str] = lambda: "No hints for this ticket."
+    stdin: str = ""
+
+
+class UsageError(Exception):
+    """A flag or argument mistake; the message is the tool's own one-line (or two-line) error."""
+
+
+Tool = Callable[[Context, list[str]], Output]

@@ -1,0 +1,195 @@
+"""MIG Manager over steps, the device plugin under each strategy, and the MIG tickets' traps."""
+
+from __future__ import annotations
+
+from lab_helpers import done, run_all, wait
+
+from simulators.lab import LabSession
+
+STATE = "kubectl get node {node} -L nvidia.com/mig.config,nvidia.com/mig.config.state"
+LABEL = "kubectl label nodes gpu-node2 nvidia.com/mig.config={layout} --overwrite"
+
+
+def state_of(session: LabSession, node: str = "gpu-node2") -> str:
+    return session.world.backend.get_node(node).labels["nvidia.com/mig.config.state"]  # type: ignore[union-attr]
+
+
+def pod_name(session: LabSession, component: str, node: str) -> str:
+    return next(
+        p.name
+        for p in session.world.backend.list_pods("gpu-operator")
+        if p.labels.get("app") == component and p.node_name == node
+    )
+
+
+def mig_log(session: LabSession, node: str = "gpu-node2") -> str:
+    pod = pod_name(session, "nvidia-mig-manager", node)
+    return session.run(f"kubectl logs -n gpu-operator {pod}").output
+
+
+def test_mig_manager_notices_a_label_on_the_next_step_then_applies_over_two(
+    single: LabSession,
+) -> None:
+    run_all(
+        single, ["kubectl drain gpu-node2 --ignore-daemonsets", LABEL.format(layout="all-1g.10gb")]
+    )
+    assert single.run(STATE.format(node="gpu-node2")).output.endswith("all-1g.10gb   pending")
+    assert single.run(STATE.format(node="gpu-node2")).output.endswith("all-1g.10gb   pending")
+    assert single.run(STATE.format(node="gpu-node2")).output.endswith("all-1g.10gb   success")
+    log = mig_log(single)
+    assert "MIG configuration applied successfully" in log
+    assert (
+        log.split("\n")[-2] == "Changing the 'nvidia.com/mig.config.state' node label to 'success'"
+    )
+
+
+def test_the_node_advertises_56_gpus_and_nvidia_smi_shows_seven_slices_per_gpu(
+    single: LabSession,
+) -> None:
+    run_all(
+        single, ["kubectl drain gpu-node2 --ignore-daemonsets", LABEL.format(layout="all-1g.10gb")]
+    )
+    wait(single, 3)
+    grep = single.run("kubectl describe node gpu-node2 | grep -A8 Allocatable").output
+    assert "  nvidia.com/gpu:     56\n" in grep
+    driver = pod_name(single, "nvidia-driver-daemonset", "gpu-node2")
+    out = single.run(f"kubectl exec -n gpu-operator {driver} -- nvidia-smi -L").output
+    lines = out.split("\n")
+    assert lines[0].startswith("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-")
+    assert lines[1].startswith("  MIG 1g.10gb     Device  0: (UUID: MIG-")
+    assert lines[7].startswith("  MIG 1g.10gb     Device  6: (UUID: MIG-")
+    assert sum(1 for line in lines if "MIG 1g.10gb" in line) == 56
+
+
+def test_while_applying_the_device_plugin_is_down_and_the_node_advertises_zero(
+    single: LabSession,
+) -> None:
+    run_all(
+        single, ["kubectl drain gpu-node2 --ignore-daemonsets", LABEL.format(layout="all-1g.10gb")]
+    )
+    assert single.world.backend.get_node("gpu-node2").allocatable["nvidia.com/gpu"] == "0"  # type: ignore[union-attr]
+    out = single.run("kubectl get pods -n gpu-operator -o wide").output
+    assert not any(
+        "gpu-node2" in line and line.startswith("nvidia-device-plugin") for line in out.split("\n")
+    )
+
+
+def test_an_apply_while_a_training_pod_holds_gpus_fails_with_in_use(single: LabSession) -> None:
+    single.run(LABEL.format(layout="all-1g.10gb"))
+    wait(single, 3)
+    assert state_of(single) == "failed"
+    log = mig_log(single).split("\n")
+    failed = log.index("Changing the 'nvidia.com/mig.config.state' node label to 'failed'")
+    assert "In use by another client" in log[failed - 1]
+    assert single.world.backend.get_node("gpu-node2").allocatable["nvidia.com/gpu"] == "8"  # type: ignore[union-attr]
+
+
+def test_relabelling_the_same_value_after_a_failure_changes_nothing(single: LabSession) -> None:
+    single.run(LABEL.format(layout="all-1g.10gb"))
+    wait(single, 3)
+    single.run("kubectl drain gpu-node2 --ignore-daemonsets")
+    assert single.run(LABEL.format(layout="all-1g.10gb")).output == "node/gpu-node2 not labeled"
+    wait(single, 4)
+    assert state_of(single) == "failed"
+
+
+def test_restarting_mig_manager_after_a_drain_fixes_a_failed_apply(single: LabSession) -> None:
+    single.run(LABEL.format(layout="all-1g.10gb"))
+    wait(single, 3)
+    assert state_of(single) == "failed"
+    single.run("kubectl drain gpu-node2 --ignore-daemonsets")
+    old = pod_name(single, "nvidia-mig-manager", "gpu-node2")
+    assert single.run(f"kubectl delete pod {old} -n gpu-operator").output == f'pod "{old}" deleted'
+    wait(single, 3)
+    assert pod_name(single, "nvidia-mig-manager", "gpu-node2") != old
+    assert state_of(single) == "success"
+    single.run("kubectl uncordon gpu-node2")
+    assert all(done(single).values())
+
+
+def test_two_profiles_under_single_crash_loop_the_device_plugin(single: LabSession) -> None:
+    run_all(
+        single, ["kubectl drain gpu-node2 --ignore-daemonsets", LABEL.format(layout="all-balanced")]
+    )
+    wait(single, 3)
+    assert state_of(single) == "success"
+    out = single.run("kubectl get pods -n gpu-operator").output
+    plugin = pod_name(single, "nvidia-device-plugin-daemonset", "gpu-node2")
+    row = next(line for line in out.split("\n") if line.startswith(plugin))
+    assert row.split()[1:3] == ["0/1", "CrashLoopBackOff"]
+    assert single.world.backend.get_node("gpu-node2").allocatable["nvidia.com/gpu"] == "0"  # type: ignore[union-attr]
+    # The fix: the mixed strategy advertises one resource per profile.
+    single.run(
+        "kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge "
+        """-p '{"spec":{"mig":{"strategy":"mixed"}}}'"""
+    )
+    grep = single.run("kubectl describe node gpu-node2 | grep -A10 Allocatable").output
+    assert "nvidia.com/mig-1g.10gb:  16" in grep
+    assert "nvidia.com/mig-2g.20gb:  8" in grep
+    assert "nvidia.com/mig-3g.40gb:  8" in grep
+    assert "CrashLoopBackOff" not in single.run("kubectl get pods -n gpu-operator").output
+
+
+def test_a_custom_config_under_the_wrong_key_fails_and_the_log_says_why(mixed: LabSession) -> None:
+    assert state_of(mixed, "gpu-node3") == "failed"
+    log = mig_log(mixed, "gpu-node3").split("\n")
+    failed = log.index("Changing the 'nvidia.com/mig.config.state' node label to 'failed'")
+    assert "config.yaml: no such file or directory" in log[failed - 1]
+
+
+def test_a_layout_missing_from_the_config_fails(mixed: LabSession) -> None:
+    run_all(
+        mixed,
+        [
+            "sed -i 's/mig-config.yaml:/config.yaml:/' custom-mig-config.yaml",
+            "kubectl apply -f custom-mig-config.yaml",
+            "kubectl label node gpu-node3 nvidia.com/mig.config=all-1g.10gb --overwrite",
+        ],
+    )
+    wait(mixed, 1)
+    assert state_of(mixed, "gpu-node3") == "failed"
+    assert "selected mig-config 'all-1g.10gb' not present" in mig_log(mixed, "gpu-node3")
+
+
+def test_fixing_the_configmap_alone_does_nothing_until_mig_manager_restarts(
+    mixed: LabSession,
+) -> None:
+    run_all(
+        mixed,
+        [
+            "sed -i 's/mig-config.yaml:/config.yaml:/' custom-mig-config.yaml",
+            "kubectl apply -f custom-mig-config.yaml",
+        ],
+    )
+    wait(mixed, 4)
+    assert state_of(mixed, "gpu-node3") == "failed"
+
+
+def test_triton_stays_pending_for_nvidia_com_gpu_on_a_mixed_node(mixed: LabSession) -> None:
+    run_all(
+        mixed,
+        [
+            "sed -i 's/mig-config.yaml:/config.yaml:/' custom-mig-config.yaml",
+            "kubectl apply -f custom-mig-config.yaml",
+            "kubectl delete pod -n gpu-operator -l app=nvidia-mig-manager "
+            "--field-selector spec.nodeName=gpu-node3",
+        ],
+    )
+    wait(mixed, 3)
+    run_all(
+        mixed,
+        [
+            "kubectl patch clusterpolicies.nvidia.com/cluster-policy --type merge "
+            """-p '{"spec":{"mig":{"strategy":"mixed"}}}'""",
+            "kubectl uncordon gpu-node3",
+        ],
+    )
+    wait(mixed, 2)
+    assert "Pending" in mixed.run("kubectl get pod triton").output
+    events = mixed.run("kubectl describe pod triton").output
+    assert "1 Insufficient nvidia.com/gpu" in events
+    assert done(mixed) == {
+        "layout-applied": True,
+        "strategy-mixed": True,
+        "triton-on-slice": False,
+    }

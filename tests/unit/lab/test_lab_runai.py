@@ -1,0 +1,189 @@
+"""The runai CLI, v2 and v1 shapes, scheduled through the engine."""
+
+from __future__ import annotations
+
+from lab_helpers import wait
+
+from simulators.lab import LabSession
+
+RULE = "─" * 84
+
+
+def logged_in(validate: LabSession) -> LabSession:
+    validate.run("runai login")
+    return validate
+
+
+def test_login_prints_the_three_lines(validate: LabSession) -> None:
+    out = validate.run("runai login").output.split("\n")
+    assert out[0].startswith("Opening the login page in your browser: https://runai.example.com/")
+    assert out[1:] == ["Waiting for authentication to complete...", "Logged in successfully"]
+
+
+def test_project_list_has_the_rule_line_and_set_confirms(pending: LabSession) -> None:
+    lines = pending.run("runai project list").output.split("\n")
+    assert lines[0].split() == [
+        "Project",
+        "Department",
+        "GPU",
+        "Quota",
+        "Allocated",
+        "GPUs",
+        "Cluster",
+    ]
+    assert lines[1] == RULE
+    assert lines[2].split() == ["team-llm", "research", "12", "12", "dgx-cluster"]
+    assert (
+        pending.run("runai project set team-llm").output
+        == "Project team-llm configured successfully"
+    )
+
+
+def test_training_submit_confirms_then_the_list_shows_it_running(validate: LabSession) -> None:
+    logged_in(validate)
+    out = validate.run(
+        "runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1"
+    )
+    assert (
+        out.output
+        == "Creating training t1...\nTo track the workload's status, run 'runai training list'"
+    )
+    lines = validate.run("runai training list -p team-a").output.split("\n")
+    assert lines[0].split() == [
+        "Workload",
+        "Type",
+        "Status",
+        "Project",
+        "Running/Req.Pods",
+        "GPU",
+        "Alloc.",
+    ]
+    assert lines[1] == RULE
+    assert lines[2].split() == ["t1", "Training", "Running", "team-a", "1/1", "1.00"]
+
+
+def test_a_half_gpu_workspace_shows_gpu_alloc_0_50(validate: LabSession) -> None:
+    logged_in(validate)
+    out = validate.run(
+        "runai workspace submit nb1 -p team-a -i jupyter/scipy-notebook --gpu-portion-request 0.5"
+    ).output
+    assert (
+        out
+        == "Creating workspace nb1...\nTo track the workload's status, run 'runai workspace list'"
+    )
+    row = validate.run("runai workspace list -p team-a").output.split("\n")[2]
+    assert row.split() == ["nb1", "Workspace", "Running", "team-a", "1/1", "0.50"]
+
+
+def test_pytorch_submit_names_master_and_worker_pods(validate: LabSession) -> None:
+    logged_in(validate)
+    out = validate.run(
+        "runai training pytorch submit llm-ft -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 "
+        "--workers 2 -g 8"
+    ).output
+    assert out == (
+        "Creating distributed training workload llm-ft...\n"
+        "To track the workload's status, run 'runai training pytorch list'"
+    )
+    pods = validate.run("kubectl get pods -n runai-team-a -o wide").output
+    assert "llm-ft-master-0" in pods and "llm-ft-worker-0" in pods
+    assert pods.count("Running") == 2
+    row = validate.run("runai training list -p team-a").output.split("\n")[2]
+    assert row.split() == ["llm-ft", "Training", "Running", "team-a", "2/2", "16.00"]
+
+
+def test_v1_submit_and_list_jobs_use_the_v1_wording(validate: LabSession) -> None:
+    logged_in(validate)
+    validate.run("runai config project team-a")
+    out = validate.run("runai submit nb1 -i jupyter/scipy-notebook -g 0.5 --interactive").output
+    assert out == (
+        "The job 'nb1' has been submitted successfully\n"
+        "You can run `runai describe job nb1 -p team-a` to check the job status"
+    )
+    lines = validate.run("runai list jobs").output.split("\n")
+    assert lines[0] == "Showing jobs for project team-a"
+    assert "GPUs Allocated (Requested)" in lines[1] and "PODs Running (Pending)" in lines[1]
+    assert "0.5 (0.5)" in lines[2] and "1 (0)" in lines[2]
+
+
+def test_training_describe_explains_a_pending_job_with_the_engines_reason(
+    pending: LabSession,
+) -> None:
+    out = pending.run("runai workspace describe nb-carol").output
+    assert out.startswith("Workload Summary\n  Name:             nb-carol\n")
+    assert "  Namespace:        runai-team-vision" in out
+    assert (
+        "Pods\n  Name            Status     Node      Image\n  nb-carol-0-0    Pending    <none>"
+        in out
+    )
+    assert "Warning    Unschedulable      Unable to schedule pod: NonPreemptibleOverQuota" in out
+    assert "PodGroupCreated" in out
+
+
+def test_kubectl_describe_pod_shows_the_runai_scheduler_as_the_source(pending: LabSession) -> None:
+    out = pending.run("kubectl describe pod nb-carol-0-0 -n runai-team-vision").output
+    assert "project=team-vision" in out and "runai/queue=team-vision" in out
+    assert "runai-scheduler" in out and "NonPreemptibleOverQuota" in out
+
+
+def test_the_v2_cli_rejects_an_unknown_verb_like_cobra(pending: LabSession) -> None:
+    assert pending.run("runai training frobnicate").output == (
+        'Error: unknown command "frobnicate" for "runai training"\n'
+        "Run 'runai training --help' for usage."
+    )
+
+
+def test_submitting_without_a_project_or_image_is_an_error(validate: LabSession) -> None:
+    logged_in(validate)
+    assert "no project given" in validate.run("runai training submit t1 -i x -g 1").output
+    assert validate.run("runai training submit t1 -p team-a -g 1").output == (
+        'Error: required flag(s) "image" not set'
+    )
+    assert "not found" in validate.run("runai training submit t1 -p nope -i x -g 1").output
+
+
+def test_deleting_a_workload_frees_its_gpus_and_its_pods(validate: LabSession) -> None:
+    logged_in(validate)
+    validate.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 8")
+    wait(validate, 1)
+    assert (
+        validate.run("runai training delete t1 -p team-a").output
+        == "Successfully deleted training t1"
+    )
+    assert validate.run("kubectl get pods -n runai-team-a").output == (
+        "No resources found in runai-team-a namespace."
+    )
+
+
+def test_draining_a_node_sends_runai_pods_back_to_the_scheduler(validate: LabSession) -> None:
+    logged_in(validate)
+    validate.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 8")
+    wait(validate, 1)
+    node = validate.world.state.runai.workloads[0].pods[0].node
+    assert node is not None
+    out = validate.run(f"kubectl drain {node} --ignore-daemonsets").output
+    assert "evicting pod runai-team-a/t1-0-0" in out
+    wait(validate, 1)
+    moved = validate.world.state.runai.workloads[0].pods[0]
+    assert moved.status == "Running" and moved.node != node
+
+
+def test_helm_upgrade_install_reports_release_and_revision(validate: LabSession) -> None:
+    cmd = (
+        "helm upgrade -i runai-cluster runai/runai-cluster -n runai --create-namespace "
+        "--set controlPlane.url=runai.example.com --set cluster.url=gpu-cluster.example.com "
+        "--set controlPlane.clientSecret=$RUNAI_CLIENT_SECRET --set cluster.uid=$RUNAI_CLUSTER_UID"
+    )
+    out = validate.run(cmd).output.split("\n")
+    assert out[0] == 'Release "runai-cluster" has been upgraded. Happy Helming!'
+    assert out[1:6] == [
+        "NAME: runai-cluster",
+        out[2],
+        "NAMESPACE: runai",
+        "STATUS: deployed",
+        "REVISION: 2",
+    ]
+    assert out[2].startswith("LAST DEPLOYED: Tue Nov 10 09:40")
+    fresh = validate.run(cmd.replace("runai-cluster runai/", "runai-cluster2 runai/")).output
+    assert fresh.split("\n")[0] == 'Release "runai-cluster2" does not exist. Installing it now.'
+    assert "REVISION: 1" in fresh
