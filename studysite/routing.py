@@ -4,4 +4,6 @@ from __future__ import annotations
 
 from django.urls import URLPattern
 
-websocket_urlpatterns: list[URLPattern] = []
+from studysite.lab.routing import websocket_urlpatterns as lab_patterns
+
+websocket_urlpatterns: list[URLPattern] = [*lab_patterns]

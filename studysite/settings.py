@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "studysite.guide",
+    "studysite.lab",
 ]
 
 MIDDLEWARE = [

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("", include("studysite.guide.urls")),
+    path("", include("studysite.lab.urls")),
 ]
 
 handler404 = "studysite.errors.not_found"

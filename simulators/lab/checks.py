@@ -57,11 +57,15 @@ def single_advertises_56(world: World) -> bool:
 
 
 def single_schedulable(world: World) -> bool:
+    # "Again": it only counts once the new layout is in place, not at the start.
     node = _node(world, "gpu-node2")
-    return node is not None and not node.unschedulable
+    return node is not None and not node.unschedulable and single_layout(world)
 
 
 def single_others_untouched(world: World) -> bool:
+    # Judged once the work is done, so that an untouched start does not tick it.
+    if not single_layout(world):
+        return False
     for name in ("gpu-node1", "gpu-node3"):
         node = _node(world, name)
         if node is None or node.unschedulable:
@@ -132,7 +136,8 @@ def pending_idle_stopped(world: World) -> bool:
 
 
 def pending_active_kept(world: World) -> bool:
-    return all(
+    # Judged once the new workspace runs, so that the start does not tick it.
+    return pending_new_runs(world) and all(
         _running(world, project, name)
         for project, name in (
             ("team-vision", "nb-bob"),

@@ -103,6 +103,7 @@ class LabSession:
         self._state = state
         self._ticket = ticket
         self._world = World(state.world)
+        self._hints_allowed = True
         if not state.done:
             state.done = {item.id: item.done for item in self._evaluate()}
 
@@ -171,6 +172,19 @@ class LabSession:
     def transcript(self) -> list[TranscriptEntry]:
         return list(self._state.transcript)
 
+    @property
+    def history(self) -> list[str]:
+        return list(self._state.history)
+
+    def replay(self) -> str:
+        """The transcript as the terminal showed it: each prompt, command and output."""
+        parts = []
+        for entry in self._state.transcript:
+            parts.append(f"{PROMPT}{entry.line}\n")
+            if entry.output:
+                parts.append(entry.output if entry.output.endswith("\n") else entry.output + "\n")
+        return "".join(parts)
+
     def hints(self) -> list[str]:
         return list(self._ticket.hints)
 
@@ -188,8 +202,12 @@ class LabSession:
         return all(item.done for item in self.checklist())
 
     # -- the terminal -----------------------------------------------------------------
-    def run(self, line: str) -> CommandResult:
-        """Run one typed line; every non-empty line advances the clock one step."""
+    def run(self, line: str, *, hints: bool = True) -> CommandResult:
+        """Run one typed line; every non-empty line advances the clock one step.
+
+        With `hints` off (exam mode) the `hint` command answers that hints are off.
+        """
+        self._hints_allowed = hints
         if not isinstance(line, str):
             line = str(line)
         line = line.rstrip("\r\n")
@@ -250,6 +268,8 @@ class LabSession:
         return Context(world=self._world, history=self._state.history, next_hint=self._next_hint)
 
     def _next_hint(self) -> str:
+        if not self._hints_allowed:
+            return "hint: hints are off in exam mode"
         hints = self._ticket.hints
         if not hints:
             return "No hints for this ticket."

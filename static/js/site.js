@@ -113,6 +113,19 @@
   });
   document.addEventListener("htmx:afterSwap", function (event) {
     setupCopyButtons(event.target);
+    if (event.target.getAttribute("role") === "log") event.target.scrollTop = event.target.scrollHeight;
+  });
+  // A form that asks for it is emptied once its htmx request went through, ready for the next entry.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (event.detail.successful && form.matches && form.matches("form[data-reset-on-success]")) {
+      form.reset();
+      var first = form.querySelector("input:not([type=hidden])");
+      if (first) first.focus();
+    }
+  });
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details").forEach(function (details) { details.open = true; });
   });
   window.StudySite = { setupCopyButtons: setupCopyButtons, copyText: copyText };
 })();

@@ -84,12 +84,29 @@ def test_command_result_carries_output_checklist_step_and_changes(single: LabSes
     result = single.run("kubectl cordon gpu-node2")
     assert result.output == "node/gpu-node2 cordoned"
     assert result.step == 1
-    assert [i.id for i in result.changed] == ["schedulable-again"]
+    assert result.changed == []
     assert result.to_dict()["checklist"][2] == {
         "id": "schedulable-again",
         "text": "gpu-node2 is schedulable again",
         "done": False,
     }
+
+
+def test_nothing_is_ticked_before_the_ticket_is_worked(single: LabSession) -> None:
+    assert [item.done for item in single.checklist()] == [False, False, False, False]
+
+
+def test_an_item_reports_the_command_that_ticked_it(single: LabSession) -> None:
+    for line in [
+        "kubectl drain gpu-node2 --ignore-daemonsets",
+        "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite",
+        "kubectl get nodes",
+        "kubectl get nodes",
+        "kubectl get nodes",
+    ]:
+        single.run(line)
+    result = single.run("kubectl uncordon gpu-node2")
+    assert "schedulable-again" in [item.id for item in result.changed]
 
 
 def test_completion_offers_commands_subcommands_and_resource_types(single: LabSession) -> None:

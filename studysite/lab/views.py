@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import json
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from simulators.lab import ChecklistItem, Ticket, list_tickets, load_ticket
+from studysite.lab import store
+
+
+def session_key(request: HttpRequest) -> str:
+    """The browser session the lab belongs to, created on the first visit."""
+    if not request.session.session_key:
+        request.session["lab"] = True
+        request.session.save()
+    return str(request.session.session_key)
+
+
+def checklist_context(items: list[ChecklistItem]) -> dict[str, object]:
+    return {"items": items, "done": sum(item.done for item in items)}
+
+
+def find_ticket(ticket_id: str) -> Ticket:
+    if ticket_id not in {ticket.id for ticket in list_tickets()}:
+        raise Http404("No such ticket")
+    return load_ticket(ticket_id)
+
+
+@require_safe
+def index(request: HttpRequest) -> HttpResponse:
+    progress = store.progress(session_key(request))
+    rows = [(ticket, progress.get(ticket.id)) for ticket in list_tickets()]
+    return render(request, "lab/index.html", {"rows": rows})
+
+
+@require_safe
+def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
+    ticket = find_ticket(ticket_id)
+    opened = store.open_lab(session_key(request), ticket_id)
+    context = {
+        "ticket": ticket,
+        "lab": opened.lab,
+        "checklist": checklist_context(opened.lab.checklist()),
+        "history": json.dumps(opened.lab.history[-200:]),
+        "exam_mode": opened.exam_mode,
+    }
+    return render(request, "lab/ticket.html", context)
+
+
+@require_POST
+def command(request: HttpRequest, ticket_id: str) -> HttpResponse:
+    ticket, key = find_ticket(ticket_id), session_key(request)
+    opened = store.open_lab(key, ticket_id)
+    result = store.run_line(opened, request.POST.get("line", ""))
+    store.save_lab(key, ticket_id, opened.lab)
+    if not request.htmx:
+        return redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript")
+    context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}
+    return render(request, "lab/ticket.html#command-result", context)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def reset(request: HttpRequest, ticket_id: str) -> HttpResponse:
+    ticket = find_ticket(ticket_id)
+    if request.method == "POST":
+        store.reset_lab(session_key(request), ticket_id)
+        return redirect("lab:ticket", ticket_id)
+    return render(request, "lab/reset.html", {"ticket": ticket})
+
+
+@require_POST
+def exam_mode(request: HttpRequest, ticket_id: str) -> HttpResponse:
+    find_ticket(ticket_id)
+    store.set_exam_mode(session_key(request), ticket_id, request.POST.get("exam") == "1")
+    return redirect("lab:ticket", ticket_id)

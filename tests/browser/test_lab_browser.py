@@ -1,0 +1,123 @@
+"""The lab terminal in Chromium over a live websocket: typing, completion, history, persistence."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.axe import blocking_violations
+
+PROMPT = "admin@kadmin:~$ "
+
+
+def open_terminal(page: Page, ticket: str = "mig-single") -> None:
+    page.goto(f"/lab/{ticket}/")
+    expect(page.locator("#lab.connected")).to_be_attached()
+    page.locator(".xterm-helper-textarea").focus()
+
+
+def type_command(page: Page, line: str) -> None:
+    entries = page.locator("#transcript-log .transcript-entry")
+    before = entries.count()
+    page.keyboard.type(line)
+    page.keyboard.press("Enter")
+    expect(entries).to_have_count(before + 1)
+
+
+def terminal_text(page: Page) -> str:
+    rows = page.locator(".xterm-rows > div").all_inner_texts()
+    return "\n".join(row.replace("\xa0", " ") for row in rows)
+
+
+def test_a_learner_solves_mig_single_by_typing_and_finds_it_all_after_a_reload(
+    page: Page,
+) -> None:
+    open_terminal(page)
+    page.locator("details.answer-key summary").click()
+    steps = page.locator("details.answer-key li code").all_inner_texts()
+    page.locator("details.answer-key summary").click()
+    page.locator(".xterm-helper-textarea").focus()
+    for step in steps:
+        type_command(page, step)
+    # MIG Manager works over steps: keep looking until the state says success.
+    for _ in range(4):
+        type_command(page, "kubectl get node gpu-node2 -L nvidia.com/mig.config.state")
+    type_command(page, "kubectl uncordon gpu-node2")
+    checklist = page.locator("#checklist")
+    for item in ["layout-applied", "advertises-56", "schedulable-again", "others-untouched"]:
+        expect(checklist.locator(f'[data-item="{item}"]')).to_have_class(re.compile("done"))
+    expect(page.locator("#checklist-summary")).to_have_text("4 of 4 done")
+    expect(page.locator("#lab-status")).to_contain_text("Ticket solved")
+
+    page.reload()
+    expect(page.locator("#lab.connected")).to_be_attached()
+    expect(page.locator("#checklist-summary")).to_have_text("4 of 4 done")
+    transcript = page.locator("#transcript-log")
+    expect(transcript).to_contain_text(PROMPT + "kubectl uncordon gpu-node2")
+    expect(transcript).to_contain_text("node/gpu-node2 uncordoned")
+    expect(page.locator(".xterm-rows")).to_contain_text("node/gpu-node2 uncordoned")
+
+
+def test_typing_echoes_and_tab_completes_and_up_recalls(page: Page) -> None:
+    open_terminal(page)
+    page.keyboard.type("kubectl get no")
+    expect(page.locator(".xterm-rows")).to_contain_text(PROMPT + "kubectl get no")
+    page.keyboard.press("Tab")
+    expect(page.locator(".xterm-rows")).to_contain_text(PROMPT + "kubectl get nodes")
+    page.keyboard.press("Enter")
+    expect(page.locator("#transcript-log")).to_contain_text("gpu-node3")
+    page.keyboard.type("kubectl drain gpu-n")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    expect(page.locator(".xterm-rows")).to_contain_text("gpu-node1  gpu-node2  gpu-node3")
+    page.keyboard.press("Control+c")
+    page.keyboard.press("ArrowUp")
+    expect(page.locator(".xterm-rows")).to_contain_text(re.compile(r"\$ kubectl get nodes\s*$"))
+
+
+def test_a_mistake_gets_the_real_tools_answer_in_the_terminal(page: Page) -> None:
+    open_terminal(page)
+    type_command(page, "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-1g.10gb")
+    expect(page.locator("#transcript-log")).to_contain_text(
+        "error: 'nvidia.com/mig.config' already has a value (all-disabled), "
+        "and --overwrite is false"
+    )
+    type_command(page, "vim cluster.yaml")
+    expect(page.locator("#transcript-log")).to_contain_text("bash: vim: command not found")
+
+
+def test_ctrl_l_clears_the_screen_but_keeps_the_line(page: Page) -> None:
+    open_terminal(page)
+    type_command(page, "kubectl get nodes")
+    page.keyboard.type("kubectl get pods")
+    page.keyboard.press("Control+l")
+    expect(page.locator(".xterm-rows")).not_to_contain_text("gpu-node3")
+    expect(page.locator(".xterm-rows")).to_contain_text(PROMPT + "kubectl get pods")
+
+
+def test_the_lab_works_without_javascript_through_the_form(browser, live_server_url: str) -> None:
+    context = browser.new_context(base_url=live_server_url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/lab/mig-single/")
+    page.get_by_role("textbox", name="Command").fill("kubectl cordon gpu-node2")
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator("#transcript-log")).to_contain_text("node/gpu-node2 cordoned")
+    context.close()
+
+
+def test_reset_asks_for_confirmation(page: Page) -> None:
+    open_terminal(page)
+    type_command(page, "kubectl cordon gpu-node2")
+    page.get_by_role("link", name="Reset this ticket…").click()
+    page.get_by_role("button", name="Yes, reset this ticket").click()
+    expect(page.locator("#lab.connected")).to_be_attached()
+    expect(page.locator("#transcript-log")).not_to_contain_text("cordoned")
+
+
+def test_lab_pages_have_no_serious_accessibility_violations(page: Page) -> None:
+    page.goto("/lab/")
+    assert blocking_violations(page) == []
+    open_terminal(page)
+    type_command(page, "kubectl get nodes")
+    assert blocking_violations(page) == []

@@ -1,0 +1,213 @@
+"""The lab websocket, driven as a browser would: origin, session cookie, JSON frames."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.sessions.backends.db import SessionStore
+
+from studysite.asgi import application
+from studysite.lab.consumers import RateLimiter
+from studysite.lab.models import SavedLab
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+
+ORIGIN = (b"origin", b"http://127.0.0.1:8000")
+
+
+@database_sync_to_async
+def new_session_key() -> str:
+    store = SessionStore()
+    store["lab"] = True
+    store.create()
+    return str(store.session_key)
+
+
+def communicator(ticket: str, key: str | None, origin: tuple[bytes, bytes] = ORIGIN):
+    headers = [origin, (b"host", b"127.0.0.1:8000")]
+    if key:
+        headers.append((b"cookie", f"sessionid={key}".encode()))
+    return WebsocketCommunicator(application, f"/ws/lab/{ticket}/", headers=headers)
+
+
+async def receive(comm: WebsocketCommunicator) -> dict[str, Any]:
+    return json.loads(await comm.receive_from(timeout=5))
+
+
+@pytest.fixture
+async def session_key() -> AsyncIterator[str]:
+    yield await new_session_key()
+
+
+async def connect(ticket: str, key: str) -> WebsocketCommunicator:
+    comm = communicator(ticket, key)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    replay = await receive(comm)
+    assert replay["type"] == "output" and replay["replay"] is True
+    assert (await receive(comm))["type"] == "checklist"
+    return comm
+
+
+async def test_a_command_returns_its_output_and_the_checklist(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    output = await receive(comm)
+    assert output == {"type": "output", "data": "node/gpu-node2 cordoned"}
+    checklist = await receive(comm)
+    assert checklist["type"] == "checklist"
+    assert [item["id"] for item in checklist["items"]] == [
+        "layout-applied",
+        "advertises-56",
+        "schedulable-again",
+        "others-untouched",
+    ]
+    await comm.disconnect()
+
+
+async def test_completion_lists_the_nodes(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl drain gpu-n"}))
+    frame = await receive(comm)
+    assert frame == {"type": "completions", "items": ["gpu-node1", "gpu-node2", "gpu-node3"]}
+    await comm.disconnect()
+
+
+async def test_the_lab_is_saved_after_every_command_and_comes_back(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    line = "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-1g.10gb"
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": line}))
+    first = await receive(comm)
+    assert "--overwrite is false" in first["data"]
+    await receive(comm)
+    await comm.disconnect()
+    again = communicator("mig-single", session_key)
+    await again.connect(timeout=5)
+    replay = await receive(again)
+    assert "admin@kadmin:~$ " + line in replay["data"]
+    assert "--overwrite is false" in replay["data"]
+    await again.disconnect()
+
+
+async def test_sessions_never_see_each_others_lab(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    await receive(comm)
+    await receive(comm)
+    await comm.disconnect()
+    stranger = communicator("mig-single", await new_session_key())
+    await stranger.connect(timeout=5)
+    replay = await receive(stranger)
+    assert "cordon" not in replay["data"]
+    await stranger.disconnect()
+
+
+async def test_reset_brings_back_the_starting_cluster(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    await receive(comm)
+    await receive(comm)
+    await comm.send_to(text_data=json.dumps({"type": "reset"}))
+    replay = await receive(comm)
+    assert replay == {"type": "output", "data": "", "replay": True}
+    await receive(comm)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get node gpu-node2"}))
+    output = await receive(comm)
+    assert "SchedulingDisabled" not in output["data"]
+    await comm.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        ("not json", "frame refused: not a JSON object with a type"),
+        ("[1, 2]", "frame refused: not a JSON object with a type"),
+        ('{"type": "launch"}', "frame refused: unknown or incomplete frame 'launch'"),
+        ('{"type": "line"}', "frame refused: unknown or incomplete frame 'line'"),
+        ('{"type": "line", "data": 5}', "frame refused: unknown or incomplete frame 'line'"),
+        ("x" * 10_000, "frame refused: send JSON text of at most 4 KiB"),
+    ],
+)
+async def test_a_bad_frame_gets_a_one_line_error_and_the_session_survives(
+    session_key: str, frame: str, message: str
+) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=frame)
+    assert await receive(comm) == {"type": "error", "data": message}
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+    assert "gpu-node1" in (await receive(comm))["data"]
+    await comm.disconnect()
+
+
+async def test_a_line_over_4_kib_is_refused_in_one_line(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "echo " + "a" * 4200}))
+    frame = await receive(comm)
+    assert frame["data"] == "bash: line too long (limit 4 KiB)"
+    await comm.disconnect()
+
+
+async def test_a_flood_of_frames_closes_with_a_clear_code(session_key: str) -> None:
+    comm = await connect("mig-single", session_key)
+    for _ in range(60):
+        await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kub"}))
+    codes = []
+    while True:
+        message = await comm.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            codes.append(message["code"])
+            break
+    assert codes == [4429]
+
+
+async def test_a_foreign_origin_is_refused(session_key: str) -> None:
+    comm = communicator("mig-single", session_key, origin=(b"origin", b"http://evil.example"))
+    connected, _ = await comm.connect(timeout=5)
+    assert not connected
+
+
+async def test_an_unknown_ticket_is_refused_with_its_code(session_key: str) -> None:
+    comm = communicator("no-such-ticket", session_key)
+    connected, code = await comm.connect(timeout=5)
+    assert not connected and code == 4404
+
+
+async def test_a_browser_without_a_session_is_refused() -> None:
+    comm = communicator("mig-single", None)
+    connected, code = await comm.connect(timeout=5)
+    assert not connected and code == 4401
+
+
+async def test_exam_mode_turns_off_hints_and_completion(session_key: str) -> None:
+    await database_sync_to_async(SavedLab.objects.create)(
+        session_key=session_key,
+        ticket="mig-single",
+        state=(await database_sync_to_async(_fresh_state)()),
+        exam_mode=True,
+    )
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kub"}))
+    assert await receive(comm) == {"type": "completions", "items": []}
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "hint"}))
+    assert (await receive(comm))["data"] == "hint: hints are off in exam mode"
+    await comm.disconnect()
+
+
+def _fresh_state() -> dict[str, Any]:
+    from simulators.lab import LabSession
+
+    return LabSession.new("mig-single", seed=7).to_json()
+
+
+def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
+    now = [0.0]
+    limiter = RateLimiter(3, clock=lambda: now[0])
+    assert [limiter.allow() for _ in range(4)] == [True, True, True, False]
+    now[0] += 1 / 3
+    assert limiter.allow() is True
+    assert limiter.allow() is False

@@ -1,0 +1,105 @@
+"""The lab pages and the form fallback that works without websockets or JavaScript."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from simulators.lab import list_tickets
+from studysite.lab.models import SavedLab
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_ticket_list_shows_every_ticket_and_progress(client: Client) -> None:
+    body = client.get("/lab/").content.decode()
+    for ticket in list_tickets():
+        assert f'href="/lab/{ticket.id}/"' in body
+    assert body.count("Not started") == len(list_tickets())
+
+
+def test_a_ticket_page_has_story_terminal_checklist_hints_and_a_hidden_answer_key(
+    client: Client,
+) -> None:
+    response = client.get("/lab/mig-single/")
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "1g.10gb slices" in body
+    assert 'data-socket="/ws/lab/mig-single/"' in body
+    assert "gpu-node2 advertises nvidia.com/gpu: 56" in body
+    assert "0 of 4 done" in body
+    assert '<details class="answer-key">' in body
+    assert "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite" in body
+    assert "{pod:" not in body, "answer-key placeholders are filled in"
+
+
+def test_the_lab_script_carries_the_csp_nonce_that_the_header_names(client: Client) -> None:
+    response = client.get("/lab/mig-single/")
+    nonce = response["Content-Security-Policy"].split("'nonce-")[1].split("'")[0]
+    assert f'src="/static/js/lab.js" nonce="{nonce}"' in response.content.decode()
+
+
+def test_an_unknown_ticket_is_a_404(client: Client) -> None:
+    assert client.get("/lab/nope/").status_code == 404
+    assert client.post("/lab/nope/command", {"line": "ls"}).status_code == 404
+
+
+def test_the_form_fallback_runs_a_command_and_keeps_it(client: Client) -> None:
+    client.get("/lab/mig-single/")
+    response = client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"})
+    assert response.status_code == 302
+    assert response["Location"] == "/lab/mig-single/#transcript"
+    body = client.get("/lab/mig-single/").content.decode()
+    assert "admin@kadmin:~$ kubectl cordon gpu-node2" in body
+    assert "node/gpu-node2 cordoned" in body
+
+
+def test_the_htmx_fallback_returns_the_new_transcript_entry_and_checklist(client: Client) -> None:
+    response = client.post(
+        "/lab/mig-single/command", {"line": "kubectl get nodes"}, headers={"HX-Request": "true"}
+    )
+    body = response.content.decode()
+    assert "<html" not in body
+    assert "admin@kadmin:~$ kubectl get nodes" in body and "gpu-node3" in body
+    assert (
+        'id="checklist-panel" class="checklist-panel" aria-labelledby="checklist-heading" '
+        'hx-swap-oob="true"' in body
+    )
+
+
+def test_a_mistake_gets_the_real_tools_answer(client: Client) -> None:
+    response = client.post(
+        "/lab/mig-single/command", {"line": "vim"}, headers={"HX-Request": "true"}
+    )
+    assert "bash: vim: command not found" in response.content.decode()
+
+
+def test_a_line_over_4_kib_gets_one_line_and_nothing_breaks(client: Client) -> None:
+    response = client.post(
+        "/lab/mig-single/command", {"line": "x" * 5000}, headers={"HX-Request": "true"}
+    )
+    assert response.status_code == 200
+    assert "bash: line too long (limit 4 KiB)" in response.content.decode()
+
+
+def test_reset_asks_first_then_starts_over(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"})
+    confirm = client.get("/lab/mig-single/reset").content.decode()
+    assert "Yes, reset this ticket" in confirm
+    assert "kubectl cordon gpu-node2" in client.get("/lab/mig-single/").content.decode()
+    client.post("/lab/mig-single/reset")
+    assert "node/gpu-node2 cordoned" not in client.get("/lab/mig-single/").content.decode()
+
+
+def test_exam_mode_hides_the_hints_and_is_remembered(client: Client) -> None:
+    client.post("/lab/mig-single/exam", {"exam": "1"})
+    body = client.get("/lab/mig-single/").content.decode()
+    assert "Exam mode: no hints, no Tab completion." in body
+    assert "Hint 1" not in body and 'data-exam="1"' in body
+    assert SavedLab.objects.get(ticket="mig-single").exam_mode is True
+
+
+def test_progress_shows_on_the_ticket_list(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "kubectl get nodes"})
+    body = client.get("/lab/").content.decode()
+    assert "0 of 4 checklist items done" in body
