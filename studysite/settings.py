@@ -117,7 +117,14 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": Path(env_str("DATABASE_PATH", str(BASE_DIR / "db.sqlite3"))),
-        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        # WAL lets readers run beside the writer, and synchronous=NORMAL drops the fsync on
+        # every commit (still durable across a crash of the process, which is what matters
+        # for a learner's saved lab after each command).
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 
@@ -191,6 +198,8 @@ SECURE_CSP = {
 # The lab terminal's limits: one command line, and how many frames a second.
 LAB_MAX_LINE_BYTES = env_int("LAB_MAX_LINE_BYTES", 4096, minimum=64)
 LAB_MAX_FRAMES_PER_SECOND = env_int("LAB_MAX_FRAMES_PER_SECOND", 20, minimum=1)
+# Only the websocket benchmark turns this on: a bare echo consumer to compare against.
+LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
 LAB_BACKEND = env_choice("LAB_BACKEND", "mock", ("mock", "kubernetes"))
 
 LOGGING = {

@@ -6,6 +6,7 @@ AllowedHostsOriginValidator in asgi.py. Limits: frame size and frames per second
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -90,10 +91,14 @@ class LabConsumer(AsyncWebsocketConsumer):
         kind, lab = frame["type"], self.opened.lab
         if kind == "line" and isinstance(frame.get("data"), str):
             result = store.run_line(self.opened, frame["data"])
-            await database_sync_to_async(store.save_lab)(self.session_key, self.ticket, lab)
             output: dict[str, Any] = {"type": "output", "data": result.output}
             await self.send_json({**output, "clear": True} if result.clear else output)
             await self.send_json(checklist_frame(lab))
+            # Saved before the next frame is read, but after the learner has the answer: one
+            # turn of the event loop lets the server flush the frames before the save (which
+            # holds the GIL for a few milliseconds in its worker thread) starts.
+            await asyncio.sleep(0)
+            await database_sync_to_async(store.save_lab)(self.session_key, self.ticket, lab)
         elif kind == "complete" and isinstance(frame.get("line"), str):
             items = [] if self.opened.exam_mode else lab.complete(frame["line"])
             await self.send_json({"type": "completions", "items": items})
@@ -111,3 +116,10 @@ class LabConsumer(AsyncWebsocketConsumer):
 
     async def send_json(self, content: dict[str, Any]) -> None:
         await self.send(text_data=json.dumps(content))
+
+
+class EchoConsumer(AsyncWebsocketConsumer):
+    """A bare echo, routed only when LAB_BENCH_ECHO is on: the benchmark's baseline."""
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        await self.send(text_data=text_data)

@@ -1,7 +1,10 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.conf import settings
+from django.urls import URLPattern, path
 
-from studysite.lab.consumers import LabConsumer
+from studysite.lab.consumers import EchoConsumer, LabConsumer
 
-websocket_urlpatterns = [path("ws/lab/<slug:ticket>/", LabConsumer.as_asgi())]
+websocket_urlpatterns: list[URLPattern] = [path("ws/lab/<slug:ticket>/", LabConsumer.as_asgi())]
+if settings.LAB_BENCH_ECHO:
+    websocket_urlpatterns.append(path("ws/echo/", EchoConsumer.as_asgi()))
