@@ -78,7 +78,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "studysite.guide",
+    "studysite.study",
     "studysite.lab",
+    "studysite.simulator",
 ]
 
 MIDDLEWARE = [

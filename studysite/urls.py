@@ -5,6 +5,8 @@ from django.urls import include, path
 urlpatterns = [
     path("", include("studysite.guide.urls")),
     path("", include("studysite.lab.urls")),
+    path("", include("studysite.study.urls")),
+    path("", include("studysite.simulator.urls")),
 ]
 
 handler404 = "studysite.errors.not_found"

@@ -302,8 +302,9 @@ def _warnings(scenario: QuotaScenario) -> list[str]:
     for project in scenario.projects:
         if project.over_quota_weight == 0:
             warnings.append(
-                f"Project {project.name} has over-quota weight 0: it never gets idle GPUs "
-                "beyond its quota."
+                f"Project {project.name} has over-quota weight 0: its fair share stops at its "
+                "quota, so it gets no share of idle GPUs that others want; GPUs it borrows "
+                "while nobody else wants them are reclaimed first."
             )
         for pool in scenario.pools:
             demand = project.demand.get(pool.name, 0)

@@ -9,14 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from simulators.lab import ChecklistItem, Ticket, list_tickets, load_ticket
 from studysite.lab import store
-
-
-def session_key(request: HttpRequest) -> str:
-    """The browser session the lab belongs to, created on the first visit."""
-    if not request.session.session_key:
-        request.session["lab"] = True
-        request.session.save()
-    return str(request.session.session_key)
+from studysite.sessions import session_key
 
 
 def checklist_context(items: list[ChecklistItem]) -> dict[str, object]:

@@ -1,0 +1,158 @@
+"""A learner's progress as one file: export, import and reset, part by part.
+
+Each feature that keeps progress registers a part (in its AppConfig.ready()):
+
+    register_progress_part(
+        "lab",                      # key in the file's "parts"; lowercase-kebab
+        export=lambda request: {...},          # JSON-ready data for this browser
+        import_=lambda request, data: ...,     # replace this browser's data with `data`
+        reset=lambda request: ...,             # erase this browser's data
+        label="Lab terminal",                  # optional: shown on the progress pages
+        summary=lambda request: "3 tasks done" # optional: a line on the progress page
+    )
+
+`import_` must check `data` and raise ProgressDataError("a message for the learner")
+if it is unusable. The import runs every part inside one database transaction and
+puts the session back as it was if any part refuses, so a bad file changes nothing.
+Use studysite.sessions.session_key(request) to key database rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.http import HttpRequest
+
+from studysite.sessions import session_key
+
+FORMAT = "runai-study-progress"
+VERSION = 1
+MAX_FILE_BYTES = 2 * 1024 * 1024
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class ProgressDataError(ValueError):
+    """A progress file or part that cannot be imported; the message is for the learner."""
+
+
+@dataclass(frozen=True)
+class ProgressPart:
+    name: str
+    label: str
+    export: Callable[[HttpRequest], Any]
+    import_: Callable[[HttpRequest, Any], None]
+    reset: Callable[[HttpRequest], None]
+    summary: Callable[[HttpRequest], str] | None = None
+
+
+_parts: dict[str, ProgressPart] = {}
+
+
+def register_progress_part(
+    name: str,
+    export: Callable[[HttpRequest], Any],
+    import_: Callable[[HttpRequest, Any], None],
+    reset: Callable[[HttpRequest], None],
+    *,
+    label: str | None = None,
+    summary: Callable[[HttpRequest], str] | None = None,
+) -> None:
+    """Add (or replace) one part of the progress file."""
+    if not _NAME.match(name):
+        raise ValueError(f"a progress part name must be lowercase-kebab, got {name!r}")
+    _parts[name] = ProgressPart(
+        name, label or name.replace("-", " ").capitalize(), export, import_, reset, summary
+    )
+
+
+def parts() -> tuple[ProgressPart, ...]:
+    return tuple(_parts.values())
+
+
+def export_progress(request: HttpRequest, now: datetime) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": now.isoformat(),
+        "parts": {part.name: part.export(request) for part in parts()},
+    }
+
+
+def parse_file(raw: bytes) -> dict[str, Any]:
+    """The parts of a progress file, after checking its envelope; raises ProgressDataError."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise ProgressDataError(
+            f"That file is too large ({len(raw) // 1024} KB); a progress file is at most "
+            f"{MAX_FILE_BYTES // 1024 // 1024} MB."
+        )
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ProgressDataError(
+            "That file isn't a progress file: it is not valid JSON. "
+            "Choose the .json file that Export progress saved."
+        ) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ProgressDataError(
+            "That file isn't a progress file from this site. "
+            "Choose the .json file that Export progress saved."
+        )
+    version = document.get("version")
+    if version != VERSION:
+        raise ProgressDataError(
+            f"That progress file has version {version!r}; this site reads version {VERSION}."
+        )
+    found = document.get("parts")
+    if not isinstance(found, dict):
+        raise ProgressDataError("That progress file has no 'parts' object.")
+    unknown = sorted(name for name in found if name not in _parts)
+    if unknown:
+        raise ProgressDataError(
+            f"That progress file has parts this site doesn't know: {', '.join(unknown)}."
+        )
+    return found
+
+
+def import_progress(request: HttpRequest, found: dict[str, Any]) -> list[str]:
+    """Replace each part the file carries; all or nothing. Returns the labels imported."""
+    # The session row must exist before the transaction: one created inside it would
+    # vanish with a rollback while the browser keeps its key.
+    session_key(request)
+    saved_session = dict(request.session.items())
+    imported: list[str] = []
+    try:
+        with transaction.atomic():
+            for part in parts():
+                if part.name in found:
+                    _import_part(request, part, found[part.name])
+                    imported.append(part.label)
+    except ProgressDataError:
+        request.session.clear()
+        request.session.update(saved_session)
+        raise
+    return imported
+
+
+def _import_part(request: HttpRequest, part: ProgressPart, data: Any) -> None:
+    try:
+        part.import_(request, data)
+    except ProgressDataError as error:
+        raise ProgressDataError(f"{part.label}: {error}") from None
+
+
+def reset_progress(request: HttpRequest, names: Iterable[str]) -> list[str]:
+    """Erase the named parts; returns their labels. Unknown names raise ProgressDataError."""
+    chosen = list(dict.fromkeys(names))
+    unknown = [name for name in chosen if name not in _parts]
+    if unknown or not chosen:
+        raise ProgressDataError("Choose at least one kind of progress to erase.")
+    with transaction.atomic():
+        for name in chosen:
+            _parts[name].reset(request)
+    return [_parts[name].label for name in chosen]

@@ -1,0 +1,128 @@
+"""The practice quiz's rules, free of requests and the database.
+
+An attempt is a list of question ids, a seed that fixes each question's option
+order, and the answers given so far (question id -> chosen option ids). Marking
+happens here, on the server, against content the page never carried.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from studysite.study.content import Option, Question, StudyContent
+
+PRACTICE = "practice"
+EXAM = "exam"
+MODES = (PRACTICE, EXAM)
+
+Answers = Mapping[str, Sequence[str]]
+
+
+class AnswerError(ValueError):
+    """A submitted answer that does not fit its question; the message is for the learner."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    question: Question
+    chosen: tuple[str, ...]
+
+    @property
+    def answered(self) -> bool:
+        return bool(self.chosen)
+
+    @property
+    def correct(self) -> bool:
+        return frozenset(self.chosen) == self.question.correct_ids
+
+
+@dataclass(frozen=True)
+class Score:
+    points: int
+    total: int
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def wrong(self) -> tuple[Verdict, ...]:
+        return tuple(verdict for verdict in self.verdicts if not verdict.correct)
+
+    @property
+    def unanswered(self) -> int:
+        return sum(1 for verdict in self.verdicts if not verdict.answered)
+
+
+def new_seed(rng: random.Random) -> int:
+    return rng.randrange(2**31)
+
+
+def option_order(question: Question, seed: int) -> list[Option]:
+    """The options in this attempt's order: the same every time for one seed."""
+    options = list(question.options)
+    random.Random(f"{seed}:{question.id}").shuffle(options)
+    return options
+
+
+def parse_answer(question: Question, values: Iterable[str]) -> tuple[str, ...]:
+    """The chosen option ids, checked against the question; raises AnswerError."""
+    chosen = tuple(dict.fromkeys(value.strip() for value in values if value.strip()))
+    if not chosen:
+        raise AnswerError("Choose an answer before checking it.")
+    unknown = [value for value in chosen if value not in question.option_by_id]
+    if unknown:
+        raise AnswerError(
+            f"Question {question.number}: that answer isn't one of the question's options. "
+            "Choose from the options shown."
+        )
+    if not question.multiple and len(chosen) > 1:
+        raise AnswerError(f"Question {question.number} takes one answer; choose just one.")
+    return tuple(sorted(chosen))
+
+
+def parse_exam(
+    questions: Sequence[Question], form: Mapping[str, Sequence[str]]
+) -> dict[str, tuple[str, ...]]:
+    """Every answered question of an exam form (fields `q-<question id>`)."""
+    answers: dict[str, tuple[str, ...]] = {}
+    for question in questions:
+        values = [value for value in form.get(f"q-{question.id}", []) if value.strip()]
+        if values:
+            answers[question.id] = parse_answer(question, values)
+    return answers
+
+
+def next_unanswered(question_ids: Sequence[str], answers: Answers) -> str | None:
+    return next((qid for qid in question_ids if qid not in answers), None)
+
+
+def verdict(question: Question, answers: Answers) -> Verdict:
+    return Verdict(question, tuple(answers.get(question.id, ())))
+
+
+def score(content: StudyContent, question_ids: Sequence[str], answers: Answers) -> Score:
+    verdicts = tuple(verdict(content.question_by_id[qid], answers) for qid in question_ids)
+    points = sum(1 for item in verdicts if item.correct)
+    return Score(points=points, total=len(verdicts), verdicts=verdicts)
+
+
+def retake_ids(
+    content: StudyContent, question_ids: Sequence[str], answers: Answers, only_wrong: bool
+) -> list[str]:
+    if not only_wrong:
+        return list(question_ids)
+    return [item.question.id for item in score(content, question_ids, answers).wrong]
+
+
+@dataclass(frozen=True)
+class OptionReview:
+    option: Option
+    chosen: bool
+
+
+def review(item: Verdict, seed: int) -> list[OptionReview]:
+    """Every option in the attempt's order, with whether the learner chose it."""
+    return [
+        OptionReview(option, option.id in item.chosen)
+        for option in option_order(item.question, seed)
+    ]

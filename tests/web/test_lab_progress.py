@@ -1,0 +1,51 @@
+"""The lab's saved tickets travel in the progress file like every other kind of progress."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+
+from studysite.lab.models import SavedLab
+
+pytestmark = pytest.mark.django_db
+
+
+def upload(client: Client, document: dict) -> str:
+    content = json.dumps(document).encode()
+    response = client.post("/progress/import", {"file": SimpleUploadedFile("p.json", content)})
+    return response.content.decode()
+
+
+def test_a_lab_exported_in_one_browser_comes_back_in_another(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"})
+    document = json.loads(client.get("/progress/export").content)
+    assert [entry["ticket"] for entry in document["parts"]["lab"]] == ["mig-single"]
+    other = Client()
+    upload(other, document)
+    page = other.get("/lab/mig-single/").content.decode()
+    assert "node/gpu-node2 cordoned" in page
+
+
+def test_a_damaged_lab_in_the_file_is_refused_and_changes_nothing(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"})
+    document = json.loads(client.get("/progress/export").content)
+    document["parts"]["lab"][0]["state"] = {"world": "nonsense"}
+    body = upload(client, document)
+    assert "The saved lab for ticket mig-single in that file is damaged." in body
+    assert "node/gpu-node2 cordoned" in client.get("/lab/mig-single/").content.decode()
+
+
+def test_a_lab_for_an_unknown_ticket_is_refused(client: Client) -> None:
+    document = json.loads(client.get("/progress/export").content)
+    document["parts"]["lab"] = [{"ticket": "rm-rf", "state": {}}]
+    assert "names a ticket this site lacks" in upload(client, document)
+
+
+def test_the_progress_page_counts_solved_tickets_and_reset_erases_labs(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "kubectl get nodes"})
+    assert "0 of 4 lab tickets solved" in client.get("/progress/").content.decode()
+    client.post("/progress/reset/erase", {"part": ["lab"]})
+    assert not SavedLab.objects.exists()
