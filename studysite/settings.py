@@ -52,20 +52,9 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    value = os.environ.get(name, default)
-    if value not in choices:
-        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-    return value
-
-
 DEBUG = env_bool("DEBUG", False)
 
-# A development key is only acceptable while DEBUG is on or no real secret was given;
-# `check --deploy` flags it, which is the point.
 SECRET_KEY = env_str("SECRET_KEY", "django-insecure-dev-only-change-me")
-if not DEBUG and SECRET_KEY.startswith("django-insecure") and env_bool("REQUIRE_SECRET_KEY", False):
-    raise ImproperlyConfigured("SECRET_KEY must be set to a real secret in production")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -170,6 +159,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Security headers. HTTPS-only settings follow SECURE_HTTPS so that the local,
 # plain-HTTP default keeps working while production passes `check --deploy`.
 SECURE_HTTPS = env_bool("SECURE_HTTPS", False)
+# The development key is fine on a laptop; a site served over HTTPS is a real deployment.
+if SECURE_HTTPS and SECRET_KEY.startswith("django-insecure"):
+    raise ImproperlyConfigured("SECRET_KEY must be set to a real secret when SECURE_HTTPS is on")
 SECURE_SSL_REDIRECT = SECURE_HTTPS
 SESSION_COOKIE_SECURE = SECURE_HTTPS
 CSRF_COOKIE_SECURE = SECURE_HTTPS
@@ -202,7 +194,6 @@ LAB_MAX_LINE_BYTES = env_int("LAB_MAX_LINE_BYTES", 4096, minimum=64)
 LAB_MAX_FRAMES_PER_SECOND = env_int("LAB_MAX_FRAMES_PER_SECOND", 20, minimum=1)
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.
 LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
-LAB_BACKEND = env_choice("LAB_BACKEND", "mock", ("mock", "kubernetes"))
 
 LOGGING = {
     "version": 1,

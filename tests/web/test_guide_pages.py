@@ -166,3 +166,18 @@ def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
     )
     assert result.returncode != 0
     assert "DEBUG must be a boolean (true/false), got 'maybe'" in result.stderr
+
+
+def test_https_without_a_real_secret_key_refuses_to_start() -> None:
+    env = {**os.environ, "SECURE_HTTPS": "1"}
+    env.pop("SECRET_KEY", None)
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set to a real secret when SECURE_HTTPS is on" in result.stderr
