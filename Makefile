@@ -41,5 +41,7 @@ test: setup-test lint
 	$(VENV)/bin/pytest
 
 bench: $(VENV)/.test
-	$(PY) tests/benchmarks/bench_guide.py
-	$(PY) tests/benchmarks/bench_engine.py
+	$(PY) -m tests.benchmarks.bench_guide
+	$(PY) -m tests.benchmarks.bench_engine
+	$(PY) -m tests.benchmarks.bench_simulator
+	$(PY) -m tests.benchmarks.bench_lab

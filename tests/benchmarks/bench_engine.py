@@ -1,4 +1,4 @@
-"""Benchmark the scheduler engine. Run: python tests/benchmarks/bench_engine.py
+"""Benchmark the scheduler engine. Run: python -m tests.benchmarks.bench_engine
 
 Prints times and growth ratios; asserts nothing (timings depend on the machine).
 Goal: one whole cycle on 500 nodes (4,000 GPUs, 5,000 pending pods) under 1 s in CPython.
@@ -6,12 +6,8 @@ Goal: one whole cycle on 500 nodes (4,000 GPUs, 5,000 pending pods) under 1 s in
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from simulators.engine import (
     Cluster,

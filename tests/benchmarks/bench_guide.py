@@ -4,40 +4,21 @@ Both are served by the same daphne process, measured one after the other in one
 run with the same client, so the ratio is what matters, not the absolute figures.
 Goal: the page reaches at least 0.5 of the static figure. Prints; never asserts.
 
-    .venv/bin/python tests/benchmarks/bench_guide.py [--seconds 5] [--connections 8]
+    .venv/bin/python -m tests.benchmarks.bench_guide [--seconds 5] [--connections 8]
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.live_server import daphne_server
+
 PAGE = "/guide/mig-gpu-operator/"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until_listening(port: int) -> None:
-    for _ in range(150):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
 
 
 def hammer(port: int, path: str, seconds: float, connections: int) -> tuple[float, int]:
@@ -75,59 +56,18 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory() as folder:
-        root = Path(folder) / "root"
-        root.mkdir()
-        port = free_port()
-        env = {
-            **os.environ,
-            "DEBUG": "0",
-            "DATABASE_PATH": str(Path(folder) / "db.sqlite3"),
-            "WHITENOISE_ROOT": str(root),
-        }
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO_ROOT, env=env, check=True
-        )
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "studysite.asgi:application",
-            ],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            wait_until_listening(port)
+    with tempfile.TemporaryDirectory() as root:
+        with daphne_server({}) as port:
             conn = http.client.HTTPConnection("127.0.0.1", port)
             conn.request("GET", PAGE)
             body = conn.getresponse().read()
-            (root / "page.html").write_bytes(body)
-            # whitenoise indexes its root at start-up: restart so it sees the file.
-            server.terminate()
-            server.wait()
-            server = subprocess.Popen(
-                server.args,
-                cwd=REPO_ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            wait_until_listening(port)
+        (Path(root) / "page.html").write_bytes(body)
+        # whitenoise indexes its root at start-up, so this server sees the page's bytes.
+        with daphne_server({"WHITENOISE_ROOT": root}) as port:
             for path in (PAGE, "/page.html"):  # warm up both
                 hammer(port, path, 0.5, 2)
             page_rps, page_n = hammer(port, PAGE, args.seconds, args.connections)
             static_rps, static_n = hammer(port, "/page.html", args.seconds, args.connections)
-        finally:
-            server.terminate()
-            server.wait()
     print(f"guide page   {PAGE:<28} {page_rps:8.0f} req/s  ({page_n} requests, {len(body)} bytes)")
     print(
         f"static file  {'/page.html (same bytes)':<28} {static_rps:8.0f} req/s"

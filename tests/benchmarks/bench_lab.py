@@ -7,7 +7,7 @@ lab command (`kubectl get nodes`, run through the simulated cluster and saved to
 the database) and for an echo frame, and the ratio. Goal: lab p99 under 25 ms at
 200 sessions on this 2-core machine, and at most 2x the echo's. Prints, never asserts.
 
-    .venv/bin/python tests/benchmarks/bench_lab.py [--commands 10] [--think 5.0]
+    .venv/bin/python -m tests.benchmarks.bench_lab [--commands 10] [--think 5.0]
 """
 
 from __future__ import annotations
@@ -16,37 +16,16 @@ import argparse
 import asyncio
 import http.client
 import json
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 import websockets
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from tests.live_server import daphne_server
+
 TICKET = "mig-single"
 COMMAND = json.dumps({"type": "line", "data": "kubectl get nodes"})
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until_listening(port: int) -> None:
-    for _ in range(150):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise SystemExit("the server did not start")
 
 
 def new_session(port: int) -> str:
@@ -105,55 +84,24 @@ def main() -> None:
     args = parser.parse_args()
     levels = [int(n) for n in args.sessions.split(",")]
 
-    with tempfile.TemporaryDirectory() as folder:
-        port = free_port()
-        env = {
-            **os.environ,
-            "DEBUG": "0",
-            "DATABASE_PATH": str(Path(folder) / "db.sqlite3"),
-            "LAB_BENCH_ECHO": "1",
-            "LAB_MAX_FRAMES_PER_SECOND": "1000",
-        }
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO_ROOT, env=env, check=True
+    settings = {"LAB_BENCH_ECHO": "1", "LAB_MAX_FRAMES_PER_SECOND": "1000"}
+    with daphne_server(settings) as port:
+        cookies = [new_session(port) for _ in range(max(levels))]
+        print(f"{args.commands} commands per session, about {args.think:.1f} s apart")
+        print(
+            f"{'sessions':>8}  {'lab p50':>8}  {'lab p99':>8}  {'echo p50':>8}  "
+            f"{'echo p99':>8}  {'p99 lab/echo':>12}"
         )
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "studysite.asgi:application",
-            ],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            wait_until_listening(port)
-            cookies = [new_session(port) for _ in range(max(levels))]
-            print(f"{args.commands} commands per session, about {args.think:.1f} s apart")
+        for level in levels:
+            chosen = cookies[:level]
+            lab = asyncio.run(measure(port, chosen, args.commands, args.think, lab=True))
+            echo = asyncio.run(measure(port, chosen, args.commands, args.think, lab=False))
+            lab99, echo99 = percentile(lab, 0.99), percentile(echo, 0.99)
             print(
-                f"{'sessions':>8}  {'lab p50':>8}  {'lab p99':>8}  {'echo p50':>8}  "
-                f"{'echo p99':>8}  {'p99 lab/echo':>12}"
+                f"{level:>8}  {statistics.median(lab):>6.1f}ms  {lab99:>6.1f}ms  "
+                f"{statistics.median(echo):>6.1f}ms  {echo99:>6.1f}ms  "
+                f"{lab99 / echo99:>12.2f}"
             )
-            for level in levels:
-                chosen = cookies[:level]
-                lab = asyncio.run(measure(port, chosen, args.commands, args.think, lab=True))
-                echo = asyncio.run(measure(port, chosen, args.commands, args.think, lab=False))
-                lab99, echo99 = percentile(lab, 0.99), percentile(echo, 0.99)
-                print(
-                    f"{level:>8}  {statistics.median(lab):>6.1f}ms  {lab99:>6.1f}ms  "
-                    f"{statistics.median(echo):>6.1f}ms  {echo99:>6.1f}ms  "
-                    f"{lab99 / echo99:>12.2f}"
-                )
-        finally:
-            server.terminate()
-            server.wait()
     print("goal: lab p99 under 25 ms at 200 sessions, and at most 2x the echo's p99")
 
 

@@ -5,7 +5,7 @@ with HX-Request, answered with the result partial. Each request changes one dema
 every answer is computed afresh. Prints p50 and p99 for 3 and 8 projects, for a full
 page, an update and a reclaim step; never asserts.
 
-    .venv/bin/python tests/benchmarks/bench_simulator.py [--requests 200]
+    .venv/bin/python -m tests.benchmarks.bench_simulator [--requests 200]
 """
 
 from __future__ import annotations
@@ -13,13 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO_ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studysite.settings")
 
 

@@ -135,49 +135,35 @@ def test_static_files_are_vendored_not_fetched_from_a_cdn(client: Client) -> Non
     assert client.get("/static/vendor/htmx-2.0.11/htmx.min.js").status_code == 200
 
 
+def manage(settings: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run manage.py in a fresh process with these environment settings."""
+    env = {**os.environ, **settings}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    if "SECRET_KEY" not in settings:
+        env.pop("SECRET_KEY", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+
+
 def test_production_settings_pass_the_deploy_check() -> None:
-    env = {
-        **os.environ,
+    settings = {
         "DEBUG": "0",
         "SECRET_KEY": "x" * 20 + "a-long-production-secret-that-is-random-enough-1234567890",
         "SECURE_HTTPS": "1",
         "ALLOWED_HOSTS": "study.example.com",
     }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result = manage(settings, "check", "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
-    env = {**os.environ, "DEBUG": "maybe"}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result = manage({"DEBUG": "maybe"}, "check")
     assert result.returncode != 0
     assert "DEBUG must be a boolean (true/false), got 'maybe'" in result.stderr
 
 
 def test_https_without_a_real_secret_key_refuses_to_start() -> None:
-    env = {**os.environ, "SECURE_HTTPS": "1"}
-    env.pop("SECRET_KEY", None)
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    result = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    result = manage({"SECURE_HTTPS": "1"}, "check")
     assert result.returncode != 0
     assert "SECRET_KEY must be set to a real secret when SECURE_HTTPS is on" in result.stderr
