@@ -94,16 +94,15 @@ class LabConsumer(AsyncWebsocketConsumer):
             output: dict[str, Any] = {"type": "output", "data": result.output}
             await self.send_json({**output, "clear": True} if result.clear else output)
             await self.send_json(checklist_frame(lab))
-            # Saved before the next frame is read, but after the learner has the answer: one
-            # turn of the event loop lets the server flush the frames before the save (which
-            # holds the GIL for a few milliseconds in its worker thread) starts.
+            # Kept before the next frame is read, but after the learner has the answer: one
+            # turn of the event loop lets the server flush the frames first.
             await asyncio.sleep(0)
-            await database_sync_to_async(store.save_lab)(self.session_key, self.ticket, lab)
+            await database_sync_to_async(store.record)(self.opened, frame["data"])
         elif kind == "complete" and isinstance(frame.get("line"), str):
             items = [] if self.opened.exam_mode else lab.complete(frame["line"])
             await self.send_json({"type": "completions", "items": items})
         elif kind == "reset":
-            self.opened.lab = await database_sync_to_async(store.reset_lab)(
+            self.opened = await database_sync_to_async(store.reset_lab)(
                 self.session_key, self.ticket
             )
             await self.send_json(replay_frame(self.opened.lab))

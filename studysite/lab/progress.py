@@ -7,14 +7,17 @@ from typing import Any
 from django.http import HttpRequest
 
 from simulators.lab import LabError, LabSession, list_tickets
+from studysite.lab import store
 from studysite.lab.models import SavedLab
 from studysite.sessions import existing_key, session_key
 from studysite.study.progress import ProgressDataError, register_progress_part
 
 
 def export(request: HttpRequest) -> list[dict[str, Any]]:
-    rows = SavedLab.objects.filter(session_key=existing_key(request)).order_by("ticket")
-    return [{"ticket": r.ticket, "exam_mode": r.exam_mode, "state": r.state} for r in rows]
+    return [
+        {"ticket": saved.ticket, "exam_mode": saved.exam_mode, "state": lab.to_json()}
+        for saved, lab in store.saved_labs(existing_key(request))
+    ]
 
 
 def checked_rows(data: Any) -> list[tuple[str, bool, dict[str, Any]]]:
@@ -51,12 +54,7 @@ def reset(request: HttpRequest) -> None:
 
 
 def summary(request: HttpRequest) -> str:
-    solved = sum(
-        LabSession.from_json(state).is_complete()
-        for state in SavedLab.objects.filter(session_key=existing_key(request)).values_list(
-            "state", flat=True
-        )
-    )
+    solved = sum(lab.is_complete() for _, lab in store.saved_labs(existing_key(request)))
     return f"{solved} of {len(list_tickets())} lab tickets solved"
 
 

@@ -47,8 +47,9 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
 def command(request: HttpRequest, ticket_id: str) -> HttpResponse:
     ticket, key = find_ticket(ticket_id), session_key(request)
     opened = store.open_lab(key, ticket_id)
-    result = store.run_line(opened, request.POST.get("line", ""))
-    store.save_lab(key, ticket_id, opened.lab)
+    line = request.POST.get("line", "")
+    result = store.run_line(opened, line)
+    store.record(opened, line)
     if not request.htmx:
         return redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript")
     context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from simulators.lab import list_tickets
-from studysite.lab.models import SavedLab
+from simulators.lab import LabSession, list_tickets
+from studysite.lab.models import LoggedCommand, SavedLab
+from studysite.lab.store import SNAPSHOT_EVERY, restore
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +104,18 @@ def test_progress_shows_on_the_ticket_list(client: Client) -> None:
     client.post("/lab/mig-single/command", {"line": "kubectl get nodes"})
     body = client.get("/lab/").content.decode()
     assert "0 of 4 checklist items done" in body
+
+
+def test_a_long_session_is_kept_as_snapshot_plus_log_and_comes_back_exactly(
+    client: Client,
+) -> None:
+    lines = ["kubectl get nodes", "kubectl cordon gpu-node2", "hint", "kubectl uncordon gpu-node2"]
+    typed = [lines[i % len(lines)] for i in range(SNAPSHOT_EVERY * 2 + 3)]
+    for line in typed:
+        client.post("/lab/mig-single/command", {"line": line})
+    saved = SavedLab.objects.get(ticket="mig-single")
+    assert LoggedCommand.objects.filter(lab=saved).count() == 3
+    restored, _ = restore(saved)
+    assert [entry.line for entry in restored.transcript] == typed
+    again = LabSession.from_json(saved.state)
+    assert len(again.transcript) == SNAPSHOT_EVERY * 2
