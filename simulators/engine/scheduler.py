@@ -9,7 +9,7 @@ into events.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -104,12 +104,23 @@ class _Placement:
     extended: str | None
 
 
-@dataclass
 class _VictimTake:
-    job: JobState
-    pods: list[Pod]
-    units: float
-    check_ok: bool
+    """Pods a victim loses at once, and the GPUs they free: (node index, devices, portion,
+    extended resource) per pod on a node."""
+
+    __slots__ = ("frees", "job", "pods", "units")
+
+    def __init__(
+        self, job: JobState, pods: list[Pod], units: float, node_by_name: dict[str, NodeState]
+    ) -> None:
+        self.job = job
+        self.pods = pods
+        self.units = units
+        self.frees = [
+            (node_by_name[p.node].index, p.devices, p.portion, p.extended_resource)
+            for p in pods
+            if p.node is not None
+        ]
 
 
 class PoolSession:
@@ -403,13 +414,13 @@ class PoolSession:
         pod.portion = placement.portion
         pod.extended_resource = placement.extended
         pod.status = status
-        placement.node.add(pod, status)
+        placement.node.add(pod, status, recount=False)
         self._touch(placement.node)
 
     def _unbind(self, pod: Pod) -> None:
         if pod.node is not None:
             node_state = self.node_by_name[pod.node]
-            node_state.add(pod, pod.status, -1.0)
+            node_state.add(pod, pod.status, -1.0, recount=False)
             self._touch(node_state)
         pod.node = None
         pod.devices = ()
@@ -420,9 +431,9 @@ class PoolSession:
     def _evict(self, pod: Pod) -> None:
         assert pod.node is not None
         node_state = self.node_by_name[pod.node]
-        node_state.add(pod, PodStatus.RUNNING, -1.0)
+        node_state.add(pod, PodStatus.RUNNING, -1.0, recount=False)
         pod.status = PodStatus.RELEASING
-        node_state.add(pod, PodStatus.RELEASING)
+        node_state.add(pod, PodStatus.RELEASING, recount=False)
         self._touch(node_state)
 
     def _move(self, pod: Pod, placement: _Placement) -> str:
@@ -754,26 +765,27 @@ class PoolSession:
                     plan = trial.place(pods[:count])
                     if plan is not None and self._ratio_ok(job, units, picker.taken):
                         break
-                take = picker.next(job, units)
-                if take is None or not take.check_ok:
+                picked = picker.next(units)
+                if picked is None or not picked[1]:
                     # A failing victim stays in the set, so no larger set can pass either.
                     return []
-                victims.append(take)
-                trial.add(take)
+                victims.append(picked[0])
+                trial.add(picked[0])
         assert plan is not None
         self._commit_reclaim(job, victims, plan, index, Reason.RECLAIMED)
-        return [take.job.queue for take in victims]
+        # Each queue once: the allocate order re-keys a queue from its current numbers.
+        return list(dict.fromkeys(take.job.queue for take in victims))
 
-    def _ratio_ok(self, job: JobState, units: float, taken: dict[int, float]) -> bool:
+    def _ratio_ok(self, job: JobState, units: float, taken: list[float]) -> bool:
         for queue in job.queue.path:
             share = queue.fair_share
-            after = queue.allocated - taken.get(id(queue), 0.0) + units
+            after = queue.allocated - taken[queue.rank] + units
             ratio = after / share if share > EPSILON else (INF if after > EPSILON else 0.0)
             if ratio <= 1 + EPSILON:
                 continue
             siblings = queue.parent.children if queue.parent else self.top_level
             for sibling in siblings:
-                lost = taken.get(id(sibling), 0.0)
+                lost = taken[sibling.rank]
                 if sibling is queue or lost <= EPSILON or sibling.fair_share <= EPSILON:
                     continue
                 sibling_ratio = (sibling.allocated - lost) / sibling.fair_share
@@ -815,6 +827,14 @@ class PoolSession:
             )
         self._set_reason(job, Reason.PIPELINED, msg.pipelined(plan[0].node.name), record=False)
         for take in victims:
+            if len(take.pods) == 1:
+                # Most victims of a long search sit on nodes the reclaimer did not use: a lone
+                # pod that is not Running, or whose GPUs stay free enough, is left as it is.
+                pod = take.pods[0]
+                if pod.status != PodStatus.RUNNING or (
+                    pod.node is not None and _untouched(pod, self.node_by_name[pod.node])
+                ):
+                    continue
             victim = take.job
             queue = victim.queue
             shown_alloc = queue.allocated
@@ -942,7 +962,7 @@ class PoolSession:
         pods = job.pending_pods()
         units = job.pod_units * len(pods)
         candidates.sort(key=lambda v: (v.priority, -v.workload.creation_rank))
-        takes = _victim_takes(candidates)
+        takes = _victim_takes(candidates, self.node_by_name)
         trial = _Trial(self, job)
         victims: list[_VictimTake] = []
         freed: dict[int, float] = {}
@@ -1152,54 +1172,52 @@ def _untouched(pod: Pod, home: NodeState) -> bool:
     """Did the reclaimer's pods leave this running victim's own GPUs alone?"""
     if pod.extended_resource is not None:
         return home.ext_future(pod.extended_resource) >= -EPSILON
-    return all(home.devices[d].future >= -EPSILON for d in pod.devices)
+    futures = home.future_list()
+    return min([futures[d] for d in pod.devices], default=0.0) >= -EPSILON
 
 
-def _victim_takes(candidates: list[JobState]) -> _TakeIterator:
-    return _TakeIterator(candidates)
+def _victim_takes(
+    candidates: list[JobState], node_by_name: dict[str, NodeState]
+) -> Iterator[_VictimTake]:
+    """Preempt's victims in order; each job's takes are worked out when they are reached."""
+    # The running pods are read now, for every candidate, as the search starts.
+    remaining = [(job, job.running_pods()) for job in candidates]
+    return (
+        take for job, running in remaining for take in _take_sequence(job, running, node_by_name)
+    )
 
 
-class _TakeIterator:
+def _take_sequence(
+    job: JobState, running: list[Pod], node_by_name: dict[str, NodeState]
+) -> list[_VictimTake]:
     """Gang rule: a victim at or below its minimum loses all pods, above it one pod, last first."""
-
-    def __init__(self, candidates: list[JobState]) -> None:
-        self._queue = list(candidates)
-        self._remaining: dict[int, list[Pod]] = {id(j): j.running_pods() for j in candidates}
-
-    def __iter__(self) -> _TakeIterator:
-        return self
-
-    def __next__(self) -> _VictimTake:
-        while self._queue:
-            job = self._queue[0]
-            take = _take_from(job, self._remaining[id(job)])
-            if not self._remaining[id(job)]:
-                self._queue.pop(0)
-            if take is not None:
-                return take
-        raise StopIteration
-
-
-def _take_from(job: JobState, remaining: list[Pod]) -> _VictimTake | None:
-    if not remaining:
-        return None
-    if len(remaining) <= job.workload.min_available:
-        pods = list(remaining)
-        remaining.clear()
-    else:
-        remaining.sort(key=lambda p: p.index)
-        pods = [remaining.pop()]
-    return _VictimTake(job, pods, job.pod_units * len(pods), True)
+    remaining = list(running)
+    takes: list[_VictimTake] = []
+    while remaining:
+        if len(remaining) <= job.workload.min_available:
+            pods = list(remaining)
+            remaining.clear()
+        else:
+            remaining.sort(key=lambda p: p.index)
+            pods = [remaining.pop()]
+        takes.append(_VictimTake(job, pods, job.pod_units * len(pods), node_by_name))
+    return takes
 
 
 class _VictimIndex:
-    """Reclaim candidates for one action: preemptible jobs with running pods, per leaf queue."""
+    """Reclaim candidates for one action: preemptible jobs with running pods, per leaf queue.
+
+    Queue numbers are lists indexed by `QState.rank`. Each leaf's takes, in victim order,
+    are laid out once per action in a flat list that grows as pickers reach further: a job
+    keeps its running pods until it loses some, and then it leaves the list.
+    """
 
     def __init__(self, session: PoolSession, jobs: list[JobState]) -> None:
         self.session = session
+        size = 1 + max((q.rank for q in session.queues.values()), default=-1)
         self.by_leaf: dict[int, list[JobState]] = {}
-        self.units: dict[int, float] = {}
-        self.count: dict[int, int] = {}
+        self.units = [0.0] * size
+        self.count = [0] * size
         self.job_units: dict[int, float] = {}
         for job in jobs:
             if not job.preemptible:
@@ -1207,150 +1225,190 @@ class _VictimIndex:
             running = job.running_pods()
             if not running:
                 continue
-            self.by_leaf.setdefault(id(job.queue), []).append(job)
+            self.by_leaf.setdefault(job.queue.rank, []).append(job)
             self.job_units[id(job)] = len(running) * job.pod_units
             for queue in job.queue.path:
-                self.units[id(queue)] = self.units.get(id(queue), 0.0) + self.job_units[id(job)]
-                self.count[id(queue)] = self.count.get(id(queue), 0) + 1
+                self.units[queue.rank] += self.job_units[id(job)]
+                self.count[queue.rank] += 1
         for leaf_jobs in self.by_leaf.values():
             # Inside a queue: lowest job priority first, then the newest.
             leaf_jobs.sort(key=lambda j: (j.priority, -j.workload.creation_rank))
         self.removed: set[int] = set()
-        self.total = sum(self.units.get(id(q), 0.0) for q in session.top_level)
+        self.total = sum(self.units[q.rank] for q in session.top_level)
+        # min(limit, max(deserved, fair share)) is fixed for the cycle; the order reads it often.
+        self.capped = [0.0] * size
+        for queue in session.queues.values():
+            self.capped[queue.rank] = queue.capped_share
+        # Per leaf: (take, whether it is the job's last) in order, and how many jobs are laid out.
+        self.flat: list[list[tuple[_VictimTake | None, bool]]] = [[] for _ in range(size)]
+        self.laid_out = [0] * size
+        self._entries: dict[int, list[tuple[_VictimTake | None, bool]]] = {}
 
     def available_outside(self, leaf: QState) -> float:
         """An upper bound on what victims outside this queue could free."""
-        return self.total - self.units.get(id(leaf), 0.0)
+        return self.total - self.units[leaf.rank]
+
+    def lay_out(self, rank: int) -> bool:
+        """Append the leaf's next job's takes to its flat list; False when none is left."""
+        jobs = self.by_leaf.get(rank, [])
+        while self.laid_out[rank] < len(jobs):
+            job = jobs[self.laid_out[rank]]
+            self.laid_out[rank] += 1
+            if id(job) in self.removed:
+                continue
+            takes = _take_sequence(job, job.running_pods(), self.session.node_by_name)
+            entries: list[tuple[_VictimTake | None, bool]] = [
+                (take, i == len(takes) - 1) for i, take in enumerate(takes)
+            ]
+            if not entries:
+                # Nothing to take, but the job still counts until a picker passes it.
+                entries = [(None, True)]
+            self._entries[id(job)] = entries
+            self.flat[rank].extend(entries)
+            return True
+        return False
 
     def remove(self, job: JobState) -> None:
         """A job that lost pods in this action is no longer a candidate in it."""
         if id(job) in self.removed or id(job) not in self.job_units:
             return
         self.removed.add(id(job))
+        flat = self.flat[job.queue.rank]
+        for entry in self._entries.pop(id(job), []):
+            flat.remove(entry)
         units = self.job_units[id(job)]
         for queue in job.queue.path:
-            self.count[id(queue)] = self.count.get(id(queue), 0) - 1
-            self.units[id(queue)] = self.units.get(id(queue), 0.0) - units
+            self.count[queue.rank] -= 1
+            self.units[queue.rank] -= units
         self.total -= units
 
     def picker_for(self, reclaimer: JobState) -> _VictimPicker:
         return _VictimPicker(self, reclaimer)
 
 
+# Victim order at one level: smaller is taken first (design step 3). The rank is unique, so
+# two entries never tie and the queue itself is never compared.
+_VictimKey = tuple[bool, int, float, int, QState]
+
+
 class _VictimPicker:
-    """Victim order for one reclaimer: re-evaluated after every pick (design step 3)."""
+    """Victim order for one reclaimer: re-evaluated after every pick (design step 3).
+
+    Each visited parent keeps a heap of its children that still have candidates. A pick
+    walks down the heap tops, so every queue on the picked path sits on top of its
+    parent's heap and is re-keyed in place (`heapreplace`): no stale entries pile up.
+    """
 
     def __init__(self, index: _VictimIndex, reclaimer: JobState) -> None:
         self.index = index
         self.session = index.session
         self.reclaimer = reclaimer
-        self.taken: dict[int, float] = {}
-        self.exhausted: dict[int, int] = {}
-        self.position: dict[int, int] = {}
-        self.remaining: dict[int, list[Pod]] = {}
-        self.own_path = {id(q) for q in reclaimer.queue.path}
-        self.heaps: dict[int, list[tuple[tuple[bool, int, float, int], int, QState]]] = {}
-        self.versions: dict[int, int] = {}
+        self.capped = index.capped
+        self.taken = [0.0] * len(index.count)
+        # Candidates left per queue; the reclaimer's own jobs are never its victims.
+        live = list(index.count)
+        own = reclaimer.queue
+        for queue in own.path[1:]:
+            live[queue.rank] -= live[own.rank]
+        live[own.rank] = 0
+        self.live = live
+        self.cursor = [0] * len(index.count)
+        self.heaps: dict[int, list[_VictimKey]] = {}
+        self.sides: dict[int, tuple[QState, QState]] = {}
 
-    def _live_count(self, queue: QState) -> int:
-        count = self.index.count.get(id(queue), 0) - self.exhausted.get(id(queue), 0)
-        if queue is self.reclaimer.queue:
-            return 0
-        if id(queue) in self.own_path:
-            # The reclaimer's own jobs are never its victims.
-            own = self.index.count.get(id(self.reclaimer.queue), 0) - self.exhausted.get(
-                id(self.reclaimer.queue), 0
-            )
-            count -= own
-        return count
+    def _key(self, queue: QState) -> _VictimKey:
+        left = queue.allocated - self.taken[queue.rank]
+        capped = self.capped[queue.rank]
+        # As QState.dominant_share, with the denominator read from the cache.
+        share = (INF if left > EPSILON else 0.0) if capped <= EPSILON else left / capped
+        return (not left > queue.deserved + EPSILON, queue.priority, -share, -queue.rank, queue)
 
-    def _order_key(self, queue: QState) -> tuple[bool, int, float, int]:
-        left = queue.allocated - self.taken.get(id(queue), 0.0)
-        above_deserved = left > queue.deserved + EPSILON
-        return (not above_deserved, queue.priority, -queue.dominant_share(left), -queue.rank)
-
-    def _heap(
-        self, parent: QState | None
-    ) -> list[tuple[tuple[bool, int, float, int], int, QState]]:
-        # One heap per visited level; only the picked leaf's path changes keys between picks.
-        key = id(parent) if parent is not None else 0
+    def _heap(self, parent: QState | None) -> list[_VictimKey]:
+        key = parent.rank if parent is not None else -1
         heap = self.heaps.get(key)
         if heap is None:
             children = parent.children if parent is not None else self.session.top_level
-            heap = [
-                (self._order_key(c), self.versions.get(id(c), 0), c)
-                for c in children
-                if self._live_count(c) > 0
-            ]
+            live = self.live
+            heap = [self._key(c) for c in children if live[c.rank] > 0]
             heapq.heapify(heap)
             self.heaps[key] = heap
         return heap
 
-    def _top(self, parent: QState | None) -> QState | None:
-        heap = self._heap(parent)
-        while heap:
-            _key, version, queue = heap[0]
-            if version == self.versions.get(id(queue), 0) and self._live_count(queue) > 0:
-                return queue
-            heapq.heappop(heap)
-        return None
-
     def _rekey(self, leaf: QState) -> None:
+        # Only the picked path changed; each of its queues is the top of its parent's heap.
+        live = self.live
+        heaps = self.heaps
         for queue in leaf.path:
-            version = self.versions.get(id(queue), 0) + 1
-            self.versions[id(queue)] = version
-            parent_key = id(queue.parent) if queue.parent is not None else 0
-            heap = self.heaps.get(parent_key)
-            if heap is not None and self._live_count(queue) > 0:
-                heapq.heappush(heap, (self._order_key(queue), version, queue))
+            parent = queue.parent
+            heap = heaps[parent.rank if parent is not None else -1]
+            if live[queue.rank] > 0:
+                heapq.heapreplace(heap, self._key(queue))
+            else:
+                heapq.heappop(heap)
 
-    def next(self, reclaimer: JobState, units: float) -> _VictimTake | None:
+    def next(self, units: float) -> tuple[_VictimTake, bool] | None:
+        """The next victim and whether it passes the check (design step 5), or None."""
+        live = self.live
+        heaps = self.heaps
         while True:
-            queue = self._top(None)
-            while queue is not None and not queue.is_leaf:
-                queue = self._top(queue)
-            if queue is None:
+            heap = heaps.get(-1) or self._heap(None)
+            if not heap:
                 return None
+            queue = heap[0][4]
+            while not queue.is_leaf:
+                heap = heaps.get(queue.rank) or self._heap(queue)
+                if not heap:
+                    return None
+                queue = heap[0][4]
             take = self._take_in(queue)
             if take is None:
                 # Nothing left to take here whatever the counts say: retire the queue.
-                live = self._live_count(queue)
+                gone = live[queue.rank]
                 for q in queue.path:
-                    self.exhausted[id(q)] = self.exhausted.get(id(q), 0) + live
+                    live[q.rank] -= gone
                 self._rekey(queue)
                 continue
-            take.check_ok = self._check(take, units)
-            for q in take.job.queue.path:
-                self.taken[id(q)] = self.taken.get(id(q), 0.0) + take.units
-            self._rekey(queue)
-            return take
+            check_ok = self._check(queue, units)
+            taken = self.taken
+            capped = self.capped
+            for q in queue.path:
+                rank = q.rank
+                taken[rank] += take.units
+                # Each queue on the picked path is the top of its parent's heap.
+                heap = heaps[q.parent.rank if q.parent is not None else -1]
+                if live[rank] <= 0:
+                    heapq.heappop(heap)
+                    continue
+                # `_key`, written out: this runs once per level for every victim.
+                left = q.allocated - taken[rank]
+                bound = capped[rank]
+                share = (INF if left > EPSILON else 0.0) if bound <= EPSILON else left / bound
+                heapq.heapreplace(
+                    heap, (not left > q.deserved + EPSILON, q.priority, -share, -rank, q)
+                )
+            return take, check_ok
 
     def _take_in(self, leaf: QState) -> _VictimTake | None:
-        jobs = self.index.by_leaf.get(id(leaf), [])
-        position = self.position.get(id(leaf), 0)
-        while position < len(jobs):
-            job = jobs[position]
-            if id(job) in self.index.removed:
-                # Already subtracted from the index's counts.
-                position += 1
-                continue
-            remaining = self.remaining.setdefault(id(job), job.running_pods())
-            take = _take_from(job, remaining)
-            if not remaining:
-                position += 1
-                self._exhaust(job)
-            self.position[id(leaf)] = position
+        rank = leaf.rank
+        flat = self.index.flat[rank]
+        position = self.cursor[rank]
+        while True:
+            if position == len(flat) and not self.index.lay_out(rank):
+                self.cursor[rank] = position
+                return None
+            take, last = flat[position]
+            position += 1
+            if last:
+                # The job is used up: one candidate fewer on the whole path.
+                for queue in leaf.path:
+                    self.live[queue.rank] -= 1
             if take is not None:
+                self.cursor[rank] = position
                 return take
-        self.position[id(leaf)] = position
-        return None
 
-    def _exhaust(self, job: JobState) -> None:
-        for queue in job.queue.path:
-            self.exhausted[id(queue)] = self.exhausted.get(id(queue), 0) + 1
-
-    def _check(self, take: _VictimTake, units: float) -> bool:
-        victim_path = take.job.queue.path[::-1]
+    def _sides(self, leaf: QState) -> tuple[QState, QState]:
+        """The children of the lowest common ancestor on the victim's and reclaimer's paths."""
+        victim_path = leaf.path[::-1]
         reclaimer_path = self.reclaimer.queue.path[::-1]
         depth = 0
         while (
@@ -1359,22 +1417,45 @@ class _VictimPicker:
             and victim_path[depth] is reclaimer_path[depth]
         ):
             depth += 1
-        victim_side = victim_path[depth]
         reclaimer_side = (
             reclaimer_path[depth] if depth < len(reclaimer_path) else self.reclaimer.queue
         )
-        victim_alloc = victim_side.allocated - self.taken.get(id(victim_side), 0.0)
-        if victim_alloc > victim_side.capped_share + EPSILON:
+        return victim_path[depth], reclaimer_side
+
+    def _check(self, leaf: QState, units: float) -> bool:
+        sides = self.sides.get(leaf.rank)
+        if sides is None:
+            sides = self.sides[leaf.rank] = self._sides(leaf)
+        victim_side, reclaimer_side = sides
+        taken = self.taken
+        victim_alloc = victim_side.allocated - taken[victim_side.rank]
+        if victim_alloc > self.capped[victim_side.rank] + EPSILON:
             return True
-        reclaimer_alloc = reclaimer_side.allocated - self.taken.get(id(reclaimer_side), 0.0)
+        reclaimer_alloc = reclaimer_side.allocated - taken[reclaimer_side.rank]
         return (
             reclaimer_alloc + units <= reclaimer_side.deserved + EPSILON
             and victim_alloc > victim_side.deserved + EPSILON
         )
 
 
+@dataclass(slots=True)
+class _NodeView:
+    """A candidate node as a reclaim trial sees it: what is free once the victims leave,
+    less what the plan being built has already put there."""
+
+    available: list[float]
+    ext_available: dict[str, float]
+    total: float
+    whole_free: int
+
+
 class _Trial:
-    """Where a reclaimer's pods would go if these victims were released (design step 7)."""
+    """Where a reclaimer's pods would go if these victims were released (design step 7).
+
+    Victims are added one at a time and placing is tried often, so the trial keeps, per
+    node, what the victims freed, how many whole GPUs are free, and the node's view for
+    placing (rebuilt only for nodes that changed since the last try).
+    """
 
     def __init__(self, session: PoolSession, job: JobState) -> None:
         self.session = session
@@ -1385,22 +1466,33 @@ class _Trial:
         # For whole-GPU pods, count how many pods the freed GPUs could hold; placing is only
         # tried once that count is high enough, so a long victim list stays linear.
         self.whole = request.whole_gpus if request.resource_name == GPU_RESOURCE else 0
+        self.need = request.whole_gpus if request.kind == "whole" else 0
+        self.selector = job.workload.node_selector
+        self.free_by_node: dict[int, int] = {}
         self.slots_by_node: dict[int, int] = {}
         self.slots = 0
+        self._eligible: dict[int, bool] = {}
+        # Candidates are nodes with idle or being-freed GPUs, and the victims' nodes; a view
+        # is (re)built for each one that changed since the last `place`.
+        self._stale: set[int] = set(session._future_nodes)
+        self._views: dict[int, _NodeView] = {}
+        self._totals: dict[int, float] = {}
+        self._roomy: set[int] = set()
         if self.whole:
             for node_index in session._future_nodes:
-                self._recount(node_index)
+                if self._is_eligible(node_index):
+                    self._set_free(node_index, session.nodes[node_index].future_whole())
 
-    def _recount(self, node_index: int) -> None:
-        node_state = self.session.nodes[node_index]
-        if not node_state.schedulable or not node_state.matches(self.job.workload.node_selector):
-            return
-        freed = self.freed.get(node_index)
-        free = sum(
-            1
-            for i, device in enumerate(node_state.devices)
-            if device.future + (freed[i] if freed else 0.0) >= 1 - EPSILON
-        )
+    def _is_eligible(self, node_index: int) -> bool:
+        eligible = self._eligible.get(node_index)
+        if eligible is None:
+            node_state = self.session.nodes[node_index]
+            eligible = node_state.schedulable and node_state.matches(self.selector)
+            self._eligible[node_index] = eligible
+        return eligible
+
+    def _set_free(self, node_index: int, free: int) -> None:
+        self.free_by_node[node_index] = free
         slots = free // self.whole
         self.slots += slots - self.slots_by_node.get(node_index, 0)
         self.slots_by_node[node_index] = slots
@@ -1409,71 +1501,150 @@ class _Trial:
         return not self.whole or self.slots >= pods
 
     def add(self, take: _VictimTake) -> None:
-        for pod in take.pods:
-            if pod.node is None:
+        nodes = self.session.nodes
+        for node_index, devices, portion, extended in take.frees:
+            self._stale.add(node_index)
+            if extended is not None:
+                ext = self.freed_ext.setdefault(node_index, {})
+                ext[extended] = ext.get(extended, 0.0) + 1
                 continue
-            node_state = self.session.node_by_name[pod.node]
-            if pod.extended_resource is not None:
-                ext = self.freed_ext.setdefault(node_state.index, {})
-                ext[pod.extended_resource] = ext.get(pod.extended_resource, 0.0) + 1
+            freed = self.freed.get(node_index)
+            if freed is None:
+                freed = self.freed[node_index] = [0.0] * len(nodes[node_index].devices)
+            if not self.whole or not self._is_eligible(node_index):
+                # No whole-GPU count is kept for this node.
+                for device in devices:
+                    freed[device] += portion
                 continue
-            freed = self.freed.setdefault(node_state.index, [0.0] * node_state.gpu_count)
-            for device in pod.devices:
-                freed[device] += pod.portion
-            if self.whole:
-                self._recount(node_state.index)
+            # A node's first victim starts from the node's own count; after that only the
+            # devices a victim frees can change it, so the rest are not looked at again.
+            free = self.free_by_node.get(node_index)
+            if free is None:
+                free = nodes[node_index].future_whole()
+            futures = nodes[node_index].future_list()
+            for device in devices:
+                was = futures[device] + freed[device] >= 1 - EPSILON
+                freed[device] += portion
+                free += (futures[device] + freed[device] >= 1 - EPSILON) - was
+            self._set_free(node_index, free)
+
+    def _view(
+        self,
+        node_state: NodeState,
+        used: list[float] | None,
+        used_ext: dict[str, float] | None,
+    ) -> _NodeView:
+        node_index = node_state.index
+        futures = node_state.future_list()
+        freed = self.freed.get(node_index)
+        # The same sums, in the same order, as placing from scratch would do.
+        if freed and used:
+            available = [f + g - t for f, g, t in zip(futures, freed, used, strict=True)]
+        elif freed:
+            available = [f + g - 0.0 for f, g in zip(futures, freed, strict=True)]
+        elif used:
+            available = [f + 0.0 - t for f, t in zip(futures, used, strict=True)]
+        else:
+            available = [f + 0.0 - 0.0 for f in futures]
+        ext_available = (
+            {
+                r: node_state.ext_future(r)
+                + self.freed_ext.get(node_index, {}).get(r, 0.0)
+                - (used_ext or {}).get(r, 0.0)
+                for r in node_state.ext_capacity
+            }
+            if node_state.ext_capacity
+            else {}
+        )
+        # Negative entries count as 0; when there are none the plain sum is the same number.
+        if available and min(available) < 0.0:
+            gpus = sum([max(0.0, a) for a in available])
+        else:
+            gpus = sum(available)
+        total = gpus + sum(ext_available.values())
+        whole_free = len([a for a in available if a >= 1 - EPSILON])
+        return _NodeView(available, ext_available, total, whole_free)
+
+    def _fits_alone(self, node_state: NodeState, view: _NodeView) -> bool:
+        """Would one of the reclaimer's pods fit on this node as the view shows it?"""
+        if self.need:
+            # The whole-GPU test of `_fit_on`, without building the device list.
+            return view.whole_free >= self.need
+        return (
+            _fit_on(
+                self.job.workload,
+                node_state,
+                view.available,
+                view.available,
+                view.ext_available,
+                self.session.placement,
+            )
+            is not None
+        )
+
+    def _refresh_views(self) -> None:
+        nodes = self.session.nodes
+        for node_index in self._stale:
+            if not self._is_eligible(node_index):
+                continue
+            view = self._view(nodes[node_index], None, None)
+            self._views[node_index] = view
+            self._totals[node_index] = view.total
+            if self._fits_alone(nodes[node_index], view):
+                self._roomy.add(node_index)
+            else:
+                self._roomy.discard(node_index)
+        self._stale.clear()
 
     def place(self, pods: list[Pod]) -> list[_Placement] | None:
         session = self.session
         workload = self.job.workload
-        candidates = sorted(set(session._future_nodes) | set(self.freed) | set(self.freed_ext))
+        self._refresh_views()
         consumed: dict[int, list[float]] = {}
         consumed_ext: dict[int, dict[str, float]] = {}
+        changed: dict[int, _NodeView] = {}
         plan: list[_Placement] = []
         for pod in pods:
-            options: list[tuple[NodeState, list[float], list[float], dict[str, float], float]] = []
-            for node_index in candidates:
-                node_state = session.nodes[node_index]
-                if not node_state.schedulable or not node_state.matches(workload.node_selector):
-                    continue
-                used = consumed.get(node_index)
-                freed = self.freed.get(node_index)
-                available = []
-                idle = []
-                for d_index, device in enumerate(node_state.devices):
-                    taken = used[d_index] if used else 0.0
-                    available.append(device.future + (freed[d_index] if freed else 0.0) - taken)
-                    idle.append(device.idle - taken)
-                ext_available = {
-                    r: node_state.ext_future(r)
-                    + self.freed_ext.get(node_index, {}).get(r, 0.0)
-                    - consumed_ext.get(node_index, {}).get(r, 0.0)
-                    for r in node_state.ext_capacity
-                }
-                total = sum(max(0.0, a) for a in available) + sum(ext_available.values())
-                options.append((node_state, available, idle, ext_available, total))
-            if not options:
+            # Only nodes where a pod fits can be chosen: those whose view has not changed
+            # since it was judged, and the nodes this plan already used, judged again below.
+            contenders = self._roomy | changed.keys() if changed else self._roomy
+            if not contenders:
                 return None
-            most = max(o[4] for o in options)
-            least = min(o[4] for o in options)
+            totals = self._totals
+            if changed:
+                totals = dict(totals)
+                for node_index, view in changed.items():
+                    totals[node_index] = view.total
+            # Bin-pack score over every candidate node, whether the pod fits there or not.
+            most = max(totals.values())
+            least = min(totals.values())
+            spread = most - least
             best: tuple[float, str] | None = None
             chosen: _Placement | None = None
-            for node_state, available, idle, ext_available, total in options:
+            for node_index in contenders:
+                node_state = session.nodes[node_index]
+                view = changed.get(node_index) or self._views[node_index]
+                idle = self._idle(node_state, consumed.get(node_index))
                 fit = _fit_on(
-                    workload, node_state, available, idle, ext_available, session.placement
+                    workload,
+                    node_state,
+                    view.available,
+                    idle,
+                    view.ext_available,
+                    session.placement,
                 )
                 if fit is None:
                     continue
+                used_ext = consumed_ext.get(node_index, {})
                 idle_ext = {
-                    r: node_state.ext_idle(r) - consumed_ext.get(node_state.index, {}).get(r, 0.0)
+                    r: node_state.ext_idle(r) - used_ext.get(r, 0.0)
                     for r in node_state.ext_capacity
                 }
                 fits_idle = (
                     _fit_on(workload, node_state, idle, idle, idle_ext, session.placement)
                     is not None
                 )
-                spread = most - least
-                packing = 9.0 * (most - total) / spread if spread > EPSILON else 9.0
+                packing = 9.0 * (most - view.total) / spread if spread > EPSILON else 9.0
                 score = (100.0 if fits_idle else 0.0) + packing
                 key = (-score, node_state.name)
                 if best is None or key < best:
@@ -1490,7 +1661,16 @@ class _Trial:
                 used = consumed.setdefault(node_index, [0.0] * chosen.node.gpu_count)
                 for device_index in chosen.devices:
                     used[device_index] += chosen.portion
+            changed[node_index] = self._view(
+                chosen.node, consumed.get(node_index), consumed_ext.get(node_index)
+            )
         return plan
+
+    @staticmethod
+    def _idle(node_state: NodeState, used: list[float] | None) -> list[float]:
+        if used:
+            return [d.idle - t for d, t in zip(node_state.devices, used, strict=True)]
+        return [d.idle - 0.0 for d in node_state.devices]
 
 
 def run_actions(session: PoolSession, actions: Sequence[str] = ACTIONS) -> None:

@@ -47,6 +47,8 @@ class NodeState:
         "ext_pipelined",
         "ext_releasing",
         "ext_running",
+        "futures",
+        "futures_whole",
         "idle_whole",
         "index",
         "labels",
@@ -69,6 +71,8 @@ class NodeState:
         self.schedulable = not node.cordoned
         self.idle_whole = len(self.devices)
         self.bucket: tuple[int, int] = (-1, -1)
+        self.futures: list[float] | None = None
+        self.futures_whole = 0
 
     @property
     def gpu_count(self) -> int:
@@ -76,12 +80,25 @@ class NodeState:
 
     def recount(self) -> None:
         self.idle_whole = sum(1 for d in self.devices if d.idle >= 1.0 - EPSILON)
+        self.futures = None
+
+    def future_list(self) -> list[float]:
+        """Each device's `future`, cached until the next change (reclaim trials read it often)."""
+        if self.futures is None:
+            self.futures = [d.future for d in self.devices]
+            self.futures_whole = len([f for f in self.futures if f >= 1.0 - EPSILON])
+        return self.futures
+
+    def future_whole(self) -> int:
+        """Devices that will be whole and free once every Releasing pod has gone."""
+        self.future_list()
+        return self.futures_whole
 
     def idle_total(self) -> float:
         return sum(max(0.0, d.idle) for d in self.devices)
 
     def future_total(self) -> float:
-        return sum(max(0.0, d.future) for d in self.devices) + sum(
+        return sum([max(0.0, f) for f in self.future_list()]) + sum(
             self.ext_future(r) for r in self.ext_capacity
         )
 
@@ -104,9 +121,13 @@ class NodeState:
 
     # -- counters -------------------------------------------------------------------
 
-    def add(self, pod: Pod, status: PodStatus, sign: float = 1.0) -> None:
-        """Count (or with sign=-1 uncount) a pod's hold on this node in `status`."""
-        self._change(pod.devices, pod.portion, pod.extended_resource, status, sign)
+    def add(self, pod: Pod, status: PodStatus, sign: float = 1.0, recount: bool = True) -> None:
+        """Count (or with sign=-1 uncount) a pod's hold on this node in `status`.
+
+        `recount=False` leaves the derived counts for the caller, who recounts once after
+        several changes.
+        """
+        self._change(pod.devices, pod.portion, pod.extended_resource, status, sign, recount)
 
     def add_leaving(self, pod: Pod, sign: float = 1.0) -> None:
         self._change(
@@ -120,6 +141,7 @@ class NodeState:
         extended: str | None,
         status: PodStatus,
         sign: float,
+        recount: bool = True,
     ) -> None:
         if extended is not None:
             table = {
@@ -139,7 +161,10 @@ class NodeState:
                 device.releasing += sign * portion
             elif status == PodStatus.PIPELINED:
                 device.pipelined += sign * portion
-        self.recount()
+        if recount:
+            self.recount()
+        else:
+            self.futures = None
 
 
 @dataclass(eq=False)

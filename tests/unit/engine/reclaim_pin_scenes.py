@@ -33,19 +33,24 @@ def _gpu_request(eng: ModuleType, rng: random.Random, mig: bool, big: bool) -> A
     return eng.GpuRequest.whole(rng.choice(sizes))
 
 
-def _build(eng: ModuleType, rng: random.Random) -> tuple[Any, list[str], list[str], bool]:
+def _build(
+    eng: ModuleType, rng: random.Random, scale: int
+) -> tuple[Any, list[str], list[str], bool]:
     mig = rng.random() < 0.2
     cluster = eng.Cluster(clock=eng.StepClock(), mig_strategy="mixed" if mig else "single")
     placement = "spread" if rng.random() < 0.25 else "binpack"
     cluster.add_node_pool("default", placement=placement)
-    node_count = rng.randint(4, 20)
+    node_count = rng.randint(4, 20) * scale
     total = 0
     for n in range(node_count):
         gpus = rng.choice([8, 8, 8, 4, 2])
         layout = "all-disabled"
         if mig and rng.random() < 0.4:
             layout = rng.choice(["all-1g.10gb", "all-balanced", "all-3g.40gb"])
-        cluster.add_node(eng.Node(f"node-{n:02d}", gpus=gpus, mig_layout=layout))
+        rack = rng.choice(["a", "b"])
+        cluster.add_node(
+            eng.Node(f"node-{n:02d}", gpus=gpus, mig_layout=layout, labels={"rack": rack})
+        )
         total += gpus
         if rng.random() < 0.05:
             cluster.cordon(f"node-{n:02d}")
@@ -55,11 +60,16 @@ def _build(eng: ModuleType, rng: random.Random) -> tuple[Any, list[str], list[st
             cluster.add_node(eng.Node(f"other-{n}", gpus=8, pool="other"))
     projects: list[str] = []
     departments = rng.randint(1, 4)
+    parents: list[str] = []
     for d in range(departments):
         dept = f"dept-{d}"
         limit = None if rng.random() < 0.8 else float(rng.randint(total // 4, total))
+        # Now and then a department sits under an earlier one (a deeper queue tree).
+        parent = rng.choice(parents) if parents and rng.random() < 0.25 else None
+        parents.append(dept)
         cluster.add_department(
             dept,
+            parent=parent,
             quotas={
                 "default": eng.PoolQuota(
                     deserved=float(rng.randint(0, max(1, 2 * total // departments))),
@@ -122,6 +132,8 @@ def _submit(
     if rng.random() < 0.1:
         extra["priority"] = rng.choice([40, 60, 80])
     pool = "other" if "other" in cluster.pools and rng.random() < 0.1 else "default"
+    if pool == "default" and rng.random() < 0.1:
+        extra["node_selector"] = {"rack": rng.choice(["a", "b"])}
     cluster.submit(name, project, kind=kind, gpu=gpu, pods=pods, node_pool=pool, **extra)
 
 
@@ -170,14 +182,20 @@ def _snapshot(cluster: Any, result: Any) -> tuple[dict[str, str], str]:
     return statuses, digest.hexdigest()[:16]
 
 
-def run_scene(seed: int, eng: ModuleType = default_engine) -> list[tuple[dict[str, str], str]]:
+def run_scene(
+    seed: int, eng: ModuleType = default_engine, scale: int = 1
+) -> list[tuple[dict[str, str], str]]:
+    """`scale` multiplies the node count (and so the work) for larger differential runs."""
     rng = random.Random(seed)
-    cluster, borrowers, owners, mig = _build(eng, rng)
+    cluster, borrowers, owners, mig = _build(eng, rng, scale)
     capacity = sum(n.gpus for n in cluster.nodes.values())
     for i in range(rng.randint(capacity // 2, capacity + capacity // 2)):
         _submit(eng, rng, cluster, f"b{i:03d}", rng.choice(borrowers), mig, big=False)
     cluster.run_cycle()
     cluster.run_cycle()
+    if rng.random() < 0.2:
+        # A cordoned node keeps its running victims but takes no reclaimer.
+        cluster.cordon(rng.choice(sorted(n for n in cluster.nodes if n.startswith("node-"))))
     for i in range(rng.randint(2, max(3, capacity // 6))):
         _submit(eng, rng, cluster, f"o{i:03d}", rng.choice(owners), mig, big=True)
     for i in range(rng.randint(0, 3)):
