@@ -7,6 +7,8 @@ in the YAML cannot make an item silently impossible.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,11 +69,18 @@ def load_ticket(ticket_id: str, content_dir: Path | None = None) -> Ticket:
     path = tickets_dir(content_dir) / f"{ticket_id}.yaml"
     if not path.is_file():
         raise UnknownTicketError(f"unknown ticket {ticket_id!r}")
+    # A deep copy, so that no caller can change the cached ticket for the next one.
+    return _ticket(ticket_id, copy.deepcopy(_parsed(path, path.stat().st_mtime_ns)))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: Path, mtime_ns: int) -> Any:
+    """A ticket file's YAML, parsed once per version of the file: opening a saved lab
+    (every page view and websocket connect) must not pay for a YAML parse."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
-        raise LabError(f"ticket {ticket_id}: invalid YAML: {exc}") from None
-    return _ticket(ticket_id, data)
+        raise LabError(f"ticket {path.stem}: invalid YAML: {exc}") from None
 
 
 def _ticket(ticket_id: str, data: Any) -> Ticket:
