@@ -10,6 +10,14 @@ class LabConfig(AppConfig):
     def ready(self) -> None:
         # The progress file carries each ticket's saved lab; imported late so the
         # app registry is ready.
+        from django.template.loader import render_to_string
+
+        from simulators.lab import list_tickets
+        from studysite.guide.pages import register_extra
         from studysite.lab import progress
 
         progress.register()
+        register_extra(
+            "lab",
+            lambda: render_to_string("lab/_guide_extra.html", {"tickets": list_tickets()}),
+        )

@@ -119,3 +119,9 @@ def test_a_long_session_is_kept_as_snapshot_plus_log_and_comes_back_exactly(
     assert [entry.line for entry in restored.transcript] == typed
     again = LabSession.from_json(saved.state)
     assert len(again.transcript) == SNAPSHOT_EVERY * 2
+
+
+def test_the_guides_lab_section_links_every_ticket(client: Client) -> None:
+    body = client.get("/guide/lab/").content.decode()
+    for ticket in list_tickets():
+        assert f'href="/lab/{ticket.id}/"' in body
