@@ -505,25 +505,47 @@ class PoolSession:
             self._charge(job, job.pod_units)
             self._record_scheduled(job, pod)
 
-    def _record_scheduled(self, job: JobState, pod: Pod) -> None:
-        assert pod.node is not None
-        message = msg.scheduled(pod.namespace, pod.name, pod.node)
+    def _record(
+        self,
+        owner: JobState,
+        pod: Pod,
+        kind: Literal["scheduled", "pipelined", "evicted", "moved"],
+        node: str | None,
+        event: tuple[Literal["Normal", "Warning"], str],
+        message: str,
+        codes: tuple[Reason, Reason] = (Reason.SCHEDULED, Reason.SCHEDULED),
+        by: JobState | None = None,
+    ) -> None:
+        """Leave the event on the owner's workload and pod, and the action in the log.
+
+        `codes` are the event's reason and the action's (they differ when a pod is
+        pipelined by consolidation or reclaim); `by` is the job that caused it.
+        """
+        event_type, event_reason = event
+        note_code, action_code = codes
         self.recorder.notes.append(
-            Note(job.workload, pod, "Normal", "Scheduled", message, Reason.SCHEDULED)
+            Note(owner.workload, pod, event_type, event_reason, message, note_code)
         )
         self.recorder.actions.append(
             Action(
-                "scheduled",
+                kind,
                 self.pool,
-                job.workload.project,
-                job.name,
+                owner.workload.project,
+                owner.name,
                 pod.name,
-                pod.node,
-                job.pod_units,
-                Reason.SCHEDULED,
+                node,
+                owner.pod_units,
+                action_code,
+                by_project=by.workload.project if by else "",
+                by_workload=by.name if by else "",
                 message=message,
             )
         )
+
+    def _record_scheduled(self, job: JobState, pod: Pod) -> None:
+        assert pod.node is not None
+        message = msg.scheduled(pod.namespace, pod.name, pod.node)
+        self._record(job, pod, "scheduled", pod.node, ("Normal", "Scheduled"), message)
         self._set_reason(job, Reason.SCHEDULED, message, record=False)
 
     def _set_reason(self, job: JobState, code: Reason, message: str, record: bool = True) -> None:
@@ -595,43 +617,28 @@ class PoolSession:
             self._charge(job, job.pod_units)
             assert pod.node is not None
             message = msg.pipelined(pod.node)
-            self.recorder.notes.append(
-                Note(job.workload, pod, "Normal", "Pipelined", message, Reason.PIPELINED)
-            )
-            self.recorder.actions.append(
-                Action(
-                    "pipelined",
-                    self.pool,
-                    job.workload.project,
-                    job.name,
-                    pod.name,
-                    pod.node,
-                    job.pod_units,
-                    Reason.CONSOLIDATED,
-                    message=message,
-                )
+            self._record(
+                job,
+                pod,
+                "pipelined",
+                pod.node,
+                ("Normal", "Pipelined"),
+                message,
+                codes=(Reason.PIPELINED, Reason.CONSOLIDATED),
             )
             self._set_reason(job, Reason.PIPELINED, message, record=False)
         for moved, old_node, placement in moves:
             owner = self._job_of(moved)
             message = msg.consolidated(old_node, placement.node.name, job.name)
-            self.recorder.notes.append(
-                Note(owner.workload, moved, "Normal", "Consolidated", message, Reason.CONSOLIDATED)
-            )
-            self.recorder.actions.append(
-                Action(
-                    "moved",
-                    self.pool,
-                    owner.workload.project,
-                    owner.name,
-                    moved.name,
-                    placement.node.name,
-                    owner.pod_units,
-                    Reason.CONSOLIDATED,
-                    by_project=job.workload.project,
-                    by_workload=job.name,
-                    message=message,
-                )
+            self._record(
+                owner,
+                moved,
+                "moved",
+                placement.node.name,
+                ("Normal", "Consolidated"),
+                message,
+                codes=(Reason.CONSOLIDATED, Reason.CONSOLIDATED),
+                by=job,
             )
         return True
 
@@ -809,21 +816,14 @@ class PoolSession:
             self._bind(placement.pod, placement, PodStatus.PIPELINED)
             self._charge(job, job.pod_units)
             message = msg.pipelined(placement.node.name)
-            self.recorder.notes.append(
-                Note(job.workload, placement.pod, "Normal", "Pipelined", message, Reason.PIPELINED)
-            )
-            self.recorder.actions.append(
-                Action(
-                    "pipelined",
-                    self.pool,
-                    job.workload.project,
-                    job.name,
-                    placement.pod.name,
-                    placement.node.name,
-                    job.pod_units,
-                    reason,
-                    message=message,
-                )
+            self._record(
+                job,
+                placement.pod,
+                "pipelined",
+                placement.node.name,
+                ("Normal", "Pipelined"),
+                message,
+                codes=(Reason.PIPELINED, reason),
             )
         self._set_reason(job, Reason.PIPELINED, msg.pipelined(plan[0].node.name), record=False)
         for take in victims:
@@ -861,30 +861,15 @@ class PoolSession:
                     elsewhere.pod = pod
                     old = self._move(pod, elsewhere)
                     message = msg.consolidated(old, elsewhere.node.name, job.name)
-                    self.recorder.notes.append(
-                        Note(
-                            victim.workload,
-                            pod,
-                            "Normal",
-                            "Consolidated",
-                            message,
-                            Reason.CONSOLIDATED,
-                        )
-                    )
-                    self.recorder.actions.append(
-                        Action(
-                            "moved",
-                            self.pool,
-                            victim.workload.project,
-                            victim.name,
-                            pod.name,
-                            elsewhere.node.name,
-                            victim.pod_units,
-                            Reason.CONSOLIDATED,
-                            by_project=job.workload.project,
-                            by_workload=job.name,
-                            message=message,
-                        )
+                    self._record(
+                        victim,
+                        pod,
+                        "moved",
+                        elsewhere.node.name,
+                        ("Normal", "Consolidated"),
+                        message,
+                        codes=(Reason.CONSOLIDATED, Reason.CONSOLIDATED),
+                        by=job,
                     )
                     continue
                 for q in victim.queue.path:
@@ -908,23 +893,15 @@ class PoolSession:
                 victim.workload.eviction_message = message
                 victim.workload.reason_code = reason.value
                 victim.workload.reason_message = message
-                self.recorder.notes.append(
-                    Note(victim.workload, pod, "Warning", "Evicted", message, reason)
-                )
-                self.recorder.actions.append(
-                    Action(
-                        "evicted",
-                        self.pool,
-                        victim.workload.project,
-                        victim.name,
-                        pod.name,
-                        pod.node,
-                        victim.pod_units,
-                        reason,
-                        by_project=job.workload.project,
-                        by_workload=job.name,
-                        message=message,
-                    )
+                self._record(
+                    victim,
+                    pod,
+                    "evicted",
+                    pod.node,
+                    ("Warning", "Evicted"),
+                    message,
+                    codes=(reason, reason),
+                    by=job,
                 )
             if lost_pods:
                 self._evicted_this_action.add(id(victim))
