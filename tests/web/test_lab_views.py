@@ -125,3 +125,17 @@ def test_the_guides_lab_section_links_every_ticket(client: Client) -> None:
     body = client.get("/guide/lab/").content.decode()
     for ticket in list_tickets():
         assert f'href="/lab/{ticket.id}/"' in body
+
+
+@pytest.mark.parametrize("ticket", [ticket.id for ticket in list_tickets()])
+def test_every_ticket_can_be_solved_through_the_web_with_its_answer_key(
+    client: Client, ticket: str
+) -> None:
+    client.get(f"/lab/{ticket}/")
+    saved = SavedLab.objects.get(ticket=ticket)
+    for line in restore(saved)[0].answer_key():
+        client.post(f"/lab/{ticket}/command", {"line": line})
+    page = client.get(f"/lab/{ticket}/").content.decode()
+    total = len(restore(SavedLab.objects.get(ticket=ticket))[0].checklist())
+    assert f"{total} of {total} done" in page
+    assert "1 of 4 lab tickets solved" in client.get("/progress/").content.decode()
