@@ -3,6 +3,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# A shared 2-core CI machine makes timings noisy: no per-example deadline, so that a
+# property test fails on a wrong answer, never on a slow moment.
+settings.register_profile("project", deadline=None, print_blob=True)
+settings.load_profile("project")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
