@@ -395,10 +395,16 @@ class PoolSession:
         ):
             node_state = self._indexed_whole_node(request.whole_gpus)
             return self._fit_now(workload, node_state) if node_state is not None else None
+        return self._scan_for_fit(workload, exclude=None)
+
+    def _scan_for_fit(self, workload: Workload, exclude: NodeState | None) -> _Placement | None:
+        """The best-scored node that fits the pod now, trying every node (but `exclude`)."""
         best: tuple[float, int] | None = None
         chosen: _Placement | None = None
         for node_state in self.nodes:
-            if not node_state.schedulable or not node_state.matches(workload.node_selector):
+            if node_state is exclude or not node_state.schedulable:
+                continue
+            if not node_state.matches(workload.node_selector):
                 continue
             fit = self._fit_now(workload, node_state)
             if fit is None:
@@ -719,20 +725,7 @@ class PoolSession:
             if exclude.bucket == (-2, -2):
                 exclude.bucket = saved
             return self._fit_now(workload, node_state) if node_state is not None else None
-        best: tuple[float, int] | None = None
-        chosen: _Placement | None = None
-        for node_state in self.nodes:
-            if node_state is exclude or not node_state.schedulable:
-                continue
-            if not node_state.matches(workload.node_selector):
-                continue
-            fit = self._fit_now(workload, node_state)
-            if fit is None:
-                continue
-            key = (self._node_order_score(node_state), node_state.index)
-            if best is None or key < best:
-                best, chosen = key, fit
-        return chosen
+        return self._scan_for_fit(workload, exclude=exclude)
 
     def _fit_future(self, workload: Workload, node_state: NodeState) -> _Placement | None:
         free = [d.future for d in node_state.devices]
