@@ -928,26 +928,24 @@ def _node_names(ctx: Context, parsed: Parsed, sub: str) -> list[Node]:
     return nodes
 
 
-def _cordon(ctx: Context, parsed: Parsed) -> Output:
+def _set_schedulable(ctx: Context, parsed: Parsed, verb: str, unschedulable: bool) -> Output:
+    """`kubectl cordon` and `uncordon`: the same command with the flag the other way."""
     out = []
-    for node in _node_names(ctx, parsed, "cordon"):
-        if node.unschedulable:
-            out.append(f"node/{node.name} already cordoned")
+    for node in _node_names(ctx, parsed, verb):
+        if node.unschedulable == unschedulable:
+            out.append(f"node/{node.name} already {verb}ed")
         else:
-            ctx.world.backend.set_unschedulable(node.name, True)
-            out.append(f"node/{node.name} cordoned")
+            ctx.world.backend.set_unschedulable(node.name, unschedulable)
+            out.append(f"node/{node.name} {verb}ed")
     return Output("\n".join(out))
+
+
+def _cordon(ctx: Context, parsed: Parsed) -> Output:
+    return _set_schedulable(ctx, parsed, "cordon", True)
 
 
 def _uncordon(ctx: Context, parsed: Parsed) -> Output:
-    out = []
-    for node in _node_names(ctx, parsed, "uncordon"):
-        if not node.unschedulable:
-            out.append(f"node/{node.name} already uncordoned")
-        else:
-            ctx.world.backend.set_unschedulable(node.name, False)
-            out.append(f"node/{node.name} uncordoned")
-    return Output("\n".join(out))
+    return _set_schedulable(ctx, parsed, "uncordon", False)
 
 
 def _drain(ctx: Context, parsed: Parsed) -> Output:
