@@ -42,6 +42,7 @@ from simulators.engine.scheduler import (
     Recorder,
     run_actions,
 )
+from simulators.engine.scheduler.placement import fit_now
 from simulators.engine.state import NodeState
 
 
@@ -358,7 +359,7 @@ class Cluster:
                 raise EngineError(
                     f"workload {name}: node {node_name!r} is not in node pool {workload.node_pool}"
                 )
-            _seat(workload, pod, state)
+            _seat(workload, pod, state, self.pools[workload.node_pool].placement)
             pod.status = PodStatus.RUNNING
             pod.started_at = workload.created_at
             state.add(pod, PodStatus.RUNNING)
@@ -523,34 +524,12 @@ def _pod_name(workload: Workload, index: int) -> str:
     return f"{workload.name}-0-{index}"
 
 
-def _seat(workload: Workload, pod: Pod, state: NodeState) -> None:
-    """Pick idle devices for a pod placed by hand; EngineError if the node has no room."""
-    request = workload.gpu
-    pod.node = state.name
-    if request.mig_profile is not None:
-        resource = request.resource_name
-        if state.ext_idle(resource) < 1:
-            raise EngineError(f"pod {pod.name}: node {state.name} has no free {resource}")
-        pod.extended_resource, pod.devices, pod.portion = resource, (), 1.0
-        return
-    if request.kind == "whole":
-        free = [i for i, d in enumerate(state.devices) if d.idle >= 1 - 1e-9]
-        if len(free) < request.whole_gpus:
-            raise EngineError(
-                f"pod {pod.name}: node {state.name} has {len(free)} free GPUs, "
-                f"the pod needs {request.whole_gpus}"
-            )
-        pod.devices, pod.portion = tuple(free[: request.whole_gpus]), 1.0
-        return
-    for index, device in enumerate(state.devices):
-        portion = (
-            request.memory_gib / device.memory_gib
-            if request.memory_gib is not None
-            else request.gpus
+def _seat(workload: Workload, pod: Pod, state: NodeState, strategy: Placement) -> None:
+    """Seat a pod placed by hand on the node's idle GPUs; EngineError if it has no room."""
+    seat = fit_now(workload, state, strategy)
+    if seat is None:
+        raise EngineError(
+            f"pod {pod.name}: node {state.name} has no room for {workload.gpu.describe()}"
         )
-        if device.idle >= portion - 1e-9:
-            pod.devices, pod.portion = (index,), portion
-            return
-    raise EngineError(
-        f"pod {pod.name}: node {state.name} has no GPU with room for {request.describe()}"
-    )
+    pod.node = state.name
+    pod.devices, pod.portion, pod.extended_resource = seat.devices, seat.portion, seat.extended

@@ -37,8 +37,7 @@ def queue_key(queue: QState, job_units: float) -> QueueKey:
 class JobPicker:
     """Yields jobs one at a time in the allocate order; each job at most once."""
 
-    def __init__(self, jobs: Iterable[JobState], units_of: dict[int, float] | None = None) -> None:
-        self._units_of = units_of
+    def __init__(self, jobs: Iterable[JobState]) -> None:
         self._by_leaf: dict[int, list[JobState]] = {}
         self._leaves: dict[int, QState] = {}
         for job in jobs:
@@ -55,8 +54,6 @@ class JobPicker:
             self._refresh_path(leaf)
 
     def _units(self, job: JobState) -> float:
-        if self._units_of is not None and id(job) in self._units_of:
-            return self._units_of[id(job)]
         return job.pod_units * max(1, len(job.pending_pods()))
 
     def _heap_for(self, queue: QState | None) -> list[tuple[QueueKey, int, QState]]:

@@ -199,9 +199,6 @@ class QState:
             return INF if allocated > EPSILON else 0.0
         return allocated / denominator
 
-    def ancestors_and_self(self) -> list[QState]:
-        return self.path
-
 
 @dataclass(eq=False)
 class JobState:
@@ -210,7 +207,6 @@ class JobState:
     workload: Workload
     queue: QState
     pod_units: float
-    order: int = 0
 
     @property
     def name(self) -> str:

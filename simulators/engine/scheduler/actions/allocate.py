@@ -1,0 +1,52 @@
+"""Allocate: place pending jobs on idle GPUs, in the allocate order (docs/engine.md)."""
+
+from __future__ import annotations
+
+from simulators.engine import messages as msg
+from simulators.engine.messages import Reason
+from simulators.engine.model import Pod, PodStatus
+from simulators.engine.ordering import JobPicker
+from simulators.engine.scheduler.proportion import quota_block
+from simulators.engine.scheduler.records import SCHEDULED
+from simulators.engine.scheduler.session import PoolSession
+from simulators.engine.state import JobState
+
+
+def allocate(session: PoolSession) -> None:
+    picker = JobPicker(session.pending_jobs())
+    while (job := picker.next()) is not None:
+        _try_allocate(session, job)
+
+
+def _try_allocate(session: PoolSession, job: JobState) -> None:
+    pods = job.pending_pods()
+    units = job.pod_units * len(pods)
+    block = quota_block(job, units)
+    if block is not None:
+        session.set_reason(job, *block)
+        return
+    needed = max(0, job.workload.min_available - job.active_pods())
+    statement = session.statement()
+    placed: list[Pod] = []
+    for pod in pods:
+        seat = session.index.find(job.workload)
+        if seat is None:
+            break
+        statement.bind(pod, seat, PodStatus.RUNNING)
+        placed.append(pod)
+    if len(placed) < needed:
+        # Gang: all missing pods in one transaction, or none.
+        statement.discard()
+        job.workload.reason_code = ""
+        return
+    statement.commit()
+    for pod in placed:
+        session.charge(job, job.pod_units)
+        record_scheduled(session, job, pod)
+
+
+def record_scheduled(session: PoolSession, job: JobState, pod: Pod) -> None:
+    assert pod.node is not None
+    message = msg.scheduled(pod.namespace, pod.name, pod.node)
+    session.record(job, pod, SCHEDULED, pod.node, message)
+    session.set_reason(job, Reason.SCHEDULED, message, record=False)
