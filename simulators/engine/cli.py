@@ -83,7 +83,7 @@ def _queues(data: dict[str, object], with_request: bool) -> list[ShareQueue]:
             ShareQueue(
                 name=_str(_field(item, "name", where), f"{where}.name"),
                 parent=None if parent is None else _str(parent, f"{where}.parent"),
-                deserved=_num(_field(item, "deserved", where), f"{where}.deserved"),
+                deserved=_optional_num(_field(item, "deserved", where), f"{where}.deserved"),
                 over_quota_weight=_num(
                     _field(item, "over_quota_weight", where), f"{where}.over_quota_weight"
                 ),

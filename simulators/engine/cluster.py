@@ -42,6 +42,8 @@ from simulators.engine.scheduler import (
     Recorder,
     run_actions,
 )
+from simulators.engine.scheduler.actions.allocate import allocate
+from simulators.engine.scheduler.pending import explain_pending
 from simulators.engine.scheduler.placement import fit_now
 from simulators.engine.state import NodeState
 
@@ -242,7 +244,7 @@ class Cluster:
         priority: int | None = None,
         preemptible: bool | None = None,
         min_available: int | None = None,
-        node_pool: str = DEFAULT_POOL,
+        node_pool: str | Sequence[str] = DEFAULT_POOL,
         node_selector: dict[str, str] | None = None,
         image: str = "",
     ) -> Workload:
@@ -250,7 +252,8 @@ class Cluster:
 
         Distributed workloads are gang-scheduled (all pods); `pods` is the worker count,
         the first pod being the master, as `--workers 2` makes llm-ft-master-0 and
-        llm-ft-worker-0.
+        llm-ft-worker-0. `node_pool` may list several pools in order of preference: each
+        cycle tries them in that order until one places the workload.
         """
         if not name:
             raise EngineError("workload.name: must not be empty")
@@ -267,8 +270,14 @@ class Cluster:
             ) from None
         if isinstance(pods, bool) or not isinstance(pods, int) or pods < 1:
             raise EngineError("workload.pods: must be an integer of 1 or more")
-        if node_pool not in self.pools:
-            raise EngineError(f"workload.node_pool: node pool {node_pool!r} does not exist")
+        pools = (node_pool,) if isinstance(node_pool, str) else tuple(node_pool)
+        if not pools:
+            raise EngineError("workload.node_pool: name at least one node pool")
+        if len(set(pools)) != len(pools):
+            raise EngineError("workload.node_pool: a node pool is listed twice")
+        for pool in pools:
+            if pool not in self.pools:
+                raise EngineError(f"workload.node_pool: node pool {pool!r} does not exist")
         request = gpu if gpu is not None else GpuRequest.whole(1)
         chosen_priority = DEFAULT_PRIORITY[kind] if priority is None else priority
         if isinstance(chosen_priority, bool) or not isinstance(chosen_priority, int):
@@ -290,11 +299,12 @@ class Cluster:
             priority=chosen_priority,
             preemptible=is_preemptible,
             min_available=min_available,
-            node_pool=node_pool,
+            node_pool=pools[0],
             node_selector=dict(node_selector or {}),
             creation_rank=self._rank,
             created_at=self.clock(),
             image=image,
+            node_pools=pools,
         )
         workload.pods = [
             Pod(name=_pod_name(workload, i), workload=name, project=queue.name, index=i)
@@ -444,27 +454,58 @@ class Cluster:
 
     def sessions(self, recorder: Recorder) -> list[PoolSession]:
         """One scheduling session per node pool, built from the current pods."""
+        return [self.session_for(pool_name, recorder) for pool_name in sorted(self.pools)]
+
+    def session_for(self, pool_name: str, recorder: Recorder) -> PoolSession:
         queues = sorted(self.queues.values(), key=lambda q: q.creation_rank)
-        sessions = []
-        for pool_name in sorted(self.pools):
-            pool = self.pools[pool_name]
-            states = []
-            for node in self.nodes.values():
-                if node.pool == pool_name:
-                    states.append(
-                        NodeState(
-                            node, 0, self.advertisement(node.name), self.node_labels(node.name)
-                        )
-                    )
-            workloads = [
-                w
-                for w in self._workloads.values()
-                if w.node_pool == pool_name and any(p.status != PodStatus.SUCCEEDED for p in w.pods)
-            ]
-            sessions.append(
-                PoolSession(pool_name, pool.placement, states, queues, workloads, recorder)
-            )
-        return sessions
+        states = [
+            NodeState(node, 0, self.advertisement(node.name), self.node_labels(node.name))
+            for node in self.nodes.values()
+            if node.pool == pool_name
+        ]
+        workloads = [
+            w
+            for w in self._workloads.values()
+            if w.node_pool == pool_name and any(p.status != PodStatus.SUCCEEDED for p in w.pods)
+        ]
+        pool = self.pools[pool_name]
+        return PoolSession(pool_name, pool.placement, states, queues, workloads, recorder)
+
+    def _waiting_for_a_pool(self, workload: Workload) -> bool:
+        return len(workload.node_pools) > 1 and all(
+            p.status == PodStatus.PENDING for p in workload.pods
+        )
+
+    def _next_pools(self, recorder: Recorder) -> None:
+        """Offer workloads that no pool placed yet to their next node pool, in order.
+
+        Only allocate runs there: the pool's own actions already ran this cycle, and a
+        later choice is never a reason to reclaim from others.
+        """
+        for choice in range(
+            1, max((len(w.node_pools) for w in self._workloads.values()), default=0)
+        ):
+            moved: dict[str, list[Workload]] = {}
+            for workload in self._workloads.values():
+                if (
+                    not self._waiting_for_a_pool(workload)
+                    or workload.reason_code == Reason.PIPELINED.value
+                    or choice >= len(workload.node_pools)
+                    or workload.node_pools.index(workload.node_pool) != choice - 1
+                ):
+                    continue
+                workload.pool_reasons[workload.node_pool] = workload.reason_message
+                workload.node_pool = workload.node_pools[choice]
+                moved.setdefault(workload.node_pool, []).append(workload)
+            if not moved:
+                return
+            for pool_name in sorted(moved):
+                session = self.session_for(pool_name, recorder)
+                names = {(w.project, w.name) for w in moved[pool_name]}
+                offered = [j for j in session.jobs if (j.workload.project, j.name) in names]
+                allocate(session, offered)
+                explain_pending(session, offered)
+                self.fair_share_tables[pool_name] = session.fair_share_rows()
 
     def run_cycle(self, actions: Sequence[str] = ACTIONS, settle: bool = True) -> CycleResult:
         """Run one scheduling cycle in every pool and return what happened.
@@ -478,6 +519,10 @@ class Cluster:
         now = self.clock()
         if settle:
             self._settle(now)
+        for workload in self._workloads.values():
+            if self._waiting_for_a_pool(workload):
+                workload.node_pool = workload.node_pools[0]
+                workload.pool_reasons = {}
         self.cycle += 1
         recorder = Recorder()
         result = CycleResult(cycle=self.cycle, time=now)
@@ -487,6 +532,8 @@ class Cluster:
             result.fair_share[session.pool] = {
                 q.name: q.fair_share for q in session.queues.values()
             }
+        if "allocate" in actions:
+            self._next_pools(recorder)
         seen: set[int] = set()
         for note in recorder.notes:
             if note.pod is not None and note.reason == "Scheduled":

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from simulators.engine.cluster import Cluster
 from simulators.engine.messages import Reason, gpus, plural
-from simulators.engine.model import Event, PodStatus
+from simulators.engine.model import Event, PodStatus, Workload
 from simulators.engine.scheduler import FairShareRow
 
 
@@ -81,8 +81,9 @@ class Explanation:
             name = ("  " if row.parent else "") + row.queue
             marker = " <" if row.queue == self.project else ""
             limit = "-" if row.limit is None else gpus(row.limit)
+            quota = "-" if row.deserved is None else gpus(row.deserved)
             lines.append(
-                f"  {name:<20} {gpus(row.deserved):>6} {gpus(row.over_quota_weight):>6} {limit:>6} "
+                f"  {name:<20} {quota:>6} {gpus(row.over_quota_weight):>6} {limit:>6} "
                 f"{row.priority:>5} {gpus(row.request):>8} {gpus(row.allocated):>7} "
                 f"{gpus(row.fair_share):>7} {gpus(row.over_quota):>6}{marker}"
             )
@@ -95,6 +96,23 @@ class Explanation:
         return "\n".join(lines)
 
 
+def _pool_choice(workload: Workload) -> list[str]:
+    """Which of the workload's node pools it is in, and why not the ones before it."""
+    if len(workload.node_pools) < 2:
+        return []
+    lines = [f"Node pools in order of preference: {', '.join(workload.node_pools)}."]
+    for pool in workload.node_pools:
+        if pool == workload.node_pool:
+            break
+        reason = workload.pool_reasons.get(pool, "")
+        lines.append(f"Not node pool {pool}: {reason or 'it could not place the workload'}")
+    placed = workload.status != PodStatus.PENDING.value
+    lines.append(
+        f"{'It landed in' if placed else 'It is waiting in'} node pool {workload.node_pool}."
+    )
+    return lines
+
+
 def explain(cluster: Cluster, project: str, name: str) -> Explanation:
     """Explain one workload from the latest cycle's decisions and fair-share table."""
     workload = cluster.workload(project, name)
@@ -103,8 +121,9 @@ def explain(cluster: Cluster, project: str, name: str) -> Explanation:
     status = workload.status
     details: list[str] = []
     if row is not None:
+        quota = "no quota set" if row.deserved is None else f"a quota of {plural(row.deserved)}"
         details.append(
-            f"Project {project} has a quota of {plural(row.deserved)} in node pool "
+            f"Project {project} has {quota} in node pool "
             f"{workload.node_pool}, a fair share of {gpus(row.fair_share)}, and "
             f"{gpus(row.allocated)} allocated ({gpus(row.over_quota)} of them over quota)."
         )
@@ -115,6 +134,7 @@ def explain(cluster: Cluster, project: str, name: str) -> Explanation:
     )
     if workload.evicted_by:
         details.append(f"It lost GPUs before: {workload.eviction_message}")
+    details.extend(_pool_choice(workload))
 
     if status == PodStatus.PENDING.value:
         summary = f"Pending: {workload.reason_message or 'waiting for the next scheduling cycle'}"
@@ -133,7 +153,7 @@ def explain(cluster: Cluster, project: str, name: str) -> Explanation:
     elif status == PodStatus.RUNNING.value:
         nodes = sorted({p.node for p in workload.pods if p.node})
         summary = f"Running on {', '.join(nodes)}."
-        if row is not None and row.allocated > row.deserved and workload.preemptible:
+        if row is not None and row.over_quota > 0 and workload.preemptible:
             details.append(
                 "The project runs over its quota, so this preemptible workload may be "
                 "reclaimed if another project needs its quota back."

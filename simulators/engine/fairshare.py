@@ -20,11 +20,15 @@ EPSILON = 1e-9
 
 @dataclass(frozen=True)
 class ShareQueue:
-    """One queue as the division sees it. `request` only matters for leaf queues."""
+    """One queue as the division sees it. `request` only matters for leaf queues.
+
+    `deserved=None` is "no quota set" (KAI's -1): the queue deserves whatever its parent
+    divides, up to its request and limit.
+    """
 
     name: str
     parent: str | None = None
-    deserved: float = 0.0
+    deserved: float | None = 0.0
     over_quota_weight: float = 1.0
     limit: float | None = None
     priority: int = 0
@@ -35,6 +39,8 @@ class ShareQueue:
             raise EngineError("queues[].name: must not be empty")
         for field_name in ("deserved", "over_quota_weight", "request"):
             value = getattr(self, field_name)
+            if field_name == "deserved" and value is None:
+                continue
             if not isinstance(value, int | float) or isinstance(value, bool):
                 raise EngineError(f"queue {self.name}: {field_name} must be a number")
             if not math.isfinite(value) or value < 0:
@@ -135,7 +141,8 @@ def _divide(amount: float, siblings: list[_Node]) -> None:
         return
     remaining = amount
     for node in siblings:
-        given = min(node.queue.deserved, node.requestable)
+        deserved = amount if node.queue.deserved is None else node.queue.deserved
+        given = min(deserved, node.requestable)
         node.share = given
         remaining -= given
     if remaining <= EPSILON:

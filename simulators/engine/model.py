@@ -210,15 +210,18 @@ class NodePool:
 
 @dataclass(frozen=True)
 class PoolQuota:
-    """A queue's quota in one node pool. `limit=None` means unlimited."""
+    """A queue's quota in one node pool. `limit=None` means unlimited; `deserved=None` means
+    no quota set: the queue deserves what its parent divides, up to its request and limit."""
 
-    deserved: float = 0.0
+    deserved: float | None = 0.0
     over_quota_weight: float = 1.0
     limit: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("deserved", "over_quota_weight"):
             value = getattr(self, name)
+            if name == "deserved" and value is None:
+                continue
             if not math.isfinite(value) or value < 0:
                 raise EngineError(f"quota.{name}: must be 0 or more")
         if self.limit is not None and (not math.isfinite(self.limit) or self.limit < 0):
@@ -293,6 +296,10 @@ class Workload:
     created_at: datetime
     image: str = ""
     pods: list[Pod] = field(default_factory=list)
+    # Node pools in order of preference (Run:ai lets a workload name several); `node_pool`
+    # is the one it runs in or is being tried in, `pool_reasons` why earlier ones said no.
+    node_pools: tuple[str, ...] = ()
+    pool_reasons: dict[str, str] = field(default_factory=dict)
     # The latest scheduling decision, for `explain` and `runai describe`.
     reason_code: str = ""
     reason_message: str = ""

@@ -175,6 +175,7 @@ class QState:
     parent: QState | None
     rank: int
     priority: int
+    # "No quota set" is infinite here: never above deserved, always within it.
     deserved: float
     weight: float
     limit: float | None
@@ -190,8 +191,18 @@ class QState:
     @property
     def capped_share(self) -> float:
         """min(limit, max(deserved, fair share)): the denominator of the dominant share."""
-        bound = max(self.deserved, self.fair_share)
+        deserved = self.deserved if self.has_quota else 0.0
+        bound = max(deserved, self.fair_share)
         return bound if self.limit is None else min(self.limit, bound)
+
+    @property
+    def has_quota(self) -> bool:
+        return self.deserved != INF
+
+    @property
+    def quota(self) -> float | None:
+        """The deserved quota as set, or None when no quota is set."""
+        return self.deserved if self.has_quota else None
 
     def dominant_share(self, allocated: float) -> float:
         denominator = self.capped_share

@@ -21,10 +21,11 @@ _SETTLED = (
 )
 
 
-def explain_pending(session: PoolSession) -> None:
-    """Leave an Unschedulable event on every job still waiting, with the guide's reason."""
+def explain_pending(session: PoolSession, jobs: list[JobState] | None = None) -> None:
+    """Leave an Unschedulable event on every job (or each of `jobs`) still waiting, with the
+    guide's reason."""
     free_total = sum(n.idle_total() for n in session.nodes if n.schedulable)
-    for job in session.jobs:
+    for job in session.jobs if jobs is None else jobs:
         pods = job.pending_pods()
         if not pods:
             continue

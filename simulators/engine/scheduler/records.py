@@ -81,7 +81,7 @@ class FairShareRow:
     queue: str
     parent: str | None
     is_project: bool
-    deserved: float
+    deserved: float | None  # None: no quota set
     over_quota_weight: float
     limit: float | None
     priority: int
@@ -91,7 +91,7 @@ class FairShareRow:
 
     @property
     def over_quota(self) -> float:
-        return max(0.0, self.allocated - self.deserved)
+        return 0.0 if self.deserved is None else max(0.0, self.allocated - self.deserved)
 
     def as_dict(self) -> dict[str, object]:
         return {

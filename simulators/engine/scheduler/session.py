@@ -23,7 +23,7 @@ from simulators.engine.scheduler.records import (
     Recorder,
 )
 from simulators.engine.scheduler.statement import Statement
-from simulators.engine.state import JobState, NodeState, QState
+from simulators.engine.state import INF, JobState, NodeState, QState
 
 CensusKey = tuple[str, tuple[tuple[str, str], ...]]
 
@@ -72,7 +72,7 @@ class PoolSession:
                 parent=None,
                 rank=rank,
                 priority=queue.priority,
-                deserved=quota.deserved,
+                deserved=INF if quota.deserved is None else quota.deserved,
                 weight=quota.over_quota_weight,
                 limit=quota.limit,
             )
@@ -149,7 +149,7 @@ class PoolSession:
                 ShareQueue(
                     name=q.name,
                     parent=q.parent.name if q.parent else None,
-                    deserved=q.deserved,
+                    deserved=q.quota,
                     over_quota_weight=q.weight,
                     limit=q.limit,
                     priority=q.priority,
@@ -177,7 +177,7 @@ class PoolSession:
                 queue=q.name,
                 parent=q.parent.name if q.parent else None,
                 is_project=q.is_leaf,
-                deserved=q.deserved,
+                deserved=q.quota,
                 over_quota_weight=q.weight,
                 limit=q.limit,
                 priority=q.priority,

@@ -12,8 +12,12 @@ from simulators.engine.scheduler.session import PoolSession
 from simulators.engine.state import JobState
 
 
-def allocate(session: PoolSession) -> None:
-    picker = JobPicker(session.pending_jobs())
+def allocate(session: PoolSession, jobs: list[JobState] | None = None) -> None:
+    """Place pending jobs (all of them, or only `jobs`) in the allocate order."""
+    pending = session.pending_jobs()
+    if jobs is not None:
+        pending = [j for j in pending if j in jobs]
+    picker = JobPicker(pending)
     while (job := picker.next()) is not None:
         _try_allocate(session, job)
 
