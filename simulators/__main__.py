@@ -1,28 +1,47 @@
-"""`python -m simulators fairshare|reclaim|cycle|lab ...`."""
+"""`python -m simulators COMMAND ...`: the engine and the lab without the web."""
 
 from __future__ import annotations
 
+import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import cast
+
+# name -> (module with `main(argv) -> int`, one line for --help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "fairshare": ("simulators.engine.cli", "each queue's fair share of a pool (JSON in and out)"),
+    "reclaim": ("simulators.engine.cli", "one reclaim action on a scene (JSON in and out)"),
+    "cycle": ("simulators.engine.cli", "a whole scheduling cycle on a scene, with its events"),
+    "lab": ("simulators.lab.cli", "the lab terminal on stdin/stdout: --ticket ID [--json]"),
+}
+
+# The engine's commands take their own name as the first argument.
+_WITH_NAME = {"fairshare", "reclaim", "cycle"}
+
+
+def usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = ["usage: python -m simulators COMMAND [ARGS]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_m, summary) in COMMANDS.items()]
+    lines += ["", "The engine's commands read JSON from FILE, or standard input without one."]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "lab":
-        # Imported here so the engine's commands work before the lab module exists.
-        import importlib
-
-        try:
-            lab_cli = importlib.import_module("simulators.lab.cli")
-        except ImportError as error:
-            print(f"error: the lab terminal is not available: {error}", file=sys.stderr)
-            return 2
-        return int(lab_cli.main(args[1:]))
-    from simulators.engine.cli import main as engine_main
-
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if args else 2
+    name = args[0]
+    if name not in COMMANDS:
+        print(f"error: unknown command {name!r}\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[name][0])
+    command = cast(Callable[[list[str]], int], module.main)
     try:
-        return engine_main(args)
+        return int(command(args if name in _WITH_NAME else args[1:]))
     except Exception as error:
+        # The last line of defence for the command line: one line, never a traceback.
         print(f"error: {type(error).__name__}: {' '.join(str(error).split())}", file=sys.stderr)
         return 2
 

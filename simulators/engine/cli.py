@@ -1,6 +1,7 @@
 """`python -m simulators fairshare|reclaim|cycle`: the engine with JSON in and out.
 
-Shapes are those of the design note. Bad input prints one line on stderr and exits 2.
+Shapes are those of docs/engine.md ("The command line"). Bad input prints one line on
+stderr and exits 2.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fair share (the KAI Scheduler's "proportion" division) for one resource in one pool.
 
-Follows the design note step by step: deserved first, then over-quota by queue
+Follows docs/engine.md ("Fair share", steps 1-6): deserved first, then over-quota by queue
 priority level, water-filling in rounds with whole-GPU rounding, then the rounding
 leftovers by the largest remembered fraction. Departments divide the pool; each
 parent's fair share is divided among its children the same way.

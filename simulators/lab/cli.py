@@ -12,8 +12,9 @@ import json
 import sys
 from typing import TextIO
 
-from simulators.lab.errors import LabError
+from simulators.lab.errors import LabError, UnknownTicketError
 from simulators.lab.session import LabSession
+from simulators.lab.tickets import list_tickets
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,6 +41,10 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
         return 2
     try:
         session = LabSession.new(args.ticket, seed=args.seed)
+    except UnknownTicketError as exc:
+        known = ", ".join(t.id for t in list_tickets())
+        print(f"lab: {exc}; the tickets are: {known}", file=sys.stderr)
+        return 2
     except LabError as exc:
         print(f"lab: {exc}", file=sys.stderr)
         return 2

@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+
+from simulators.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "simulators", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-    )
+    """`python -m simulators ARGS` in this process, with its exit code and streams."""
+    out, err = io.StringIO(), io.StringIO()
+    saved, sys.stdin = sys.stdin, io.StringIO(stdin)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = main(args)
+    finally:
+        sys.stdin = saved
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
 
 
 def queue(name: str, **fields: object) -> dict[str, object]:
@@ -116,7 +121,6 @@ def test_cycle_adds_the_events() -> None:
             "jobs[0].tasks[0].node",
         ),
         (["reclaim"], "[]", "input: must be a JSON object"),
-        (["explode"], "{}", "unknown command"),
         (["fairshare", "/no/such/file.json"], "", "cannot read"),
     ],
     ids=[
@@ -128,7 +132,6 @@ def test_cycle_adds_the_events() -> None:
         "unknown queue",
         "unknown node",
         "not an object",
-        "unknown command",
         "missing file",
     ],
 )
@@ -159,3 +162,36 @@ def test_lab_commands_are_handed_to_the_lab_terminal(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "simulators.lab.cli", fake)
     assert main(["lab", "--ticket", "mig-single"]) == 7
     assert received == [["--ticket", "mig-single"]]
+
+
+def test_help_lists_every_command() -> None:
+    result = run(["--help"], "")
+    assert result.returncode == 0
+    for command in ("fairshare", "reclaim", "cycle", "lab"):
+        assert f"  {command} " in result.stdout
+
+
+def test_an_unknown_command_gets_the_list_of_commands() -> None:
+    result = run(["schedule"], "")
+    assert result.returncode == 2
+    assert "unknown command 'schedule'" in result.stderr
+    assert "fairshare" in result.stderr
+
+
+def test_an_unknown_lab_ticket_lists_the_tickets() -> None:
+    result = run(["lab", "--ticket", "nope"], "")
+    assert result.returncode == 2
+    assert "unknown ticket 'nope'" in result.stderr
+    assert "mig-single" in result.stderr
+
+
+def test_the_package_runs_as_a_module() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "simulators", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert result.returncode == 0
+    assert "usage: python -m simulators" in result.stdout
