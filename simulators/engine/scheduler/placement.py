@@ -107,9 +107,12 @@ class NodeIndex:
         self.nodes = nodes
         self.strategy = strategy
         self._buckets: dict[tuple[int, int], list[int]] = {}
-        self.future_nodes: set[int] = set()
+        self._future_nodes: set[int] = set()
         self._future_by_node: dict[int, float] = {}
-        self.future_free_total = 0.0
+        self._future_free_total = 0.0
+        # Future counts matter only to reclaim and preempt; allocate binds thousands of pods
+        # first, so nodes are re-counted when those counts are next read.
+        self._stale_future: set[int] = set()
         for node_state in nodes:
             self.touch(node_state)
 
@@ -120,13 +123,32 @@ class NodeIndex:
             if key != node_state.bucket:
                 node_state.bucket = key
                 heapq.heappush(self._buckets.setdefault(key, []), node_state.index)
-        future = node_state.future_total() if node_state.schedulable else 0.0
-        self.future_free_total += future - self._future_by_node.get(node_state.index, 0.0)
-        self._future_by_node[node_state.index] = future
-        if future > EPSILON:
-            self.future_nodes.add(node_state.index)
-        else:
-            self.future_nodes.discard(node_state.index)
+        self._stale_future.add(node_state.index)
+
+    def _recount_future(self) -> None:
+        for node_index in sorted(self._stale_future):
+            node_state = self.nodes[node_index]
+            future = node_state.future_total() if node_state.schedulable else 0.0
+            self._future_free_total += future - self._future_by_node.get(node_index, 0.0)
+            self._future_by_node[node_index] = future
+            if future > EPSILON:
+                self._future_nodes.add(node_index)
+            else:
+                self._future_nodes.discard(node_index)
+        self._stale_future.clear()
+
+    @property
+    def future_nodes(self) -> set[int]:
+        """Nodes with GPUs free once every Releasing pod has gone."""
+        if self._stale_future:
+            self._recount_future()
+        return self._future_nodes
+
+    @property
+    def future_free_total(self) -> float:
+        if self._stale_future:
+            self._recount_future()
+        return self._future_free_total
 
     def _bucket_top(self, key: tuple[int, int]) -> NodeState | None:
         heap = self._buckets.get(key)
