@@ -109,12 +109,6 @@ def test_children_share_no_more_than_their_parent_unless_their_quotas_do(
         assert all(shares[c.name] >= -EPS for c in children)
 
 
-@given(tree_queues())
-def test_fair_share_is_deterministic(data: tuple[float, list[ShareQueue]]) -> None:
-    total, queues = data
-    assert fair_share(total, queues) == fair_share(total, list(queues))
-
-
 # ---------------------------------------------------------------------------- whole cycles
 
 workload_specs = st.lists(
@@ -207,21 +201,3 @@ def test_cycles_never_break_capacity_limits_quotas_or_gangs(
     for _ in range(4):
         cluster.run_cycle()
         check_invariants(cluster)
-
-
-@settings(max_examples=25, deadline=None)
-@given(
-    st.lists(st.sampled_from([2, 4, 8]), min_size=1, max_size=3),
-    quota_specs,
-    workload_specs,
-)
-def test_the_same_input_always_gives_the_same_schedule(
-    nodes: list[int], quotas: list[tuple[int, int | None]], specs: list[tuple[int, str, float, int]]
-) -> None:
-    def outcome() -> list[tuple[str, str, str | None, tuple[int, ...]]]:
-        cluster = build(nodes, quotas, specs, "binpack")
-        for _ in range(3):
-            cluster.run_cycle()
-        return [(p.name, p.status.value, p.node, p.devices) for p in cluster.pods()]
-
-    assert outcome() == outcome()
