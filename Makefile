@@ -35,10 +35,11 @@ lint: $(VENV)/.test
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 test: setup-test lint
 	$(PY) manage.py check
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest --cov --cov-report=term
 
 bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_guide

@@ -160,7 +160,20 @@ def test_production_settings_pass_the_deploy_check() -> None:
 def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
     result = manage({"DEBUG": "maybe"}, "check")
     assert result.returncode != 0
-    assert "DEBUG must be a boolean (true/false), got 'maybe'" in result.stderr
+    assert result.stderr.strip() == "error: DEBUG must be a boolean (true/false), got 'maybe'"
+
+
+def test_the_development_server_prints_each_log_line_once() -> None:
+    script = (
+        "import django, logging; django.setup();"
+        "logging.getLogger('django.channels.server').info('HTTP GET /guide/ 200');"
+        "logging.getLogger('django.request').warning('Not Found: /nope/')"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "studysite.settings", "DEBUG": "1"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.stderr.splitlines() == ["HTTP GET /guide/ 200", "Not Found: /nope/"]
 
 
 def test_https_without_a_real_secret_key_refuses_to_start() -> None:

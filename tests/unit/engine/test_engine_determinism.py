@@ -14,9 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reclaim_scenes import readable_outcome
-
 from simulators.engine import ShareQueue, fair_share
+from tests.unit.engine.reclaim_scenes import readable_outcome
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -52,11 +51,12 @@ def decisions() -> dict[str, object]:
 
 def decisions_in_a_fresh_process(hash_seed: str) -> dict[str, object]:
     script = (
-        "import json, sys; sys.path[:0] = [sys.argv[1], sys.argv[2]];"
-        "from test_engine_determinism import decisions; print(json.dumps(decisions()))"
+        "import json, sys; sys.path.insert(0, sys.argv[1]);"
+        "from tests.unit.engine.test_engine_determinism import decisions;"
+        "print(json.dumps(decisions()))"
     )
     result = subprocess.run(
-        [sys.executable, "-c", script, str(ROOT), str(HERE)],
+        [sys.executable, "-c", script, str(ROOT)],
         capture_output=True,
         text=True,
         timeout=300,

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from engine_scenes import cluster_with, project, running
-
 from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, Reason, StepClock
+from tests.unit.engine.engine_scenes import cluster_with, project, running
 
 
 def pending_reason(cluster: Cluster, proj: str, name: str) -> tuple[str, str]:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from engine_scenes import cluster_with, project, running
-
 from simulators.engine import explain
+from tests.unit.engine.engine_scenes import cluster_with, project, running
 
 
 def test_a_pending_workspace_is_explained_with_its_quota_and_the_fair_share_table() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_scenes import cluster_with, project
 
 from simulators.engine import (
     EngineError,
@@ -14,6 +13,7 @@ from simulators.engine import (
     advertised_resources,
     mig_advertisement,
 )
+from tests.unit.engine.engine_scenes import cluster_with, project
 
 
 def test_all_1g_10gb_under_single_advertises_56_gpus_on_8_h100s() -> None:

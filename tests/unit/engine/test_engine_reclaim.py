@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from engine_scenes import cluster_with, messages, project, running
-
 from simulators.engine import GpuRequest, PodStatus, PoolQuota
+from tests.unit.engine.engine_scenes import cluster_with, messages, project, running
 
 
 def count(cluster: object, proj: str, status: str) -> int:

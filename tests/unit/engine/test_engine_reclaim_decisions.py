@@ -15,7 +15,8 @@ for.
 from __future__ import annotations
 
 import pytest
-from reclaim_scenes import bench_shaped_summary, readable_outcome
+
+from tests.unit.engine.reclaim_scenes import bench_shaped_summary, readable_outcome
 
 EXPECTED: dict[int, tuple[str, ...]] = {
     0: (

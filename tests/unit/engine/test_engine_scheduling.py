@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from engine_scenes import cluster_with, messages, project, running, statuses
-
 from simulators.engine import GpuRequest, PodStatus
+from tests.unit.engine.engine_scenes import cluster_with, messages, project, running, statuses
 
 
 def test_new_training_runs_on_idle_gpus_and_records_where() -> None:
