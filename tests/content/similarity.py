@@ -38,9 +38,16 @@ def words(text: str) -> list[str]:
     return [_stem(w) for w in _WORD.findall(text.lower().replace("`", "")) if w not in _STOP]
 
 
-def vectors(texts: Mapping[str, str]) -> dict[str, Vector]:
+def pairs_of_words(text: str) -> list[str]:
+    """Consecutive word pairs, stop words kept: "A 21, B 8" and "A 2, B 7" share none."""
+    items = [_stem(w) for w in _WORD.findall(text.lower().replace("`", ""))]
+    return [f"{a} {b}" for a, b in itertools.pairwise(items)] or items
+
+
+def vectors(texts: Mapping[str, str], pairs: bool = False) -> dict[str, Vector]:
     """One unit-length TF-IDF vector per text, weighted across all the given texts."""
-    tokens = {key: words(text) for key, text in texts.items()}
+    split = pairs_of_words if pairs else words
+    tokens = {key: split(text) for key, text in texts.items()}
     seen_in = Counter(word for items in tokens.values() for word in set(items))
     result: dict[str, Vector] = {}
     for key, items in tokens.items():

@@ -5,6 +5,7 @@ be guessed from their length."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -103,13 +104,14 @@ def test_the_bank_covers_what_the_28_leave_out(subject: str) -> None:
 # Length bias: the longest option must not give the answer away.
 
 
-def longest_is_key_share(questions: tuple[Question, ...]) -> float:
+def key_is_share(questions: tuple[Question, ...], pick: Callable[[list[int]], int]) -> float:
+    """The share of single-answer questions whose key alone has the picked length."""
     singles = [question for question in questions if not question.multiple]
     hits = 0
     for question in singles:
         lengths = [len(option.text) for option in question.options]
-        key = next(option for option in question.options if option.correct)
-        hits += len(key.text) == max(lengths)
+        key = len(next(option for option in question.options if option.correct).text)
+        hits += key == pick(lengths) and lengths.count(key) == 1
     return hits / len(singles)
 
 
@@ -126,7 +128,13 @@ SETS = {"the 28 quiz questions": QUIZ, "the bank": BANK}
 def test_the_longest_option_is_the_key_in_at_most_a_third_of_single_answer_questions(
     name: str,
 ) -> None:
-    assert longest_is_key_share(SETS[name]) <= 1 / 3
+    assert key_is_share(SETS[name], max) <= 1 / 3
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_the_shortest_option_is_the_key_in_at_most_a_third_either(name: str) -> None:
+    # Otherwise "never pick the longest" would just turn into "pick the shortest".
+    assert key_is_share(SETS[name], min) <= 1 / 3
 
 
 @pytest.mark.parametrize("name", sorted(SETS))
@@ -140,7 +148,7 @@ def test_the_length_measures_flag_a_quiz_whose_keys_are_its_longest_options() ->
         for question in QUIZ
         if max(question.options, key=lambda o: len(o.text)).correct or question.multiple
     )
-    assert longest_is_key_share(biased) > 1 / 3 or key_to_distractor_length_ratio(biased) > 1.15
+    assert key_is_share(biased, max) > 1 / 3 or key_to_distractor_length_ratio(biased) > 1.15
 
 
 # The loader enforces the bank's schema; these show it refuses what tests used to re-check.

@@ -65,6 +65,8 @@ def test_the_duplicate_cards_the_review_found_stay_merged() -> None:
         assert fact in STUDY.card_by_id[kept].back_html, kept
 
 
+# Prompts are compared word by word; answers by word pairs, so that results such as
+# "A 21, B 8, C 7" and "A 2, B 7, C 7" don't count as the same answer.
 def question_parts(question: Question) -> tuple[str, str]:
     keys = " ".join(option.text for option in question.options if option.correct)
     return question.prompt, keys
@@ -72,7 +74,7 @@ def question_parts(question: Question) -> tuple[str, str]:
 
 def test_no_two_questions_ask_the_same_thing_with_the_same_answer() -> None:
     prompts = vectors({q.id: question_parts(q)[0] for q in QUESTIONS})
-    keys = vectors({q.id: question_parts(q)[1] for q in QUESTIONS})
+    keys = vectors({q.id: question_parts(q)[1] for q in QUESTIONS}, pairs=True)
     same_prompt = {(a, b) for _s, a, b in similar_pairs(prompts, QUESTION_THRESHOLD)}
     same_key = {(a, b) for _s, a, b in similar_pairs(keys, QUESTION_THRESHOLD)}
     assert sorted(same_prompt & same_key) == []
@@ -83,7 +85,8 @@ def test_the_question_check_flags_a_reworded_copy() -> None:
     copy_prompt = original.prompt.replace("is submitted to", "arrives in")
     prompts = vectors({**{q.id: q.prompt for q in QUESTIONS}, "copy": copy_prompt})
     keys = vectors(
-        {**{q.id: question_parts(q)[1] for q in QUESTIONS}, "copy": question_parts(original)[1]}
+        {**{q.id: question_parts(q)[1] for q in QUESTIONS}, "copy": question_parts(original)[1]},
+        pairs=True,
     )
     pair = tuple(sorted(("copy", original.id)))
     assert pair in {(a, b) for _s, a, b in similar_pairs(prompts, QUESTION_THRESHOLD)}
