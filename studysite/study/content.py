@@ -4,10 +4,14 @@ Quiz questions, flashcards, scenarios, reference items and exam traps become
 frozen dataclasses with their Markdown already rendered by the site's one
 renderer, so a request never parses YAML or Markdown. A file that breaks the
 schema stops the load with a ContentError naming the file and the record.
+
+The question bank (content/bank/*.yaml) uses the quiz's question shape plus the
+guide heading it rests on and a topic from BANK_TOPICS; `load_bank()` returns it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable
@@ -19,6 +23,22 @@ import yaml
 
 from studysite.guide.sections import ContentError, Section, content_dir, load_guide
 from studysite.markdown import render_inline, render_markdown
+
+# The bank's topics, in the order a learner sees them (id -> label).
+BANK_TOPICS: dict[str, str] = {
+    "architecture": "Architecture and the stack",
+    "quota-fairness": "Quota, over-quota and fair share",
+    "reclaim-preemption": "Reclaim, preemption and priority",
+    "gang-placement": "Gang scheduling and placement",
+    "fractions-mig": "GPU fractions and MIG",
+    "gpu-operator": "GPU Operator and MIG Manager",
+    "workloads-assets": "Workloads and assets",
+    "cli": "The runai CLI and kubectl",
+    "access-install": "Access, installation and validation",
+    "monitoring": "Monitoring and comparisons",
+    "troubleshooting": "Troubleshooting Pending work",
+    "samples": "Reading sample outputs",
+}
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,9 @@ class Option:
     text_html: str
     correct: bool
     explanation_html: str
+    # The Markdown sources, for plain-text uses (length checks, summaries).
+    text: str = ""
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -55,10 +78,22 @@ class Question:
     options: tuple[Option, ...]
     traps: tuple[str, ...]
     cards: tuple[str, ...]
+    # Bank questions only: the heading in `section` the question rests on, and its topic id.
+    anchor: str = ""
+    topic: str = ""
 
     @property
     def multiple(self) -> bool:
         return self.kind == "multiple"
+
+    @property
+    def anchor_url(self) -> str:
+        """The guide passage the question rests on (the section page for quiz questions)."""
+        return f"{self.section.url}#{self.anchor}" if self.anchor else self.section.url
+
+    @property
+    def topic_label(self) -> str:
+        return BANK_TOPICS.get(self.topic, "")
 
     @functools.cached_property
     def option_by_id(self) -> dict[str, Option]:
@@ -256,6 +291,8 @@ def _options(reader: _Reader, record: dict[str, Any], where: str) -> tuple[Optio
                 explanation_html=render_markdown(
                     reader.text(option, "explanation", f"{where}/{option_id}")
                 ),
+                text=reader.text(option, "text", f"{where}/{option_id}"),
+                explanation=reader.text(option, "explanation", f"{where}/{option_id}"),
             )
         )
     return tuple(options)
@@ -273,6 +310,8 @@ def _question(reader: _Reader, number: int, record: dict[str, Any]) -> Question:
     if kind not in {"single", "multiple"}:
         raise reader.fail(where, "'kind' must be single or multiple")
     prompt = reader.text(record, "prompt", where)
+    if kind == "multiple" and "(Choose" not in prompt:
+        raise reader.fail(where, "a multiple-answer prompt must say '(Choose …)'")
     return Question(
         id=where,
         number=number,
@@ -396,3 +435,48 @@ def load_from(folder: Path, sections: Iterable[Section]) -> StudyContent:
 @functools.cache
 def load_study() -> StudyContent:
     return load_from(content_dir(), load_guide().sections)
+
+
+def _bank_question(reader: _Reader, number: int, record: dict[str, Any]) -> Question:
+    question = _question(reader, number, record)
+    where = question.id
+    anchor = reader.text(record, "anchor", where)
+    headings = {heading.anchor for heading in reader.sections[question.section.slug].headings}
+    if anchor not in headings:
+        raise reader.fail(where, f"anchor {anchor!r} is not a heading in {question.section.slug}")
+    topic = reader.text(record, "topic", where)
+    if topic not in BANK_TOPICS:
+        raise reader.fail(where, f"unknown topic {topic!r}; use one of {sorted(BANK_TOPICS)}")
+    return dataclasses.replace(question, anchor=anchor, topic=topic)
+
+
+def load_bank_from(
+    folder: Path, sections: Iterable[Section], study: StudyContent
+) -> tuple[Question, ...]:
+    """Every bank file's questions, numbered across files in file-name order.
+
+    Ids must be unique across the bank and the quiz, and every card or trap a
+    question names must exist in `study`.
+    """
+    by_slug = {section.slug: section for section in sections}
+    taken = {question.id: "quiz.yaml" for question in study.questions}
+    questions: list[Question] = []
+    for path in sorted((folder / "bank").glob("*.yaml")):
+        reader = _Reader(f"bank/{path.name}", by_slug)
+        for record in reader.records(_read_yaml(path), "questions"):
+            question = _bank_question(reader, len(questions) + 1, record)
+            if question.id in taken:
+                raise reader.fail(question.id, f"id is already used in {taken[question.id]}")
+            taken[question.id] = reader.filename
+            unknown = [c for c in question.cards if c not in study.card_by_id]
+            unknown += [t for t in question.traps if t not in study.trap_by_id]
+            if unknown:
+                raise reader.fail(question.id, f"unknown cards/traps {unknown}")
+            questions.append(question)
+    return tuple(questions)
+
+
+@functools.cache
+def load_bank() -> tuple[Question, ...]:
+    """The practice bank: quiz-shaped questions, each with `.anchor` and `.topic` set."""
+    return load_bank_from(content_dir(), load_guide().sections, load_study())
