@@ -170,6 +170,15 @@ def sanitise(fragment: str) -> str:
     )
 
 
+def plain_text(inline: Token) -> str:
+    """What a reader sees of one inline run: no Markdown marks, link text without its URL."""
+    return "".join(
+        child.content if child.type in {"text", "code_inline"} else " "
+        for child in inline.children or ()
+        if child.type in {"text", "code_inline", "softbreak", "hardbreak"}
+    )
+
+
 def render_document(source: str) -> Rendered:
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(source, env)
@@ -186,7 +195,9 @@ def render_document(source: str) -> Rendered:
             )
             headings.append(heading)
             current, texts = Passage(heading.anchor, heading.text, ""), []
-        elif token.type in {"inline", "fence"} and tokens[index - 1].type != "heading_open":
+        elif token.type == "inline" and tokens[index - 1].type != "heading_open":
+            texts.append(plain_text(token))
+        elif token.type == "fence":
             texts.append(token.content)
     passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
     body = _wrap_tables(_PARSER.renderer.render(tokens, _PARSER.options, env))

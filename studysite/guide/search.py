@@ -1,14 +1,29 @@
-"""Site search over the guide's sections and headings.
+"""Site search over the guide's sections and headings, on SQLite's FTS5.
 
-A small in-memory index: every passage (the text under one heading) is a
-document; a hit needs every query word, and titles and headings weigh more
-than body text.
+Every passage (the text under one heading) is a document in an in-memory FTS5
+table built from the content on first use: the index is derived data, so it
+lives beside the process rather than in the site's database, and works the
+same whether the site runs on SQLite or PostgreSQL.
+
+A query goes through three steps before FTS5 sees it:
+
+* question words ("why is my ... ") are dropped, and a few synonyms widen a
+  term (a "job" is also a "workload");
+* a word the guide never uses is corrected against the guide's own vocabulary
+  ("preemtible" -> "preemptible", "fairshare" -> "fair share");
+* the porter tokenizer stems both sides, so "reclaiming" finds "reclaim".
+
+Every remaining term must match; when that finds too little, documents
+matching any term follow, ranked by BM25 with titles weighing most.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
+import sqlite3
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -16,7 +31,43 @@ from studysite.guide.sections import load_guide
 
 MAX_QUERY_LENGTH = 200
 MAX_RESULTS = 30
-_WORD = re.compile(r"[\w./-]+", re.UNICODE)
+MAX_TERMS = 12
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_CANDIDATES = 60
+_GUIDE_BOOST = 1.6
+_START, _END = "\x02", "\x03"
+# Column weights for bm25(): title, context (section title or summary), body.
+_WEIGHTS = (10.0, 3.0, 1.0)
+
+STOP_WORDS = frozenset(
+    """a about an and are as at be but can could do does did for from get got how i if in into is it
+    its me my of on or our should so than that the their then there these this to was we what
+    when where which while who why will with would you your keeps keep still stay stays""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+# A query term and the words the guide uses for the same thing.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "job": ("workload", "training"),
+    "jobs": ("workload", "training"),
+    "stuck": ("pending",),
+    "waiting": ("pending",),
+    "queued": ("pending",),
+    "kicked": ("preempted", "evicted"),
+    "killed": ("preempted", "evicted"),
+    "evicted": ("preempted", "reclaim"),
+    "borrow": ("over", "quota"),
+    "borrowing": ("over-quota",),
+    "share": ("fraction",),
+    "sharing": ("fraction",),
+    "slice": ("mig",),
+    "slices": ("mig",),
+    "install": ("installation", "helm"),
+    "permissions": ("rbac", "role"),
+    "permission": ("rbac", "role"),
+    "login": ("cli",),
+    "notebook": ("workspace", "jupyter"),
+    "gpus": ("gpu",),
+}
 
 
 @dataclass(frozen=True)
@@ -26,20 +77,17 @@ class Document:
     context: str
     text: str
 
-    @functools.cached_property
-    def haystack_title(self) -> str:
-        return self.title.lower()
-
-    @functools.cached_property
-    def haystack_text(self) -> str:
-        return f"{self.context} {self.text}".lower()
-
 
 @dataclass(frozen=True)
 class Hit:
     document: Document
-    score: int
-    snippet: str
+    score: float
+    parts: tuple[tuple[str, bool], ...]
+
+    @property
+    def snippet(self) -> str:
+        """The snippet as plain text (the template marks the matched parts)."""
+        return "".join(text for text, _ in self.parts)
 
 
 # Other features (the reference, for one) register the documents they add.
@@ -50,6 +98,7 @@ def register_provider(provider: Callable[[], Iterable[Document]]) -> None:
     if provider not in _providers:
         _providers.append(provider)
         documents.cache_clear()
+        _index.cache_clear()
 
 
 def guide_documents() -> Iterable[Document]:
@@ -65,39 +114,142 @@ def guide_documents() -> Iterable[Document]:
 
 @functools.cache
 def documents() -> tuple[Document, ...]:
+    # The guide's passages come first: the index tells them apart by position.
     found = list(guide_documents())
     for provider in _providers:
         found.extend(provider())
     return tuple(found)
 
 
+class Index:
+    """An FTS5 table over the documents and the plain words they use."""
+
+    def __init__(self, docs: tuple[Document, ...], guide_count: int) -> None:
+        self.documents = docs
+        self.guide_count = guide_count
+        # One connection shared by every thread; the lock keeps its use serial.
+        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._lock = threading.Lock()
+        self._db.execute(
+            "CREATE VIRTUAL TABLE docs USING fts5("
+            "title, context, body, tokenize = 'porter unicode61 remove_diacritics 2')"
+        )
+        self._db.executemany(
+            "INSERT INTO docs (rowid, title, context, body) VALUES (?, ?, ?, ?)",
+            ((i, d.title, d.context, d.text) for i, d in enumerate(docs)),
+        )
+        words: set[str] = set()
+        for document in docs:
+            words.update(words_of(f"{document.title} {document.context} {document.text}"))
+        self.vocabulary = frozenset(words)
+        self._sorted_vocabulary = sorted(w for w in words if len(w) > 2 and not w.isdigit())
+
+    def correct(self, word: str) -> tuple[tuple[str, ...], ...]:
+        """What the guide may mean by a word: itself if the guide uses it, two words
+        it runs together ("nodepool"), or the closest word the guide uses."""
+        if len(word) < 4 or word.isdigit():
+            return ((word,),)
+        meanings: list[tuple[str, ...]] = []
+        if word in self.vocabulary:
+            meanings.append((word,))
+        for cut in range(3, len(word) - 2):
+            head, tail = word[:cut], word[cut:]
+            if head in self.vocabulary and tail in self.vocabulary:
+                meanings.append((head, tail))
+                break
+        if not meanings:
+            close = difflib.get_close_matches(word, self._sorted_vocabulary, n=1, cutoff=0.8)
+            meanings.append((close[0],) if close else (word,))
+        return tuple(meanings)
+
+    def query(self, match: str, limit: int) -> list[tuple[int, float, str]]:
+        weights = ", ".join(str(w) for w in _WEIGHTS)
+        with self._lock:
+            try:
+                return list(
+                    self._db.execute(
+                        f"SELECT rowid, bm25(docs, {weights}), "
+                        f"snippet(docs, 2, '{_START}', '{_END}', '…', 28) "
+                        "FROM docs WHERE docs MATCH ? ORDER BY 2 LIMIT ?",
+                        (match, limit),
+                    )
+                )
+            except sqlite3.OperationalError:
+                return []
+
+
+@functools.cache
+def _index() -> Index:
+    return Index(documents(), len(tuple(guide_documents())))
+
+
+def words_of(text: str) -> list[str]:
+    return [word.lower() for word in _WORD.findall(text)]
+
+
 def query_words(query: str) -> list[str]:
-    return [word.lower() for word in _WORD.findall(query[:MAX_QUERY_LENGTH])]
+    return words_of(query[:MAX_QUERY_LENGTH])[:MAX_TERMS]
 
 
-def snippet(text: str, word: str, width: int = 160) -> str:
-    position = text.lower().find(word)
-    if position < 0:
-        return text[:width] + ("…" if len(text) > width else "")
-    start = max(0, position - width // 3)
-    piece = text[start : start + width]
-    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+def _quoted(words: Iterable[str]) -> str:
+    return '"' + " ".join(words) + '"'
+
+
+def _term(index: Index, word: str, last: bool) -> str:
+    """One FTS5 alternative group for a query word: itself (corrected), synonyms, prefix."""
+    meanings = index.correct(word)
+    options = [_quoted(meaning) for meaning in meanings]
+    options.append(_quoted([word]))
+    options.extend(_quoted([synonym]) for synonym in SYNONYMS.get(word, ()))
+    if last and len(word) >= 3 and meanings[0] == (word,):
+        # As the learner types, the last word may be unfinished.
+        options.append(_quoted([word]) + "*")
+    return "(" + " OR ".join(dict.fromkeys(options)) + ")"
+
+
+def match_expressions(query: str, index: Index) -> tuple[str, str]:
+    """The FTS5 expressions for every term (AND) and for any term (OR)."""
+    words = query_words(query)
+    meaningful = [word for word in words if word not in STOP_WORDS] or words
+    meaningful = list(dict.fromkeys(meaningful))
+    if not meaningful:
+        return "", ""
+    terms = [
+        _term(index, word, last=position == len(meaningful) - 1)
+        for position, word in enumerate(meaningful)
+    ]
+    return " AND ".join(terms), " OR ".join(terms)
+
+
+def _parts(snippet: str) -> tuple[tuple[str, bool], ...]:
+    parts: list[tuple[str, bool]] = []
+    for piece in re.split(f"({_START}[^{_END}]*{_END})", snippet):
+        if piece.startswith(_START):
+            parts.append((piece[1:-1], True))
+        elif piece:
+            parts.append((piece, False))
+    return tuple(parts)
 
 
 def search(query: str) -> list[Hit]:
-    words = query_words(query)
-    if not words:
+    index = _index()
+    every, any_ = match_expressions(query, index)
+    if not every:
         return []
-    hits: list[Hit] = []
-    for document in documents():
-        score = 0
-        for word in words:
-            in_title = word in document.haystack_title
-            in_text = word in document.haystack_text
-            if not (in_title or in_text):
-                break
-            score += 10 if in_title else 1
-        else:
-            hits.append(Hit(document, score, snippet(document.text, words[0])))
-    hits.sort(key=lambda hit: (-hit.score, hit.document.url))
-    return hits[:MAX_RESULTS]
+    rows = _ranked(index, index.query(every, _CANDIDATES))
+    if len(rows) < 3 and any_ != every:
+        seen = {row[0] for row in rows}
+        wider = _ranked(index, index.query(any_, _CANDIDATES))
+        rows += [row for row in wider if row[0] not in seen]
+    return [Hit(index.documents[rowid], score, _parts(text)) for rowid, score, text in rows]
+
+
+def _ranked(index: Index, rows: list[tuple[int, float, str]]) -> list[tuple[int, float, str]]:
+    # bm25() is lower for better matches; a guide passage outranks a one-line
+    # reference entry of similar relevance, since it is where the learner reads.
+    scored = [
+        (rowid, -score * (_GUIDE_BOOST if rowid < index.guide_count else 1.0), text)
+        for rowid, score, text in rows
+    ]
+    scored.sort(key=lambda row: -row[1])
+    return scored[:MAX_RESULTS]
