@@ -9,7 +9,16 @@ from __future__ import annotations
 from simulators.engine.cluster import Cluster, CycleResult, NodeUsage
 from simulators.engine.errors import EngineError, MigStrategyError
 from simulators.engine.explain import Explanation, PodLine, explain
-from simulators.engine.fairshare import ShareQueue, fair_share
+from simulators.engine.fairshare import (
+    DeservedGrant,
+    Division,
+    FairShareTrace,
+    FillRound,
+    LeftoverGrant,
+    RoundOffer,
+    ShareQueue,
+    fair_share,
+)
 from simulators.engine.messages import Reason
 from simulators.engine.mig import (
     GPU_RESOURCE,
@@ -75,11 +84,16 @@ __all__ = [
     "Cluster",
     "CycleResult",
     "DepartmentSpec",
+    "DeservedGrant",
+    "Division",
     "EngineError",
     "Event",
     "Explanation",
     "FairShareRow",
+    "FairShareTrace",
+    "FillRound",
     "GpuRequest",
+    "LeftoverGrant",
     "MigAdvertisement",
     "MigDeviceConfig",
     "MigLayout",
@@ -103,6 +117,7 @@ __all__ = [
     "QuotaScenario",
     "QuotaStep",
     "Reason",
+    "RoundOffer",
     "ShareQueue",
     "StepClock",
     "TimelineEntry",

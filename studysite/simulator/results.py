@@ -21,7 +21,9 @@ from simulators.engine import (
     simulate_quota,
     step_demand,
 )
+from studysite.simulator.format import gpus, num
 from studysite.simulator.state import Setup, Step
+from studysite.simulator.why import WhyView, why_view
 
 BAR_WIDTH = 600  # the bars' viewBox width; they stretch to the column
 
@@ -69,15 +71,6 @@ def run_engine(setup: Setup) -> tuple[QuotaOutcome, QuotaStep | None]:
 # ---------------------------------------------------------------------------- words
 
 
-def num(value: float) -> str:
-    """4.0 → "4", 2.5 → "2.5"."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}".rstrip("0")
-
-
-def gpus(value: float) -> str:
-    return f"{num(value)} GPU" if value == 1 else f"{num(value)} GPUs"
-
-
 # ---------------------------------------------------------------------------- shapes
 
 
@@ -86,6 +79,27 @@ class Segment:
     kind: str  # "quota", "borrowed", "unmet", "idle"
     x: str
     width: str
+    owner: int | None = None  # in the whole pool's bar: the project's position (its colour)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The GPU axis under the bars: `intervals` equal steps from 0 to `ticks[-1]`."""
+
+    ticks: tuple[str, ...]
+
+    @property
+    def intervals(self) -> int:
+        return len(self.ticks) - 1
+
+
+@dataclass(frozen=True)
+class Holder:
+    """One project's part of the whole pool, for the key under the pool's bar."""
+
+    owner: int
+    name: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -113,6 +127,7 @@ class ProjectRow:
     borrowing: bool
     text: str
     bar: Bar
+    owner: int = 0
 
 
 @dataclass(frozen=True)
@@ -139,6 +154,10 @@ class PoolView:
     bar: Bar
     departments: tuple[DepartmentRow, ...]
     summary: str
+    scale: Scale
+    holders: tuple[Holder, ...]
+    why: WhyView
+    quick: str
 
 
 @dataclass(frozen=True)
@@ -177,20 +196,48 @@ class ResultView:
     has_departments: bool
     has_limits: bool
 
+    @property
+    def owners(self) -> range:
+        """The project colours the page defines (one hatch pattern each)."""
+        return range(max(len(pool.rows) for pool in self.pools))
 
-def _segments(parts: list[tuple[str, float]], scale: float) -> tuple[Segment, ...]:
+    @property
+    def quick(self) -> str:
+        """The result in one line, for beside the controls on a small screen."""
+        parts = ([self.step.headline] if self.step else []) + [p.quick for p in self.pools]
+        return " ".join(parts)
+
+
+def _segments(
+    parts: list[tuple[str, float]], scale: float, owners: list[int | None] | None = None
+) -> tuple[Segment, ...]:
     segments, x = [], 0.0
-    for kind, amount in parts:
+    for index, (kind, amount) in enumerate(parts):
         if amount > 0:
-            segments.append(Segment(kind, f"{x * scale:.2f}", f"{amount * scale:.2f}"))
+            owner = owners[index] if owners else None
+            segments.append(Segment(kind, f"{x * scale:.2f}", f"{amount * scale:.2f}", owner))
             x += amount
     return tuple(segments)
+
+
+_STEPS = (1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 250, 256, 500, 512, 1000)
+MAX_INTERVALS = 8
+
+
+def axis(extent: float) -> Scale:
+    """A GPU axis covering `extent` in at most eight equal, round steps."""
+    step = next(
+        (s for s in _STEPS if s * MAX_INTERVALS >= extent),
+        1000 * (int(extent) // (1000 * MAX_INTERVALS) + 1),
+    )
+    intervals = max(1, -(-int(extent) // step))
+    return Scale(tuple(num(step * k) for k in range(intervals + 1)))
 
 
 def _project_text(quota_backed: float, over: float, unmet: float) -> str:
     running = quota_backed + over
     if running == 0 and unmet == 0:
-        return "no work"
+        return "no work (demand 0)"
     parts = [f"{gpus(running)} running"]
     if over:
         parts.append(f"{num(quota_backed)} within quota + {num(over)} borrowed (reclaimable)")
@@ -198,7 +245,7 @@ def _project_text(quota_backed: float, over: float, unmet: float) -> str:
         parts.append("all within quota")
     if unmet:
         parts.append(f"{num(unmet)} waiting")
-    return ", ".join(parts)
+    return ", ".join(parts) + f" (demand {num(running + unmet)})"
 
 
 def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
@@ -207,15 +254,13 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         [float(pool.gpus), 1.0]
         + [max(p.demand, p.quota, p.quota_backed + p.over_quota) for p in pool.projects]
     )
-    scale = BAR_WIDTH / extent
+    gpu_axis = axis(extent)
+    scale = BAR_WIDTH / float(gpu_axis.ticks[-1])
     rows = []
-    for p in pool.projects:
+    for owner, p in enumerate(pool.projects):
         spec = projects[p.project]
         text = _project_text(p.quota_backed, p.over_quota, p.unmet)
-        label = (
-            f"{p.project}: {text}; quota {num(p.quota)}, demand {num(p.demand)}, "
-            f"fair share {num(p.fair_share)}"
-        )
+        label = f"{p.project}: {text}; quota {num(p.quota)}, fair share {num(p.fair_share)}"
         parts = [("quota", p.quota_backed), ("borrowed", p.over_quota), ("unmet", p.unmet)]
         bar = Bar(f"sim-bar-{index}-{p.project}", label, _segments(parts, scale))
         rows.append(
@@ -235,6 +280,7 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
                 borrowing=p.over_quota > 0,
                 text=text,
                 bar=Bar(bar.id, bar.label, bar.segments, f"{p.quota * scale:.2f}"),
+                owner=owner,
             )
         )
     quota_backed = sum(p.quota_backed for p in pool.projects)
@@ -244,10 +290,22 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         f"{num(quota_backed)} within quota, {num(borrowed)} borrowed (reclaimable), "
         f"{num(pool.idle)} idle"
     )
+    parts: list[tuple[str, float]] = []
+    owners: list[int | None] = []
+    holders = []
+    for owner, p in enumerate(pool.projects):
+        parts += [("quota", p.quota_backed), ("borrowed", p.over_quota)]
+        owners += [owner, owner]
+        running = p.quota_backed + p.over_quota
+        held = gpus(running) + (f" ({num(p.over_quota)} borrowed)" if p.over_quota else "")
+        holders.append(Holder(owner, p.project, held))
+    parts.append(("idle", pool.idle))
+    owners.append(None)
+    held_text = "; ".join(f"{h.name} {h.text}" for h in holders)
     pool_bar = Bar(
         f"sim-bar-{index}-pool",
-        f"Whole pool {pool.pool}, {gpus(pool.gpus)}: {pool_text}",
-        _segments([("quota", quota_backed), ("borrowed", borrowed), ("idle", pool.idle)], scale),
+        f"Whole pool {pool.pool}, {gpus(pool.gpus)}: {held_text}; {num(pool.idle)} idle",
+        _segments(parts, scale, owners),
     )
     departments = tuple(
         DepartmentRow(
@@ -265,6 +323,11 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
     summary = (
         f"Node pool {pool.pool} ({gpus(pool.gpus)}): {pool_text}; {gpus(unmet)} of demand waiting."
     )
+    quick = (
+        f"{pool.pool}: "
+        + ", ".join(f"{p.project} {num(p.quota_backed + p.over_quota)}" for p in pool.projects)
+        + f", idle {num(pool.idle)}."
+    )
     return PoolView(
         index=index,
         name=pool.pool,
@@ -277,6 +340,10 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         bar=pool_bar,
         departments=departments,
         summary=summary,
+        scale=gpu_axis,
+        holders=tuple(holders),
+        why=why_view(pool),
+        quick=quick,
     )
 
 
