@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from studysite.simulator.state import SimState, parse_query, to_url
+from studysite.simulator.query import parse_query, to_url
+from studysite.simulator.state import SimState
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The engine's answer for a checked setup, shaped for the page.
 
 Every number here comes from `simulators.engine` (`simulate_quota`, `step_demand`):
-this module only converts the setup into the engine's scenario, then lays the
-outcome out as bars, table rows, plain sentences and a timeline.
+this module only lays the engine's outcome out as bars, table rows, plain
+sentences and a timeline.
 """
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulators.engine import (
-    DepartmentSpec,
     PoolOutcome,
-    PoolSpec,
-    ProjectSpec,
     QuotaOutcome,
     QuotaScenario,
     QuotaStep,
@@ -21,54 +18,19 @@ from simulators.engine import (
     simulate_quota,
     step_demand,
 )
+from studysite.simulator.check import Step
 from studysite.simulator.format import gpus, num
-from studysite.simulator.state import Setup, Step
 from studysite.simulator.why import WhyView, why_view
 
 BAR_WIDTH = 600  # the bars' viewBox width; they stretch to the column
 
 
-def scenario_for(setup: Setup) -> QuotaScenario:
-    """The checked setup in the engine's own terms."""
-    pools = tuple(PoolSpec(pool.name, pool.gpus) for pool in setup.pools)
-    names = [pool.name for pool in setup.pools]
-    return QuotaScenario(
-        pools=pools,
-        projects=tuple(
-            ProjectSpec(
-                name=p.name,
-                quota=dict(zip(names, map(float, p.quota), strict=True)),
-                demand=dict(zip(names, p.demand, strict=True)),
-                over_quota_weight=p.weight,
-                limit=None if p.limit is None else float(p.limit),
-                priority=p.priority,
-                department=p.department,
-            )
-            for p in setup.projects
-        ),
-        departments=tuple(
-            DepartmentSpec(
-                name=d.name,
-                quota=dict(zip(names, map(float, d.quota), strict=True)),
-                over_quota_weight=d.weight,
-                limit=None if d.limit is None else float(d.limit),
-            )
-            for d in setup.departments
-        ),
-    )
-
-
-def run_engine(setup: Setup) -> tuple[QuotaOutcome, QuotaStep | None]:
+def run_engine(scenario: QuotaScenario, step: Step | None) -> tuple[QuotaOutcome, QuotaStep | None]:
     """The outcome to draw, and the step that led to it (if the setup asks for one)."""
-    scenario = scenario_for(setup)
-    if setup.step is None:
+    if step is None:
         return simulate_quota(scenario), None
-    asked = setup.step
-    step = step_demand(scenario, asked.project, asked.pool, asked.extra)
-    return step.after, step
-
-
-# ---------------------------------------------------------------------------- words
+    stepped = step_demand(scenario, step.project, step.pool, step.extra)
+    return stepped.after, stepped
 
 
 # ---------------------------------------------------------------------------- shapes
@@ -248,8 +210,8 @@ def _project_text(quota_backed: float, over: float, unmet: float) -> str:
     return ", ".join(parts) + f" (demand {num(running + unmet)})"
 
 
-def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
-    projects = {p.name: p for p in setup.projects}
+def _pool_view(index: int, pool: PoolOutcome, scenario: QuotaScenario) -> PoolView:
+    projects = {p.name: p for p in scenario.projects}
     extent = max(
         [float(pool.gpus), 1.0]
         + [max(p.demand, p.quota, p.quota_backed + p.over_quota) for p in pool.projects]
@@ -269,7 +231,7 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
                 department=spec.department or "",
                 quota=num(p.quota),
                 demand=num(p.demand),
-                weight=num(spec.weight),
+                weight=num(spec.over_quota_weight),
                 limit="none" if p.limit is None else num(p.limit),
                 priority=str(spec.priority),
                 fair_share=num(p.fair_share),
@@ -290,22 +252,22 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         f"{num(quota_backed)} within quota, {num(borrowed)} borrowed (reclaimable), "
         f"{num(pool.idle)} idle"
     )
-    parts: list[tuple[str, float]] = []
+    held: list[tuple[str, float]] = []
     owners: list[int | None] = []
     holders = []
     for owner, p in enumerate(pool.projects):
-        parts += [("quota", p.quota_backed), ("borrowed", p.over_quota)]
+        held += [("quota", p.quota_backed), ("borrowed", p.over_quota)]
         owners += [owner, owner]
         running = p.quota_backed + p.over_quota
-        held = gpus(running) + (f" ({num(p.over_quota)} borrowed)" if p.over_quota else "")
-        holders.append(Holder(owner, p.project, held))
-    parts.append(("idle", pool.idle))
+        text = gpus(running) + (f" ({num(p.over_quota)} borrowed)" if p.over_quota else "")
+        holders.append(Holder(owner, p.project, text))
+    held.append(("idle", pool.idle))
     owners.append(None)
     held_text = "; ".join(f"{h.name} {h.text}" for h in holders)
     pool_bar = Bar(
         f"sim-bar-{index}-pool",
         f"Whole pool {pool.pool}, {gpus(pool.gpus)}: {held_text}; {num(pool.idle)} idle",
-        _segments(parts, scale, owners),
+        _segments(held, scale, owners),
     )
     departments = tuple(
         DepartmentRow(
@@ -399,15 +361,17 @@ def _step_view(step: QuotaStep, asked: Step) -> StepView:
     )
 
 
-def result_view(setup: Setup, outcome: QuotaOutcome, step: QuotaStep | None) -> ResultView:
-    pools = tuple(_pool_view(i, pool, setup) for i, pool in enumerate(outcome.pools))
-    step_view = _step_view(step, setup.step) if step and setup.step else None
+def result_view(
+    scenario: QuotaScenario, asked: Step | None, outcome: QuotaOutcome, step: QuotaStep | None
+) -> ResultView:
+    pools = tuple(_pool_view(i, pool, scenario) for i, pool in enumerate(outcome.pools))
+    step_view = _step_view(step, asked) if step and asked else None
     parts = ([step_view.headline] if step_view else []) + [pool.summary for pool in pools]
     return ResultView(
         pools=pools,
         warnings=outcome.warnings,
         step=step_view,
         summary=" ".join(parts),
-        has_departments=bool(setup.departments),
-        has_limits=any(p.limit is not None for p in setup.projects),
+        has_departments=bool(scenario.departments),
+        has_limits=any(p.limit is not None for p in scenario.projects),
     )

@@ -12,8 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulators.engine import PoolSpec, ProjectSpec, QuotaScenario, simulate_quota
+from studysite.simulator.check import check
 from studysite.simulator.presets import PRESETS
-from studysite.simulator.results import axis
+from studysite.simulator.results import axis, run_engine
 from studysite.simulator.why import pool_trace
 
 GUIDE = "/simulator/?pool=24&p=team-a,8,4,1&p=team-b,8,16,2&p=team-c,8,10,1"
@@ -26,12 +27,9 @@ def _text(client: Client, url: str) -> str:
 
 @pytest.mark.parametrize("preset", PRESETS, ids=[preset.slug for preset in PRESETS])
 def test_the_traced_shares_are_the_ones_the_engine_used(preset: object) -> None:
-    from studysite.simulator.results import run_engine
-    from studysite.simulator.state import check
-
     checked = check(preset.state)  # type: ignore[attr-defined]
-    assert checked.setup is not None
-    outcome, _ = run_engine(checked.setup)
+    assert checked.scenario is not None
+    outcome, _ = run_engine(checked.scenario, checked.step)
     for pool in outcome.pools:
         traced: dict[str, float] = {}
         for division in pool_trace(pool).divisions or ():
