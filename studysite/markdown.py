@@ -101,6 +101,39 @@ def _render_sample(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
     )
 
 
+WORKED_EXAMPLE = "worked-example"
+
+
+def _render_worked_example(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    # Imported here: the examples run the scheduler engine, which only guide pages need.
+    from studysite.guide.examples import worked_example
+
+    token = tokens[idx]
+    if token.nesting == -1:
+        example = worked_example(env["worked_examples"].pop())
+        tries = "".join(
+            f'<li><a href="{html.escape(t.url)}">{html.escape(t.text)}</a></li>'
+            for t in example.tries
+        )
+        return (
+            _PARSER.render(example.markdown)
+            + (f'<ul class="worked-example-try">{tries}</ul>' if tries else "")
+            + "</div>\n"
+        )
+    name = token.info.strip()[len(WORKED_EXAMPLE) :].strip()
+    example = worked_example(name)
+    env.setdefault("worked_examples", []).append(name)
+    title = html.escape(example.title)
+    return (
+        f'<div class="worked-example" role="region" aria-labelledby="example-{name}">'
+        '<p class="worked-example-badge">Worked example · added by this site; the numbers '
+        "are computed by its scheduler engine when the page is built</p>"
+        f'<h2 class="worked-example-title" id="example-{name}">{title}</h2>\n'
+    )
+
+
 def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     language = token.info.strip().split(" ")[0]
@@ -143,6 +176,7 @@ def _build_parser() -> MarkdownIt:
     for kind in CALLOUTS:
         md.use(container_plugin, name=kind, render=_render_callout(kind))
     md.use(container_plugin, name="sample", render=_render_sample)
+    md.use(container_plugin, name=WORKED_EXAMPLE, render=_render_worked_example)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_block", _render_fence)
     md.add_render_rule("heading_close", _render_heading_close)
