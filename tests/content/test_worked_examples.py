@@ -65,7 +65,7 @@ def test_each_example_sits_in_its_section_marked_as_the_sites_addition(
 ) -> None:
     body = client.get(WHERE[name]).content.decode()
     assert f'<div class="worked-example" role="region" aria-labelledby="example-{name}">' in body
-    assert "Worked example · added by this site" in html.unescape(body)
+    assert "Worked example · added by this site" in _text(client, WHERE[name])
     assert html.escape(worked_example(name).title, quote=False) in body
 
 
