@@ -26,6 +26,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from studysite.guide.sections import load_guide
 
@@ -34,6 +35,7 @@ MAX_RESULTS = 30
 MAX_TERMS = 12
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CANDIDATES = 60
+_MAX_REMEMBERED = 10_000
 _GUIDE_BOOST = 1.6
 _START, _END = "\x02", "\x03"
 # Column weights for bm25(): title, context (section title or summary), body.
@@ -130,10 +132,15 @@ class Index:
         # One connection shared by every thread; the lock keeps its use serial.
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._lock = threading.Lock()
-        self._db.execute(
-            "CREATE VIRTUAL TABLE docs USING fts5("
-            "title, context, body, tokenize = 'porter unicode61 remove_diacritics 2')"
-        )
+        try:
+            self._db.execute(
+                "CREATE VIRTUAL TABLE docs USING fts5("
+                "title, context, body, tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+        except sqlite3.OperationalError as error:
+            raise RuntimeError(
+                f"The site search needs SQLite with FTS5 (Python's sqlite3 has {error})"
+            ) from error
         self._db.executemany(
             "INSERT INTO docs (rowid, title, context, body) VALUES (?, ?, ?, ?)",
             ((i, d.title, d.context, d.text) for i, d in enumerate(docs)),
@@ -143,12 +150,17 @@ class Index:
             words.update(words_of(f"{document.title} {document.context} {document.text}"))
         self.vocabulary = frozenset(words)
         self._sorted_vocabulary = sorted(w for w in words if len(w) > 2 and not w.isdigit())
+        # difflib is the slow part of a query; learners repeat their typos as they type.
+        self._corrections: dict[str, tuple[tuple[str, ...], ...]] = {}
 
     def correct(self, word: str) -> tuple[tuple[str, ...], ...]:
         """What the guide may mean by a word: itself if the guide uses it, two words
         it runs together ("nodepool"), or the closest word the guide uses."""
         if len(word) < 4 or word.isdigit():
             return ((word,),)
+        known = self._corrections.get(word)
+        if known is not None:
+            return known
         meanings: list[tuple[str, ...]] = []
         if word in self.vocabulary:
             meanings.append((word,))
@@ -160,21 +172,44 @@ class Index:
         if not meanings:
             close = difflib.get_close_matches(word, self._sorted_vocabulary, n=1, cutoff=0.8)
             meanings.append((close[0],) if close else (word,))
+        if len(self._corrections) < _MAX_REMEMBERED:
+            self._corrections[word] = tuple(meanings)
         return tuple(meanings)
 
-    def query(self, match: str, limit: int) -> list[tuple[int, float, str]]:
+    def rank(self, match: str) -> list[tuple[int, float]]:
+        """Matching documents, best first: bm25 with titles weighing most, guide first."""
         weights = ", ".join(str(w) for w in _WEIGHTS)
+        rows = self._run(
+            f"SELECT rowid, bm25(docs, {weights}) FROM docs WHERE docs MATCH ? ORDER BY 2 LIMIT ?",
+            (match, _CANDIDATES),
+        )
+        # bm25() is lower for better matches; a guide passage outranks a one-line
+        # reference entry of similar relevance, since it is where the learner reads.
+        scored = [
+            (rowid, -score * (_GUIDE_BOOST if rowid < self.guide_count else 1.0))
+            for rowid, score in rows
+        ]
+        return sorted(scored, key=lambda row: -row[1])
+
+    def snippets(self, match: str, rowids: list[int]) -> dict[int, str]:
+        """The body text around the matched words, for the given documents only."""
+        if not rowids:
+            return {}
+        marks = ", ".join("?" * len(rowids))
+        rows = self._run(
+            f"SELECT rowid, snippet(docs, 2, '{_START}', '{_END}', '…', 28) FROM docs "
+            f"WHERE docs MATCH ? AND rowid IN ({marks})",
+            (match, *rowids),
+        )
+        return dict(rows)
+
+    def _run(self, sql: str, parameters: tuple[object, ...]) -> list[tuple[int, Any]]:
         with self._lock:
             try:
-                return list(
-                    self._db.execute(
-                        f"SELECT rowid, bm25(docs, {weights}), "
-                        f"snippet(docs, 2, '{_START}', '{_END}', '…', 28) "
-                        "FROM docs WHERE docs MATCH ? ORDER BY 2 LIMIT ?",
-                        (match, limit),
-                    )
-                )
+                return list(self._db.execute(sql, parameters))
             except sqlite3.OperationalError:
+                # Whatever the learner typed is quoted, so this is a malformed
+                # expression from an odd character: no results rather than a 500.
                 return []
 
 
@@ -236,20 +271,16 @@ def search(query: str) -> list[Hit]:
     every, any_ = match_expressions(query, index)
     if not every:
         return []
-    rows = _ranked(index, index.query(every, _CANDIDATES))
-    if len(rows) < 3 and any_ != every:
-        seen = {row[0] for row in rows}
-        wider = _ranked(index, index.query(any_, _CANDIDATES))
-        rows += [row for row in wider if row[0] not in seen]
-    return [Hit(index.documents[rowid], score, _parts(text)) for rowid, score, text in rows]
-
-
-def _ranked(index: Index, rows: list[tuple[int, float, str]]) -> list[tuple[int, float, str]]:
-    # bm25() is lower for better matches; a guide passage outranks a one-line
-    # reference entry of similar relevance, since it is where the learner reads.
-    scored = [
-        (rowid, -score * (_GUIDE_BOOST if rowid < index.guide_count else 1.0), text)
-        for rowid, score, text in rows
+    found = [(rowid, score, every) for rowid, score in index.rank(every)]
+    if len(found) < 3 and any_ != every:
+        # Too little has every word: follow with what has any of them.
+        seen = {rowid for rowid, _, _ in found}
+        found += [(rowid, score, any_) for rowid, score in index.rank(any_) if rowid not in seen]
+    found = found[:MAX_RESULTS]
+    texts: dict[int, str] = {}
+    for match in {match for _, _, match in found}:
+        texts.update(index.snippets(match, [rowid for rowid, _, m in found if m == match]))
+    return [
+        Hit(index.documents[rowid], score, _parts(texts.get(rowid, "")))
+        for rowid, score, _ in found
     ]
-    scored.sort(key=lambda row: -row[1])
-    return scored[:MAX_RESULTS]
