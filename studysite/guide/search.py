@@ -1,20 +1,24 @@
-"""Site search over the guide's sections and headings, on SQLite's FTS5.
+"""Site search over the guide's sections and headings: a real full-text index.
 
-Every passage (the text under one heading) is a document in an in-memory FTS5
-table built from the content on first use: the index is derived data, so it
-lives beside the process rather than in the site's database, and works the
-same whether the site runs on SQLite or PostgreSQL.
+Every passage (the text under one heading) is a document. On SQLite (the default)
+the documents go into an in-memory FTS5 table built from the content on first use
+(porter stemming, BM25); when the site's database is PostgreSQL they go into a
+temporary table of the connection, filled on its first search (about 70 ms, then
+a few ms a query; connections live for DATABASE_CONN_MAX_AGE), searched with
+PostgreSQL's own English full-text search. Either way the index is derived data:
+no migration, nothing to keep in step with the content.
 
-A query goes through three steps before FTS5 sees it:
+A query goes through three steps before the index sees it:
 
 * question words ("why is my ... ") are dropped, and a few synonyms widen a
   term (a "job" is also a "workload");
 * a word the guide never uses is corrected against the guide's own vocabulary
   ("preemtible" -> "preemptible", "fairshare" -> "fair share");
-* the porter tokenizer stems both sides, so "reclaiming" finds "reclaim".
+* the index stems both sides, so "reclaiming" finds "reclaim".
 
-Every remaining term must match; when that finds too little, documents
-matching any term follow, ranked by BM25 with titles weighing most.
+Every remaining term must match; when that finds too little, documents matching
+any term follow. Titles weigh most, and a guide passage outranks a reference
+entry of similar relevance. tests/web/test_search_quality.py measures it.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import connection
+
 from studysite.guide.sections import load_guide
 
 MAX_QUERY_LENGTH = 200
@@ -36,15 +42,17 @@ MAX_TERMS = 12
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CANDIDATES = 60
 _MAX_REMEMBERED = 10_000
+# ts_rank stays well below this, so a document with more of the terms always comes first.
+_PER_TERM = 100.0
 _GUIDE_BOOST = 1.6
-_START, _END = "\x02", "\x03"
 # Column weights for bm25(): title, context (section title or summary), body.
 _WEIGHTS = (10.0, 3.0, 1.0)
 
 STOP_WORDS = frozenset(
     """a about an and are as at be but can could do does did for from get got how i if in into is it
     its me my of on or our should so than that the their then there these this to was we what
-    when where which while who why will with would you your keeps keep still stay stays""".split()  # noqa: SIM905 - a word list reads better as text
+    when where which while who why will with would you your keeps keep still stay stays happen
+    happens want wants""".split()  # noqa: SIM905 - a word list reads better as text
 )
 
 # A query term and the words the guide uses for the same thing.
@@ -123,12 +131,80 @@ def documents() -> tuple[Document, ...]:
     return tuple(found)
 
 
-class Index:
-    """An FTS5 table over the documents and the plain words they use."""
+class Vocabulary:
+    """The plain words the documents use, to correct a query's words against."""
+
+    def __init__(self, docs: tuple[Document, ...]) -> None:
+        words: set[str] = set()
+        for document in docs:
+            words.update(words_of(f"{document.title} {document.context} {document.text}"))
+        self.words = frozenset(words)
+        self._sorted = sorted(w for w in words if len(w) > 2 and not w.isdigit())
+        # difflib is the slow part of a query; learners repeat their typos as they type.
+        self._corrections: dict[str, tuple[tuple[str, ...], ...]] = {}
+
+    def correct(self, word: str) -> tuple[tuple[str, ...], ...]:
+        """What the guide may mean by a word: itself if the guide uses it, two words
+        it runs together ("nodepool"), or the closest word the guide uses."""
+        if len(word) < 4 or word.isdigit():
+            return ((word,),)
+        known = self._corrections.get(word)
+        if known is not None:
+            return known
+        meanings: list[tuple[str, ...]] = []
+        if word in self.words:
+            meanings.append((word,))
+        for cut in range(3, len(word) - 2):
+            head, tail = word[:cut], word[cut:]
+            if head in self.words and tail in self.words:
+                meanings.append((head, tail))
+                break
+        if not meanings:
+            close = difflib.get_close_matches(word, self._sorted, n=1, cutoff=0.8)
+            meanings.append((close[0],) if close else (word,))
+        if len(self._corrections) < _MAX_REMEMBERED:
+            self._corrections[word] = tuple(meanings)
+        return tuple(meanings)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One way a query word may appear: a word or a phrase, perhaps still being typed."""
+
+    words: tuple[str, ...]
+    prefix: bool = False
+
+
+# A query term: it matches when any of its alternatives does.
+Term = tuple[Alternative, ...]
+
+
+def query_terms(query: str, vocabulary: Vocabulary) -> list[Term]:
+    """The query's meaningful words, each with its corrections and synonyms."""
+    words = query_words(query)
+    meaningful = list(dict.fromkeys([w for w in words if w not in STOP_WORDS] or words))
+    terms = []
+    for position, word in enumerate(meaningful):
+        meanings = vocabulary.correct(word)
+        options = [Alternative(meaning) for meaning in meanings]
+        options.append(Alternative((word,)))
+        options.extend(Alternative((synonym,)) for synonym in SYNONYMS.get(word, ()))
+        if position == len(meaningful) - 1 and len(word) >= 3 and meanings[0] == (word,):
+            # As the learner types, the last word may be unfinished.
+            options.append(Alternative((word,), prefix=True))
+        terms.append(tuple(dict.fromkeys(options)))
+    return terms
+
+
+class SqliteIndex:
+    """An in-memory FTS5 table over the documents (porter stemming, BM25 ranking)."""
+
+    START, END = "\x02", "\x03"
 
     def __init__(self, docs: tuple[Document, ...], guide_count: int) -> None:
         self.documents = docs
         self.guide_count = guide_count
+        self.vocabulary = Vocabulary(docs)
         # One connection shared by every thread; the lock keeps its use serial.
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._lock = threading.Lock()
@@ -145,61 +221,37 @@ class Index:
             "INSERT INTO docs (rowid, title, context, body) VALUES (?, ?, ?, ?)",
             ((i, d.title, d.context, d.text) for i, d in enumerate(docs)),
         )
-        words: set[str] = set()
-        for document in docs:
-            words.update(words_of(f"{document.title} {document.context} {document.text}"))
-        self.vocabulary = frozenset(words)
-        self._sorted_vocabulary = sorted(w for w in words if len(w) > 2 and not w.isdigit())
-        # difflib is the slow part of a query; learners repeat their typos as they type.
-        self._corrections: dict[str, tuple[tuple[str, ...], ...]] = {}
 
-    def correct(self, word: str) -> tuple[tuple[str, ...], ...]:
-        """What the guide may mean by a word: itself if the guide uses it, two words
-        it runs together ("nodepool"), or the closest word the guide uses."""
-        if len(word) < 4 or word.isdigit():
-            return ((word,),)
-        known = self._corrections.get(word)
-        if known is not None:
-            return known
-        meanings: list[tuple[str, ...]] = []
-        if word in self.vocabulary:
-            meanings.append((word,))
-        for cut in range(3, len(word) - 2):
-            head, tail = word[:cut], word[cut:]
-            if head in self.vocabulary and tail in self.vocabulary:
-                meanings.append((head, tail))
-                break
-        if not meanings:
-            close = difflib.get_close_matches(word, self._sorted_vocabulary, n=1, cutoff=0.8)
-            meanings.append((close[0],) if close else (word,))
-        if len(self._corrections) < _MAX_REMEMBERED:
-            self._corrections[word] = tuple(meanings)
-        return tuple(meanings)
+    @staticmethod
+    def expression(terms: list[Term], every: bool) -> str:
+        """FTS5's query syntax; every word is quoted, so nothing typed is an operator."""
+        groups = [
+            "("
+            + " OR ".join('"' + " ".join(a.words) + '"' + ("*" if a.prefix else "") for a in term)
+            + ")"
+            for term in terms
+        ]
+        return (" AND " if every else " OR ").join(groups)
 
-    def rank(self, match: str) -> list[tuple[int, float]]:
+    def rank(self, terms: list[Term], every: bool) -> list[tuple[int, float]]:
         """Matching documents, best first: bm25 with titles weighing most, guide first."""
         weights = ", ".join(str(w) for w in _WEIGHTS)
         rows = self._run(
             f"SELECT rowid, bm25(docs, {weights}) FROM docs WHERE docs MATCH ? ORDER BY 2 LIMIT ?",
-            (match, _CANDIDATES),
+            (self.expression(terms, every), _CANDIDATES),
         )
-        # bm25() is lower for better matches; a guide passage outranks a one-line
-        # reference entry of similar relevance, since it is where the learner reads.
-        scored = [
-            (rowid, -score * (_GUIDE_BOOST if rowid < self.guide_count else 1.0))
-            for rowid, score in rows
-        ]
-        return sorted(scored, key=lambda row: -row[1])
+        # bm25() is lower for better matches.
+        return _boosted([(rowid, -score) for rowid, score in rows], self.guide_count)
 
-    def snippets(self, match: str, rowids: list[int]) -> dict[int, str]:
+    def snippets(self, terms: list[Term], every: bool, rowids: list[int]) -> dict[int, str]:
         """The body text around the matched words, for the given documents only."""
         if not rowids:
             return {}
         marks = ", ".join("?" * len(rowids))
         rows = self._run(
-            f"SELECT rowid, snippet(docs, 2, '{_START}', '{_END}', '…', 28) FROM docs "
-            f"WHERE docs MATCH ? AND rowid IN ({marks})",
-            (match, *rowids),
+            f"SELECT rowid, snippet(docs, 2, '{self.START}', '{self.END}', '…', 28) "
+            f"FROM docs WHERE docs MATCH ? AND rowid IN ({marks})",
+            (self.expression(terms, every), *rowids),
         )
         return dict(rows)
 
@@ -213,9 +265,121 @@ class Index:
                 return []
 
 
+class PostgresIndex:
+    """PostgreSQL's full-text search, used when the site's database is PostgreSQL.
+
+    The documents go into a temporary table of the current connection, filled on its
+    first search (derived data: no migration, nothing to keep in step), with the
+    title, context and body weighted A, B and D, ranked by ts_rank_cd.
+    """
+
+    START, END = "\ue000", "\ue001"
+    TABLE = "studysite_search_docs"
+
+    def __init__(
+        self, docs: tuple[Document, ...], guide_count: int, vocabulary: Vocabulary
+    ) -> None:
+        self.documents = docs
+        self.guide_count = guide_count
+        self.vocabulary = vocabulary
+
+    @staticmethod
+    def expression(terms: list[Term], every: bool) -> str:
+        """to_tsquery's syntax; the words are letters and digits only, each quoted."""
+
+        def word(text: str, prefix: bool) -> str:
+            return "'" + text.replace("'", "") + "'" + (":*" if prefix else "")
+
+        groups = [
+            "("
+            + " | ".join(
+                " <-> ".join(
+                    word(w, a.prefix and i == len(a.words) - 1) for i, w in enumerate(a.words)
+                )
+                for a in term
+            )
+            + ")"
+            for term in terms
+        ]
+        return (" & " if every else " | ").join(groups)
+
+    def _ensure(self, cursor: Any) -> None:
+        cursor.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {self.TABLE} "
+            "(id integer PRIMARY KEY, body text NOT NULL, doc tsvector NOT NULL)"
+        )
+        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {self.TABLE})")
+        if cursor.fetchone()[0]:
+            return
+        cursor.execute(
+            f"INSERT INTO {self.TABLE} (id, body, doc) "
+            "SELECT id, b, setweight(to_tsvector('english', t), 'A') "
+            "|| setweight(to_tsvector('english', c), 'B') "
+            "|| setweight(to_tsvector('english', b), 'D') "
+            "FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[]) AS d(id, t, c, b)",
+            [
+                list(range(len(self.documents))),
+                [d.title for d in self.documents],
+                [d.context for d in self.documents],
+                [d.text for d in self.documents],
+            ],
+        )
+
+    def rank(self, terms: list[Term], every: bool, cursor: Any) -> list[tuple[int, float]]:
+        """Best first: documents with more of the query's terms, then ts_rank, guide first."""
+        self._ensure(cursor)
+        cursor.execute(
+            f"SELECT id, ts_rank(doc, q, 0), (SELECT count(*) FROM unnest(%s::text[]) AS t "
+            "WHERE doc @@ to_tsquery('english', t)) "
+            f"FROM {self.TABLE}, to_tsquery('english', %s) AS q WHERE doc @@ q "
+            "ORDER BY 3 DESC, 2 DESC LIMIT %s",
+            [
+                [self.expression([term], True) for term in terms],
+                self.expression(terms, every),
+                _CANDIDATES,
+            ],
+        )
+        rows = cursor.fetchall()
+        boosted = {
+            rowid: score
+            for rowid, score in _boosted(
+                [(rowid, float(score)) for rowid, score, _ in rows], self.guide_count
+            )
+        }
+        # Terms matched count first; the (boosted) rank orders documents within a count.
+        scored = [(rowid, hits * _PER_TERM + boosted[rowid]) for rowid, _, hits in rows]
+        return sorted(scored, key=lambda row: -row[1])
+
+    def snippets(
+        self, terms: list[Term], every: bool, rowids: list[int], cursor: Any
+    ) -> dict[int, str]:
+        if not rowids:
+            return {}
+        cursor.execute(
+            f"SELECT id, ts_headline('english', body, q, %s) FROM {self.TABLE}, "
+            "to_tsquery('english', %s) AS q WHERE id = ANY(%s)",
+            [
+                f"StartSel={self.START}, StopSel={self.END}, MaxWords=30, MinWords=12, "
+                "MaxFragments=1, FragmentDelimiter=…",
+                self.expression(terms, every),
+                rowids,
+            ],
+        )
+        return {rowid: f"…{text}…" for rowid, text in cursor.fetchall()}
+
+
+def _boosted(rows: list[tuple[int, float]], guide_count: int) -> list[tuple[int, float]]:
+    # A guide passage outranks a one-line reference entry of similar relevance,
+    # since it is where the learner reads.
+    scored = [
+        (rowid, score * (_GUIDE_BOOST if rowid < guide_count else 1.0)) for rowid, score in rows
+    ]
+    return sorted(scored, key=lambda row: -row[1])
+
+
 @functools.cache
-def _index() -> Index:
-    return Index(documents(), len(tuple(guide_documents())))
+def _index() -> SqliteIndex:
+    return SqliteIndex(documents(), len(tuple(guide_documents())))
 
 
 def words_of(text: str) -> list[str]:
@@ -226,40 +390,10 @@ def query_words(query: str) -> list[str]:
     return words_of(query[:MAX_QUERY_LENGTH])[:MAX_TERMS]
 
 
-def _quoted(words: Iterable[str]) -> str:
-    return '"' + " ".join(words) + '"'
-
-
-def _term(index: Index, word: str, last: bool) -> str:
-    """One FTS5 alternative group for a query word: itself (corrected), synonyms, prefix."""
-    meanings = index.correct(word)
-    options = [_quoted(meaning) for meaning in meanings]
-    options.append(_quoted([word]))
-    options.extend(_quoted([synonym]) for synonym in SYNONYMS.get(word, ()))
-    if last and len(word) >= 3 and meanings[0] == (word,):
-        # As the learner types, the last word may be unfinished.
-        options.append(_quoted([word]) + "*")
-    return "(" + " OR ".join(dict.fromkeys(options)) + ")"
-
-
-def match_expressions(query: str, index: Index) -> tuple[str, str]:
-    """The FTS5 expressions for every term (AND) and for any term (OR)."""
-    words = query_words(query)
-    meaningful = [word for word in words if word not in STOP_WORDS] or words
-    meaningful = list(dict.fromkeys(meaningful))
-    if not meaningful:
-        return "", ""
-    terms = [
-        _term(index, word, last=position == len(meaningful) - 1)
-        for position, word in enumerate(meaningful)
-    ]
-    return " AND ".join(terms), " OR ".join(terms)
-
-
-def _parts(snippet: str) -> tuple[tuple[str, bool], ...]:
+def _parts(snippet: str, start: str, end: str) -> tuple[tuple[str, bool], ...]:
     parts: list[tuple[str, bool]] = []
-    for piece in re.split(f"({_START}[^{_END}]*{_END})", snippet):
-        if piece.startswith(_START):
+    for piece in re.split(f"({start}[^{end}]*{end})", snippet):
+        if piece.startswith(start):
             parts.append((piece[1:-1], True))
         elif piece:
             parts.append((piece, False))
@@ -267,20 +401,54 @@ def _parts(snippet: str) -> tuple[tuple[str, bool], ...]:
 
 
 def search(query: str) -> list[Hit]:
-    index = _index()
-    every, any_ = match_expressions(query, index)
-    if not every:
+    """The best documents for a query, in the site database's own full-text search
+    when that is PostgreSQL, else in the in-memory FTS5 index."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            return search_postgres(query, cursor)
+    sqlite = _index()
+    terms = query_terms(query, sqlite.vocabulary)
+    if not terms:
         return []
-    found = [(rowid, score, every) for rowid, score in index.rank(every)]
-    if len(found) < 3 and any_ != every:
+    return _search(
+        terms,
+        lambda every: sqlite.rank(terms, every),
+        lambda every, rowids: sqlite.snippets(terms, every, rowids),
+        sqlite,
+    )
+
+
+def search_postgres(query: str, cursor: Any) -> list[Hit]:
+    """`search` on PostgreSQL, given a DB-API cursor of the site's database."""
+    sqlite = _index()  # the documents and vocabulary, built once per process
+    terms = query_terms(query, sqlite.vocabulary)
+    if not terms:
+        return []
+    postgres = PostgresIndex(sqlite.documents, sqlite.guide_count, sqlite.vocabulary)
+    return _search(
+        terms,
+        lambda every: postgres.rank(terms, every, cursor),
+        lambda every, rowids: postgres.snippets(terms, every, rowids, cursor),
+        postgres,
+    )
+
+
+def _search(
+    terms: list[Term],
+    rank: Callable[[bool], list[tuple[int, float]]],
+    snippets: Callable[[bool, list[int]], dict[int, str]],
+    index: SqliteIndex | PostgresIndex,
+) -> list[Hit]:
+    found = [(rowid, score, True) for rowid, score in rank(True)]
+    if len(found) < 3 and len(terms) > 1:
         # Too little has every word: follow with what has any of them.
         seen = {rowid for rowid, _, _ in found}
-        found += [(rowid, score, any_) for rowid, score in index.rank(any_) if rowid not in seen]
+        found += [(rowid, score, False) for rowid, score in rank(False) if rowid not in seen]
     found = found[:MAX_RESULTS]
     texts: dict[int, str] = {}
-    for match in {match for _, _, match in found}:
-        texts.update(index.snippets(match, [rowid for rowid, _, m in found if m == match]))
+    for every in (True, False):
+        texts.update(snippets(every, [rowid for rowid, _, e in found if e is every]))
     return [
-        Hit(index.documents[rowid], score, _parts(texts.get(rowid, "")))
+        Hit(index.documents[rowid], score, _parts(texts.get(rowid, ""), index.START, index.END))
         for rowid, score, _ in found
     ]
