@@ -100,6 +100,13 @@ class Hit:
         return "".join(text for text, _ in self.parts)
 
 
+class Results(list[Hit]):
+    """The hits, best first, and the words the search took to mean something else
+    (`corrections`: typed, meant), so the page can say what it searched for."""
+
+    corrections: tuple[tuple[str, str], ...] = ()
+
+
 # Other features (the reference, for one) register the documents they add.
 _providers: list[Callable[[], Iterable[Document]]] = []
 
@@ -400,12 +407,33 @@ def _parts(snippet: str, start: str, end: str) -> tuple[tuple[str, bool], ...]:
     return tuple(parts)
 
 
-def search(query: str) -> list[Hit]:
+def corrections(query: str, vocabulary: Vocabulary) -> tuple[tuple[str, str], ...]:
+    """(typed, meant) for each query word the search read as another word or two."""
+    found = []
+    for word in dict.fromkeys(query_words(query)):
+        if word in STOP_WORDS or word in vocabulary.words:
+            continue
+        meant = " ".join(vocabulary.correct(word)[0])
+        if meant != word:
+            found.append((word, meant))
+    return tuple(found)
+
+
+def search(query: str) -> Results:
     """The best documents for a query, in the site database's own full-text search
     when that is PostgreSQL, else in the in-memory FTS5 index."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            return search_postgres(query, cursor)
+            hits = search_postgres(query, cursor)
+    else:
+        hits = _search_sqlite(query)
+    results = Results(hits)
+    if results:
+        results.corrections = corrections(query, _index().vocabulary)
+    return results
+
+
+def _search_sqlite(query: str) -> list[Hit]:
     sqlite = _index()
     terms = query_terms(query, sqlite.vocabulary)
     if not terms:

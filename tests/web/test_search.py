@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 from django.test import Client
@@ -49,3 +50,10 @@ def test_fts_syntax_in_a_query_is_taken_as_words(client: Client) -> None:
         response = client.get("/search/", {"q": query})
         assert response.status_code == 200
     assert search("quota*")
+
+
+def test_the_page_says_which_word_it_read_a_typo_as(client: Client) -> None:
+    body = html.unescape(_results(client, "preemtible fairshare"))
+    assert "Also searched for “preemptible” (you typed “preemtible”)" in body
+    assert "“fair share” (you typed “fairshare”)" in body
+    assert "Also searched for" not in _results(client, "preemptible")
