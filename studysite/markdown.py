@@ -1,8 +1,10 @@
 """Markdown to safe HTML, the one renderer for the guide and every study text.
 
 markdown-it-py parses; a few render rules give the site its shapes (callouts,
-copyable commands, collapsible sample outputs, linkable headings); nh3 then
-sanitises the result so that content can never inject script or style.
+copyable commands, collapsible sample outputs, linkable headings, worked
+examples); Pygments highlights code on the server as classes only (no inline
+style, so the CSP stays strict; static/css/reading.css colours them for both
+themes); nh3 then sanitises the result so content can never inject script or style.
 """
 
 from __future__ import annotations
@@ -18,10 +20,37 @@ from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
+from pygments.lexer import Lexer
+from pygments.lexers import BashLexer, BashSessionLexer, JsonLexer, PythonLexer, YamlLexer
+from pygments.token import Comment, Generic, Keyword, Literal, Name, String, _TokenType
 
 CALLOUTS = {"analogy": "Analogy", "warning": "Warning", "tip": "Key point", "note": "Note"}
 COMMAND_LANGUAGES = {"shell", "bash", "sh"}
 PROMPT = "$ "
+
+# Languages the guide's fences name, and how each is tokenised.
+_LEXERS: dict[str, Lexer] = {
+    "shell": BashLexer(),
+    "bash": BashLexer(),
+    "sh": BashLexer(),
+    "console": BashSessionLexer(),
+    "yaml": YamlLexer(),
+    "json": JsonLexer(),
+    "python": PythonLexer(),
+}
+# A few token kinds get a colour (the class "hl-<letter>"); everything else stays plain
+# text, so a command reads (and copies, and searches) exactly as written.
+_STYLED: tuple[tuple[_TokenType, str], ...] = (
+    (Comment, "c"),
+    (Generic.Prompt, "p"),
+    (String, "s"),
+    (Name.Variable, "v"),
+    (Name.Builtin, "b"),
+    (Name.Tag, "t"),
+    (Keyword, "k"),
+)
+_NUMBERS = (Literal.Number, "n")
+_SHELLS = {"shell", "bash", "sh", "console"}
 
 _ALLOWED_TAGS = {
     "a", "aside", "blockquote", "br", "button", "code", "del", "details", "div", "em",
@@ -96,8 +125,80 @@ def _render_sample(self: Any, tokens: Sequence[Token], idx: int, options: Any, e
         f'<span class="sample-title">{html.escape(title)}</span> '
         f'<code class="sample-command">{escaped}</code></summary>'
         '<div class="sample-body"><div class="code-block command">'
-        f'<pre tabindex="0"><code>{PROMPT}{escaped}</code></pre>'
-        '<button type="button" class="copy" hidden>Copy command</button></div>\n'
+        f'<pre tabindex="0"><code>{PROMPT}{highlight(command, "shell")}</code></pre>'
+        f"{code_bar('', 'Copy command')}</div>\n"
+    )
+
+
+WORKED_EXAMPLE = "worked-example"
+
+
+def _render_worked_example(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    # Imported here: the examples run the scheduler engine, which only guide pages need.
+    from studysite.guide.examples import worked_example
+
+    token = tokens[idx]
+    if token.nesting == -1:
+        example = worked_example(env["worked_examples"].pop())
+        tries = "".join(
+            f'<li><a href="{html.escape(t.url)}">{html.escape(t.text)}</a></li>'
+            for t in example.tries
+        )
+        return (
+            _PARSER.render(example.markdown)
+            + (f'<ul class="worked-example-try">{tries}</ul>' if tries else "")
+            + "</div>\n"
+        )
+    name = token.info.strip()[len(WORKED_EXAMPLE) :].strip()
+    example = worked_example(name)
+    env.setdefault("worked_examples", []).append(name)
+    title = html.escape(example.title)
+    return (
+        f'<div class="worked-example" role="region" aria-labelledby="example-{name}">'
+        '<p class="worked-example-badge"><strong>Worked example</strong> · added by this '
+        "site; the numbers are computed by its scheduler engine when the page is built</p>"
+        f'<h2 class="worked-example-title" id="example-{name}">{title}</h2>\n'
+    )
+
+
+def highlight(code: str, language: str) -> str:
+    """Escaped code with `<span class="hl-x">` around the few token kinds that get a colour."""
+    lexer = _LEXERS.get(language)
+    if lexer is None:
+        return html.escape(code, quote=False)
+    styled = _STYLED if language in _SHELLS else (*_STYLED, _NUMBERS)
+    pieces: list[str] = []
+    current, run = "", ""
+    for kind, value in lexer.get_tokens(code):
+        name = next((letter for parent, letter in styled if kind in parent), "")
+        if name != current and run:
+            pieces.append(_span(current, run))
+            run = ""
+        current, run = name, run + value
+    pieces.append(_span(current, run))
+    return "".join(pieces).rstrip("\n")
+
+
+def _span(name: str, text: str) -> str:
+    escaped = html.escape(text, quote=False)
+    return f'<span class="hl-{name}">{escaped}</span>' if name and text.strip() else escaped
+
+
+def code_bar(language: str, copy_label: str = "") -> str:
+    """The bar above a code block: its language, then "Wrap lines" and "Copy" (shown by
+    reading.js). It sits above the code, so no button ever covers a line."""
+    label = f'<span class="code-lang">{html.escape(language)}</span>' if language else ""
+    copy = (
+        f'<button type="button" class="copy" hidden>{html.escape(copy_label)}</button>'
+        if copy_label
+        else ""
+    )
+    return (
+        f'<div class="code-bar">{label}'
+        '<button type="button" class="wrap-toggle" hidden>Wrap lines</button>'
+        f"{copy}</div>"
     )
 
 
@@ -111,13 +212,10 @@ def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
             '<pre class="output" tabindex="0" aria-label="Sample output">'
             f"<code>{html.escape(output.rstrip())}</code></pre>\n"
         )
-    code = f'<pre tabindex="0"><code>{html.escape(content.rstrip())}</code></pre>'
+    code = f'<pre tabindex="0"><code>{highlight(content.rstrip(), language)}</code></pre>'
     if language in COMMAND_LANGUAGES:
-        return (
-            f'<div class="code-block command">{code}'
-            '<button type="button" class="copy" hidden>Copy</button></div>\n'
-        )
-    return f'<div class="code-block">{code}</div>\n'
+        return f'<div class="code-block command">{code}{code_bar(language, "Copy")}</div>\n'
+    return f'<div class="code-block">{code}{code_bar(language)}</div>\n'
 
 
 def _render_heading_close(
@@ -143,6 +241,7 @@ def _build_parser() -> MarkdownIt:
     for kind in CALLOUTS:
         md.use(container_plugin, name=kind, render=_render_callout(kind))
     md.use(container_plugin, name="sample", render=_render_sample)
+    md.use(container_plugin, name=WORKED_EXAMPLE, render=_render_worked_example)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("code_block", _render_fence)
     md.add_render_rule("heading_close", _render_heading_close)
@@ -170,6 +269,15 @@ def sanitise(fragment: str) -> str:
     )
 
 
+def plain_text(inline: Token) -> str:
+    """What a reader sees of one inline run: no Markdown marks, link text without its URL."""
+    return "".join(
+        child.content if child.type in {"text", "code_inline"} else " "
+        for child in inline.children or ()
+        if child.type in {"text", "code_inline", "softbreak", "hardbreak"}
+    )
+
+
 def render_document(source: str) -> Rendered:
     env: dict[str, Any] = {}
     tokens = _PARSER.parse(source, env)
@@ -186,7 +294,9 @@ def render_document(source: str) -> Rendered:
             )
             headings.append(heading)
             current, texts = Passage(heading.anchor, heading.text, ""), []
-        elif token.type in {"inline", "fence"} and tokens[index - 1].type != "heading_open":
+        elif token.type == "inline" and tokens[index - 1].type != "heading_open":
+            texts.append(plain_text(token))
+        elif token.type == "fence":
             texts.append(token.content)
     passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
     body = _wrap_tables(_PARSER.renderer.render(tokens, _PARSER.options, env))

@@ -9,7 +9,16 @@ from __future__ import annotations
 from simulators.engine.cluster import Cluster, CycleResult, NodeUsage
 from simulators.engine.errors import EngineError, MigStrategyError
 from simulators.engine.explain import Explanation, PodLine, explain
-from simulators.engine.fairshare import ShareQueue, fair_share
+from simulators.engine.fairshare import (
+    DeservedGrant,
+    Division,
+    FairShareTrace,
+    FillRound,
+    LeftoverGrant,
+    RoundOffer,
+    ShareQueue,
+    fair_share,
+)
 from simulators.engine.messages import Reason
 from simulators.engine.mig import (
     GPU_RESOURCE,
@@ -43,6 +52,14 @@ from simulators.engine.model import (
     WorkloadKind,
 )
 from simulators.engine.quota import (
+    MAX_DEMAND,
+    MAX_DEPARTMENTS,
+    MAX_POOL_GPUS,
+    MAX_POOLS,
+    MAX_PRIORITY,
+    MAX_PROJECTS,
+    MAX_TOTAL_DEMAND,
+    MAX_WEIGHT,
     DepartmentSpec,
     PoolOutcome,
     PoolSpec,
@@ -69,17 +86,30 @@ __all__ = [
     "DEFAULT_PRIORITY",
     "GPU_RESOURCE",
     "H100_PROFILES",
+    "MAX_DEMAND",
+    "MAX_DEPARTMENTS",
+    "MAX_POOLS",
+    "MAX_POOL_GPUS",
+    "MAX_PRIORITY",
+    "MAX_PROJECTS",
+    "MAX_TOTAL_DEMAND",
+    "MAX_WEIGHT",
     "NAMED_LAYOUTS",
     "Action",
     "Clock",
     "Cluster",
     "CycleResult",
     "DepartmentSpec",
+    "DeservedGrant",
+    "Division",
     "EngineError",
     "Event",
     "Explanation",
     "FairShareRow",
+    "FairShareTrace",
+    "FillRound",
     "GpuRequest",
+    "LeftoverGrant",
     "MigAdvertisement",
     "MigDeviceConfig",
     "MigLayout",
@@ -103,6 +133,7 @@ __all__ = [
     "QuotaScenario",
     "QuotaStep",
     "Reason",
+    "RoundOffer",
     "ShareQueue",
     "StepClock",
     "TimelineEntry",

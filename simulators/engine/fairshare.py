@@ -4,6 +4,10 @@ Follows docs/engine.md ("Fair share", steps 1-6): deserved first, then over-quot
 priority level, water-filling in rounds with whole-GPU rounding, then the rounding
 leftovers by the largest remembered fraction. Departments divide the pool; each
 parent's fair share is divided among its children the same way.
+
+Pass a `FairShareTrace` to `fair_share` and the division reports its own working
+(what each step handed out and what was left), so explanations of a result are
+the engine's arithmetic rather than a second implementation of it.
 """
 
 from __future__ import annotations
@@ -56,6 +60,78 @@ class ShareQueue:
             raise EngineError(f"queue {self.name}: priority must be an integer")
 
 
+@dataclass(frozen=True)
+class DeservedGrant:
+    """Step 1: a queue's quota, handed out up to what it asks for (and its limit)."""
+
+    queue: str
+    deserved: float
+    requestable: float
+    given: float
+
+
+@dataclass(frozen=True)
+class RoundOffer:
+    """One queue's part of a water-filling round."""
+
+    queue: str
+    weight: float
+    offered: float  # amount x weight / sum of the hungry queues' weights
+    wanted: float  # what it still asked for when the round began
+    given: float  # whole GPUs it took (or all it wanted, if that was less)
+    remembered: float  # the fraction lost to rounding, kept for the leftovers
+
+
+@dataclass(frozen=True)
+class FillRound:
+    """One water-filling round among the queues of one priority level."""
+
+    priority: int
+    available: float
+    weight_sum: float
+    offers: tuple[RoundOffer, ...]
+    left: float
+
+
+@dataclass(frozen=True)
+class LeftoverGrant:
+    """Step 3: a whole GPU lost to rounding, given by the largest remembered fraction."""
+
+    queue: str
+    fraction: float
+    given: float
+
+
+@dataclass
+class Division:
+    """How one parent's amount (the pool, or a department's share) was divided."""
+
+    parent: str | None
+    amount: float
+    deserved: list[DeservedGrant]
+    after_deserved: float
+    rounds: list[FillRound]
+    leftovers: list[LeftoverGrant]
+    unused: float
+    shares: dict[str, float]
+
+    @property
+    def oversubscribed(self) -> bool:
+        """The quotas given out in step 1 add up to more than there was."""
+        return self.after_deserved < -EPSILON
+
+
+@dataclass
+class FairShareTrace:
+    """Filled in by `fair_share(..., trace=...)`: one division per parent, top down."""
+
+    total: float = 0.0
+    divisions: list[Division] | None = None
+
+    def division(self, parent: str | None) -> Division | None:
+        return next((d for d in self.divisions or () if d.parent == parent), None)
+
+
 @dataclass
 class _Node:
     queue: ShareQueue
@@ -74,8 +150,13 @@ class _Node:
         return max(0.0, self.requestable - self.share)
 
 
-def fair_share(total: float, queues: Sequence[ShareQueue]) -> dict[str, float]:
-    """Each queue's fair share of `total` GPUs. Queue order is creation order."""
+def fair_share(
+    total: float, queues: Sequence[ShareQueue], trace: FairShareTrace | None = None
+) -> dict[str, float]:
+    """Each queue's fair share of `total` GPUs. Queue order is creation order.
+
+    With `trace`, the division records each of its steps there as it goes.
+    """
     if not isinstance(total, int | float) or isinstance(total, bool) or not math.isfinite(total):
         raise EngineError("total_gpus: must be a number")
     if total < 0:
@@ -97,12 +178,16 @@ def fair_share(total: float, queues: Sequence[ShareQueue]) -> dict[str, float]:
     _check_acyclic(nodes)
     for root in roots:
         _sum_requests(root)
-    _divide(float(total), roots)
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        _divide(node.share, node.children)
-        stack.extend(node.children)
+    if trace is not None:
+        trace.total = float(total)
+        trace.divisions = []
+    _divide(float(total), roots, None, trace)
+    # Breadth first, so a trace lists the pool's division before the departments'.
+    queue_of_parents = list(roots)
+    while queue_of_parents:
+        node = queue_of_parents.pop(0)
+        _divide(node.share, node.children, node.queue.name, trace)
+        queue_of_parents.extend(node.children)
     return {name: _clean(node.share) for name, node in nodes.items()}
 
 
@@ -136,30 +221,42 @@ def _sum_requests(root: _Node) -> None:
         )
 
 
-def _divide(amount: float, siblings: list[_Node]) -> None:
+def _divide(
+    amount: float, siblings: list[_Node], parent: str | None, trace: FairShareTrace | None
+) -> None:
     if not siblings:
         return
+    record = Division(parent, amount, [], 0.0, [], [], 0.0, {}) if trace is not None else None
     remaining = amount
     for node in siblings:
         deserved = amount if node.queue.deserved is None else node.queue.deserved
         given = min(deserved, node.requestable)
         node.share = given
         remaining -= given
-    if remaining <= EPSILON:
-        return
-    levels = sorted({n.queue.priority for n in siblings}, reverse=True)
-    remembered_by_level: dict[int, dict[str, tuple[_Node, float]]] = {}
-    for level in levels:
-        members = [n for n in siblings if n.queue.priority == level]
-        remaining, remembered_by_level[level] = _water_fill(remaining, members)
-    for level in levels:
-        if remaining <= EPSILON:
-            break
-        remaining = _hand_out_leftovers(remaining, remembered_by_level[level])
+        if record is not None:
+            record.deserved.append(
+                DeservedGrant(node.queue.name, node.queue.deserved, node.requestable, given)
+            )
+    if record is not None and trace is not None and trace.divisions is not None:
+        record.after_deserved = remaining
+        trace.divisions.append(record)
+    if remaining > EPSILON:
+        levels = sorted({n.queue.priority for n in siblings}, reverse=True)
+        remembered_by_level: dict[int, dict[str, tuple[_Node, float]]] = {}
+        for level in levels:
+            members = [n for n in siblings if n.queue.priority == level]
+            remaining, remembered_by_level[level] = _water_fill(remaining, members, level, record)
+        for level in levels:
+            if remaining <= EPSILON:
+                break
+            remaining = _hand_out_leftovers(remaining, remembered_by_level[level], record)
+    if record is not None:
+        record.unused = max(0.0, remaining)
+        record.shares = {node.queue.name: _clean(node.share) for node in siblings}
 
 
 def _water_fill(
-    amount: float, members: list[_Node]
+    amount: float, members: list[_Node], level: int, record: Division | None
 ) -> tuple[float, dict[str, tuple[_Node, float]]]:
     """Rounds of weighted shares; returns what is left and the fractions lost to rounding."""
     remembered: dict[str, tuple[_Node, float]] = {}
@@ -170,12 +267,14 @@ def _water_fill(
             break
         round_amount = amount
         another_round = False
+        offers: list[RoundOffer] = []
         for node in hungry:
             weight = node.queue.over_quota_weight
             if weight <= 0:
                 continue
             offered = round_amount * weight / weight_sum
             wanted = node.remaining_request
+            lost = 0.0
             if wanted <= offered + EPSILON:
                 given = wanted
                 remembered.pop(node.queue.name, None)
@@ -184,26 +283,36 @@ def _water_fill(
                 lost = offered - given
                 if lost > EPSILON:
                     remembered[node.queue.name] = (node, lost)
-            given = min(given, amount)
+                else:
+                    lost = 0.0
+            given = max(0.0, min(given, amount))
+            if record is not None:
+                offers.append(RoundOffer(node.queue.name, weight, offered, wanted, given, lost))
             if given <= 0:
                 continue
             node.share += given
             amount -= given
             another_round = another_round or wanted < offered - EPSILON
+        if record is not None:
+            record.rounds.append(FillRound(level, round_amount, weight_sum, tuple(offers), amount))
         if not another_round:
             break
     return amount, remembered
 
 
-def _hand_out_leftovers(amount: float, remembered: dict[str, tuple[_Node, float]]) -> float:
+def _hand_out_leftovers(
+    amount: float, remembered: dict[str, tuple[_Node, float]], record: Division | None
+) -> float:
     ordered = sorted(
         remembered.values(), key=lambda item: (-item[1], item[0].rank, item[0].queue.name)
     )
-    for node, _lost in ordered:
+    for node, lost in ordered:
         if amount <= EPSILON:
             break
         # A limit (or the request) caps leftovers too, so a share never exceeds what is usable.
         given = min(1.0, amount, node.remaining_request)
         node.share += given
         amount -= given
+        if record is not None:
+            record.leftovers.append(LeftoverGrant(node.queue.name, lost, given))
     return amount

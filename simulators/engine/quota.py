@@ -25,6 +25,11 @@ NODE_SIZE = 8
 MAX_CYCLES = 30
 MAX_POOL_GPUS = 4096
 MAX_DEMAND = 4096
+MAX_DEPARTMENTS = 4
+# All projects' demand in one pool: keeps an answer (every cycle) well under a second.
+MAX_TOTAL_DEMAND = 4096
+MAX_WEIGHT = 100
+MAX_PRIORITY = 100
 
 
 @dataclass(frozen=True)
@@ -148,6 +153,8 @@ def _validate(scenario: QuotaScenario) -> None:
         raise EngineError("projects: give at least one project")
     if len(scenario.projects) > MAX_PROJECTS:
         raise EngineError(f"projects: at most {MAX_PROJECTS} projects")
+    if len(scenario.departments) > MAX_DEPARTMENTS:
+        raise EngineError(f"departments: at most {MAX_DEPARTMENTS} departments")
     names: set[str] = set()
     departments = set()
     for i, dept in enumerate(scenario.departments):
@@ -156,7 +163,7 @@ def _validate(scenario: QuotaScenario) -> None:
         names.add(dept.name)
         departments.add(dept.name)
         _check_pool_map(dept.quota, pool_names, f"departments[{i}].quota")
-        _number(dept.over_quota_weight, f"departments[{i}].over_quota_weight")
+        _weight(dept.over_quota_weight, f"departments[{i}].over_quota_weight")
         _number(dept.limit, f"departments[{i}].limit", allow_none=True)
     for i, project in enumerate(scenario.projects):
         if not project.name or project.name in names:
@@ -170,13 +177,32 @@ def _validate(scenario: QuotaScenario) -> None:
                     f"projects[{i}].demand[{pool_name}]: must be a whole number of GPUs "
                     f"up to {MAX_DEMAND}"
                 )
-        _number(project.over_quota_weight, f"projects[{i}].over_quota_weight")
+        _weight(project.over_quota_weight, f"projects[{i}].over_quota_weight")
         _number(project.limit, f"projects[{i}].limit", allow_none=True)
         if isinstance(project.priority, bool) or not isinstance(project.priority, int):
             raise EngineError(f"projects[{i}].priority: must be a whole number")
+        if abs(project.priority) > MAX_PRIORITY:
+            raise EngineError(f"projects[{i}].priority: at most {MAX_PRIORITY}")
         if project.department is not None and project.department not in departments:
             raise EngineError(
                 f"projects[{i}].department: {project.department!r} is not a department"
+            )
+    _total_demand(scenario)
+
+
+def _weight(value: object, where: str) -> None:
+    _number(value, where)
+    if isinstance(value, int | float) and value > MAX_WEIGHT:
+        raise EngineError(f"{where}: at most {MAX_WEIGHT}")
+
+
+def _total_demand(scenario: QuotaScenario) -> None:
+    for pool in scenario.pools:
+        total = sum(project.demand.get(pool.name, 0) for project in scenario.projects)
+        if total > MAX_TOTAL_DEMAND:
+            raise EngineError(
+                f"projects: demand in node pool {pool.name} adds up to {total}, "
+                f"at most {MAX_TOTAL_DEMAND}"
             )
 
 

@@ -5,6 +5,8 @@
 // - Typing a project, department or pool name renames it in the selects and labels.
 // - The step controls do not update the result while being set; Enter there steps.
 // - A link in the list of problems moves the focus to its field.
+// - After an update, the line beside the controls and the live region say what changed
+//   ("team-b 11 → 8 GPUs running"), so nobody has to scroll to the result to see it.
 (function () {
   "use strict";
 
@@ -98,7 +100,44 @@
     });
   });
 
+  function running() {
+    var quick = document.getElementById("sim-quick");
+    var counts = {};
+    if (!quick) return counts;
+    (quick.getAttribute("data-running") || "").split(";").forEach(function (pair) {
+      var parts = pair.split("=");
+      if (parts.length === 2) counts[parts[0]] = parts[1];
+    });
+    return counts;
+  }
+
+  var before = null;
+  document.addEventListener("htmx:beforeSwap", function () { before = running(); });
+
+  function sayWhatChanged() {
+    if (!before) return;
+    var now = running();
+    var several = Object.keys(now).some(function (key) { return key.split("/")[0] !== Object.keys(now)[0].split("/")[0]; });
+    var changes = [];
+    Object.keys(now).forEach(function (key) {
+      if (key in before && before[key] !== now[key]) {
+        var name = several ? key.replace("/", ": ") : key.split("/")[1];
+        changes.push(name + " " + before[key] + " → " + now[key]);
+      }
+    });
+    before = null;
+    if (!changes.length) return;
+    var text = "Changed: " + changes.join(", ") + " GPUs running.";
+    var line = document.getElementById("sim-quick-change");
+    if (line) line.textContent = text;
+    var live = document.getElementById("sim-live");
+    if (live) live.textContent = text + " " + live.textContent;
+  }
+
   document.addEventListener("DOMContentLoaded", function () { setup(document); });
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
-  document.addEventListener("htmx:afterSettle", function () { syncInvalid(document); });
+  document.addEventListener("htmx:afterSettle", function () {
+    syncInvalid(document);
+    sayWhatChanged();
+  });
 })();

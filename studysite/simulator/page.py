@@ -11,105 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from simulators.engine import EngineError
+from studysite.simulator.check import after_step, check
+from studysite.simulator.form import FormView, form_view
 from studysite.simulator.presets import PRESETS, Preset
+from studysite.simulator.query import to_url
 from studysite.simulator.results import ResultView, result_view, run_engine
-from studysite.simulator.state import (
-    MAX_DEMAND,
-    MAX_DEPARTMENTS,
-    MAX_POOL_GPUS,
-    MAX_POOLS,
-    MAX_PRIORITY,
-    MAX_PROJECTS,
-    MAX_WEIGHT,
-    Parsed,
-    SimState,
-    StepChoice,
-    after_step,
-    check,
-    to_url,
-)
-
-
-@dataclass(frozen=True)
-class Field:
-    id: str
-    label: str
-    value: str
-    group: str
-    error: str = ""
-    kind: str = "whole"  # "whole", "weight", "name", "select"
-    maximum: int = MAX_POOL_GPUS
-    pool: int | None = None  # the label ends "in <pool name>" (kept in step by the JS)
-    pool_name: str = ""
-    options: tuple[tuple[str, str], ...] = ()
-    placeholder: str = ""
-    hint: str = ""
-
-    @property
-    def full_label(self) -> str:
-        return f"{self.label} in {self.pool_name}" if self.pool is not None else self.label
-
-
-@dataclass(frozen=True)
-class PoolFields:
-    index: int
-    number: int
-    name: Field
-    gpus: Field
-    removable: bool
-
-
-@dataclass(frozen=True)
-class ProjectFields:
-    index: int
-    number: int
-    name: Field
-    quotas: tuple[Field, ...]
-    demands: tuple[Field, ...]
-    weight: Field
-    limit: Field
-    priority: Field
-    department: Field
-    more_open: bool
-    removable: bool
-
-
-@dataclass(frozen=True)
-class DepartmentFields:
-    index: int
-    number: int
-    name: Field
-    quotas: tuple[Field, ...]
-    weight: Field
-    limit: Field
-
-
-@dataclass(frozen=True)
-class StepFields:
-    project: Field
-    pool: Field | None
-    extra: Field
-
-
-@dataclass(frozen=True)
-class FormView:
-    pools: tuple[PoolFields, ...]
-    projects: tuple[ProjectFields, ...]
-    departments: tuple[DepartmentFields, ...]
-    step: StepFields
-    fields: tuple[Field, ...]  # every field, for the messages sent with each update
-
-    @property
-    def can_add_project(self) -> bool:
-        return len(self.projects) < MAX_PROJECTS
-
-    @property
-    def can_add_pool(self) -> bool:
-        return len(self.pools) < MAX_POOLS
-
-    @property
-    def can_add_department(self) -> bool:
-        return len(self.departments) < MAX_DEPARTMENTS
+from studysite.simulator.state import Parsed
 
 
 @dataclass(frozen=True)
@@ -145,132 +52,6 @@ class SimPage:
         return len(self.error_links) + len(self.form_errors)
 
 
-# ---------------------------------------------------------------------------- the form
-
-
-class _Fields:
-    """Makes the fields of one group ("Project 2"), each with its message, if any."""
-
-    def __init__(self, state: SimState, errors: dict[str, str], group: str) -> None:
-        self.state, self.errors, self.group = state, errors, group
-
-    def __call__(
-        self, id: str, label: str, value: str, kind: str = "whole", **more: object
-    ) -> Field:
-        error = self.errors.get(id, "")
-        return Field(id, label, value, self.group, error, kind, **more)  # type: ignore[arg-type]
-
-    def per_pool(
-        self, prefix: str, label: str, values: tuple[str, ...], maximum: int = MAX_POOL_GPUS
-    ) -> tuple[Field, ...]:
-        several = len(self.state.pools) > 1
-        return tuple(
-            self(
-                f"{prefix}-{k}",
-                label,
-                value,
-                maximum=maximum,
-                pool=k if several else None,
-                pool_name=self.state.pools[k].name,
-            )
-            for k, value in enumerate(values)
-        )
-
-
-def _project_fields(index: int, state: SimState, errors: dict[str, str]) -> ProjectFields:
-    raw = state.projects[index]
-    key, field = f"p-{index}", _Fields(state, errors, f"Project {index + 1}")
-    dept_names = [d.name for d in state.departments]
-    dept_value = str(dept_names.index(raw.department)) if raw.department in dept_names else ""
-    more = (
-        field(
-            f"{key}-limit", "Limit", raw.limit, placeholder="none",
-            hint="The most GPUs it may use; empty for no limit.",
-        ),
-        field(
-            f"{key}-priority", "Priority", raw.priority, maximum=MAX_PRIORITY, placeholder="0",
-            hint="Higher priority takes idle GPUs first.",
-        ),
-        field(
-            f"{key}-dept", "Department", dept_value, "select",
-            options=(("", "none"), *((str(i), name) for i, name in enumerate(dept_names))),
-        ),
-    )  # fmt: skip
-    return ProjectFields(
-        index=index,
-        number=index + 1,
-        name=field(f"{key}-name", "Name", raw.name, "name"),
-        quotas=field.per_pool(f"{key}-quota", "Quota", raw.quota),
-        demands=field.per_pool(f"{key}-demand", "Demand", raw.demand, MAX_DEMAND),
-        weight=field(
-            f"{key}-weight", "Over-quota weight", raw.weight, "weight", maximum=MAX_WEIGHT
-        ),
-        limit=more[0],
-        priority=more[1],
-        department=more[2],
-        more_open=any(f.value or f.error for f in more),
-        removable=len(state.projects) > 1,
-    )
-
-
-def _department_fields(index: int, state: SimState, errors: dict[str, str]) -> DepartmentFields:
-    raw = state.departments[index]
-    key, field = f"d-{index}", _Fields(state, errors, f"Department {index + 1}")
-    return DepartmentFields(
-        index=index,
-        number=index + 1,
-        name=field(f"{key}-name", "Name", raw.name, "name"),
-        quotas=field.per_pool(f"{key}-quota", "Quota", raw.quota),
-        weight=field(
-            f"{key}-weight", "Over-quota weight", raw.weight, "weight", maximum=MAX_WEIGHT
-        ),
-        limit=field(f"{key}-limit", "Limit", raw.limit, placeholder="none"),
-    )
-
-
-def _step_fields(state: SimState, choice: StepChoice, errors: dict[str, str]) -> StepFields:
-    field = _Fields(state, errors, "What happens next")
-    projects = tuple((str(i), p.name) for i, p in enumerate(state.projects))
-    pools = tuple((str(i), p.name) for i, p in enumerate(state.pools))
-    return StepFields(
-        project=field("step-project", "Project", str(choice.project), "select", options=projects),
-        pool=(
-            field("step-pool", "Node pool", str(choice.pool), "select", options=pools)
-            if len(pools) > 1
-            else None
-        ),
-        extra=field("step-extra", "Extra demand (GPUs)", choice.extra, maximum=MAX_DEMAND),
-    )
-
-
-def form_view(state: SimState, errors: dict[str, str], choice: StepChoice) -> FormView:
-    pools = []
-    for i, pool in enumerate(state.pools):
-        field = _Fields(state, errors, f"Node pool {i + 1}")
-        pools.append(
-            PoolFields(
-                index=i,
-                number=i + 1,
-                name=field(f"pool-{i}-name", "Name", pool.name, "name"),
-                gpus=field(f"pool-{i}-gpus", "GPUs", pool.gpus),
-                removable=i > 0,
-            )
-        )
-    projects = tuple(_project_fields(i, state, errors) for i in range(len(state.projects)))
-    departments = tuple(_department_fields(i, state, errors) for i in range(len(state.departments)))
-    step = _step_fields(state, choice, errors)
-    fields: list[Field] = []
-    for p in pools:
-        fields += [p.name, p.gpus]
-    for d in departments:
-        fields += [d.name, *d.quotas, d.weight, d.limit]
-    for pr in projects:
-        fields += [pr.name, *pr.quotas, *pr.demands, pr.weight, pr.limit, pr.priority]
-        fields.append(pr.department)
-    fields += [f for f in (step.project, step.pool, step.extra) if f is not None]
-    return FormView(tuple(pools), projects, departments, step, tuple(fields))
-
-
 # ---------------------------------------------------------------------------- the page
 
 
@@ -285,15 +66,15 @@ def build_page(parsed: Parsed) -> SimPage:
     form_errors = list(checked.form_errors)
     form_state = replace(parsed.state, step=None)
     result = None
-    if checked.setup is not None:
+    if checked.scenario is not None:
         try:
-            outcome, step = run_engine(checked.setup)
+            outcome, step = run_engine(checked.scenario, checked.step)
         except EngineError as error:
             form_errors.append(f"The simulator could not run this setup: {error}.")
         else:
-            result = result_view(checked.setup, outcome, step)
-            if checked.setup.step is not None:
-                form_state = after_step(parsed.state, checked.setup.step)
+            result = result_view(checked.scenario, checked.step, outcome, step)
+            if checked.step is not None:
+                form_state = after_step(parsed.state, checked.step)
     form = form_view(form_state, errors, parsed.choice)
     links = tuple(
         ErrorLink(f.id, f"{f.group}, {_lower_first(f.full_label)}: {f.error}")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from studysite.simulator.state import SimState, parse_query, to_url
+from studysite.simulator.query import parse_query, to_url
+from studysite.simulator.state import SimState
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,13 @@ PRESETS = (
         "“My training keeps getting killed”",
         "team-llm borrows team-vision's idle quota; then team-vision's work arrives.",
         "pool=16&p=team-vision,8,2,1&p=team-llm,8,14,1&step=team-vision,6",
+    ),
+    Preset(
+        "reclaim-fair-share",
+        "Reclaim stops at fair share",
+        "team-b borrows 12 GPUs; team-a's demand grows by 10, and reclaim takes back only "
+        "what brings team-b down to its new fair share.",
+        "pool=24&p=team-a,8,2,1&p=team-b,8,20,1&p=team-c,8,2,1&step=team-a,10",
     ),
     Preset(
         "oversubscribed",
@@ -76,3 +84,9 @@ PRESETS = (
         "&p=team-serve,8/6,3/8,1,dept:product&step=team-serve,5",
     ),
 )
+
+
+def preset_url(slug: str) -> str:
+    """The link to a preset by its slug (a KeyError names an unknown one)."""
+    by_slug = {preset.slug: preset for preset in PRESETS}
+    return by_slug[slug].url

@@ -1,8 +1,8 @@
 """The engine's answer for a checked setup, shaped for the page.
 
 Every number here comes from `simulators.engine` (`simulate_quota`, `step_demand`):
-this module only converts the setup into the engine's scenario, then lays the
-outcome out as bars, table rows, plain sentences and a timeline.
+this module only lays the engine's outcome out as bars, table rows, plain
+sentences and a timeline.
 """
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulators.engine import (
-    DepartmentSpec,
     PoolOutcome,
-    PoolSpec,
-    ProjectSpec,
     QuotaOutcome,
     QuotaScenario,
     QuotaStep,
@@ -21,61 +18,19 @@ from simulators.engine import (
     simulate_quota,
     step_demand,
 )
-from studysite.simulator.state import Setup, Step
+from studysite.simulator.check import Step
+from studysite.simulator.format import gpus, num
+from studysite.simulator.why import WhyView, why_view
 
 BAR_WIDTH = 600  # the bars' viewBox width; they stretch to the column
 
 
-def scenario_for(setup: Setup) -> QuotaScenario:
-    """The checked setup in the engine's own terms."""
-    pools = tuple(PoolSpec(pool.name, pool.gpus) for pool in setup.pools)
-    names = [pool.name for pool in setup.pools]
-    return QuotaScenario(
-        pools=pools,
-        projects=tuple(
-            ProjectSpec(
-                name=p.name,
-                quota=dict(zip(names, map(float, p.quota), strict=True)),
-                demand=dict(zip(names, p.demand, strict=True)),
-                over_quota_weight=p.weight,
-                limit=None if p.limit is None else float(p.limit),
-                priority=p.priority,
-                department=p.department,
-            )
-            for p in setup.projects
-        ),
-        departments=tuple(
-            DepartmentSpec(
-                name=d.name,
-                quota=dict(zip(names, map(float, d.quota), strict=True)),
-                over_quota_weight=d.weight,
-                limit=None if d.limit is None else float(d.limit),
-            )
-            for d in setup.departments
-        ),
-    )
-
-
-def run_engine(setup: Setup) -> tuple[QuotaOutcome, QuotaStep | None]:
+def run_engine(scenario: QuotaScenario, step: Step | None) -> tuple[QuotaOutcome, QuotaStep | None]:
     """The outcome to draw, and the step that led to it (if the setup asks for one)."""
-    scenario = scenario_for(setup)
-    if setup.step is None:
+    if step is None:
         return simulate_quota(scenario), None
-    asked = setup.step
-    step = step_demand(scenario, asked.project, asked.pool, asked.extra)
-    return step.after, step
-
-
-# ---------------------------------------------------------------------------- words
-
-
-def num(value: float) -> str:
-    """4.0 → "4", 2.5 → "2.5"."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.2f}".rstrip("0")
-
-
-def gpus(value: float) -> str:
-    return f"{num(value)} GPU" if value == 1 else f"{num(value)} GPUs"
+    stepped = step_demand(scenario, step.project, step.pool, step.extra)
+    return stepped.after, stepped
 
 
 # ---------------------------------------------------------------------------- shapes
@@ -86,6 +41,27 @@ class Segment:
     kind: str  # "quota", "borrowed", "unmet", "idle"
     x: str
     width: str
+    owner: int | None = None  # in the whole pool's bar: the project's position (its colour)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The GPU axis under the bars: `intervals` equal steps from 0 to `ticks[-1]`."""
+
+    ticks: tuple[str, ...]
+
+    @property
+    def intervals(self) -> int:
+        return len(self.ticks) - 1
+
+
+@dataclass(frozen=True)
+class Holder:
+    """One project's part of the whole pool, for the key under the pool's bar."""
+
+    owner: int
+    name: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -113,6 +89,7 @@ class ProjectRow:
     borrowing: bool
     text: str
     bar: Bar
+    owner: int = 0
 
 
 @dataclass(frozen=True)
@@ -139,6 +116,10 @@ class PoolView:
     bar: Bar
     departments: tuple[DepartmentRow, ...]
     summary: str
+    scale: Scale
+    holders: tuple[Holder, ...]
+    why: WhyView
+    quick: str
 
 
 @dataclass(frozen=True)
@@ -177,20 +158,48 @@ class ResultView:
     has_departments: bool
     has_limits: bool
 
+    @property
+    def owners(self) -> range:
+        """The project colours the page defines (one hatch pattern each)."""
+        return range(max(len(pool.rows) for pool in self.pools))
 
-def _segments(parts: list[tuple[str, float]], scale: float) -> tuple[Segment, ...]:
+    @property
+    def quick(self) -> str:
+        """The result in one line, for beside the controls on a small screen."""
+        parts = ([self.step.headline] if self.step else []) + [p.quick for p in self.pools]
+        return " ".join(parts)
+
+
+def _segments(
+    parts: list[tuple[str, float]], scale: float, owners: list[int | None] | None = None
+) -> tuple[Segment, ...]:
     segments, x = [], 0.0
-    for kind, amount in parts:
+    for index, (kind, amount) in enumerate(parts):
         if amount > 0:
-            segments.append(Segment(kind, f"{x * scale:.2f}", f"{amount * scale:.2f}"))
+            owner = owners[index] if owners else None
+            segments.append(Segment(kind, f"{x * scale:.2f}", f"{amount * scale:.2f}", owner))
             x += amount
     return tuple(segments)
+
+
+_STEPS = (1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100, 128, 200, 250, 256, 500, 512, 1000)
+MAX_INTERVALS = 8
+
+
+def axis(extent: float) -> Scale:
+    """A GPU axis covering `extent` in at most eight equal, round steps."""
+    step = next(
+        (s for s in _STEPS if s * MAX_INTERVALS >= extent),
+        1000 * (int(extent) // (1000 * MAX_INTERVALS) + 1),
+    )
+    intervals = max(1, -(-int(extent) // step))
+    return Scale(tuple(num(step * k) for k in range(intervals + 1)))
 
 
 def _project_text(quota_backed: float, over: float, unmet: float) -> str:
     running = quota_backed + over
     if running == 0 and unmet == 0:
-        return "no work"
+        return "no work (demand 0)"
     parts = [f"{gpus(running)} running"]
     if over:
         parts.append(f"{num(quota_backed)} within quota + {num(over)} borrowed (reclaimable)")
@@ -198,24 +207,22 @@ def _project_text(quota_backed: float, over: float, unmet: float) -> str:
         parts.append("all within quota")
     if unmet:
         parts.append(f"{num(unmet)} waiting")
-    return ", ".join(parts)
+    return ", ".join(parts) + f" (demand {num(running + unmet)})"
 
 
-def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
-    projects = {p.name: p for p in setup.projects}
+def _pool_view(index: int, pool: PoolOutcome, scenario: QuotaScenario) -> PoolView:
+    projects = {p.name: p for p in scenario.projects}
     extent = max(
         [float(pool.gpus), 1.0]
         + [max(p.demand, p.quota, p.quota_backed + p.over_quota) for p in pool.projects]
     )
-    scale = BAR_WIDTH / extent
+    gpu_axis = axis(extent)
+    scale = BAR_WIDTH / float(gpu_axis.ticks[-1])
     rows = []
-    for p in pool.projects:
+    for owner, p in enumerate(pool.projects):
         spec = projects[p.project]
         text = _project_text(p.quota_backed, p.over_quota, p.unmet)
-        label = (
-            f"{p.project}: {text}; quota {num(p.quota)}, demand {num(p.demand)}, "
-            f"fair share {num(p.fair_share)}"
-        )
+        label = f"{p.project}: {text}; quota {num(p.quota)}, fair share {num(p.fair_share)}"
         parts = [("quota", p.quota_backed), ("borrowed", p.over_quota), ("unmet", p.unmet)]
         bar = Bar(f"sim-bar-{index}-{p.project}", label, _segments(parts, scale))
         rows.append(
@@ -224,7 +231,7 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
                 department=spec.department or "",
                 quota=num(p.quota),
                 demand=num(p.demand),
-                weight=num(spec.weight),
+                weight=num(spec.over_quota_weight),
                 limit="none" if p.limit is None else num(p.limit),
                 priority=str(spec.priority),
                 fair_share=num(p.fair_share),
@@ -235,6 +242,7 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
                 borrowing=p.over_quota > 0,
                 text=text,
                 bar=Bar(bar.id, bar.label, bar.segments, f"{p.quota * scale:.2f}"),
+                owner=owner,
             )
         )
     quota_backed = sum(p.quota_backed for p in pool.projects)
@@ -244,10 +252,22 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         f"{num(quota_backed)} within quota, {num(borrowed)} borrowed (reclaimable), "
         f"{num(pool.idle)} idle"
     )
+    held: list[tuple[str, float]] = []
+    owners: list[int | None] = []
+    holders = []
+    for owner, p in enumerate(pool.projects):
+        held += [("quota", p.quota_backed), ("borrowed", p.over_quota)]
+        owners += [owner, owner]
+        running = p.quota_backed + p.over_quota
+        text = gpus(running) + (f" ({num(p.over_quota)} borrowed)" if p.over_quota else "")
+        holders.append(Holder(owner, p.project, text))
+    held.append(("idle", pool.idle))
+    owners.append(None)
+    held_text = "; ".join(f"{h.name} {h.text}" for h in holders)
     pool_bar = Bar(
         f"sim-bar-{index}-pool",
-        f"Whole pool {pool.pool}, {gpus(pool.gpus)}: {pool_text}",
-        _segments([("quota", quota_backed), ("borrowed", borrowed), ("idle", pool.idle)], scale),
+        f"Whole pool {pool.pool}, {gpus(pool.gpus)}: {held_text}; {num(pool.idle)} idle",
+        _segments(held, scale, owners),
     )
     departments = tuple(
         DepartmentRow(
@@ -265,6 +285,11 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
     summary = (
         f"Node pool {pool.pool} ({gpus(pool.gpus)}): {pool_text}; {gpus(unmet)} of demand waiting."
     )
+    quick = (
+        f"{pool.pool}: "
+        + ", ".join(f"{p.project} {num(p.quota_backed + p.over_quota)}" for p in pool.projects)
+        + f", idle {num(pool.idle)}."
+    )
     return PoolView(
         index=index,
         name=pool.pool,
@@ -277,6 +302,10 @@ def _pool_view(index: int, pool: PoolOutcome, setup: Setup) -> PoolView:
         bar=pool_bar,
         departments=departments,
         summary=summary,
+        scale=gpu_axis,
+        holders=tuple(holders),
+        why=why_view(pool),
+        quick=quick,
     )
 
 
@@ -332,15 +361,17 @@ def _step_view(step: QuotaStep, asked: Step) -> StepView:
     )
 
 
-def result_view(setup: Setup, outcome: QuotaOutcome, step: QuotaStep | None) -> ResultView:
-    pools = tuple(_pool_view(i, pool, setup) for i, pool in enumerate(outcome.pools))
-    step_view = _step_view(step, setup.step) if step and setup.step else None
+def result_view(
+    scenario: QuotaScenario, asked: Step | None, outcome: QuotaOutcome, step: QuotaStep | None
+) -> ResultView:
+    pools = tuple(_pool_view(i, pool, scenario) for i, pool in enumerate(outcome.pools))
+    step_view = _step_view(step, asked) if step and asked else None
     parts = ([step_view.headline] if step_view else []) + [pool.summary for pool in pools]
     return ResultView(
         pools=pools,
         warnings=outcome.warnings,
         step=step_view,
         summary=" ".join(parts),
-        has_departments=bool(setup.departments),
-        has_limits=any(p.limit is not None for p in setup.projects),
+        has_departments=bool(scenario.departments),
+        has_limits=any(p.limit is not None for p in scenario.projects),
     )

@@ -7,7 +7,8 @@ from django.views.decorators.http import require_safe
 from django_htmx.http import push_url, reswap, retarget
 
 from studysite.simulator.page import build_page
-from studysite.simulator.state import Parsed, parse_query, to_url
+from studysite.simulator.query import parse_query, to_url
+from studysite.simulator.state import Parsed
 
 
 @require_safe

@@ -20,7 +20,7 @@ def cell(page: Page, project_name: str, column: str, pool: str = "default") -> L
     """The table cell for a project and column, found by the column's header text."""
     table = page.locator("table", has=page.get_by_text(f"GPUs per project in node pool {pool}"))
     expect(table.get_by_role("columnheader", name=column, exact=True)).to_be_visible()
-    headers = table.locator("thead th").all_inner_texts()
+    headers = [" ".join(text.split()) for text in table.locator("thead th").all_inner_texts()]
     row = table.locator(
         "tbody tr", has=page.get_by_role("rowheader", name=project_name, exact=True)
     )
@@ -116,7 +116,7 @@ def test_adding_and_removing_projects_moves_focus_sensibly(page: Page) -> None:
     name = project(page, 4).get_by_label("Name", exact=True)
     expect(name).to_be_focused()
     expect(name).to_have_value("team-d")
-    expect(cell(page, "team-d", "Demand")).to_have_text("4")
+    expect(cell(page, "team-d", "Demand (running + waiting)")).to_have_text("4")
     expect(page.locator(".sim-warnings")).to_contain_text("Project team-d has no quota")
     page.get_by_role("button", name="Remove project 1").click()
     expect(page.get_by_role("button", name="Add a project")).to_be_focused()
@@ -158,7 +158,7 @@ def test_the_back_button_returns_to_the_previous_setup(page: Page) -> None:
     page.go_back()
     expect(page).to_have_url(re.compile(r"/simulator/$"))
     expect(project(page, 1).get_by_label("Demand", exact=True)).to_have_value("4")
-    expect(cell(page, "team-a", "Demand")).to_have_text("4")
+    expect(cell(page, "team-a", "Demand (running + waiting)")).to_have_text("4")
 
 
 def test_enter_in_a_field_updates_and_does_not_press_another_button(page: Page) -> None:
@@ -190,7 +190,7 @@ def test_a_second_pool_and_a_department_through_the_form(page: Page) -> None:
 def test_the_embedded_simulator_updates_in_place_in_the_guide(page: Page) -> None:
     page.goto("/guide/quota-simulator/")
     project(page, 2).get_by_label("Demand", exact=True).fill("20")
-    expect(cell(page, "team-b", "Demand")).to_have_text("20")
+    expect(cell(page, "team-b", "Demand (running + waiting)")).to_have_text("20")
     expect(page).to_have_url(re.compile(r"/guide/quota-simulator/$"))
     page.get_by_role("link", name="Open the full simulator").click()
     expect(page).to_have_url(re.compile(r"/simulator/$"))
@@ -231,6 +231,68 @@ def test_no_blocking_accessibility_violations(page: Page, scheme: str) -> None:
         "&p=bad,x,1/1,1&step=team-vision,6"
     )
     for url in ["/simulator/", f"{KILLED}&step=team-vision,6", rich, "/guide/quota-simulator/"]:
+        page.goto(url)
+        page.locator("details").evaluate_all("all => all.forEach(d => d.open = true)")
+        assert blocking_violations(page) == [], url
+
+
+def _in_view(page: Page, locator: Locator) -> bool:
+    box = locator.bounding_box()
+    height = page.viewport_size["height"] if page.viewport_size else 0
+    return bool(box) and box["y"] >= 0 and box["y"] + box["height"] <= height  # type: ignore[index]
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_a_change_says_what_changed_beside_the_controls(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/simulator/")
+    demand = project(page, 1).get_by_label("Demand", exact=True)
+    demand.fill("8")
+    change = page.locator("#sim-quick-change")
+    expect(change).to_have_text("Changed: team-a 4 → 8, team-b 11 → 8, team-c 9 → 8 GPUs running.")
+    expect(page.locator("#sim-live")).to_contain_text("Changed: team-a 4 → 8")
+    expect(page.locator("#sim-quick")).to_contain_text("default: team-a 8, team-b 8, team-c 8")
+    # Typing at the top of the form, the summary is still on screen beside it.
+    assert _in_view(page, demand)
+    assert _in_view(page, page.locator("#sim-quick"))
+    expect(demand).to_be_focused()
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_the_working_is_shown_beside_the_numbers(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/simulator/?pool=24&p=team-a,8,4,1&p=team-b,8,16,2&p=team-c,8,10,1")
+    why = page.locator("#sim-why-0")
+    expect(why).to_contain_text("Quota first, up to demand")
+    expect(why).to_contain_text("Round 1: 4 GPUs to share, weights add up to 3")
+    expect(why).to_contain_text("team-b gets 1 GPU (remembered fraction 0.67).")
+    expect(page.locator(".sim-holders")).to_contain_text("team-b 11 GPUs (3 borrowed)")
+    ticks = page.locator(".sim-scale .sim-tick")
+    expect(ticks).to_have_count(7)
+    # The axis lines up with the bars: the tick for 8 GPUs sits at team-a's quota mark.
+    mark = page.locator('svg.sim-bar[aria-label^="team-a:"] .sim-quota-mark').bounding_box()
+    tick = ticks.nth(2).bounding_box()
+    assert mark and tick and abs(mark["x"] + mark["width"] / 2 - tick["x"]) < 3
+
+
+def test_on_a_phone_the_table_scrolls_sideways_with_a_cue(page: Page) -> None:
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto("/simulator/?pool=24&p=team-a,8,4,1,limit:8,dept:research&d=research,8,1")
+    expect(page.locator(".sim-scroll-cue").first).to_be_visible()
+    region = page.locator(".sim-table-scroll").first
+    assert region.evaluate("r => r.scrollWidth > r.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_blocking_accessibility_violations_on_a_phone(page: Page, scheme: str) -> None:
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    for url in [
+        "/simulator/",
+        f"{KILLED}&step=team-vision,6",
+        "/simulator/?pool=16&p=a,8,8,1&p=b,8,8,1&p=c,8,8,1",
+    ]:
         page.goto(url)
         page.locator("details").evaluate_all("all => all.forEach(d => d.open = true)")
         assert blocking_violations(page) == [], url

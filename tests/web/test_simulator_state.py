@@ -9,7 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from simulators.engine import MAX_DEPARTMENTS, MAX_POOLS, MAX_PROJECTS, PoolSpec, ProjectSpec
+from studysite.simulator import check as c
 from studysite.simulator import state as s
+from studysite.simulator.check import check
+from studysite.simulator.query import parse_query, to_query, to_url
 from studysite.simulator.state import (
     DEFAULT_STATE,
     RawDepartment,
@@ -17,10 +21,6 @@ from studysite.simulator.state import (
     RawProject,
     RawStep,
     SimState,
-    check,
-    parse_query,
-    to_query,
-    to_url,
 )
 
 
@@ -68,8 +68,8 @@ def test_a_pool_without_projects_gets_the_guides_projects() -> None:
 def test_too_many_projects_or_pools_are_cut_with_a_note() -> None:
     query = "&".join(f"p=p{i},1,1,1" for i in range(10)) + "&pool=8&pool=8&pool=8"
     parsed = parse(query)
-    assert len(parsed.state.projects) == s.MAX_PROJECTS
-    assert len(parsed.state.pools) == s.MAX_POOLS
+    assert len(parsed.state.projects) == MAX_PROJECTS
+    assert len(parsed.state.pools) == MAX_POOLS
     assert any("first 8 projects" in note for note in parsed.notes)
     assert any("first 2 node pools" in note for note in parsed.notes)
 
@@ -99,7 +99,7 @@ def test_to_url_is_readable() -> None:
 # ---------------------------------------------------------------------------- round trip
 
 token = st.text(alphabet="abz09-._~", max_size=5)
-name = st.from_regex(s.NAME_RE, fullmatch=True)
+name = st.from_regex(c.NAME_RE, fullmatch=True)
 number = st.integers(0, 5000).map(str)
 
 
@@ -111,7 +111,7 @@ def states(draw: st.DrawFn) -> SimState:
     values = st.tuples(*[number | token] * count)
     departments = tuple(
         RawDepartment(d, draw(values), draw(number | token), draw(st.just("") | number))
-        for d in draw(st.lists(name, max_size=s.MAX_DEPARTMENTS, unique=True))
+        for d in draw(st.lists(name, max_size=MAX_DEPARTMENTS, unique=True))
     )
     dept_names = st.sampled_from(["", *(d.name for d in departments)])
     projects = tuple(
@@ -124,7 +124,7 @@ def states(draw: st.DrawFn) -> SimState:
             draw(st.sampled_from(["", "1", "7", "x"])),
             draw(dept_names),
         )
-        for _ in range(draw(st.integers(1, s.MAX_PROJECTS)))
+        for _ in range(draw(st.integers(1, MAX_PROJECTS)))
     )
     step = draw(
         st.none()
@@ -254,7 +254,7 @@ def errors_for(query: str) -> dict[str, str]:
 )
 def test_a_bad_quota_gets_a_plain_message_on_its_own_field(value: str, message: str) -> None:
     checked = check(parse(f"pool=24&p=a,{value},4,1&p=b,8,8,1").state)
-    assert checked.setup is None
+    assert checked.scenario is None
     assert checked.errors == {"p-0-quota-0": message}
 
 
@@ -280,10 +280,11 @@ def test_each_kind_of_value_has_its_own_rule() -> None:
 def test_weights_may_be_fractional_and_numbers_may_be_written_plainly() -> None:
     checked = check(parse("pool=24.0&p=a,8,4,0.5&p=b,1e1,0,2,limit:8,prio:3").state)
     assert checked.errors == {}
-    assert checked.setup is not None
-    assert checked.setup.pools[0].gpus == 24
-    assert checked.setup.projects[0].weight == 0.5
-    assert checked.setup.projects[1] == s.Project("b", (10,), (0,), 2.0, 8, 3, None)
+    assert checked.scenario is not None
+    assert checked.scenario.pools[0] == PoolSpec("default", 24)
+    assert checked.scenario.projects[0].over_quota_weight == 0.5
+    second = ProjectSpec("b", {"default": 10}, {"default": 0}, 2.0, 8, 3)
+    assert checked.scenario.projects[1] == second
 
 
 def test_names_must_be_unique_across_projects_and_departments() -> None:
@@ -299,7 +300,7 @@ def test_an_unknown_department_is_flagged_on_the_project() -> None:
 
 def test_total_demand_in_a_pool_is_capped_as_a_whole() -> None:
     checked = check(parse("pool=24&p=a,0,4096,1&p=b,0,1,1").state)
-    assert checked.setup is None and checked.errors == {}
+    assert checked.scenario is None and checked.errors == {}
     assert checked.form_errors == (
         "All projects' demand in node pool default adds up to 4097 GPUs; the simulator "
         "takes at most 4096 in one pool.",
@@ -320,12 +321,12 @@ def test_a_bad_step_drops_only_the_step() -> None:
     ]:
         checked = check(parse(f"{to_query(DEFAULT_STATE)}&{query}").state)
         assert checked.errors == {key: message}, query
-        assert checked.setup is not None and checked.setup.step is None
+        assert checked.scenario is not None and checked.step is None
 
 
 def test_after_a_step_the_form_holds_the_raised_demand() -> None:
     state = parse("pool=a:8&pool=b:8&p=x,1/1,2/3,1&step=x,4,b").state
     checked = check(state)
-    assert checked.setup is not None and checked.setup.step == s.Step("x", "b", 4)
-    after = s.after_step(state, checked.setup.step)
+    assert checked.scenario is not None and checked.step == c.Step("x", "b", 4)
+    after = c.after_step(state, checked.step)
     assert after.projects[0].demand == ("2", "7") and after.step is None

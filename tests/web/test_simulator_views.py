@@ -435,7 +435,7 @@ def test_reset_is_a_link_to_the_bare_page_which_shows_the_guides_setup(client: C
 def test_presets_are_plain_links_to_compact_urls(client: Client) -> None:
     page = get_page(client, "/simulator/")
     links = re.findall(r'<a href="(/simulator/\?[^"]+)" aria-describedby="sim-preset-', page)
-    assert len(links) == 8
+    assert len(links) == 9
     assert (
         "/simulator/?pool=16&amp;p=team-vision,8,2,1&amp;p=team-llm,8,14,1&amp;step=team-vision,6"
         in links

@@ -1,0 +1,101 @@
+"""Reading in Chromium: code blocks, wrapping, worked examples and search, at 1280 and 375 px."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.axe import blocking_violations
+
+WIDTHS = [1280, 375]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_copy_button_never_covers_the_first_line(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/guide/gang-scheduling/")
+    block = page.locator(".code-block.command").first
+    button = block.get_by_role("button", name="Copy").bounding_box()
+    code = block.locator("pre").bounding_box()
+    assert button and code
+    assert button["y"] + button["height"] <= code["y"] + 1, (button, code)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_long_lines_wrap_on_request_and_the_choice_is_remembered(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/guide/gang-scheduling/")
+    pre = page.locator(".code-block.command pre").first
+    assert pre.evaluate("el => el.scrollWidth > el.clientWidth"), "the long line scrolls at first"
+    toggle = page.locator(".code-block.command").first.get_by_role("button", name="Wrap lines")
+    expect(toggle).to_have_attribute("aria-pressed", "false")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    assert pre.evaluate("el => el.scrollWidth <= el.clientWidth")
+    page.goto("/guide/sample-outputs/")
+    sample = page.locator("details.sample").filter(has_text="v1 job list")
+    sample.locator("summary").click()
+    output = sample.locator("pre.output")
+    assert output.evaluate("el => el.scrollWidth <= el.clientWidth"), "remembered on the next page"
+    sample.get_by_role("button", name="Wrap lines").click()
+    assert output.evaluate("el => el.scrollWidth > el.clientWidth")
+    page.reload()
+    expect(page.locator("button.wrap-toggle").first).to_have_attribute("aria-pressed", "false")
+
+
+def test_code_is_coloured_in_both_themes(page: Page) -> None:
+    page.goto("/guide/gang-scheduling/")
+    comment = page.locator(".hl-c").first
+    expect(comment).to_be_visible()
+    light = comment.evaluate("el => getComputedStyle(el).color")
+    page.emulate_media(color_scheme="dark")
+    dark = comment.evaluate("el => getComputedStyle(el).color")
+    assert light != dark
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_worked_example_is_marked_and_shows_the_engines_numbers(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/guide/quota-fairness/")
+    example = page.get_by_role("region", name="Fair share, step by step")
+    expect(example).to_contain_text("Worked example · added by this site")
+    expect(example).to_contain_text("Fair shares: team-a 4, team-b 11, team-c 9.")
+    example.get_by_role("link", name="Try it in the simulator with this setup").click()
+    expect(page).to_have_url(re.compile(r"/simulator/\?pool=24&p=team-a,8,4,1"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_understands_a_question_and_a_typo(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto("/search/")
+    box = page.get_by_label("Words to find")
+    box.fill("why is my job pending")
+    results = page.locator(".search-results li")
+    expect(results.first.get_by_role("link")).to_have_text("Troubleshooting: why is it Pending?")
+    box.fill("preemtible")
+    mark = page.locator(".search-results mark").first
+    expect(mark).to_have_text(re.compile("preemptible", re.IGNORECASE))
+    expect(page).to_have_url(re.compile(r"q=preemtible"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_blocking_accessibility_violations_on_reading_pages(
+    page: Page, scheme: str, width: int
+) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    page.emulate_media(color_scheme=scheme)
+    for url in [
+        "/guide/quota-fairness/",
+        "/guide/preemption-reclaim/",
+        "/guide/placement/",
+        "/guide/sample-outputs/",
+        "/search/?q=reclaiming",
+    ]:
+        page.goto(url)
+        page.locator("details").evaluate_all("all => all.forEach(d => d.open = true)")
+        assert blocking_violations(page) == [], url
