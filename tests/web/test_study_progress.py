@@ -98,7 +98,7 @@ def test_importing_an_export_in_another_browser_restores_the_same_progress(
     assert response.status_code == 302 and response["Location"] == "/progress/"
     body = text(other.get("/progress/"))
     assert (
-        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, Lab terminal."
+        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, Question bank, Lab terminal."
         in body
     )
     assert "best score 1 / 28" in body
@@ -113,6 +113,7 @@ def test_importing_replaces_the_progress_that_was_there(client: Client) -> None:
     upload(client, saved)
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
+        "bank": [],
         "lab": [],
     }
 
@@ -273,11 +274,12 @@ def test_confirming_the_reset_erases_everything_chosen(client: Client) -> None:
     names = [part.name for part in progress.parts()]
     response = client.post("/progress/reset/erase", {"part": names}, follow=True)
     assert (
-        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, Lab terminal."
+        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, Question bank, Lab terminal."
         in text(response)
     )
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
+        "bank": [],
         "lab": [],
     }
     assert not CardProgress.objects.exists() and not ScenarioProgress.objects.exists()
