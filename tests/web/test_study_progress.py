@@ -98,7 +98,8 @@ def test_importing_an_export_in_another_browser_restores_the_same_progress(
     assert response.status_code == 302 and response["Location"] == "/progress/"
     body = text(other.get("/progress/"))
     assert (
-        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, Question bank, Lab terminal."
+        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, "
+        "Question bank, Lab terminal."
         in body
     )
     assert "best score 1 / 28" in body
@@ -274,7 +275,8 @@ def test_confirming_the_reset_erases_everything_chosen(client: Client) -> None:
     names = [part.name for part in progress.parts()]
     response = client.post("/progress/reset/erase", {"part": names}, follow=True)
     assert (
-        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, Question bank, Lab terminal."
+        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, "
+        "Question bank, Lab terminal."
         in text(response)
     )
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
