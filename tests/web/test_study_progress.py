@@ -99,8 +99,7 @@ def test_importing_an_export_in_another_browser_restores_the_same_progress(
     body = text(other.get("/progress/"))
     assert (
         "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, "
-        "Question bank, Lab terminal."
-        in body
+        "Question bank, Lab terminal." in body
     )
     assert "best score 1 / 28" in body
     mine, theirs = export(client), export(other)
@@ -276,8 +275,7 @@ def test_confirming_the_reset_erases_everything_chosen(client: Client) -> None:
     response = client.post("/progress/reset/erase", {"part": names}, follow=True)
     assert (
         "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, "
-        "Question bank, Lab terminal."
-        in text(response)
+        "Question bank, Lab terminal." in text(response)
     )
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
