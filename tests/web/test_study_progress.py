@@ -346,3 +346,36 @@ def test_a_registered_part_is_exported_imported_and_reset(
 def test_a_part_name_must_be_lowercase_kebab() -> None:
     with pytest.raises(ValueError, match="lowercase-kebab"):
         progress.register_progress_part("Lab State", print, print, print)
+
+
+def test_the_page_says_truthfully_where_progress_is_kept(client: Client) -> None:
+    body = words(client.get("/progress/"))
+    assert (
+        "Where this is kept: on this site's server, in its database, tied to this browser's "
+        "session cookie. There is no account." in body
+    )
+    assert "the cookie expires 365 days after it was last renewed" in body
+    assert "Nothing leaves it" not in body
+
+
+def test_the_import_has_a_styled_file_picker_for_json(client: Client) -> None:
+    page = client.get("/progress/").content.decode()
+    assert 'class="file-input" type="file" name="file" accept=".json,application/json"' in page
+
+
+def test_an_exam_time_limit_survives_export_and_import(client: Client) -> None:
+    client.post("/quiz/start", {"mode": "exam", "time_limit": "45"})
+    saved = client.get("/progress/export").content
+    assert json.loads(saved)["parts"]["quiz"][0]["time_limit"] == 45
+    other = Client()
+    upload(other, saved)
+    assert QuizAttempt.objects.filter(time_limit=45).count() == 2
+
+
+def test_an_import_with_a_nonsense_time_limit_changes_nothing(client: Client) -> None:
+    client.post("/quiz/start", {"mode": "exam", "time_limit": "45"})
+    document = export(client)
+    document["parts"]["quiz"][0]["time_limit"] = -3
+    response = upload(Client(), json.dumps(document).encode())
+    assert "'time_limit' must be minutes from 1 to 600, or null" in text(response)
+    assert QuizAttempt.objects.count() == 1
