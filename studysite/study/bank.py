@@ -167,7 +167,10 @@ def _from_content() -> tuple[list[Any], dict[str, str]] | None:
         return None
     found = loader()
     questions = list(getattr(found, "questions", found))
-    return questions, dict(getattr(content, "BANK_TOPICS", {}) or {})
+    topics = dict(getattr(content, "BANK_TOPICS", {}) or {})
+    return questions, {
+        str(key): str(getattr(value, "label", value)) for key, value in topics.items()
+    }
 
 
 def bank_dir_override() -> str:

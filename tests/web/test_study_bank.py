@@ -211,3 +211,41 @@ def test_the_adapter_reads_a_bank_folder_in_the_quiz_shape() -> None:
     assert item.section.slug == "fractions-mig" and item.anchor_url.endswith("#mig")
     assert "<code>all-1g.10gb</code>" in item.question.prompt_html
     assert found.topic_label("mig") == "MIG and fractions"
+
+
+def test_the_adapter_takes_the_content_loaders_bank_when_there_is_one(
+    monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    from types import SimpleNamespace
+
+    from studysite.study import content
+
+    option = SimpleNamespace
+    loaded = [
+        SimpleNamespace(
+            id="from-loader",
+            kind="single",
+            prompt="Which `flag`?",
+            section=SimpleNamespace(slug="fractions-mig"),
+            anchor="gpu-memory",
+            topic="fractions",
+            options=(
+                option(id="a", text="`--gpu-memory-request`", correct=True, explanation="Yes."),
+                option(id="b", text="`--gpu-portion`", correct=False, explanation="No."),
+            ),
+            traps=(),
+            cards=(),
+        )
+    ]
+    monkeypatch.setattr(content, "load_bank", lambda: loaded, raising=False)
+    monkeypatch.setattr(content, "BANK_TOPICS", {"fractions": "GPU fractions"}, raising=False)
+    settings.STUDY_BANK_DIR = ""
+    bank.load_bank_from.cache_clear()
+    try:
+        found = bank.load()
+        item = found.by_id["from-loader"]
+        assert item.section.slug == "fractions-mig" and item.anchor_url.endswith("#gpu-memory")
+        assert "<code>--gpu-memory-request</code>" in item.question.options[0].text_html
+        assert found.topic_label("fractions") == "GPU fractions"
+    finally:
+        bank.load_bank_from.cache_clear()
