@@ -112,6 +112,7 @@ def test_the_bank_practises_a_topic_then_gathers_the_misses_as_weak_spots(
     page.get_by_role("link", name="See how it went").click()
     expect(page.get_by_role("heading", name="Set done: 1 of 2 right")).to_be_visible()
     no_sideways_scroll(page)
+    axe_in_both_themes(page, "bank summary")
     page.get_by_role("link", name="Choose more questions").click()
     topic = page.locator(".bank-list label").filter(has_text="MIG and fractions")
     expect(topic).to_contain_text("2 questions · 50% of 2 answered")
@@ -133,6 +134,7 @@ def test_a_timed_exam_shows_a_clock_keeps_legends_inside_and_reviews_every_answe
     page: Page, width: int
 ) -> None:
     page.goto("/quiz/")
+    axe_in_both_themes(page, "quiz home")
     page.get_by_label("Time limit").select_option("30")
     page.get_by_role("button", name="Start exam").click()
     clock = page.get_by_role("timer")
@@ -239,6 +241,7 @@ def test_the_login_notice_follows_runai_login_and_the_phone_layout_fits(
     expect(page.locator("#lab.connected")).to_be_attached()
     note = page.locator("#login-note")
     expect(note).to_be_visible()
+    axe_in_both_themes(page, "lab ticket")
     transcript = page.locator("details#transcript")
     if width < 600:
         expect(transcript).not_to_have_attribute("open", "")
