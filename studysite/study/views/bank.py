@@ -82,7 +82,8 @@ def _plan(request: HttpRequest) -> tuple[list[str], str]:
             )
         return ids, "My weak spots"
     if by == "sections":
-        slugs = [slug for slug in form.getlist("section") if slug in found_sections(found)]
+        known = {link.slug for link in found.sections}
+        slugs = [slug for slug in form.getlist("section") if slug in known]
         if not slugs:
             raise quiz.AnswerError("Choose at least one section to practise.")
         labels = [link.label for link in found.sections if link.slug in slugs]
@@ -96,10 +97,6 @@ def _plan(request: HttpRequest) -> tuple[list[str], str]:
     raise quiz.AnswerError("Choose sections, topics or your weak spots to practise.")
 
 
-def found_sections(found: bank.Bank) -> set[str]:
-    return {link.slug for link in found.sections}
-
-
 @require_POST
 def bank_start(request: HttpRequest) -> HttpResponse:
     try:
@@ -108,7 +105,8 @@ def bank_start(request: HttpRequest) -> HttpResponse:
         flash(request, str(error), "error")
         return redirect("study:bank")
     rng = random.Random()
-    order = bank.shuffled(ids, rng)
+    # Weak spots keep their order (last answered wrong first); other sets are shuffled.
+    order = ids if request.POST.get("by") == "weak" else bank.shuffled(ids, rng)
     limit = COUNTS.get(request.POST.get("count", "10"), 10)
     session_key(request)
     request.session[SET_KEY] = {
