@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from studysite.study.views.home import home
+
 urlpatterns = [
+    # The home page reads every tool's progress, so the study app serves it; the guide's
+    # own "" route below stays for reversing "guide:home".
+    path("", home, name="home"),
     path("", include("studysite.guide.urls")),
     path("", include("studysite.lab.urls")),
     path("", include("studysite.study.urls")),

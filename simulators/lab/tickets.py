@@ -40,13 +40,21 @@ class Ticket:
     answer_key: tuple[str, ...]
     world: dict[str, Any] = field(default_factory=dict)
     order: int = 0
+    summary: str = ""
+    skills: tuple[str, ...] = ()
+    minutes: int = 0
 
 
 @dataclass(frozen=True)
 class TicketSummary:
+    """What the lab index shows of a ticket before it is opened."""
+
     id: str
     title: str
     order: int
+    summary: str = ""
+    skills: tuple[str, ...] = ()
+    minutes: int = 0
 
 
 def tickets_dir(content_dir: Path | None = None) -> Path:
@@ -59,7 +67,11 @@ def list_tickets(content_dir: Path | None = None) -> list[TicketSummary]:
     out = []
     for path in sorted(folder.glob("*.yaml")):
         ticket = load_ticket(path.stem, content_dir)
-        out.append(TicketSummary(ticket.id, ticket.title, ticket.order))
+        out.append(
+            TicketSummary(
+                ticket.id, ticket.title, ticket.order, ticket.summary, ticket.skills, ticket.minutes
+            )
+        )
     return sorted(out, key=lambda t: (t.order, t.id))
 
 
@@ -101,6 +113,12 @@ def _ticket(ticket_id: str, data: Any) -> Ticket:
         items.append(item)
     if len({i.id for i in items}) != len(items):
         raise LabError(f"ticket {ticket_id}: checklist ids must be unique")
+    skills = data.get("skills") or []
+    if not isinstance(skills, list) or not all(isinstance(skill, str) for skill in skills):
+        raise LabError(f"ticket {ticket_id}: skills must be a list of text")
+    minutes = data.get("minutes", 0)
+    if isinstance(minutes, bool) or not isinstance(minutes, int) or minutes < 0:
+        raise LabError(f"ticket {ticket_id}: minutes must be a whole number")
     return Ticket(
         id=ticket_id,
         title=str(data["title"]),
@@ -110,4 +128,7 @@ def _ticket(ticket_id: str, data: Any) -> Ticket:
         answer_key=tuple(str(c) for c in data["answer_key"]),
         world=dict(data.get("world") or {}),
         order=int(data.get("order", 0)),
+        summary=str(data.get("summary") or "").strip(),
+        skills=tuple(skills),
+        minutes=minutes,
     )

@@ -25,11 +25,17 @@
   var statusLine = document.getElementById("lab-status");
   var checklist = document.getElementById("checklist");
 
+  // On a phone the transcript starts collapsed (the terminal is the thing to use) and
+  // the terminal's type is smaller, so that its columns fit the screen.
+  var phone = window.matchMedia("(max-width: 40rem)").matches;
+  var transcriptBox = document.querySelector("[data-collapse-on-phone]");
+  if (phone && transcriptBox) transcriptBox.open = false;
+
   var term = new Terminal({
     cursorBlink: true,
     convertEol: false,
     fontFamily: getComputedStyle(document.body).getPropertyValue("--mono") || "monospace",
-    fontSize: 14,
+    fontSize: phone ? 12 : 14,
     scrollback: 5000,
     screenReaderMode: false,
     theme: themeColours()
@@ -135,7 +141,17 @@
   }
   var pendingCommand = null;
 
+  // The "not logged in" notice follows the CLI: a successful login hides it, a logout
+  // brings it back (the server renders it the same way on the next page load).
+  function followLogin(output) {
+    var note = document.querySelector("[data-login-note]");
+    if (!note) return;
+    if (/Logged in successfully/.test(output)) note.hidden = true;
+    else if (/Logged out successfully/.test(output)) note.hidden = false;
+  }
+
   function showOutput(data) {
+    followLogin(data || "");
     if (data === "\x1b[2J\x1b[H" || data === "\x1bc") {
       term.clear();
     } else if (data) {
@@ -291,7 +307,14 @@
     var done = items.filter(function (item) { return item.done; }).length;
     var summary = document.getElementById("checklist-summary");
     if (summary) summary.textContent = done + " of " + items.length + " done";
-    if (items.length && done === items.length) setStatus("Ticket solved: every checklist item is done.");
+    var solvedPanel = document.querySelector("[data-solved-panel]");
+    var solved = items.length > 0 && done === items.length;
+    if (solvedPanel) {
+      var wasHidden = solvedPanel.hidden;
+      solvedPanel.hidden = !solved;
+      if (solved && wasHidden) solvedPanel.classList.add("just-solved");
+    }
+    if (solved) setStatus("Ticket solved: every checklist item is done.");
   }
 
   function connect() {
@@ -340,6 +363,7 @@
   }
 
   window.addEventListener("resize", function () { fit.fit(); });
+  if (transcriptBox) transcriptBox.addEventListener("toggle", function () { fit.fit(); });
 
   var findInput = document.getElementById("terminal-find");
   if (findInput && search) {

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from simulators.lab import ChecklistItem, Ticket, list_tickets, load_ticket
 from studysite.lab import store
+from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.sessions import session_key
 
 
@@ -39,6 +40,8 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
         "checklist": checklist_context(opened.lab.checklist()),
         "history": json.dumps(opened.lab.history[-200:]),
         "exam_mode": opened.exam_mode,
+        "logged_in": logged_in(opened.lab),
+        "next_ticket": next_ticket(ticket_id),
     }
     return render(request, "lab/ticket.html", context)
 
@@ -53,6 +56,7 @@ def command(request: HttpRequest, ticket_id: str) -> HttpResponse:
     if not request.htmx:
         return redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript")
     context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}
+    context |= {"logged_in": logged_in(opened.lab), "next_ticket": next_ticket(ticket_id)}
     return render(request, "lab/ticket.html#command-result", context)
 
 

@@ -172,3 +172,21 @@ def describe_wait(delta: timedelta) -> str:
             amount = round(seconds / size)
             return f"in {amount} {unit}{'' if amount == 1 else 's'}"
     return "now"
+
+
+def next_intervals(state: Mapping[str, Any] | None, now: datetime) -> dict[int, timedelta]:
+    """How long until the card comes back for each grade 1-4, from the FSRS scheduler."""
+    return {rating: due_at(review(state, rating, now)) - now for rating in RATINGS}
+
+
+def short_wait(delta: timedelta) -> str:
+    """'10 min', '2 h', '3 days': an interval short enough for a grade button."""
+    seconds = max(0, int(delta.total_seconds()))
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{round(seconds / 60)} min"
+    if seconds < 86400:
+        return f"{round(seconds / 3600)} h"
+    days = round(seconds / 86400)
+    return f"{days} day{'' if days == 1 else 's'}"

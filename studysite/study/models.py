@@ -18,6 +18,8 @@ class QuizAttempt(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     score = models.PositiveSmallIntegerField(null=True, blank=True)
+    # exam mode's optional timer, in minutes; None is untimed
+    time_limit = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -85,3 +87,20 @@ class ScenarioProgress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.scenario_id} ({'revealed' if self.revealed else 'open'})"
+
+
+class BankAnswer(models.Model):
+    """One answer to a question-bank question; the latest per question is what counts."""
+
+    session_key = models.CharField(max_length=64)
+    question_id = models.CharField(max_length=100)
+    chosen = models.JSONField()
+    correct = models.BooleanField()
+    answered_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-answered_at", "-id"]
+        indexes = [models.Index(fields=["session_key", "question_id"])]
+
+    def __str__(self) -> str:
+        return f"{self.question_id} {'right' if self.correct else 'wrong'}"

@@ -14,13 +14,21 @@ from django.utils import timezone
 from studysite.guide.progress import READ_KEY, read_sections
 from studysite.guide.sections import load_guide
 from studysite.sessions import existing_key, session_key
-from studysite.study import cards, quiz, store
+from studysite.study import bank, cards, quiz, store
 from studysite.study.content import load_study
-from studysite.study.models import CardProgress, CardReview, QuizAttempt, ScenarioProgress
+from studysite.study.models import (
+    BankAnswer,
+    CardProgress,
+    CardReview,
+    QuizAttempt,
+    ScenarioProgress,
+)
 from studysite.study.progress import ProgressDataError, register_progress_part
 from studysite.study.scenarios import ScenarioError, from_data, to_data
 
 MAX_ATTEMPTS = 500
+# the practice set in progress (studysite.study.views.bank)
+BANK_SET_KEY = "study_bank_set"
 
 
 def _when(value: Any, where: str) -> datetime:
@@ -74,6 +82,7 @@ def export_quiz(request: HttpRequest) -> list[dict[str, Any]]:
             "answers": attempt.answers,
             "started_at": attempt.started_at.isoformat(),
             "finished_at": attempt.finished_at.isoformat() if attempt.finished_at else None,
+            "time_limit": attempt.time_limit,
         }
         for attempt in attempts
     ]
@@ -105,6 +114,11 @@ def _attempt(key: str, number: int, data: Any) -> QuizAttempt:
         except quiz.AnswerError as error:
             raise ProgressDataError(f"{where}: {error}") from None
     finished = data.get("finished_at")
+    limit = data.get("time_limit")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 600
+    ):
+        raise ProgressDataError(f"{where}: 'time_limit' must be minutes from 1 to 600, or null")
     return QuizAttempt(
         session_key=key,
         mode=data["mode"],
@@ -114,6 +128,7 @@ def _attempt(key: str, number: int, data: Any) -> QuizAttempt:
         started_at=_when(data.get("started_at"), f"{where}: 'started_at'"),
         finished_at=None if finished is None else _when(finished, f"{where}: 'finished_at'"),
         score=quiz.score(study, ids, checked).points if finished is not None else None,
+        time_limit=limit,
     )
 
 
@@ -213,6 +228,73 @@ def summary_scenarios(request: HttpRequest) -> str:
     return f"{revealed} of {len(load_study().scenarios)} scenarios solved"
 
 
+# Question bank
+
+MAX_BANK_ANSWERS = 20_000
+
+
+def export_bank(request: HttpRequest) -> list[dict[str, Any]]:
+    rows = BankAnswer.objects.filter(session_key=existing_key(request)).order_by("pk")
+    return [
+        {
+            "question": row.question_id,
+            "chosen": row.chosen,
+            "answered_at": row.answered_at.isoformat(),
+        }
+        for row in rows
+    ]
+
+
+def _bank_answer(key: str, number: int, data: Any) -> BankAnswer:
+    where = f"answer {number}"
+    data = _mapping(data, f"{where} to be an object")
+    item = (
+        bank.load().by_id.get(data.get("question"))
+        if isinstance(data.get("question"), str)
+        else None
+    )
+    if item is None:
+        raise ProgressDataError(f"{where}: 'question' names a question the bank doesn't have")
+    chosen = data.get("chosen")
+    if not isinstance(chosen, list) or not all(isinstance(value, str) for value in chosen):
+        raise ProgressDataError(f"{where}: 'chosen' must be a list of option ids")
+    try:
+        checked = quiz.parse_answer(item.question, chosen)
+    except quiz.AnswerError as error:
+        raise ProgressDataError(f"{where}: {error}") from None
+    return BankAnswer(
+        session_key=key,
+        question_id=item.id,
+        chosen=list(checked),
+        correct=frozenset(checked) == item.question.correct_ids,
+        answered_at=_when(data.get("answered_at"), f"{where}: 'answered_at'"),
+    )
+
+
+def import_bank(request: HttpRequest, data: Any) -> None:
+    if not isinstance(data, list) or len(data) > MAX_BANK_ANSWERS:
+        raise ProgressDataError(f"expected a list of at most {MAX_BANK_ANSWERS} answers")
+    key = session_key(request)
+    rows = [_bank_answer(key, number, item) for number, item in enumerate(data, 1)]
+    reset_bank(request)
+    BankAnswer.objects.bulk_create(rows)
+
+
+def reset_bank(request: HttpRequest) -> None:
+    BankAnswer.objects.filter(session_key=existing_key(request)).delete()
+    request.session.pop(BANK_SET_KEY, None)
+
+
+def summary_bank(request: HttpRequest) -> str:
+    found = bank.load()
+    latest = store.latest_bank_results(existing_key(request))
+    answered = [ok for qid, ok in latest.items() if qid in found.by_id]
+    return (
+        f"{len(answered)} of {len(found.questions)} bank questions answered; "
+        f"{sum(answered)} right on the latest try"
+    )
+
+
 def register() -> None:
     register_progress_part(
         "guide-read",
@@ -235,4 +317,7 @@ def register() -> None:
         reset_scenarios,
         label="Scenarios",
         summary=summary_scenarios,
+    )
+    register_progress_part(
+        "bank", export_bank, import_bank, reset_bank, label="Question bank", summary=summary_bank
     )

@@ -126,3 +126,81 @@ def review(item: Verdict, seed: int) -> list[OptionReview]:
         OptionReview(option, option.id in item.chosen)
         for option in option_order(item.question, seed)
     ]
+
+
+# Exam mode: pass mark, timer, breakdown
+
+# The NCP-AII exam publishes no pass mark; 70% is the bar this site sets for "ready".
+PASS_PERCENT = 70
+# The exam's own pace is about two minutes a question; these are the choices offered.
+TIME_LIMITS = (15, 30, 45, 60, 90)
+
+# The quiz's questions carry a guide section; a topic is a run of sections that
+# the exam treats as one area.
+TOPICS: tuple[tuple[str, str, range], ...] = (
+    ("platform", "Platform and architecture", range(1, 6)),
+    ("scheduling", "Quota, fairness and scheduling", range(6, 11)),
+    ("gpu-sharing", "GPU fractions and MIG", range(11, 13)),
+    ("workloads", "Workloads, CLI and access", range(13, 16)),
+    ("operations", "Install, validate and monitor", range(16, 20)),
+    ("troubleshooting", "Troubleshooting", range(20, 100)),
+)
+
+
+def topic_of(question: Question) -> tuple[str, str]:
+    order = question.section.order
+    return next(((key, label) for key, label, orders in TOPICS if order in orders), TOPICS[-1][:2])
+
+
+def passed(result: Score) -> bool:
+    return result.total > 0 and 100 * result.points >= PASS_PERCENT * result.total
+
+
+def needed(result: Score) -> int:
+    """How many more right answers would reach the pass mark."""
+    target = -(-PASS_PERCENT * result.total // 100)
+    return max(0, target - result.points)
+
+
+def percent(result: Score) -> int:
+    return round(100 * result.points / result.total) if result.total else 0
+
+
+@dataclass(frozen=True)
+class Line:
+    """One row of a breakdown: a topic or section and how its questions went."""
+
+    label: str
+    url: str
+    right: int
+    total: int
+
+
+def breakdown(verdicts: Sequence[Verdict], by: str) -> list[Line]:
+    """Right answers per topic ("topic") or per guide section ("section"), in guide order."""
+    rows: dict[str, list[Verdict]] = {}
+    labels: dict[str, tuple[int, str, str]] = {}
+    for item in verdicts:
+        section = item.question.section
+        if by == "topic":
+            key, label = topic_of(item.question)
+            url = ""
+            order = next(i for i, topic in enumerate(TOPICS) if topic[0] == key)
+        else:
+            key, label, url, order = section.slug, section.label, section.url, section.order
+        rows.setdefault(key, []).append(item)
+        labels[key] = (order, label, url)
+    ordered = sorted(rows, key=lambda key: labels[key][0])
+    return [
+        Line(labels[key][1], labels[key][2], sum(v.correct for v in rows[key]), len(rows[key]))
+        for key in ordered
+    ]
+
+
+def parse_time_limit(value: str) -> int | None:
+    """The chosen time limit in minutes, None for untimed; raises AnswerError."""
+    if value in {"", "none"}:
+        return None
+    if value.isdecimal() and int(value) in TIME_LIMITS:
+        return int(value)
+    raise AnswerError("Choose a time limit from the list, or no time limit.")

@@ -12,7 +12,13 @@ from django.db import transaction
 
 from studysite.study import cards, quiz
 from studysite.study.content import FlashCard, Question, Scenario, load_study
-from studysite.study.models import CardProgress, CardReview, QuizAttempt, ScenarioProgress
+from studysite.study.models import (
+    BankAnswer,
+    CardProgress,
+    CardReview,
+    QuizAttempt,
+    ScenarioProgress,
+)
 from studysite.study.scenarios import Progress
 
 UNDO_DEPTH = 50
@@ -21,7 +27,12 @@ UNDO_DEPTH = 50
 
 
 def start_attempt(
-    key: str, mode: str, question_ids: Sequence[str], rng: random.Random, now: datetime
+    key: str,
+    mode: str,
+    question_ids: Sequence[str],
+    rng: random.Random,
+    now: datetime,
+    time_limit: int | None = None,
 ) -> QuizAttempt:
     return QuizAttempt.objects.create(
         session_key=key,
@@ -30,6 +41,7 @@ def start_attempt(
         seed=quiz.new_seed(rng),
         answers={},
         started_at=now,
+        time_limit=time_limit,
     )
 
 
@@ -181,3 +193,32 @@ def save_scenario(key: str, scenario: Scenario, progress: Progress) -> None:
             "revealed": progress.revealed,
         },
     )
+
+
+# Question bank
+
+
+def record_bank_answer(
+    key: str, question: Question, chosen: Sequence[str], now: datetime
+) -> tuple[bool, list[str]]:
+    """Keep one bank answer; returns whether it was right and the cards it made due."""
+    correct = frozenset(chosen) == question.correct_ids
+    with transaction.atomic():
+        BankAnswer.objects.create(
+            session_key=key,
+            question_id=question.id,
+            chosen=list(chosen),
+            correct=correct,
+            answered_at=now,
+        )
+        made = [] if correct else make_cards_due(key, question.cards, now)
+    return correct, made
+
+
+def latest_bank_results(key: str) -> dict[str, bool]:
+    """Question id -> whether this browser's latest answer to it was right."""
+    latest: dict[str, bool] = {}
+    rows = BankAnswer.objects.filter(session_key=key).values_list("question_id", "correct")
+    for question_id, correct in rows:  # newest first
+        latest.setdefault(question_id, correct)
+    return latest

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from studysite.study.views import cards, pages, progress, quiz, scenarios
+from studysite.study.views import bank, cards, pages, progress, quiz, scenarios
 
 app_name = "study"
 
@@ -25,6 +25,11 @@ urlpatterns = [
         quiz.quiz_question_answer,
         name="quiz-question-answer",
     ),
+    path("bank/", bank.bank_home, name="bank"),
+    path("bank/start", bank.bank_start, name="bank-start"),
+    path("bank/practice/", bank.bank_practice, name="bank-practice"),
+    path("bank/practice/answer", bank.bank_answer, name="bank-answer"),
+    path("bank/practice/answered/<slug:question_id>/", bank.bank_answered, name="bank-answered"),
     path("cards/", cards.cards_home, name="cards"),
     path("cards/grade", cards.cards_grade, name="cards-grade"),
     path("cards/undo", cards.cards_undo, name="cards-undo"),

@@ -60,7 +60,8 @@ def test_practice_mode_gives_feedback_after_each_answer_then_a_score_and_a_retak
     expect(page.get_by_role("heading", name="Correct", exact=True)).to_be_focused()
     page.get_by_role("button", name="Finish now and see your score").click()
     expect(page.get_by_text("Score: 1 / 28")).to_be_visible()
-    expect(page.locator(".review-item")).to_have_count(27)
+    expect(page.locator(".review-item")).to_have_count(28)
+    expect(page.locator(".review-item.is-wrong")).to_have_count(27)
     page.get_by_role("button", name="Retake only the 27 wrong").click()
     expect(page.get_by_role("heading", name="Question 1 of 27")).to_be_visible()
     assert shown_question(page) == first
@@ -79,8 +80,9 @@ def test_exam_mode_scores_all_answers_reviews_the_wrong_ones_and_retakes_them(
     expect(page.get_by_text("Answered 28 of 28")).to_be_visible()
     page.get_by_role("button", name="Submit answers and see your score").click()
     expect(page.get_by_text("Score: 26 / 28")).to_be_visible()
-    reviewed = page.locator(".review-item h3")
-    expect(reviewed).to_have_text(["Question 4", "Question 16"])
+    reviewed = page.locator(".review-item.is-wrong h3")
+    expect(reviewed).to_have_text(["Question 4: Wrong", "Question 16: Wrong"])
+    expect(page.locator(".review-item")).to_have_count(28)
     page.get_by_role("button", name="Retake only the 2 wrong").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Exam mode: 2 questions")
     for number, question in enumerate([STUDY.questions[3], STUDY.questions[15]], 1):

@@ -27,7 +27,7 @@ def test_a_ticket_page_has_story_terminal_checklist_hints_and_a_hidden_answer_ke
     assert response.status_code == 200
     assert "1g.10gb slices" in body
     assert 'data-socket="/ws/lab/mig-single/"' in body
-    assert "gpu-node2 advertises nvidia.com/gpu: 56" in body
+    assert "gpu-node2 takes new workloads again" in body
     assert "0 of 4 done" in body
     assert '<details class="answer-key">' in body
     assert "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite" in body

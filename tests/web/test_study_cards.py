@@ -11,6 +11,7 @@ from django.http import HttpResponse
 from django.test import Client
 from django.utils import timezone
 
+from studysite.study import cards
 from studysite.study.content import load_study
 from studysite.study.models import CardProgress
 
@@ -29,6 +30,10 @@ def shown_card(client: Client, url: str = "/cards/") -> str:
     found = re.search(r'name="card" value="([^"]+)"', client.get(url).content.decode())
     assert found
     return found.group(1)
+
+
+def words(response: HttpResponse) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode())).split())
 
 
 def counts(body: str) -> tuple[int, int, int]:
@@ -50,6 +55,33 @@ def test_the_deck_starts_with_every_card_new_and_shows_the_first(client: Client)
     for value, label in ((1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy")):
         assert f'name="rating" value="{value}" aria-keyshortcuts="{value}"' in body
         assert f">{label} <kbd" in body
+
+
+def test_each_grade_button_shows_when_the_card_would_come_back(client: Client) -> None:
+    now = timezone.now()
+    waits = cards.next_intervals(None, now)
+    body = words(client.get("/cards/"))
+    for value, label in ((1, "Again"), (2, "Hard"), (3, "Good"), (4, "Easy")):
+        assert f"{label} {value} , next review in {cards.short_wait(waits[value])}" in body
+    assert "Good 3 , next review in 10 min" in body
+    assert "Easy 4 , next review in" in body and cards.short_wait(waits[4]).endswith("days")
+
+
+def test_the_intervals_follow_the_cards_memory(client: Client) -> None:
+    client.post("/cards/grade", {"card": FIRST.id, "rating": "3"})
+    state = CardProgress.objects.get(card_id=FIRST.id).state
+    learned = cards.short_wait(cards.next_intervals(state, timezone.now())[3])
+    fresh = cards.short_wait(cards.next_intervals(None, timezone.now())[3])
+    assert learned != fresh
+    assert f"Good 3 , next review in {learned}" in words(client.get(f"/cards/?card={FIRST.id}"))
+
+
+def test_short_waits_read_as_minutes_hours_and_days() -> None:
+    assert cards.short_wait(timedelta(seconds=20)) == "now"
+    assert cards.short_wait(timedelta(minutes=10)) == "10 min"
+    assert cards.short_wait(timedelta(hours=5)) == "5 h"
+    assert cards.short_wait(timedelta(days=1)) == "1 day"
+    assert cards.short_wait(timedelta(days=15, hours=2)) == "15 days"
 
 
 def test_grading_good_schedules_the_card_and_moves_on(client: Client) -> None:

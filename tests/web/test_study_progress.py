@@ -98,8 +98,8 @@ def test_importing_an_export_in_another_browser_restores_the_same_progress(
     assert response.status_code == 302 and response["Location"] == "/progress/"
     body = text(other.get("/progress/"))
     assert (
-        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, Lab terminal."
-        in body
+        "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, "
+        "Question bank, Lab terminal." in body
     )
     assert "best score 1 / 28" in body
     mine, theirs = export(client), export(other)
@@ -113,6 +113,7 @@ def test_importing_replaces_the_progress_that_was_there(client: Client) -> None:
     upload(client, saved)
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
+        "bank": [],
         "lab": [],
     }
 
@@ -273,11 +274,12 @@ def test_confirming_the_reset_erases_everything_chosen(client: Client) -> None:
     names = [part.name for part in progress.parts()]
     response = client.post("/progress/reset/erase", {"part": names}, follow=True)
     assert (
-        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, Lab terminal."
-        in text(response)
+        "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, "
+        "Question bank, Lab terminal." in text(response)
     )
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
+        "bank": [],
         "lab": [],
     }
     assert not CardProgress.objects.exists() and not ScenarioProgress.objects.exists()
@@ -344,3 +346,36 @@ def test_a_registered_part_is_exported_imported_and_reset(
 def test_a_part_name_must_be_lowercase_kebab() -> None:
     with pytest.raises(ValueError, match="lowercase-kebab"):
         progress.register_progress_part("Lab State", print, print, print)
+
+
+def test_the_page_says_truthfully_where_progress_is_kept(client: Client) -> None:
+    body = words(client.get("/progress/"))
+    assert (
+        "Where this is kept: on this site's server, in its database, tied to this browser's "
+        "session cookie. There is no account." in body
+    )
+    assert "the cookie expires 365 days after it was last renewed" in body
+    assert "Nothing leaves it" not in body
+
+
+def test_the_import_has_a_styled_file_picker_for_json(client: Client) -> None:
+    page = client.get("/progress/").content.decode()
+    assert 'class="file-input" type="file" name="file" accept=".json,application/json"' in page
+
+
+def test_an_exam_time_limit_survives_export_and_import(client: Client) -> None:
+    client.post("/quiz/start", {"mode": "exam", "time_limit": "45"})
+    saved = client.get("/progress/export").content
+    assert json.loads(saved)["parts"]["quiz"][0]["time_limit"] == 45
+    other = Client()
+    upload(other, saved)
+    assert QuizAttempt.objects.filter(time_limit=45).count() == 2
+
+
+def test_an_import_with_a_nonsense_time_limit_changes_nothing(client: Client) -> None:
+    client.post("/quiz/start", {"mode": "exam", "time_limit": "45"})
+    document = export(client)
+    document["parts"]["quiz"][0]["time_limit"] = -3
+    response = upload(Client(), json.dumps(document).encode())
+    assert "'time_limit' must be minutes from 1 to 600, or null" in text(response)
+    assert QuizAttempt.objects.count() == 1

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 import re
+from datetime import timedelta
 
 import pytest
 from django.http import HttpResponse
 from django.test import Client
 
+from studysite.study import quiz
 from studysite.study.content import Question, load_study
 from studysite.study.models import QuizAttempt
 
@@ -236,10 +238,10 @@ def test_an_exam_is_scored_after_submitting_every_answer(client: Client) -> None
     assert response["Location"] == f"{url}results/"
     body = client.get(response["Location"]).content.decode()
     assert "Score: 28 / 28" in body
-    assert "Nothing to review: every answer was right." in body
+    assert "Every answer was right; here is each one with its explanations." in body
 
 
-def test_the_review_shows_only_the_wrong_answers_with_explanations_and_links(
+def test_the_review_shows_every_answer_marked_with_explanations_and_links(
     client: Client,
 ) -> None:
     missed = {STUDY.questions[2].id, STUDY.questions[11].id, STUDY.questions[20].id}
@@ -248,15 +250,13 @@ def test_the_review_shows_only_the_wrong_answers_with_explanations_and_links(
     body = client.get(f"{url}results/").content.decode()
     assert "Score: 25 / 28" in body
     review = body[body.index('id="review"') :]
-    assert re.findall(r'id="review-([^"]+)"', review) == [
-        q.id for q in STUDY.questions if q.id in missed
-    ]
-    for question_id in missed:
-        question = STUDY.question_by_id[question_id]
+    assert re.findall(r'id="review-([^"]+)"', review) == [q.id for q in STUDY.questions]
+    for position, question in enumerate(STUDY.questions, 1):
+        verdict = "Wrong" if question.id in missed else "Right"
+        assert f"Question {position}: {verdict}</h3>" in review
         assert f'href="{question.section.url}"' in review
         for option in question.options:
             assert option.explanation_html.strip() in review
-    assert STUDY.questions[0].prompt_html not in review
 
 
 def test_a_tampered_exam_answer_is_refused_and_keeps_the_other_choices(client: Client) -> None:
@@ -376,3 +376,76 @@ def test_an_unknown_single_question_is_a_friendly_404(client: Client) -> None:
     response = client.get("/quiz/questions/no-such-question/")
     assert response.status_code == 404
     assert "There's no quiz question with that name." in text(response)
+
+
+# Exam mode: timer, pass mark, breakdown
+
+
+def words(response: HttpResponse) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode())).split())
+
+
+def test_the_exam_offers_an_optional_time_limit_and_states_the_pass_mark(client: Client) -> None:
+    body = words(client.get("/quiz/"))
+    assert "against a pass mark of 70%" in body
+    assert "Time limit No time limit 15 minutes 30 minutes" in body
+
+
+def test_a_timed_exam_shows_its_limit_and_a_clock_for_scripts(client: Client) -> None:
+    url = start(client, "exam", time_limit="30")
+    assert attempt_of(url).time_limit == 30
+    body = client.get(url).content.decode()
+    assert "Time limit 30 minutes, until" in body
+    seconds = int(re.search(r'data-seconds-left="(\d+)"', body).group(1))  # type: ignore[union-attr]
+    assert 1790 <= seconds <= 1800
+    assert 'role="timer"' in body
+
+
+def test_an_untimed_exam_has_no_clock(client: Client) -> None:
+    url = start(client, "exam", time_limit="none")
+    assert attempt_of(url).time_limit is None
+    assert "data-exam-timer" not in client.get(url).content.decode()
+
+
+def test_an_unknown_time_limit_is_refused_with_a_message(client: Client) -> None:
+    response = client.post("/quiz/start", {"mode": "exam", "time_limit": "7"}, follow=True)
+    assert "Choose a time limit from the list" in words(response)
+    assert not QuizAttempt.objects.exists()
+
+
+def test_an_exam_submitted_after_its_time_says_so(client: Client) -> None:
+    url = start(client, "exam", time_limit="15")
+    attempt = attempt_of(url)
+    attempt.started_at -= timedelta(minutes=20)
+    attempt.save()
+    assert "Time is up: submit what you have." in words(client.get(url))
+    client.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    body = words(client.get(f"{url}results/"))
+    assert "in 20 minutes of 15." in body
+    assert "Submitted 5 minutes after the time limit." in body
+
+
+def test_results_say_passed_or_how_many_more_are_needed(client: Client) -> None:
+    url = start(client, "exam")
+    missed = {question.id for question in STUDY.questions[:8]}
+    client.post(f"{url}submit", exam_form(list(STUDY.questions), missed))
+    body = words(client.get(f"{url}results/"))
+    assert "Score: 20 / 28 (71%)" in body and "Passed : the pass mark is 70%" in body
+    url = start(client, "exam")
+    missed = {question.id for question in STUDY.questions[:9]}
+    client.post(f"{url}submit", exam_form(list(STUDY.questions), missed))
+    body = words(client.get(f"{url}results/"))
+    assert "Not yet passed : the pass mark is 70%; you need 1 more right" in body
+
+
+def test_results_break_the_score_down_by_topic_and_by_section(client: Client) -> None:
+    url = start(client, "exam")
+    first = STUDY.questions[0]
+    client.post(f"{url}submit", exam_form([first]))
+    body = words(client.get(f"{url}results/"))
+    platform = sum(1 for q in STUDY.questions if quiz.topic_of(q)[0] == "platform")
+    same_section = sum(1 for q in STUDY.questions if q.section == first.section)
+    assert f"By topic Topic Right Platform and architecture 1 / {platform}" in body
+    assert f"By guide section Section Right {first.section.label} 1 / {same_section}" in body
+    lines = quiz.breakdown(quiz.score(STUDY, [q.id for q in STUDY.questions], {}).verdicts, "topic")
+    assert sum(line.total for line in lines) == 28

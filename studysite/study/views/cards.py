@@ -37,6 +37,7 @@ def _deck(request: HttpRequest, slug: str, focus: str = "", note: str = "") -> d
     order = cards.queue(pool, states, now, request.session.get(SHUFFLE_KEY))
     current = study.card_by_id.get(focus) or (order[0] if order else None)
     upcoming = cards.next_due(states, [card.id for card in pool], now)
+    waits = cards.next_intervals(states.get(current.id), now) if current else {}
     return {
         "study_tool": "cards",
         "current": current,
@@ -46,7 +47,10 @@ def _deck(request: HttpRequest, slug: str, focus: str = "", note: str = "") -> d
         "section": section,
         "shuffled": SHUFFLE_KEY in request.session,
         "can_undo": store.can_undo(existing_key(request)),
-        "ratings": [(value, label) for value, (_r, label) in cards.RATINGS.items()],
+        "ratings": [
+            (value, label, cards.short_wait(waits[value]) if waits else "")
+            for value, (_r, label) in cards.RATINGS.items()
+        ],
         "note": problem or note,
     }
 

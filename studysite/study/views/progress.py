@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -32,6 +33,7 @@ def _context(request: HttpRequest, error: str = "") -> dict[str, Any]:
         "message": pop_flash(request),
         "error": error,
         "max_mb": progress.MAX_FILE_BYTES // 1024 // 1024,
+        "cookie_days": settings.SESSION_COOKIE_AGE // 86400,
     }
 
 

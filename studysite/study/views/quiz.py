@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, QueryDict
@@ -101,6 +102,7 @@ def quiz_home(request: HttpRequest) -> HttpResponse:
     key = existing_key(request)
     context: dict[str, Any] = {**TOOL, "history": store.finished_attempts(key)}
     context |= {"open": store.open_attempt(key), "total": len(load_study().questions)}
+    context |= {"pass_percent": quiz.PASS_PERCENT, "time_limits": quiz.TIME_LIMITS}
     context["message"] = pop_flash(request)
     return render(request, "study/quiz/home.html", context)
 
@@ -113,7 +115,16 @@ def quiz_start(request: HttpRequest) -> HttpResponse:
     except quiz.AnswerError as error:
         flash(request, str(error), "error")
         return redirect("study:quiz")
-    attempt = store.start_attempt(key, mode, question_ids, random.Random(), timezone.now())
+    try:
+        limit = (
+            quiz.parse_time_limit(request.POST.get("time_limit", "")) if mode == quiz.EXAM else None
+        )
+    except quiz.AnswerError as error:
+        flash(request, str(error), "error")
+        return redirect("study:quiz")
+    attempt = store.start_attempt(
+        key, mode, question_ids, random.Random(), timezone.now(), time_limit=limit
+    )
     return redirect("study:quiz-attempt", attempt.pk)
 
 
@@ -166,7 +177,12 @@ def _exam(
         (question, quiz.option_order(question, attempt.seed), chosen.get(f"q-{question.id}", []))
         for question in (study.question_by_id[qid] for qid in attempt.question_ids)
     ]
-    return {**TOOL, "attempt": attempt, "items": items, "error": error}
+    context = {**TOOL, "attempt": attempt, "items": items, "error": error}
+    if attempt.time_limit:
+        deadline = attempt.started_at + timedelta(minutes=attempt.time_limit)
+        left = max(0, int((deadline - timezone.now()).total_seconds()))
+        context |= {"deadline": deadline, "seconds_left": left}
+    return context
 
 
 @require_POST
@@ -199,13 +215,38 @@ def quiz_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
     if not attempt.finished:
         return redirect("study:quiz-attempt", attempt.pk)
     result = quiz.score(load_study(), attempt.question_ids, attempt.answers)
-    wrong = [
+    reviewed = [
         (position, item, quiz.review(item, attempt.seed))
         for position, item in enumerate(result.verdicts, 1)
-        if not item.correct
     ]
-    context = {**TOOL, "attempt": attempt, "result": result, "wrong": wrong}
+    context = {
+        **TOOL,
+        "attempt": attempt,
+        "result": result,
+        "reviewed": reviewed,
+        "wrong_count": len(result.wrong),
+        "percent": quiz.percent(result),
+        "pass_percent": quiz.PASS_PERCENT,
+        "passed": quiz.passed(result),
+        "needed": quiz.needed(result),
+        "by_topic": quiz.breakdown(result.verdicts, "topic"),
+        "by_section": quiz.breakdown(result.verdicts, "section"),
+        **_timing(attempt),
+    }
     return render(request, "study/quiz/results.html", context)
+
+
+def _timing(attempt: QuizAttempt) -> dict[str, Any]:
+    if attempt.finished_at is None:
+        return {}
+    taken = attempt.finished_at - attempt.started_at
+    over = 0
+    if attempt.time_limit:
+        late = taken - timedelta(minutes=attempt.time_limit)
+        # Half a minute of grace: the timer's own submit takes a moment to arrive.
+        if late > timedelta(seconds=30):
+            over = max(1, round(late.total_seconds() / 60))
+    return {"minutes_taken": max(1, round(taken.total_seconds() / 60)), "minutes_over": over}
 
 
 def _single(question: Question, seed: int, error: str = "") -> dict[str, Any]:

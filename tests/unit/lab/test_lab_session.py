@@ -87,7 +87,7 @@ def test_command_result_carries_output_checklist_step_and_changes(single: LabSes
     assert result.changed == []
     assert result.to_dict()["checklist"][2] == {
         "id": "schedulable-again",
-        "text": "gpu-node2 is schedulable again",
+        "text": "gpu-node2 takes new workloads again",
         "done": False,
     }
 
@@ -173,7 +173,7 @@ def test_the_cli_prints_prompts_outputs_and_checklist_changes() -> None:
     proc = _cli(["--ticket", "mig-single"], "kubectl cordon gpu-node2\n")
     assert proc.returncode == 0
     assert "admin@kadmin:~$ kubectl cordon gpu-node2\nnode/gpu-node2 cordoned\n" in proc.stdout
-    assert "[ ] gpu-node2 is schedulable again" in proc.stdout
+    assert "[ ] gpu-node2 takes new workloads again" in proc.stdout
 
 
 def test_the_cli_refuses_an_unknown_ticket_with_one_line_and_status_2() -> None:
