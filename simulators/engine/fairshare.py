@@ -65,7 +65,7 @@ class DeservedGrant:
     """Step 1: a queue's quota, handed out up to what it asks for (and its limit)."""
 
     queue: str
-    deserved: float
+    deserved: float | None  # None: no quota set (the queue deserves what is divided)
     requestable: float
     given: float
 

@@ -272,7 +272,7 @@ def _pool_view(index: int, pool: PoolOutcome, scenario: QuotaScenario) -> PoolVi
     departments = tuple(
         DepartmentRow(
             name=row.queue,
-            quota=num(row.deserved),
+            quota="none" if row.deserved is None else num(row.deserved),
             weight=num(row.over_quota_weight),
             limit="none" if row.limit is None else num(row.limit),
             request=num(row.request),

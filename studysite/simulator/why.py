@@ -67,8 +67,9 @@ def pool_trace(pool: PoolOutcome) -> FairShareTrace:
 def _quota_step(division: Division) -> WhyStep:
     lines = []
     for grant in division.deserved:
-        asks = f"{grant.queue}: quota {num(grant.deserved)}, asks for {gpus(grant.requestable)}"
-        if grant.given < grant.deserved - EPSILON:
+        quota = "no quota set" if grant.deserved is None else f"quota {num(grant.deserved)}"
+        asks = f"{grant.queue}: {quota}, asks for {gpus(grant.requestable)}"
+        if grant.deserved is not None and grant.given < grant.deserved - EPSILON:
             lines.append(f"{asks}: gets {num(grant.given)}.")
         else:
             lines.append(f"{asks}: gets its quota, {num(grant.given)}.")
