@@ -178,6 +178,8 @@ def test_a_second_pool_and_a_department_through_the_form(page: Page) -> None:
     expect(cell(page, "team-b", "Borrowed", pool="l40s")).to_have_text("3 reclaimable")
     page.locator("#pool-1-name").fill("a100")
     expect(project(page, 2).get_by_label("Demand in a100", exact=True)).to_have_value("3")
+    # Let the rename's update land first: adding a department would cancel it mid-flight.
+    expect(page).to_have_url(re.compile(r"pool=a100:8"))
     page.get_by_text("Departments (0)").click()
     page.get_by_role("button", name="Add a department").click()
     expect(page.locator("#d-0-name")).to_be_focused()
