@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from studysite.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     path("", include("studysite.guide.urls")),
     path("", include("studysite.lab.urls")),
     path("", include("studysite.study.urls")),
