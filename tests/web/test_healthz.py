@@ -58,5 +58,3 @@ async def test_a_channel_layer_that_never_answers_is_reported_not_waited_for(
     response = await AsyncClient().get("/healthz")
     assert response.status_code == 503
     assert response.json()["checks"]["channel_layer"] == "no answer within 0.05 s"
-
-
