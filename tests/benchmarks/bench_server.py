@@ -47,7 +47,7 @@ def command_for(server: str, port: int, workers: int, static_root: str) -> list[
             *["--workers", str(workers), "--log-level", "warning", "--no-access-log"],
         ]
     return [
-        *[sys.executable, "-m", "granian", "--interface", "asgi"],
+        *[sys.executable, "-m", "granian", "--interface", "asginl"],
         *["--host", address[0], "--port", address[1], "--workers", str(workers)],
         *["--log-level", "warning", "--static-path-route", "/mount"],
         *["--static-path-mount", static_root],

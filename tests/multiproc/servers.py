@@ -112,7 +112,8 @@ def granian_servers(
                 "-m",
                 "granian",
                 "--interface",
-                "asgi",
+                # Channels' router has no lifespan support: asginl leaves it out.
+                "asginl",
                 "--host",
                 "127.0.0.1",
                 "--port",
