@@ -7,6 +7,7 @@ and answers 200 with JSON when both work, 503 naming what failed otherwise.
 from __future__ import annotations
 
 import asyncio
+import secrets
 
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
@@ -29,8 +30,10 @@ async def check_channel_layer() -> None:
     layer = get_channel_layer()
     if layer is None:
         raise RuntimeError("no channel layer is configured")
-    # A round trip through the layer, as a lab socket on another worker would make.
-    channel = await layer.new_channel("healthz.")
+    # A round trip through the layer on a channel of its own. Not a process-local channel
+    # (new_channel): channels_redis reads those through one loop shared with every open
+    # socket of the worker, and the probe must not wait behind it.
+    channel = f"healthz.{secrets.token_hex(8)}"
     await layer.send(channel, {"type": "healthz.ping"})
     message = await layer.receive(channel)
     if message.get("type") != "healthz.ping":

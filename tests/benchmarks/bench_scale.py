@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.client
 import json
 import random
 import time
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 
 import websockets
 
+from tests.benchmarks.bench_lab import TICKET, new_session
 from tests.multiproc.servers import (
     Services,
     fresh_database,
@@ -33,7 +33,6 @@ from tests.multiproc.servers import (
     running_services,
 )
 
-TICKET = "mig-single"
 COMMAND = json.dumps({"type": "line", "data": "kubectl get nodes"})
 ANSWER_TIMEOUT = 10.0
 
@@ -42,17 +41,6 @@ ANSWER_TIMEOUT = 10.0
 class Tally:
     times: list[float] = field(default_factory=list)
     errors: int = 0
-
-
-def new_session(port: int) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("GET", f"/lab/{TICKET}/")
-    response = conn.getresponse()
-    response.read()
-    for name, value in response.getheaders():
-        if name.lower() == "set-cookie" and value.startswith("sessionid="):
-            return value.split(";", 1)[0]
-    raise SystemExit("the lab page set no session cookie")
 
 
 async def learner(port: int, cookie: str, seconds: float, tally: Tally) -> None:

@@ -31,10 +31,10 @@ from pathlib import Path
 
 import websockets
 
+from tests.benchmarks.bench_lab import TICKET, new_session
 from tests.live_server import REPO_ROOT, free_port, wait_for_port
 
 PAGE = "/guide/mig-gpu-operator/"
-TICKET = "mig-single"
 
 
 def command_for(server: str, port: int, workers: int, static_root: str) -> list[str]:
@@ -114,17 +114,6 @@ def wrk(port: int, path: str, seconds: float, connections: int, cookie: str = ""
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", result.stdout)
     text = f"{float(rate.group(1)) if rate else 0:8.0f}"
     return text + (f" ({bad.group(1)} bad)" if bad else "")
-
-
-def new_session(port: int) -> str:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("GET", f"/lab/{TICKET}/")
-    response = conn.getresponse()
-    response.read()
-    for name, value in response.getheaders():
-        if name.lower() == "set-cookie" and value.startswith("sessionid="):
-            return value.split(";", 1)[0]
-    raise SystemExit("the lab page set no session cookie")
 
 
 async def lab_round_trips(port: int, cookie: str, count: int) -> float:

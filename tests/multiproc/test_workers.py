@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import urllib.error
 import urllib.parse
 import urllib.request
 from http.cookiejar import CookieJar
@@ -18,6 +19,8 @@ import pytest
 import websockets
 
 from studysite.study.content import load_study
+from tests.live_server import free_port
+from tests.multiproc.servers import Services, granian_servers
 
 pytestmark = pytest.mark.multiproc
 
@@ -164,3 +167,29 @@ def test_two_workers_typing_into_one_lab_at_once_lose_no_command(two_workers: li
         for number in range(10):
             assert f"kubectl label node gpu-node1 {name}-{number}=yes" in replay
             assert f"{name}-{number}=yes" in labels
+
+
+def health(port: int) -> tuple[int, dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_every_worker_reports_healthy_over_postgresql_and_redis(two_workers: list[int]) -> None:
+    for port in two_workers:
+        status, body = health(port)
+        assert body == {"status": "ok", "checks": {"database": "ok", "channel_layer": "ok"}}
+        assert status == 200
+
+
+def test_a_worker_that_cannot_reach_redis_reports_503_naming_the_channel_layer(
+    services: Services,
+) -> None:
+    unreachable = Services(services.database_url, f"redis://127.0.0.1:{free_port()}/0")
+    with granian_servers(unreachable, count=1) as (port,):
+        status, body = health(port)
+    assert status == 503
+    assert body["checks"]["database"] == "ok"
+    assert body["checks"]["channel_layer"] != "ok"
