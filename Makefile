@@ -45,7 +45,7 @@ lint: $(VENV)/.test
 test: setup-test lint services
 	$(PY) manage.py check
 	$(VENV)/bin/pytest
-	DATABASE_CONN_MAX_AGE=0 scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider
+	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider
 
 bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_guide

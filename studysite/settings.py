@@ -61,14 +61,16 @@ def database_from_url(name: str, url: str) -> dict[str, Any]:
             f"{name} must be a postgres:// or sqlite:// URL, got {url.split(':', 1)[0]!r}"
         )
     try:
-        config: dict[str, Any] = dict(
-            dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60))
-        )
+        config: dict[str, Any] = dict(dj_database_url.parse(url))
     except ValueError as error:
         raise ImproperlyConfigured(f"{name} cannot be parsed: {error}") from None
     if config["ENGINE"] == "django.db.backends.postgresql":
-        # A connection checked before reuse survives a database restart between requests.
-        config["CONN_HEALTH_CHECKS"] = True
+        # Under ASGI a request's sync code runs in a thread of its own, so persistent
+        # connections (CONN_MAX_AGE) would be opened per thread and never reused; Django's
+        # docs say to use the driver's pool instead: a few connections per worker process.
+        size = env_int("DATABASE_POOL_SIZE", 10, minimum=1)
+        pool = {"min_size": 1, "max_size": size, "timeout": 10}
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": pool}
     return config
 
 
