@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTHON_FOR_VENV := $(shell pyenv which python 2>/dev/null || command -v python$$(cat .python-version) || command -v python3)
 
-.PHONY: serve test setup setup-test browser lint bench
+.PHONY: serve test setup setup-test browser services lint bench
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON_FOR_VENV) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12 or newer is needed (see .python-version)")'
@@ -28,6 +28,10 @@ setup-test: $(VENV)/.test browser
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# PostgreSQL and Redis from Debian, for the multi-process tests and the PostgreSQL pass.
+services:
+	scripts/services install
+
 serve: setup
 	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
 
@@ -37,12 +41,17 @@ lint: $(VENV)/.test
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-test: setup-test lint
+# First pass: everything on SQLite (tests/multiproc start their own PostgreSQL and Redis).
+# Second pass: the non-browser tests again on PostgreSQL and Redis, stopped even on failure.
+test: setup-test lint services
 	$(PY) manage.py check
 	$(VENV)/bin/pytest --cov --cov-report=term
+	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider
 
 bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_guide
 	$(PY) -m tests.benchmarks.bench_engine
 	$(PY) -m tests.benchmarks.bench_simulator
 	$(PY) -m tests.benchmarks.bench_lab
+	$(PY) -m tests.benchmarks.bench_server
+	scripts/services run $(PY) -m tests.benchmarks.bench_scale

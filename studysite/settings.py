@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
@@ -50,6 +52,32 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_from_url(name: str, url: str) -> dict[str, Any]:
+    """Django's database settings from a URL, parsed by dj-database-url."""
+    if not url.startswith(("postgres://", "postgresql://", "sqlite://")):
+        raise ImproperlyConfigured(
+            f"{name} must be a postgres:// or sqlite:// URL, got {url.split(':', 1)[0]!r}"
+        )
+    try:
+        config: dict[str, Any] = dict(dj_database_url.parse(url))
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name} cannot be parsed: {error}") from None
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        # Under ASGI a request's sync code runs in a thread of its own, so persistent
+        # connections (CONN_MAX_AGE) would be opened per thread and never reused; Django's
+        # docs say to use the driver's pool instead: a few connections per worker process.
+        size = env_int("DATABASE_POOL_SIZE", 10, minimum=1)
+        pool = {"min_size": 1, "max_size": size, "timeout": 10}
+        config["OPTIONS"] = {**config.get("OPTIONS", {}), "pool": pool}
+    return config
+
+
+def redis_layer(name: str, url: str) -> dict[str, Any]:
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(f"{name} must be a redis:// or rediss:// URL")
+    return {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -104,8 +132,13 @@ TEMPLATES = [
 ASGI_APPLICATION = "studysite.asgi.application"
 WSGI_APPLICATION = "studysite.wsgi.application"
 
+# SQLite is the embedded default; DATABASE_URL (postgres://user:pass@host:5432/name)
+# moves every learner's rows to PostgreSQL so that several workers share them.
+DATABASE_URL = env_str("DATABASE_URL", "")
 DATABASES = {
-    "default": {
+    "default": database_from_url("DATABASE_URL", DATABASE_URL)
+    if DATABASE_URL
+    else {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": Path(env_str("DATABASE_PATH", str(BASE_DIR / "db.sqlite3"))),
         # WAL lets readers run beside the writer, and synchronous=NORMAL drops the fsync on
@@ -119,7 +152,14 @@ DATABASES = {
     }
 }
 
-CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+# The in-memory layer only reaches sockets in the same process; REDIS_URL
+# (redis://host:6379/0) lets a message reach a socket held by any worker.
+REDIS_URL = env_str("REDIS_URL", "")
+CHANNEL_LAYERS = {
+    "default": redis_layer("REDIS_URL", REDIS_URL)
+    if REDIS_URL
+    else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+}
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -163,6 +203,8 @@ SECURE_HTTPS = env_bool("SECURE_HTTPS", False)
 if SECURE_HTTPS and SECRET_KEY.startswith("django-insecure"):
     raise ImproperlyConfigured("SECRET_KEY must be set to a real secret when SECURE_HTTPS is on")
 SECURE_SSL_REDIRECT = SECURE_HTTPS
+# Probes call the worker directly over plain HTTP, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 SESSION_COOKIE_SECURE = SECURE_HTTPS
 CSRF_COOKIE_SECURE = SECURE_HTTPS
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000 if SECURE_HTTPS else 0)

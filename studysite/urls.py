@@ -2,9 +2,11 @@ from __future__ import annotations
 
 from django.urls import include, path
 
+from studysite.health import healthz
 from studysite.study.views.home import home
 
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),
     # The home page reads every tool's progress, so the study app serves it; the guide's
     # own "" route below stays for reversing "guide:home".
     path("", home, name="home"),

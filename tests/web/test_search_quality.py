@@ -20,7 +20,7 @@ QUERIES: list[tuple[str, str]] = [
     ("how do I install the cluster components with helm", "installation"),
     ("what does over quota mean", "quota-fairness"),
     ("how are idle GPUs shared between projects", "quota-fairness"),
-    ("how do I split a GPU into MIG slices", "mig-gpu-operator"),
+    ("how do I split a GPU into MIG slices", "fractions-mig"),
     ("which strategy keeps whole nodes free", "placement"),
     ("what is allocated but not utilized", "monitoring"),
     ("how does Run:ai compare to Slurm", "runai-slurm-kubernetes"),
