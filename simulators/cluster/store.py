@@ -330,7 +330,7 @@ class MockCluster:
         meta["creationTimestamp"] = self.clock.timestamp()
         if info.group in _GENERATION_GROUPS or info.custom:
             meta["generation"] = 1
-        _default(info, new, self)
+        _default(info, new, self, creating=True)
         meta["resourceVersion"] = self._next_rv()
         self._bucket(info)[key] = new
         self._record(info, "ADDED", new)
@@ -411,6 +411,9 @@ class MockCluster:
             else:
                 new.pop("status", None)
         self._check_quantities(info, new)
+        # Defaulting comes before validation, as in the API server, so a patch that drops a
+        # defaulted field gets it back instead of tripping pod immutability.
+        _default(info, new, self)
         if info.kind == "Pod" and subresource != "status":
             _check_pod_update(info, old, new)
         self._validate(info, new)
@@ -418,7 +421,6 @@ class MockCluster:
             meta["generation"] = int(meta_old["generation"]) + 1
         if new == old:
             return copy_obj(old)
-        _default(info, new, self)
         meta["resourceVersion"] = self._next_rv()
         ns = str(meta_old.get("namespace", ""))
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
@@ -1021,7 +1023,7 @@ def _default_pod_spec(spec: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
-def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster) -> None:
+def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster, *, creating: bool = False) -> None:
     """What the API server's defaulting and built-in admission add on create and update."""
     kind = info.kind
     if kind == "Pod":
@@ -1029,7 +1031,8 @@ def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster) -> None:
         if "serviceAccountName" not in spec and "serviceAccount" not in spec:
             spec["serviceAccountName"] = spec["serviceAccount"] = "default"
         _default_pod_spec(spec)
-        tolerations = spec.setdefault("tolerations", [])
+        # The DefaultTolerationSeconds admission plugin acts on create only.
+        tolerations = spec.setdefault("tolerations", []) if creating else []
         for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
             if not any(t.get("key") == key for t in tolerations):
                 tolerations.append(
