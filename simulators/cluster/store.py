@@ -326,6 +326,9 @@ class MockCluster:
             )
         for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
             meta.pop(field, None)
+        if "status" in info.subresources and info.kind != "Node":
+            # PrepareForCreate: status is the controllers' to write, through the subresource.
+            new.pop("status", None)
         meta["uid"] = self._new_uid()
         meta["creationTimestamp"] = self.clock.timestamp()
         if info.group in _GENERATION_GROUPS or info.custom:

@@ -214,6 +214,14 @@ def test_generation_moves_on_spec_changes_only(api: MockCluster) -> None:
     assert scaled["metadata"]["generation"] == 2
 
 
+def test_create_leaves_status_to_the_status_subresource(api: MockCluster) -> None:
+    body = pod()
+    body["status"] = {"phase": "Running"}
+    assert api.create("pods", body)["status"]["phase"] == "Pending"
+    node = {"metadata": {"name": "n"}, "status": {"capacity": {"cpu": "4"}}}
+    assert api.create("nodes", node)["status"] == {"capacity": {"cpu": "4"}}
+
+
 def test_status_changes_only_through_the_status_subresource(api: MockCluster) -> None:
     api.create("deployments.apps", deployment())
     ignored = api.patch("deployments.apps", "web", {"status": {"replicas": 5}})
