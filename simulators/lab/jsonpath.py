@@ -184,3 +184,8 @@ def _run(nodes: list[_Node], data: Any) -> str:
 
 def evaluate(template: str, data: Any) -> str:
     return _run(_parse(_tokenize(template), template), data)
+
+
+def find(path: str, data: Any) -> list[Any]:
+    """The values one path (`.a.b[*]`, no braces) selects, for custom-columns and --sort-by."""
+    return _walk([data], _segments(path))

@@ -1,0 +1,272 @@
+"""kubectl's printers over what the API returns: server-side Tables, custom-columns,
+yaml, json, name, jsonpath, and --sort-by."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import yaml
+
+from simulators.cluster.api import Obj, ResourceInfo
+from simulators.cluster.quantity import QuantityError, parse_quantity
+from simulators.lab import jsonpath
+from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
+from simulators.lab.kubectl.tabwriter import table as tab_table
+
+OUTPUT_ERROR = (
+    'error: unable to match a printer suitable for the output format "{0}", allowed formats '
+    "are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,"
+    "jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"
+)
+
+
+@dataclass
+class TableOptions:
+    wide: bool = False
+    no_headers: bool = False
+    with_namespace: bool = False
+    with_kind: ResourceInfo | None = None
+    label_columns: list[str] = field(default_factory=list)
+    show_labels: bool = False
+
+
+def table_rows(table: Obj, opts: TableOptions, header: bool = True) -> list[list[str]]:
+    """A server Table decorated as kubectl's decorateTable/printTable does, as cell rows."""
+    columns = [
+        (i, c)
+        for i, c in enumerate(table.get("columnDefinitions", []))
+        if opts.wide or not c.get("priority", 0)
+    ]
+    name_index = next(
+        (i for i, c in enumerate(table.get("columnDefinitions", [])) if c.get("format") == "name"),
+        -1,
+    )
+    rows: list[list[str]] = []
+    if header and not opts.no_headers:
+        head = [str(c.get("name", "")).upper() for _, c in columns]
+        if opts.with_namespace:
+            head.insert(0, "NAMESPACE")
+        head += [key.split("/")[-1].upper() for key in opts.label_columns]
+        if opts.show_labels:
+            head.append("LABELS")
+        rows.append(head)
+    for row in table.get("rows", []):
+        cells = row.get("cells", [])
+        obj = row.get("object") or {}
+        out: list[str] = []
+        for i, _ in columns:
+            value = cells[i] if i < len(cells) else None
+            text = cell_text(value)
+            if opts.with_kind is not None and i == name_index:
+                text = f"{kind_name(opts.with_kind)}/{text}"
+            out.append(text)
+        if opts.with_namespace:
+            out.insert(0, str(meta(obj).get("namespace", "")))
+        labels = labels_of(obj)
+        out += [labels.get(key, "") for key in opts.label_columns]
+        if opts.show_labels:
+            out.append(format_labels(labels))
+        rows.append(out)
+    return rows
+
+
+def cell_text(value: Any) -> str:
+    """fmt.Sprint of a Table cell; line breaks cut as printTable cuts them."""
+    text = go_sprint(value) if value is not None else ""
+    for i, ch in enumerate(text):
+        if ch in "\n\r\f":
+            return text[:i] + "..."
+    return text
+
+
+def go_sprint(value: Any) -> str:
+    """fmt.Sprint of a value decoded from JSON (as Go's unstructured objects hold them)."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e21:
+            return str(int(value)) if abs(value) < 1e21 else repr(value)
+        return repr(value)
+    if isinstance(value, dict):
+        inner = " ".join(f"{k}:{go_sprint(v)}" for k, v in sorted(value.items()))
+        return f"map[{inner}]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_sprint(v) for v in value) + "]"
+    return str(value)
+
+
+def render(rows: list[list[str]]) -> str:
+    return tab_table(rows) if rows else ""
+
+
+# ------------------------------------------------------------------------- custom-columns
+
+
+def relaxed(path: str) -> str:
+    """RelaxedJSONPathExpression: `.a.b`, `a.b` and `{.a.b}` all mean `.a.b`."""
+    p = path.strip()
+    if p.startswith("{") and p.endswith("}"):
+        p = p[1:-1]
+    if not p.startswith(".") and not p.startswith("$"):
+        p = "." + p
+    return p
+
+
+def parse_custom_columns(spec: str) -> list[tuple[str, str]]:
+    if not spec:
+        raise KubectlError("error: custom-columns format specified but no custom columns given")
+    columns = []
+    for part in spec.split(","):
+        header, sep, path = part.partition(":")
+        if not sep:
+            raise KubectlError(
+                f"error: unexpected custom-columns spec: {part}, expected <header>:<json-path-expr>"
+            )
+        columns.append((header, relaxed(path)))
+    return columns
+
+
+def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
+    columns = parse_custom_columns(spec)
+    rows: list[list[str]] = []
+    if not no_headers:
+        rows.append([h for h, _ in columns])
+    for obj in objs:
+        row = []
+        for _, path in columns:
+            try:
+                values = jsonpath.find(path, obj)
+            except jsonpath.JsonPathError as exc:
+                raise KubectlError(f"error: {exc}") from None
+            row.append(",".join(go_sprint(v) for v in values) if values else "<none>")
+        rows.append(row)
+    return render(rows)
+
+
+# ------------------------------------------------------------------------- sort-by
+
+
+def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
+    path = relaxed(spec)
+    try:
+        found = [jsonpath.find(path, o) for o in objs]
+    except jsonpath.JsonPathError as exc:
+        raise KubectlError(f"error: {exc}") from None
+    if objs and not any(found):
+        raise KubectlError(
+            f'error: couldn\'t find any field with path "{{{path}}}" in the list of objects'
+        )
+
+    def key(index: int) -> tuple[int, Any]:
+        values = found[index]
+        if not values:
+            return (0, ())
+        return (1, _sort_key(values[0]))
+
+    order = sorted(range(len(objs)), key=key)
+    return [objs[i] for i in order]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _sort_key(value: Any) -> Any:
+    if isinstance(value, bool):
+        return (0, int(value))
+    if isinstance(value, int | float):
+        return (0, Decimal(str(value)))
+    if isinstance(value, str):
+        try:
+            return (0, parse_quantity(value))
+        except QuantityError:
+            parts = _DIGITS.split(value)
+            return (1, tuple((int(p), "") if p.isdigit() else (-1, p) for p in parts))
+    return (2, json.dumps(value, sort_keys=True))
+
+
+# ------------------------------------------------------------------------- yaml, json, name
+
+
+class _GoYamlDumper(yaml.SafeDumper):
+    """sigs.k8s.io/yaml's look: sorted keys, unindented lists, double-quoted ambiguous strings."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    node = dumper.represent_scalar("tag:yaml.org,2002:str", data)
+    # PyYAML quotes ambiguous strings with single quotes; Go's yaml writes double quotes.
+    if data == "" or _needs_quotes(data):
+        node.style = '"'
+    return node
+
+
+_PLAIN_UNSAFE = re.compile(r"^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|\.\d+)$")
+_BOOLISH = {
+    "y",
+    "Y",
+    "yes",
+    "Yes",
+    "YES",
+    "n",
+    "N",
+    "no",
+    "No",
+    "NO",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "False",
+    "FALSE",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "null",
+    "Null",
+    "NULL",
+    "~",
+}
+
+
+def _needs_quotes(data: str) -> bool:
+    if data in _BOOLISH or _PLAIN_UNSAFE.match(data):
+        return True
+    return bool(re.match(r"^\d{4}-\d\d?-\d\d?([Tt ]|$)", data))
+
+
+_GoYamlDumper.add_representer(str, _str_representer)
+
+
+def to_yaml(doc: Any) -> str:
+    return str(
+        yaml.dump(doc, Dumper=_GoYamlDumper, sort_keys=True, default_flow_style=False, width=10**9)
+    )
+
+
+def to_json(doc: Any) -> str:
+    return json.dumps(doc, indent=4, sort_keys=True, ensure_ascii=False)
+
+
+def list_doc(items: list[Obj]) -> Obj:
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+def evaluate_jsonpath(template: str, data: Any) -> str:
+    if not template:
+        raise KubectlError("error: template format specified but no template given")
+    try:
+        return jsonpath.evaluate(template, data)
+    except jsonpath.JsonPathError as exc:
+        raise KubectlError(f"error: {exc}") from None

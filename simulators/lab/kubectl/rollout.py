@@ -1,0 +1,126 @@
+"""kubectl rollout restart|status for Deployments, DaemonSets and StatefulSets."""
+
+from __future__ import annotations
+
+from simulators.cluster.api import ApiError
+from simulators.cluster.clock import format_time
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    error_text,
+    kind_name,
+    namespace,
+    see,
+    targets,
+)
+from simulators.lab.tool import Context, Output
+
+FLAGS = [
+    *COMMON,
+    Flag("watch", long="watch", short="w", takes_value=True),
+    Flag("timeout", long="timeout", takes_value=True),
+    Flag("selector", long="selector", short="l", takes_value=True),
+    Flag("revision", long="revision", takes_value=True),
+]
+
+_KINDS = ("deployments.apps", "daemonsets.apps", "statefulsets.apps")
+
+
+def run(ctx: Context, parsed: Parsed) -> Output:
+    if not parsed.positionals:
+        raise KubectlError(
+            'error: Required resource not specified.\nUse "kubectl explain <resource>" for a '
+            "detailed description of that resource (e.g. kubectl explain pods).\n" + see("rollout")
+        )
+    action, words = parsed.positionals[0], parsed.positionals[1:]
+    if action not in ("restart", "status", "history", "undo", "pause", "resume"):
+        raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
+    if not words:
+        raise KubectlError(
+            "error: You must provide one or more resources by argument or filename.\n"
+            "Example resource specifications include:\n   '-f rsrc.yaml'\n"
+            "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"
+        )
+    cluster = ctx.api
+    ns = namespace(parsed)
+    out: list[str] = []
+    for group in targets(cluster, words, verb="rollout"):
+        if group.info.key not in _KINDS:
+            return Output(
+                f'error: no rollbacker has been implemented for "{group.info.kind}"'
+                if action == "undo"
+                else f"error: {action}ing is not supported",
+                1,
+            )
+        for name in group.names:
+            try:
+                obj = cluster.get(group.info.key, name, ns)
+                label = f"{kind_name(group.info)}/{name}"
+                if action == "restart":
+                    stamp = format_time(cluster.now())
+                    cluster.patch(
+                        group.info.key,
+                        name,
+                        {
+                            "spec": {
+                                "template": {
+                                    "metadata": {
+                                        "annotations": {"kubectl.kubernetes.io/restartedAt": stamp}
+                                    }
+                                }
+                            }
+                        },
+                        ns,
+                        patch_type="strategic",
+                    )
+                    out.append(f"{label} restarted")
+                elif action == "status":
+                    out.append(_status(group.info.key, obj))
+                else:
+                    out.append(f"error: rollout {action} is not available in this lab")
+            except ApiError as exc:
+                return Output("\n".join([*out, error_text(exc)]), 1)
+    return Output("\n".join(out))
+
+
+def _status(key: str, obj: dict[str, object]) -> str:
+    spec = obj.get("spec") or {}
+    status = obj.get("status") or {}
+    assert isinstance(spec, dict) and isinstance(status, dict)
+    name = obj["metadata"]["name"]  # type: ignore[index]
+    if key == "daemonsets.apps":
+        desired = int(status.get("desiredNumberScheduled", 0))
+        updated = int(status.get("updatedNumberScheduled", 0))
+        available = int(status.get("numberAvailable", 0))
+        if updated < desired:
+            return (
+                f'Waiting for daemon set "{name}" rollout to finish: {updated} out of {desired} '
+                "new pods have been updated..."
+            )
+        if available < desired:
+            return (
+                f'Waiting for daemon set "{name}" rollout to finish: {available} of {desired} '
+                "updated pods are available..."
+            )
+        return f'daemon set "{name}" successfully rolled out'
+    replicas = int(spec.get("replicas", 1))
+    updated = int(status.get("updatedReplicas", 0))
+    total = int(status.get("replicas", 0))
+    available = int(status.get("availableReplicas", 0))
+    if updated < replicas:
+        return (
+            f'Waiting for deployment "{name}" rollout to finish: {updated} out of {replicas} new '
+            "replicas have been updated..."
+        )
+    if total > updated:
+        return (
+            f'Waiting for deployment "{name}" rollout to finish: {total - updated} old replicas '
+            "are pending termination..."
+        )
+    if available < updated:
+        return (
+            f'Waiting for deployment "{name}" rollout to finish: {available} of {updated} '
+            "updated replicas are available..."
+        )
+    return f'deployment "{name}" successfully rolled out'
