@@ -83,19 +83,19 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
     cluster = ctx.api
     field = "annotations" if annotate else "labels"
     words = parsed.positionals
-    # Resources come first; the first word with = or a trailing - starts the updates.
-    split = next(
-        (
-            i
-            for i, w in enumerate(words)
-            if i > 0 and ("=" in w or (w.endswith("-") and "/" not in w))
-        ),
-        len(words),
-    )
-    if split < len(words) and "/" in words[0]:
-        resources, specs = words[:1] + [w for w in words[1:split]], words[split:]
-    else:
-        resources, specs = words[:split], words[split:]
+    # cmdutil.GetResourcesAndPairs: resources first, then every key=value or key- change.
+    resources: list[str] = []
+    specs: list[str] = []
+    for word in words:
+        change = ("=" in word and not word.startswith("=")) or (word.endswith("-") and word != "-")
+        if change:
+            specs.append(word)
+        elif specs:
+            raise KubectlError(
+                f"error: all resources must be specified before {field[:-1]} changes: {word}"
+            )
+        else:
+            resources.append(word)
     if not resources:
         raise KubectlError(
             "error: one or more resources must be specified as <resource> <name> or "
