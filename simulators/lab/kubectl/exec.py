@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simulators.cluster.api import ApiError
+from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, namespace, see
 from simulators.lab.kubectl.logs import default_container, pods_of
@@ -64,5 +65,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             return Output(f"error: {exc.message}", 1)
         return Output(message, 1)
     body = output.rstrip("\n")
+    code = 0
+    last = body.rsplit("\n", 1)[-1]
+    if last.startswith("command terminated with exit code "):
+        code = int(last.rsplit(" ", 1)[-1])
     lines = [p for p in [note if note and not parsed.has("quiet") else "", body] if p]
-    return Output("\n".join(lines))
+    return Output("\n".join(lines), code)
