@@ -1,4 +1,4 @@
-"""`python -m simulators fairshare|reclaim|cycle|lab ...`."""
+"""`python -m simulators fairshare|reclaim|cycle|lab|apiserver ...`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: the lab terminal is not available: {error}", file=sys.stderr)
             return 2
         return int(lab_cli.main(args[1:]))
+    if args and args[0] == "apiserver":
+        from simulators.cluster.serve import main as apiserver_main
+
+        return apiserver_main(args[1:])
     from simulators.engine.cli import main as engine_main
 
     try:
