@@ -1,0 +1,458 @@
+"""The kubelet on every node: runs bound pods, reports their status, manages GPUs and the node.
+
+Per step, for each pod bound to a node:
+- first seen: ``ContainerCreating`` (the sandbox is being set up), with the pod's IP, host IP,
+  start time and the five pod conditions;
+- next step: the containers start (events Pulled, Created, Started from ``kubelet``), write their
+  logs, and run, exit (``Completed``) or crash; a crashed container waits in
+  ``CrashLoopBackOff`` for 10s, 20s, 40s... (at most 5 minutes) before the next restart;
+- a pod being deleted has its containers stopped (``Killing``) and is removed.
+
+The device manager hands a pod the GPUs (or MIG devices) it asks for and registers what the
+node's device plugin advertises in the node's capacity and allocatable.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Protocol
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.clock import parse_time
+from simulators.controllers import gpu_state, hardware, runtime
+from simulators.controllers.util import (
+    annotations_of,
+    emit,
+    gpu_requests,
+    holds_resources,
+    is_deleting,
+    items,
+    labels_of,
+    name_of,
+    namespace_of,
+    spec,
+    sha256_hex,
+    stable_hash,
+    status,
+    timestamp,
+    uid_of,
+)
+
+BACKOFF_START = 10
+BACKOFF_MAX = 300
+GPU_OPERATOR_NS = "gpu-operator"
+DEVICE_PLUGIN_APP = "nvidia-device-plugin-daemonset"
+FRACTION_ANNOTATION = "gpu-fraction"
+
+
+class KubeletAPI(ClusterAPI, Protocol):
+    """The cluster API plus the container log hooks the mock store offers its kubelet."""
+
+    def append_log(self, namespace: str, pod: str, container: str, lines: list[str]) -> None: ...
+
+    def restart_log(self, namespace: str, pod: str, container: str) -> None: ...
+
+
+def run(api: KubeletAPI) -> None:
+    nodes = {name_of(n): n for n in items(api, "nodes")}
+    pods = items(api, "pods")
+    for pod in pods:
+        node_name = str(spec(pod).get("nodeName") or "")
+        if not node_name or node_name not in nodes:
+            continue
+        if is_deleting(pod):
+            _terminate(api, pod, node_name)
+            continue
+        if status(pod).get("phase") in ("Succeeded", "Failed"):
+            continue
+        _sync_pod(api, pod, nodes[node_name], pods)
+    register_devices(api)
+
+
+# ---------------------------------------------------------------------------- pods
+
+
+def pod_ip(pod: Obj, node: Obj) -> str:
+    if spec(pod).get("hostNetwork"):
+        return host_ip(node)
+    cidr = str(spec(node).get("podCIDR") or "10.244.0.0/24")
+    base = cidr.split("/")[0].rsplit(".", 1)[0]
+    return f"{base}.{stable_hash('ip', uid_of(pod)) % 250 + 3}"
+
+
+def host_ip(node: Obj) -> str:
+    for address in status(node).get("addresses") or []:
+        if address.get("type") == "InternalIP":
+            return str(address.get("address"))
+    return ""
+
+
+def _condition(kind: str, value: bool, now: str, reason: str = "", message: str = "") -> dict[str, Any]:
+    cond: dict[str, Any] = {
+        "type": kind,
+        "status": "True" if value else "False",
+        "lastProbeTime": None,
+        "lastTransitionTime": now,
+    }
+    if reason:
+        cond["reason"] = reason
+    if message:
+        cond["message"] = message
+    return cond
+
+
+def _set_conditions(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Keep a condition's lastTransitionTime while its status does not change."""
+    before = {c.get("type"): c for c in old}
+    out = []
+    for cond in new:
+        prior = before.get(cond["type"])
+        if prior is not None and prior.get("status") == cond["status"]:
+            cond["lastTransitionTime"] = prior.get("lastTransitionTime", cond["lastTransitionTime"])
+        out.append(cond)
+    return out
+
+
+def _containers(pod: Obj) -> list[dict[str, Any]]:
+    return [c for c in spec(pod).get("containers") or [] if isinstance(c, dict)]
+
+
+def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
+    now = timestamp(api)
+    pod_status = dict(status(pod))
+    statuses = {s.get("name"): dict(s) for s in pod_status.get("containerStatuses") or []}
+    containers = _containers(pod)
+    if not statuses:
+        if not _allocate_devices(api, pod, node, pods):
+            return
+        pod_status.update(
+            {
+                "phase": "Pending",
+                "hostIP": host_ip(node),
+                "hostIPs": [{"ip": host_ip(node)}],
+                "podIP": pod_ip(pod, node),
+                "podIPs": [{"ip": pod_ip(pod, node)}],
+                "startTime": now,
+                "containerStatuses": [
+                    {
+                        "name": c.get("name"),
+                        "image": c.get("image"),
+                        "imageID": "",
+                        "ready": False,
+                        "restartCount": 0,
+                        "started": False,
+                        "state": {"waiting": {"reason": "ContainerCreating"}},
+                        "lastState": {},
+                    }
+                    for c in containers
+                ],
+            }
+        )
+        _finish_status(api, pod, pod_status, now)
+        return
+    changed = False
+    for container in containers:
+        cname = str(container.get("name"))
+        cstatus = statuses.get(cname)
+        if cstatus is None:
+            continue
+        state = cstatus.get("state") or {}
+        if "waiting" in state:
+            if _due(api, cstatus):
+                _start(api, pod, node, container, cstatus)
+                changed = True
+            elif state["waiting"].get("reason") == "CrashLoopBackOff":
+                emit(
+                    api,
+                    pod,
+                    "Warning",
+                    "BackOff",
+                    f"Back-off restarting failed container {cname} in pod "
+                    f"{name_of(pod)}_{namespace_of(pod)}({uid_of(pod)})",
+                    "kubelet",
+                    host=name_of(node),
+                )
+        elif "running" in state:
+            changed |= _maybe_exit(api, pod, container, cstatus)
+    if not changed:
+        return
+    pod_status["containerStatuses"] = [statuses[str(c.get("name"))] for c in containers if str(c.get("name")) in statuses]
+    _finish_status(api, pod, pod_status, now)
+
+
+def _due(api: ClusterAPI, cstatus: dict[str, Any]) -> bool:
+    waiting = cstatus["state"]["waiting"]
+    if waiting.get("reason") != "CrashLoopBackOff":
+        return True
+    finished = (cstatus.get("lastState") or {}).get("terminated", {}).get("finishedAt")
+    if not finished:
+        return True
+    backoff = min(BACKOFF_START * 2 ** int(cstatus.get("restartCount", 0)), BACKOFF_MAX)
+    return api.now() >= parse_time(str(finished)) + timedelta(seconds=backoff)
+
+
+def _container_id(pod: Obj, name: str, restarts: int) -> str:
+    return f"containerd://{sha256_hex('ctr', uid_of(pod), name, restarts)}"
+
+
+def _start(
+    api: KubeletAPI, pod: Obj, node: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> None:
+    now = timestamp(api)
+    cname = str(container.get("name"))
+    image = str(container.get("image", ""))
+    host = name_of(node)
+    restarting = "terminated" in (cstatus.get("lastState") or {}) or bool(
+        (cstatus.get("state") or {}).get("waiting", {}).get("reason") == "CrashLoopBackOff"
+    )
+    if restarting:
+        cstatus["restartCount"] = int(cstatus.get("restartCount", 0)) + 1
+        api.restart_log(namespace_of(pod), name_of(pod), cname)
+    emit(api, pod, "Normal", "Pulled", f'Container image "{image}" already present on machine', "kubelet", host=host)
+    emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
+    emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
+    behaviour = runtime.behaviour(api, pod, container, node)
+    lines = list(behaviour.logs) + list(behaviour.crash_logs if behaviour.crash else ())
+    if lines:
+        api.append_log(namespace_of(pod), name_of(pod), cname, lines)
+    container_id = _container_id(pod, cname, int(cstatus.get("restartCount", 0)))
+    cstatus["image"] = image
+    cstatus["imageID"] = f"{image.split(':')[0]}@sha256:{sha256_hex('img', image)}"
+    cstatus["containerID"] = container_id
+    if behaviour.crash:
+        cstatus["ready"] = False
+        cstatus["started"] = False
+        cstatus["lastState"] = {
+            "terminated": {
+                "exitCode": behaviour.exit_code or 1,
+                "reason": "Error",
+                "startedAt": now,
+                "finishedAt": now,
+                "containerID": container_id,
+            }
+        }
+        backoff = min(BACKOFF_START * 2 ** int(cstatus.get("restartCount", 0)), BACKOFF_MAX)
+        cstatus["state"] = {
+            "waiting": {
+                "reason": "CrashLoopBackOff",
+                "message": f"back-off {_duration(backoff)} restarting failed container={cname} "
+                f"pod={name_of(pod)}_{namespace_of(pod)}({uid_of(pod)})",
+            }
+        }
+        emit(
+            api,
+            pod,
+            "Warning",
+            "BackOff",
+            f"Back-off restarting failed container {cname} in pod "
+            f"{name_of(pod)}_{namespace_of(pod)}({uid_of(pod)})",
+            "kubelet",
+            host=host,
+        )
+        return
+    cstatus["ready"] = True
+    cstatus["started"] = True
+    cstatus["state"] = {"running": {"startedAt": now}}
+
+
+def _duration(seconds: int) -> str:
+    minutes, rest = divmod(seconds, 60)
+    if minutes and rest:
+        return f"{minutes}m{rest}s"
+    if minutes:
+        return f"{minutes}m0s"
+    return f"{rest}s"
+
+
+def _maybe_exit(api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]) -> bool:
+    behaviour = runtime.behaviour(api, pod, container, None)
+    if behaviour.exit_after is None or behaviour.crash:
+        return False
+    started = str(cstatus["state"]["running"].get("startedAt") or "")
+    if not started:
+        return False
+    ran = (api.now() - parse_time(started)).total_seconds()
+    step = getattr(getattr(api, "clock", None), "step_seconds", 10)
+    if ran < behaviour.exit_after * step:
+        return False
+    cstatus["ready"] = False
+    cstatus["started"] = False
+    cstatus["state"] = {
+        "terminated": {
+            "exitCode": behaviour.exit_code,
+            "reason": "Completed" if behaviour.exit_code == 0 else "Error",
+            "startedAt": started,
+            "finishedAt": timestamp(api),
+            "containerID": cstatus.get("containerID", ""),
+        }
+    }
+    return True
+
+
+def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: str) -> None:
+    cstatuses = pod_status.get("containerStatuses") or []
+    names = [str(c.get("name")) for c in cstatuses]
+    ready = [bool(c.get("ready")) for c in cstatuses]
+    terminated = [c.get("state", {}).get("terminated") for c in cstatuses]
+    creating = any(
+        (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating" for c in cstatuses
+    )
+    restart_policy = spec(pod).get("restartPolicy", "Always")
+    if cstatuses and all(terminated) and restart_policy != "Always":
+        ok = all(int(t.get("exitCode", 1)) == 0 for t in terminated if t)
+        pod_status["phase"] = "Succeeded" if ok else "Failed"
+    elif creating:
+        pod_status["phase"] = "Pending"
+    else:
+        pod_status["phase"] = "Running"
+    unready = [n for n, r in zip(names, ready, strict=True) if not r]
+    done = pod_status["phase"] in ("Succeeded", "Failed")
+    if done:
+        reason, message = "PodCompleted", ""
+    elif unready:
+        reason, message = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+    else:
+        reason, message = "", ""
+    all_ready = not unready and not done
+    old = list(pod_status.get("conditions") or [])
+    scheduled = next((c for c in old if c.get("type") == "PodScheduled"), None)
+    new = [
+        _condition("PodReadyToStartContainers", not creating and not done, now),
+        _condition("Initialized", True, now, "PodCompleted" if done else ""),
+        _condition("Ready", all_ready, now, reason, message),
+        _condition("ContainersReady", all_ready, now, reason, message),
+        dict(scheduled) if scheduled else _condition("PodScheduled", True, now),
+    ]
+    pod_status["conditions"] = _set_conditions(old, new)
+    try:
+        api.patch(
+            "pods", name_of(pod), {"status": pod_status}, namespace_of(pod), subresource="status"
+        )
+    except ApiError as exc:
+        if exc.code != 404:
+            raise
+
+
+def _terminate(api: ClusterAPI, pod: Obj, node_name: str) -> None:
+    for cstatus in status(pod).get("containerStatuses") or []:
+        if "running" in (cstatus.get("state") or {}):
+            emit(
+                api,
+                pod,
+                "Normal",
+                "Killing",
+                f"Stopping container {cstatus.get('name')}",
+                "kubelet",
+                host=node_name,
+            )
+    try:
+        api.delete("pods", name_of(pod), namespace_of(pod), grace_period=0)
+    except ApiError as exc:
+        if exc.code != 404:
+            raise
+
+
+# ---------------------------------------------------------------------------- devices
+
+
+def _held(pods: list[Obj], node_name: str, exclude: str) -> list[tuple[int, int | None]]:
+    held: list[tuple[int, int | None]] = []
+    for other in pods:
+        if uid_of(other) == exclude or spec(other).get("nodeName") != node_name:
+            continue
+        if not holds_resources(other) or FRACTION_ANNOTATION in annotations_of(other):
+            continue
+        held.extend(hardware.pod_devices(other))
+    return held
+
+
+def _allocate_devices(api: ClusterAPI, pod: Obj, node: Obj, pods: list[Obj]) -> bool:
+    """The device manager's Allocate: pick the GPUs or MIG devices a pod asks for."""
+    wanted = gpu_requests(pod)
+    if not wanted or hardware.DEVICES_ANNOTATION in annotations_of(pod):
+        return True
+    strategy = gpu_state.mig_strategy(api)
+    held = _held(pods, name_of(node), uid_of(pod))
+    chosen: list[tuple[int, int | None]] = []
+    for resource, amount in sorted(wanted.items()):
+        count = int(amount)
+        free = hardware.free_devices(node, resource, held + chosen, strategy)
+        if len(free) < count:
+            _admission_failure(api, pod, node, resource, count, len(free))
+            return False
+        chosen.extend(free[:count])
+    api.patch(
+        "pods",
+        name_of(pod),
+        {"metadata": {"annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}}},
+        namespace_of(pod),
+    )
+    return True
+
+
+def _admission_failure(api: ClusterAPI, pod: Obj, node: Obj, resource: str, count: int, free: int) -> None:
+    message = (
+        f"Allocate failed due to requested number of devices unavailable for {resource}. "
+        f"Requested: {count}, Available: {free}, which is unexpected"
+    )
+    emit(api, pod, "Warning", "UnexpectedAdmissionError", message, "kubelet", host=name_of(node))
+    api.patch(
+        "pods",
+        name_of(pod),
+        {
+            "status": {
+                "phase": "Failed",
+                "reason": "UnexpectedAdmissionError",
+                "message": f"Pod was rejected: {message}",
+                "startTime": timestamp(api),
+            }
+        },
+        namespace_of(pod),
+        subresource="status",
+    )
+
+
+def device_plugin_running(pods: list[Obj], node_name: str) -> bool:
+    for pod in pods:
+        if namespace_of(pod) != GPU_OPERATOR_NS or spec(pod).get("nodeName") != node_name:
+            continue
+        if labels_of(pod).get("app") != DEVICE_PLUGIN_APP or is_deleting(pod):
+            continue
+        for cstatus in status(pod).get("containerStatuses") or []:
+            if "running" in (cstatus.get("state") or {}):
+                return True
+    return False
+
+
+def register_devices(api: ClusterAPI) -> None:
+    """What each node's device plugin registered, in the node's capacity and allocatable.
+
+    A resource the plugin no longer serves stays on the node at 0 until the kubelet restarts,
+    which is why a node moved to ``mixed`` still lists ``nvidia.com/gpu: 0``.
+    """
+    strategy = gpu_state.mig_strategy(api)
+    pods = items(api, "pods", GPU_OPERATOR_NS)
+    for node in items(api, "nodes"):
+        if not hardware.read_layout(node):
+            continue
+        node_status = status(node)
+        running = device_plugin_running(pods, name_of(node))
+        resources = gpu_state.advertised(api, node, strategy, plugin_running=running)
+        capacity = dict(node_status.get("capacity") or {})
+        allocatable = dict(node_status.get("allocatable") or {})
+        wanted_cap = dict(capacity)
+        wanted_alloc = dict(allocatable)
+        for key in list(capacity):
+            if key.startswith("nvidia.com/") and key not in resources:
+                wanted_cap[key] = "0"
+                wanted_alloc[key] = "0"
+        for key, value in resources.items():
+            wanted_cap[key] = str(value)
+            wanted_alloc[key] = str(value)
+        if wanted_cap != capacity or wanted_alloc != allocatable:
+            api.patch(
+                "nodes",
+                name_of(node),
+                {"status": {"capacity": wanted_cap, "allocatable": wanted_alloc}},
+                subresource="status",
+            )
