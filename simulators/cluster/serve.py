@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,46 +17,35 @@ from simulators.cluster.store import MockCluster
 SAMPLE = "sample"
 
 
-def _optional(module: str, name: str) -> Callable[..., Any] | None:
-    """A function of another part of the lab, if that part is installed."""
-    try:
-        found = getattr(importlib.import_module(module), name, None)
-    except ImportError:
-        return None
-    return found if callable(found) else None
-
-
 def build_world(ticket: str, seed: int) -> World:
-    """The ticket's cluster, stepped by the lab's controllers, with the ticket's checklist.
+    """The ticket's cluster as the lab builds it, stepped by the lab's controllers, with the
+    ticket's checklist.
 
     ``sample`` is the store's own small cluster (simulators.cluster.sample), stepped by a
     minimal kubelet; it needs nothing from the lab.
     """
     if ticket == SAMPLE:
         return World(sample_cluster(seed), step=minimal_kubelet)
-    builder = _optional("simulators.lab.world", "build_cluster")
-    if builder is None:
-        raise SystemExit(
-            f"error: ticket {ticket!r} needs the lab's world builder "
-            "(simulators.lab.world.build_cluster), which is not available; try --ticket sample"
-        )
-    api = builder(ticket, seed)
-    if not isinstance(api, MockCluster):
-        raise SystemExit("error: the lab's world builder did not return a mock cluster")
-    run_controllers = _optional("simulators.controllers.manager", "run_controllers")
-    checklist = _optional("simulators.lab.checks", "checklist")
+    # The lab sits above the cluster package: imported only to serve a lab ticket.
+    from simulators.lab import checks, tickets
+    from simulators.lab import nvidia_smi as _nvidia_smi  # noqa: F401  (its exec handler)
+    from simulators.lab.world import build_world as build_lab_world
 
-    def step(cluster: MockCluster) -> None:
-        cluster.clock.advance()
-        if run_controllers is not None:
-            run_controllers(cluster, cluster.clock)
+    definition = tickets.load_ticket(ticket)
+    lab = build_lab_world(ticket, seed)
 
-    def items(cluster: MockCluster) -> list[dict[str, Any]]:
-        if checklist is None:
-            return []
-        return [dict(item) for item in checklist(ticket, cluster)]
+    def step(api: MockCluster) -> None:
+        del api
+        lab.tick()
 
-    return World(api, step=step, checklist=items)
+    def items(api: MockCluster) -> list[dict[str, Any]]:
+        del api
+        return [
+            {"id": item.id, "text": item.text, "done": bool(checks.evaluate(ticket, item.id, lab))}
+            for item in definition.checklist
+        ]
+
+    return World(lab.api, step=step, checklist=items)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,10 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         world = build_world(args.ticket, args.seed)
-    except SystemExit:
-        raise
-    except Exception as error:
-        print(f"error: cannot build ticket {args.ticket!r}: {error}", file=sys.stderr)
+    except Exception as error:  # an unknown ticket or a broken world: one line, no traceback
+        print(f"error: cannot serve ticket {args.ticket!r}: {error}", file=sys.stderr)
         return 2
     try:
         server = make_server(world, args.port)

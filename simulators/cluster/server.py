@@ -12,6 +12,7 @@ import base64
 import contextlib
 import hashlib
 import json
+import re
 import struct
 import threading
 import time
@@ -40,6 +41,7 @@ KUBERNETES_VERSION = {
 }
 WATCH_POLL_SECONDS = 0.1
 TICK_SECONDS = 1.0
+_EXIT_TRAILER = re.compile(r"\n?command terminated with exit code (\d+)\n?$")
 _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
@@ -85,8 +87,6 @@ def _groups(api: MockCluster) -> dict[str, list[str]]:
 
 def _version_rank(version: str) -> tuple[int, int, int]:
     # Kubernetes' version priority: GA before beta before alpha, higher numbers first.
-    import re
-
     match = re.match(r"v(\d+)(alpha|beta)?(\d*)", version)
     if not match:
         return (3, 0, 0)
@@ -730,6 +730,20 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Sec-WebSocket-Accept", accept)
         self.send_header("Sec-WebSocket-Protocol", protocol)
         self.end_headers()
+        # The lab's tools end a failed command's output with this line, as kubectl prints it;
+        # over the wire the exit code travels in the status instead.
+        trailer = _EXIT_TRAILER.search(output)
+        if trailer is not None and status["status"] == "Success":
+            output = output[: trailer.start()] + "\n" if trailer.start() else ""
+            code = trailer.group(1)
+            status = {
+                "metadata": {},
+                "status": "Failure",
+                "message": f"command terminated with non-zero exit code: error executing "
+                f"command {command}, exit code {code}",
+                "reason": "NonZeroExitCode",
+                "details": {"causes": [{"reason": "ExitCode", "message": code}]},
+            }
         if output:
             self._ws_send(b"\x01" + output.encode())
         self._ws_send(b"\x03" + json.dumps(status).encode())
