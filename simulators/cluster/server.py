@@ -262,7 +262,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---- plumbing
     def _send_json(self, code: int, body: Any, content_type: str = "application/json") -> None:
-        data = json.dumps(body, separators=(",", ":")).encode()
+        self._send_bytes(code, json.dumps(body, separators=(",", ":")).encode(), content_type)
+
+    def _send_bytes(self, code: int, data: bytes, content_type: str = "application/json") -> None:
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
@@ -462,22 +464,31 @@ class Handler(BaseHTTPRequestHandler):
                     self._watch(target, query)
                     return
                 with world.lock:
-                    listed = api.list(
+                    # Serialised under the lock straight from the store: no copies.
+                    items = api.select(
                         key,
                         target.namespace,
                         label_selector=query.get("labelSelector", ""),
                         field_selector=query.get("fieldSelector", ""),
                     )
                     if self._wants_table():
-                        listed = table(
+                        body: Obj = table(
                             api,
                             key,
-                            listed["items"],
+                            items,
                             wide=True,
                             include_object=query.get("includeObject", "Metadata"),
-                            resource_version=listed["metadata"]["resourceVersion"],
+                            resource_version=api.resource_version,
                         )
-                self._send_json(200, listed)
+                    else:
+                        body = {
+                            "apiVersion": info.api_version,
+                            "kind": info.list_kind,
+                            "metadata": {"resourceVersion": api.resource_version},
+                            "items": items,
+                        }
+                    data = json.dumps(body, separators=(",", ":")).encode()
+                self._send_bytes(200, data)
                 return
             if method == "POST":
                 body = self._body()

@@ -174,6 +174,23 @@ class MockCluster:
                 continue
             yield bucket[key]
 
+    def select(
+        self,
+        resource: str,
+        namespace: str | None = None,
+        *,
+        label_selector: str = "",
+        field_selector: str = "",
+    ) -> builtins.list[Obj]:
+        """The stored objects ``list`` would return, uncopied: read only, and only while
+        nothing writes (the HTTP server serialises them under its lock)."""
+        info = self.info(resource)
+        by_label = label_matcher(label_selector)
+        by_field = field_matcher(info.key, field_selector)
+        return [
+            obj for obj in self.iter_objects(resource, namespace) if by_label(obj) and by_field(obj)
+        ]
+
     def list(
         self,
         resource: str,

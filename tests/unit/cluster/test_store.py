@@ -549,3 +549,11 @@ def test_api_error_becomes_a_status_object() -> None:
         "code": 404,
         "details": {"name": "x"},
     }
+
+
+def test_select_returns_what_list_returns_without_copies(api: MockCluster) -> None:
+    api.create("pods", pod("a"))
+    api.create("pods", pod("b"))
+    selected = api.select("pods", "default", label_selector="app=b")
+    assert [p["metadata"]["name"] for p in selected] == ["b"]
+    assert selected == api.list("pods", "default", label_selector="app=b")["items"]
