@@ -96,7 +96,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "deployment",
         ("deploy",),
         categories=_CORE_ALL,
-        subresources=("status",),
+        subresources=("scale", "status"),
     ),
     _R(
         "apps",
@@ -106,7 +106,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "replicaset",
         ("rs",),
         categories=_CORE_ALL,
-        subresources=("status",),
+        subresources=("scale", "status"),
     ),
     _R(
         "apps",
@@ -116,7 +116,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "statefulset",
         ("sts",),
         categories=_CORE_ALL,
-        subresources=("status",),
+        subresources=("scale", "status"),
     ),
     # batch/v1
     _R("batch", "v1", "Job", "jobs", "job", categories=_CORE_ALL, subresources=("status",)),

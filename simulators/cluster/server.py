@@ -25,7 +25,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
-from simulators.cluster.printers import table
+from simulators.cluster.patches import apply_patch
+from simulators.cluster.printers import format_label_selector, table
 from simulators.cluster.store import MockCluster
 
 KUBERNETES_VERSION = {
@@ -123,6 +124,8 @@ def _subresource_entries(info: ResourceInfo) -> list[Obj]:
             entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":
             entry.update(kind="Eviction", group="policy", version="v1", verbs=["create"])
+        elif sub == "scale":
+            entry.update(kind="Scale", group="autoscaling", version="v1")
         entries.append(entry)
     return entries
 
@@ -457,6 +460,9 @@ class Handler(BaseHTTPRequestHandler):
                 {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"},
             )
             return
+        if target.subresource == "scale":
+            self._scale(method, target)
+            return
         sub = target.subresource
         if target.name is None:
             if method == "GET":
@@ -592,6 +598,55 @@ class Handler(BaseHTTPRequestHandler):
             self._send_json(200, deleted)
             return
         raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
+
+    def _scale(self, method: str, target: Target) -> None:
+        """The ``scale`` subresource: an autoscaling/v1 Scale over ``spec.replicas``."""
+        world = self.world
+        api = world.api
+        key, name, ns = target.info.key, target.name or "", target.namespace
+
+        def scale_of(obj: Obj) -> Obj:
+            meta = obj["metadata"]
+            return {
+                "kind": "Scale",
+                "apiVersion": "autoscaling/v1",
+                "metadata": {
+                    k: meta[k]
+                    for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
+                    if k in meta
+                },
+                "spec": {"replicas": int((obj.get("spec") or {}).get("replicas") or 0)},
+                "status": {
+                    "replicas": int((obj.get("status") or {}).get("replicas") or 0),
+                    "selector": format_label_selector((obj.get("spec") or {}).get("selector")),
+                },
+            }
+
+        if method == "GET":
+            with world.lock:
+                self._send_json(200, scale_of(api.get(key, name, ns)))
+            return
+        if method not in ("PUT", "PATCH"):
+            raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
+        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+        body = self._body()
+        with world.lock:
+            current = scale_of(api.get(key, name, ns))
+            if method == "PUT":
+                wanted = body if isinstance(body, dict) else {}
+            else:
+                wanted = apply_patch(current, body, _PATCH_TYPES.get(content_type, "merge"))
+            replicas = (wanted.get("spec") or {}).get("replicas")
+            if not isinstance(replicas, int) or replicas < 0:
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    f'Scale.autoscaling "{name}" is invalid: spec.replicas: Invalid value: '
+                    f"{replicas}: must be greater than or equal to 0",
+                )
+            updated = api.patch(key, name, {"spec": {"replicas": replicas}}, ns)
+        world.advance()
+        self._send_json(200, scale_of(updated))
 
     def _check_kind(self, info: ResourceInfo, body: Obj) -> None:
         kind = body.get("kind")

@@ -226,3 +226,47 @@ def test_delete_and_a_watch_that_sees_it(fresh_server: RunningServer) -> None:
     assert rows[0][:3] == ["NAME", "READY", "STATUS"]
     assert rows[1][2] == "Running"
     assert any(row[2] == "Terminating" for row in rows[2:])
+
+
+def test_version_reports_the_labs_kubernetes(sample_server: RunningServer) -> None:
+    assert "Server Version: v1.31.4" in ok(sample_server.kubectl("version"))
+
+
+def test_scale_goes_through_the_scale_subresource(sample_server: RunningServer) -> None:
+    scaled = sample_server.kubectl(
+        "scale", "deploy", "runai-scheduler", "-n", "runai", "--replicas=2"
+    )
+    assert ok(scaled).strip() == "deployment.apps/runai-scheduler scaled"
+    path = "jsonpath={.spec.replicas}"
+    assert ok(
+        sample_server.kubectl("get", "deploy", "runai-scheduler", "-n", "runai", "-o", path)
+    ) == ("2")
+
+
+def test_a_pods_resources_change_only_by_replacing_it(sample_server: RunningServer) -> None:
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: triton\n  namespace: default\nspec:\n"
+        "  containers:\n  - name: triton\n    image: nvcr.io/nvidia/tritonserver:24.08-py3\n"
+        "    resources:\n      limits:\n        nvidia.com/gpu: {gpus}\n"
+    )
+    assert ok(
+        sample_server.kubectl("create", "-f", "-", input=manifest.format(gpus=1))
+    ).strip() == ("pod/triton created")
+    again = sample_server.kubectl("create", "-f", "-", input=manifest.format(gpus=1))
+    assert again.stderr.strip() == (
+        'Error from server (AlreadyExists): error when creating "STDIN": '
+        'pods "triton" already exists'
+    )
+    refused = sample_server.kubectl("replace", "-f", "-", input=manifest.format(gpus=2))
+    assert refused.returncode == 1
+    assert 'The Pod "triton" is invalid: spec: Forbidden: pod updates may not change fields' in (
+        refused.stderr
+    )
+    forced = sample_server.kubectl("replace", "--force", "-f", "-", input=manifest.format(gpus=2))
+    assert "pod/triton replaced" in ok(forced)
+    limits = ok(
+        sample_server.kubectl(
+            "get", "pod", "triton", "-o", "jsonpath={.spec.containers[0].resources.limits}"
+        )
+    )
+    assert limits == '{"nvidia.com/gpu":2}'
