@@ -164,6 +164,8 @@ def _format(value: Any) -> str:
         return ""
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(",", ":"))
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from simulators.cluster.api import ResourceInfo
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError
 from simulators.lab.kubectl.tabwriter import table
@@ -19,12 +20,17 @@ FLAGS = [
     Flag("cached", long="cached"),
 ]
 
+BINDING = ResourceInfo("", "v1", "Binding", "bindings", "binding", verbs=("create",))
+
 
 def run(ctx: Context, parsed: Parsed) -> Output:
     output = parsed.value("output") or ""
     if output not in ("", "wide", "name"):
         raise KubectlError(f"error: --output {output} is not available")
     infos = [i for i in ctx.api.resources() if i.verbs]
+    if not any(i.plural == "bindings" for i in infos):
+        # Discovery lists pods' binding as a resource of its own; `get` never offers it.
+        infos.append(BINDING)
     group = parsed.value("api-group")
     if group is not None:
         infos = [i for i in infos if i.group == group]

@@ -179,6 +179,12 @@ def _subset(want: Any, have: Any) -> bool:
     return bool(want == have or str(want) == str(have))
 
 
+def go_json(value: Any) -> str:
+    """encoding/json's Marshal: sorted keys, compact, <, > and & escaped."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def _unchanged(doc: Obj, current: Obj, annotation: str) -> bool:
     """Nothing to patch: the last applied configuration is this one and the object still has it."""
     meta = current.get("metadata") or {}
@@ -201,8 +207,9 @@ def _apply(
             f'from server for: "{source}": resource name may not be empty'
         )
     applied = _with_ns(doc, ns)
-    annotation = json.dumps(applied, separators=(",", ":"), sort_keys=True) + "\n"
-    applied.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = annotation
+    applied.setdefault("metadata", {}).setdefault("annotations", {})
+    annotation = go_json(applied) + "\n"
+    applied["metadata"]["annotations"][LAST_APPLIED] = annotation
     try:
         current = cluster.get(info.key, name, ns)
     except ApiError as exc:

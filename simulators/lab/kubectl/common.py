@@ -199,8 +199,8 @@ def labels_of(obj: Obj) -> dict[str, str]:
 
 
 def format_labels(labels: dict[str, str]) -> str:
-    """labels.FormatLabels: sorted k=v pairs, `<none>` when empty."""
-    return ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"
+    """labels.FormatLabels: the `k=v` strings sorted (so `a.b=1` sorts before `a=1`)."""
+    return ",".join(sorted(f"{k}={v}" for k, v in labels.items())) or "<none>"
 
 
 def pod_name_arg(word: str) -> str:

@@ -493,6 +493,7 @@ def describe_node(cluster: ClusterAPI, node: Obj, events: bool = True) -> str:
     w.write(0, f"CreationTimestamp:\t{rfc1123z(str(m.get('creationTimestamp', '')))}\n")
     _taints(w, "Taints", spec.get("taints"))
     w.write(0, f"Unschedulable:\t{'true' if spec.get('unschedulable') else 'false'}\n")
+    _lease(cluster, w, str(m.get("name", "")))
     conditions = status.get("conditions") or []
     if conditions:
         w.write(
@@ -541,6 +542,21 @@ def describe_node(cluster: ClusterAPI, node: Obj, events: bool = True) -> str:
     if events:
         _events(cluster, w, node)
     return w.text()
+
+
+def _lease(cluster: ClusterAPI, w: Writer, name: str) -> None:
+    try:
+        lease = cluster.get("leases.coordination.k8s.io", name, "kube-node-lease")
+    except ApiError as exc:
+        w.write(0, f"Lease:\tFailed to get lease: {exc.message}\n")
+        return
+    spec = lease.get("spec") or {}
+    w.write(0, "Lease:\n")
+    w.write(1, f"HolderIdentity:\t{spec.get('holderIdentity') or '<unset>'}\n")
+    acquire = spec.get("acquireTime")
+    w.write(1, f"AcquireTime:\t{rfc1123z(acquire) if acquire else '<unset>'}\n")
+    renew = spec.get("renewTime")
+    w.write(1, f"RenewTime:\t{rfc1123z(renew) if renew else '<unset>'}\n")
 
 
 def node_pods(cluster: ClusterAPI, name: str) -> list[Obj]:
@@ -638,10 +654,17 @@ def describe_namespace(cluster: ClusterAPI, ns: Obj, events: bool = True) -> str
     _labels(w, "Labels", m.get("labels"))
     _annotations(w, "Annotations", m.get("annotations"))
     w.write(0, f"Status:\t{_d(ns, 'status', 'phase') or ''}\n")
-    w.write(0, "\n")
-    w.write(0, "No resource quota.\n")
-    w.write(0, "\n")
-    w.write(0, "No LimitRange resource.\n")
+    # Quotas and limit ranges are listed only where the API serves them.
+    for resource, empty in (
+        ("resourcequotas", "No resource quota."),
+        ("limitranges", "No LimitRange resource."),
+    ):
+        try:
+            cluster.resolve(resource)
+        except ApiError:
+            continue
+        w.write(0, "\n")
+        w.write(0, f"{empty}\n")
     return w.text()
 
 

@@ -124,7 +124,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         else:
             data = objs_all[0] if single and objs_all else list_doc(objs_all)
             if output.startswith("jsonpath"):
-                text = evaluate_jsonpath(output.partition("=")[2], data)
+                # The prompt follows the template's own last newline, not one more.
+                text = evaluate_jsonpath(output.partition("=")[2], data).removesuffix("\n")
             elif output == "yaml":
                 text = to_yaml(data).rstrip("\n")
             else:

@@ -175,9 +175,6 @@ def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
     return [objs[i] for i in order]
 
 
-_DIGITS = re.compile(r"(\d+)")
-
-
 def _sort_key(value: Any) -> Any:
     if isinstance(value, bool):
         return (0, int(value))
@@ -187,8 +184,7 @@ def _sort_key(value: Any) -> Any:
         try:
             return (0, parse_quantity(value))
         except QuantityError:
-            parts = _DIGITS.split(value)
-            return (1, tuple((int(p), "") if p.isdigit() else (-1, p) for p in parts))
+            return (1, value)
     return (2, json.dumps(value, sort_keys=True))
 
 
@@ -249,14 +245,31 @@ def _needs_quotes(data: str) -> bool:
 _GoYamlDumper.add_representer(str, _str_representer)
 
 
+def go_numbers(value: Any) -> Any:
+    """Whole floats as Go prints a float64 (8, not 8.0)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: go_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [go_numbers(v) for v in value]
+    return value
+
+
 def to_yaml(doc: Any) -> str:
     return str(
-        yaml.dump(doc, Dumper=_GoYamlDumper, sort_keys=True, default_flow_style=False, width=10**9)
+        yaml.dump(
+            go_numbers(doc),
+            Dumper=_GoYamlDumper,
+            sort_keys=True,
+            default_flow_style=False,
+            width=10**9,
+        )
     )
 
 
 def to_json(doc: Any) -> str:
-    return json.dumps(doc, indent=4, sort_keys=True, ensure_ascii=False)
+    return json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
 
 
 def list_doc(items: list[Obj]) -> Obj:

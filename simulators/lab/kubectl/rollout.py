@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from simulators.cluster.api import ApiError
 from simulators.cluster.clock import format_time
 from simulators.lab.flags import Flag, Parsed
@@ -84,12 +86,19 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     return Output("\n".join(out))
 
 
-def _status(key: str, obj: dict[str, object]) -> str:
-    spec = obj.get("spec") or {}
-    status = obj.get("status") or {}
-    assert isinstance(spec, dict) and isinstance(status, dict)
-    name = obj["metadata"]["name"]  # type: ignore[index]
+def _status(key: str, obj: dict[str, Any]) -> str:
+    """kubectl's status viewers (polymorphichelpers/rollout_status.go), one check at a time."""
+    spec, status, meta = obj.get("spec") or {}, obj.get("status") or {}, obj["metadata"]
+    name = meta["name"]
+    observed = int(meta.get("generation", 0)) <= int(status.get("observedGeneration", 0))
     if key == "daemonsets.apps":
+        strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")
+        if strategy != "RollingUpdate":
+            raise KubectlError(
+                "error: rollout status is only available for RollingUpdate strategy type"
+            )
+        if not observed:
+            return "Waiting for daemon set spec update to be observed..."
         desired = int(status.get("desiredNumberScheduled", 0))
         updated = int(status.get("updatedNumberScheduled", 0))
         available = int(status.get("numberAvailable", 0))
@@ -104,6 +113,11 @@ def _status(key: str, obj: dict[str, object]) -> str:
                 "updated pods are available..."
             )
         return f'daemon set "{name}" successfully rolled out'
+    if not observed:
+        return "Waiting for deployment spec update to be observed..."
+    for cond in status.get("conditions") or []:
+        if cond.get("type") == "Progressing" and cond.get("reason") == "ProgressDeadlineExceeded":
+            raise KubectlError(f'error: deployment "{name}" exceeded its progress deadline')
     replicas = int(spec.get("replicas", 1))
     updated = int(status.get("updatedReplicas", 0))
     total = int(status.get("replicas", 0))

@@ -264,9 +264,20 @@ def test_rollout_restart_stamps_the_pod_template(lab: Lab) -> None:
     assert "kubectl.kubernetes.io/restartedAt" in annotations
 
 
-def test_rollout_status_reports_progress(lab: Lab) -> None:
-    assert lab.out("kubectl rollout status deploy/web").startswith(
-        'Waiting for deployment "web" rollout to finish'
+def test_rollout_status_waits_for_the_controller_to_observe_the_spec(lab: Lab) -> None:
+    assert lab.out("kubectl rollout status deploy/web") == (
+        "Waiting for deployment spec update to be observed..."
+    )
+
+
+def test_rollout_status_reports_a_finished_rollout(lab: Lab) -> None:
+    deploy = lab.api.get("deployments.apps", "web", "default")
+    status = {"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "availableReplicas": 1}
+    lab.api.update(
+        "deployments.apps", {**deploy, "status": status}, "default", subresource="status"
+    )
+    assert (
+        lab.out("kubectl rollout status deploy/web") == 'deployment "web" successfully rolled out'
     )
 
 
