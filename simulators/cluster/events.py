@@ -42,7 +42,14 @@ def record_event(
     if host:
         source["host"] = host
     now = api.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-    for event in api.list("events", namespace)["items"]:
+    # The field selector narrows the scan to this object's events of this reason, so a busy
+    # namespace's other events are not copied on every record.
+    candidates = api.list(
+        "events",
+        namespace,
+        field_selector=f"involvedObject.name={ref['name']},reason={reason}",
+    )["items"]
+    for event in candidates:
         other = event.get("involvedObject", {})
         if (
             other.get("uid") == ref["uid"]
