@@ -54,6 +54,27 @@ class KubeletAPI(ClusterAPI, Protocol):
 
 
 def run(api: KubeletAPI) -> None:
+    """Both passes (for callers that run the kubelet once per step)."""
+    sync(api)
+    admit(api)
+
+
+def sync(api: KubeletAPI) -> None:
+    """The kubelet's main pass: stop pods being deleted; start, finish or restart containers."""
+    _each_pod(api, admit_only=False)
+
+
+def admit(api: KubeletAPI) -> None:
+    """Pods bound since the last pass: sandbox and devices (ContainerCreating); node devices.
+
+    The manager runs this after the schedulers, so a pod bound in a step shows
+    ContainerCreating at once and runs from the next step on.
+    """
+    _each_pod(api, admit_only=True)
+    register_devices(api)
+
+
+def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
     nodes = {name_of(n): n for n in items(api, "nodes")}
     pods = items(api, "pods")
     for pod in pods:
@@ -61,12 +82,15 @@ def run(api: KubeletAPI) -> None:
         if not node_name or node_name not in nodes:
             continue
         if is_deleting(pod):
-            _terminate(api, pod, node_name)
+            if not admit_only:
+                _terminate(api, pod, node_name)
             continue
         if status(pod).get("phase") in ("Succeeded", "Failed"):
             continue
+        first_seen = not status(pod).get("containerStatuses")
+        if admit_only and not first_seen:
+            continue
         _sync_pod(api, pod, nodes[node_name], pods)
-    register_devices(api)
 
 
 # ---------------------------------------------------------------------------- pods

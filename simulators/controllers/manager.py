@@ -1,10 +1,11 @@
 """Runs every controller once per step, in the order a settling cluster would.
 
 The order matters only within a step (everything is level-triggered, so a later step fixes any
-lag): node lifecycle first (cordon taints), then the operators that change what should exist
-(Run:ai queues, the GPU Operator, MIG Manager, Run:ai workloads), then the workload controllers
-that create pods, then the two schedulers that bind them, then the kubelet that runs them and
-registers devices, and GPU Feature Discovery, which labels what the kubelet now runs.
+lag): the kubelet first (pods deleted by the last command go, pods bound last step start), node
+lifecycle (cordon taints), then the operators that change what should exist (Run:ai queues, the
+GPU Operator, MIG Manager, Run:ai workloads), the workload controllers that create pods, the two
+schedulers that bind them, the kubelet again for the newly bound pods (ContainerCreating) and
+the node's devices, and GPU Feature Discovery, which labels what the kubelet now runs.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from simulators.controllers.kubelet import KubeletAPI
 Controller = Callable[[Any], object]
 
 CONTROLLERS: tuple[tuple[str, Controller], ...] = (
+    ("kubelet", kubelet.sync),
     ("node-lifecycle", scheduler.run_node_lifecycle),
     ("runai-queues", runai.run_queues),
     ("gpu-operator", gpu_operator.run_operator),
@@ -30,7 +32,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("daemonset", workloads.run_daemonsets),
     ("default-scheduler", scheduler.run),
     ("runai-scheduler", engine.run),
-    ("kubelet", kubelet.run),
+    ("kubelet-admit", kubelet.admit),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
 )
 

@@ -202,7 +202,9 @@ def _settle(api: MockCluster, steps: int) -> None:
         run_controllers(api)
 
 
-def _node(name: str, index: int, labels: dict[str, str], layout: list[dict[str, int] | None]) -> Obj:
+def _node(
+    name: str, index: int, labels: dict[str, str], layout: list[dict[str, int] | None]
+) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "Node",
@@ -229,7 +231,12 @@ def _node_status(index: int, name: str, stamp: str) -> dict[str, Any]:
         "pods": "110",
     }
     conditions = [
-        ("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+        (
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+        ),
         ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
         ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
         ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
@@ -415,7 +422,11 @@ def _kube_system(api: MockCluster) -> None:
     api.create(
         "deployments.apps",
         {
-            "metadata": {"name": "coredns", "namespace": "kube-system", "labels": {"k8s-app": "kube-dns"}},
+            "metadata": {
+                "name": "coredns",
+                "namespace": "kube-system",
+                "labels": {"k8s-app": "kube-dns"},
+            },
             "spec": {
                 "replicas": 2,
                 "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
@@ -437,7 +448,10 @@ def _kube_system(api: MockCluster) -> None:
                         ],
                         "tolerations": [
                             {"key": "CriticalAddonsOnly", "operator": "Exists"},
-                            {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"},
+                            {
+                                "key": "node-role.kubernetes.io/control-plane",
+                                "effect": "NoSchedule",
+                            },
                         ],
                     },
                 },
@@ -448,7 +462,11 @@ def _kube_system(api: MockCluster) -> None:
     api.create(
         "daemonsets.apps",
         {
-            "metadata": {"name": "kube-proxy", "namespace": "kube-system", "labels": {"k8s-app": "kube-proxy"}},
+            "metadata": {
+                "name": "kube-proxy",
+                "namespace": "kube-system",
+                "labels": {"k8s-app": "kube-proxy"},
+            },
             "spec": {
                 "selector": {"matchLabels": {"k8s-app": "kube-proxy"}},
                 "template": {
@@ -493,16 +511,25 @@ def _runai(api: MockCluster) -> None:
     api.create(
         "statefulsets.apps",
         {
-            "metadata": {"name": "prometheus-runai", "namespace": "runai", "labels": {"app": "prometheus"}},
+            "metadata": {
+                "name": "prometheus-runai",
+                "namespace": "runai",
+                "labels": {"app": "prometheus"},
+            },
             "spec": {
                 "replicas": 1,
                 "serviceName": "prometheus-operated",
                 "selector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
                 "template": {
-                    "metadata": {"labels": {"app.kubernetes.io/name": "prometheus", "prometheus": "runai"}},
+                    "metadata": {
+                        "labels": {"app.kubernetes.io/name": "prometheus", "prometheus": "runai"}
+                    },
                     "spec": {
                         "containers": [
-                            {"name": "prometheus", "image": "quay.io/prometheus/prometheus:v2.54.1"},
+                            {
+                                "name": "prometheus",
+                                "image": "quay.io/prometheus/prometheus:v2.54.1",
+                            },
                             {
                                 "name": "config-reloader",
                                 "image": "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0",
@@ -549,7 +576,10 @@ def _yesterday(api: MockCluster, spec: dict[str, Any], world: World) -> None:
         api.create(
             "configmaps",
             {
-                "metadata": {"name": str(extra["name"]), "namespace": str(extra.get("namespace", "gpu-operator"))},
+                "metadata": {
+                    "name": str(extra["name"]),
+                    "namespace": str(extra.get("namespace", "gpu-operator")),
+                },
                 "data": {str(k): str(v) for k, v in (extra.get("data") or {}).items()},
             },
         )
@@ -575,7 +605,11 @@ def _yesterday(api: MockCluster, spec: dict[str, Any], world: World) -> None:
             api.patch(
                 "nodes",
                 str(node_name),
-                {"metadata": {"annotations": {hardware.GPUS_ANNOTATION: hardware.encode_layout(per_gpu)}}},
+                {
+                    "metadata": {
+                        "annotations": {hardware.GPUS_ANNOTATION: hardware.encode_layout(per_gpu)}
+                    }
+                },
             )
         if overrides.get("unschedulable"):
             api.patch("nodes", str(node_name), {"spec": {"unschedulable": True}})
@@ -702,11 +736,9 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         user=str(spec.get("user", "admin")),
     )
     created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
-    idle = spec.get("idle_minutes")
-    last = api.clock.seconds - int(idle) * 60 if idle is not None else None
-    stamp = api.clock.timestamp()
-    if last is not None:
-        stamp = format_time(EPOCH + timedelta(seconds=last))
+    # Last activity is told relative to the session's start (EPOCH): "idle for 21 days".
+    idle = int(spec.get("idle_minutes") or 0)
+    stamp = format_time(EPOCH - timedelta(minutes=idle))
     api.patch(
         runai.WORKLOAD_RESOURCES[kind],
         created["metadata"]["name"],
