@@ -107,7 +107,15 @@ class Model:
                 # take them off the node so nothing is double-booked.
                 count = max(0, count - int(held))
                 layout = hardware.current_layout(
-                    {"metadata": {"annotations": {hardware.GPUS_ANNOTATION: hardware.encode_layout(layout_per_gpu[:count])}}}
+                    {
+                        "metadata": {
+                            "annotations": {
+                                hardware.GPUS_ANNOTATION: hardware.encode_layout(
+                                    layout_per_gpu[:count]
+                                )
+                            }
+                        }
+                    }
                 )
             elif held:
                 cordoned = True
@@ -139,7 +147,11 @@ class Model:
             self.cluster.add_project(
                 name_of(queue),
                 department=parent,
-                quotas={"default": PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)},
+                quotas={
+                    "default": PoolQuota(
+                        deserved=deserved or 0.0, over_quota_weight=weight, limit=limit
+                    )
+                },
             )
 
     def _add_workloads(self) -> None:
@@ -168,7 +180,11 @@ class Model:
                 continue
             engine_wl.created_at = parse_time(str(workload["metadata"].get("creationTimestamp")))
             self.workloads[(project, engine_wl.name)] = workload
-            mine = {name_of(p): p for p in runai_pods if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)}
+            mine = {
+                name_of(p): p
+                for p in runai_pods
+                if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)
+            }
             for pod in engine_wl.pods:
                 api_pod = mine.get(pod.name)
                 if api_pod is None:
@@ -190,7 +206,7 @@ class Model:
         node = self.nodes.get(str(node_name))
         pod.node = str(node_name)
         pod.status = PodStatus.RELEASING if is_deleting(api_pod) else PodStatus.RUNNING
-        started = (status(api_pod).get("startTime") or api_pod["metadata"].get("creationTimestamp"))
+        started = status(api_pod).get("startTime") or api_pod["metadata"].get("creationTimestamp")
         pod.started_at = parse_time(str(started)) if started else None
         annotations = annotations_of(api_pod)
         pod.portion = 1.0
@@ -261,7 +277,16 @@ def _apply(api: ClusterAPI, model: Model, result: CycleResult) -> None:
                 continue
             _bind(api, model, api_pod, pod.node, pod.devices, pod.extended_resource)
     for event in result.events:
-        _record(api, model, event.object_kind, event.object_name, event.project, event.type, event.reason, event.message)
+        _record(
+            api,
+            model,
+            event.object_kind,
+            event.object_name,
+            event.project,
+            event.type,
+            event.reason,
+            event.message,
+        )
 
 
 def _engine_workloads(model: Model) -> dict[tuple[str, str], EngineWorkload]:
@@ -283,7 +308,11 @@ def _bind(
         api.patch(
             "pods",
             name_of(api_pod),
-            {"metadata": {"annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}}},
+            {
+                "metadata": {
+                    "annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}
+                }
+            },
             namespace_of(api_pod),
         )
     try:

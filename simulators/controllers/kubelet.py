@@ -30,8 +30,8 @@ from simulators.controllers.util import (
     labels_of,
     name_of,
     namespace_of,
-    spec,
     sha256_hex,
+    spec,
     stable_hash,
     status,
     timestamp,
@@ -111,7 +111,9 @@ def host_ip(node: Obj) -> str:
     return ""
 
 
-def _condition(kind: str, value: bool, now: str, reason: str = "", message: str = "") -> dict[str, Any]:
+def _condition(
+    kind: str, value: bool, now: str, reason: str = "", message: str = ""
+) -> dict[str, Any]:
     cond: dict[str, Any] = {
         "type": kind,
         "status": "True" if value else "False",
@@ -200,7 +202,9 @@ def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
             changed |= _maybe_exit(api, pod, container, cstatus)
     if not changed:
         return
-    pod_status["containerStatuses"] = [statuses[str(c.get("name"))] for c in containers if str(c.get("name")) in statuses]
+    pod_status["containerStatuses"] = [
+        statuses[str(c.get("name"))] for c in containers if str(c.get("name")) in statuses
+    ]
     _finish_status(api, pod, pod_status, now)
 
 
@@ -232,7 +236,15 @@ def _start(
     if restarting:
         cstatus["restartCount"] = int(cstatus.get("restartCount", 0)) + 1
         api.restart_log(namespace_of(pod), name_of(pod), cname)
-    emit(api, pod, "Normal", "Pulled", f'Container image "{image}" already present on machine', "kubelet", host=host)
+    emit(
+        api,
+        pod,
+        "Normal",
+        "Pulled",
+        f'Container image "{image}" already present on machine',
+        "kubelet",
+        host=host,
+    )
     emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
     emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
     behaviour = runtime.behaviour(api, pod, container, node)
@@ -288,7 +300,9 @@ def _duration(seconds: int) -> str:
     return f"{rest}s"
 
 
-def _maybe_exit(api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]) -> bool:
+def _maybe_exit(
+    api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> bool:
     behaviour = runtime.behaviour(api, pod, container, None)
     if behaviour.exit_after is None or behaviour.crash:
         return False
@@ -319,7 +333,8 @@ def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: s
     ready = [bool(c.get("ready")) for c in cstatuses]
     terminated = [c.get("state", {}).get("terminated") for c in cstatuses]
     creating = any(
-        (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating" for c in cstatuses
+        (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating"
+        for c in cstatuses
     )
     restart_policy = spec(pod).get("restartPolicy", "Always")
     if cstatuses and all(terminated) and restart_policy != "Always":
@@ -334,7 +349,10 @@ def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: s
     if done:
         reason, message = "PodCompleted", ""
     elif unready:
-        reason, message = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+        reason, message = (
+            "ContainersNotReady",
+            f"containers with unready status: [{' '.join(unready)}]",
+        )
     else:
         reason, message = "", ""
     all_ready = not unready and not done
@@ -408,13 +426,19 @@ def _allocate_devices(api: ClusterAPI, pod: Obj, node: Obj, pods: list[Obj]) -> 
     api.patch(
         "pods",
         name_of(pod),
-        {"metadata": {"annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}}},
+        {
+            "metadata": {
+                "annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}
+            }
+        },
         namespace_of(pod),
     )
     return True
 
 
-def _admission_failure(api: ClusterAPI, pod: Obj, node: Obj, resource: str, count: int, free: int) -> None:
+def _admission_failure(
+    api: ClusterAPI, pod: Obj, node: Obj, resource: str, count: int, free: int
+) -> None:
     message = (
         f"Allocate failed due to requested number of devices unavailable for {resource}. "
         f"Requested: {count}, Available: {free}, which is unexpected"

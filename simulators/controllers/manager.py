@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simulators.controllers import engine, gpu_operator, kubelet, mig_manager, runai, scheduler, workloads
+from simulators.controllers import (
+    engine,
+    gpu_operator,
+    kubelet,
+    mig_manager,
+    runai,
+    scheduler,
+    workloads,
+)
 from simulators.controllers.kubelet import KubeletAPI
 
 Controller = Callable[[Any], object]

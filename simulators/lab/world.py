@@ -27,7 +27,7 @@ import yaml
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import EPOCH, STEP_SECONDS, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import gpu_operator, hardware, mig_manager, runai
+from simulators.controllers import gpu_operator, gpu_state, hardware, mig_manager, runai
 from simulators.controllers.manager import run_controllers
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.errors import LabError
@@ -61,6 +61,28 @@ RUNAI_COMPONENTS = (
     "status-updater",
     "workload-controller",
 )
+COREFILE = """.:53 {
+    errors
+    health {
+       lameduck 5s
+    }
+    ready
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+       pods insecure
+       fallthrough in-addr.arpa ip6.arpa
+       ttl 30
+    }
+    prometheus :9153
+    forward . /etc/resolv.conf {
+       max_concurrent 1000
+    }
+    cache 30
+    loop
+    reload
+    loadbalance
+}
+"""
+RELOADER_IMAGE = "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0"
 TICKETS_DIR = Path(__file__).resolve().parents[2] / "content" / "tickets"
 
 
@@ -297,7 +319,7 @@ def _base_cluster(api: MockCluster, spec: dict[str, Any]) -> None:
         api.patch("nodes", name, {"status": _node_status(index, name, stamp)}, subresource="status")
     _kube_system(api)
     policy = gpu_operator.default_cluster_policy(
-        str(spec.get("strategy", "single")), gpu_operator.gpu_state.DEFAULT_MIG_CONFIG
+        str(spec.get("strategy", "single")), gpu_state.DEFAULT_MIG_CONFIG
     )
     api.create("clusterpolicies.nvidia.com", policy)
     api.create(
@@ -409,13 +431,7 @@ def _kube_system(api: MockCluster) -> None:
         "configmaps",
         {
             "metadata": {"name": "coredns", "namespace": "kube-system"},
-            "data": {
-                "Corefile": ".:53 {\n    errors\n    health {\n       lameduck 5s\n    }\n    ready\n"
-                "    kubernetes cluster.local in-addr.arpa ip6.arpa {\n       pods insecure\n"
-                "       fallthrough in-addr.arpa ip6.arpa\n       ttl 30\n    }\n"
-                "    prometheus :9153\n    forward . /etc/resolv.conf {\n       max_concurrent 1000\n"
-                "    }\n    cache 30\n    loop\n    reload\n    loadbalance\n}\n"
-            },
+            "data": {"Corefile": COREFILE},
         },
         "kube-system",
     )
@@ -532,7 +548,7 @@ def _runai(api: MockCluster) -> None:
                             },
                             {
                                 "name": "config-reloader",
-                                "image": "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0",
+                                "image": RELOADER_IMAGE,
                             },
                         ]
                     },
@@ -683,7 +699,8 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
     if not node:
         return
     # Stage the placement: the Job controller makes the pod, the scheduler chose this node.
-    from simulators.controllers import scheduler, workloads
+    from simulators.controllers import workloads
+    from simulators.controllers.util import DEFAULT_SCHEDULER
 
     workloads.run_jobs(api)
     pods = [
@@ -702,7 +719,7 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
                 "Normal",
                 "Scheduled",
                 f"Successfully assigned {namespace}/{pod['metadata']['name']} to {node}",
-                scheduler.DEFAULT_SCHEDULER,
+                DEFAULT_SCHEDULER,
             )
 
 
