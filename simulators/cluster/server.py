@@ -247,6 +247,19 @@ def _path_not_found() -> ApiError:
     )
 
 
+def _number(query: dict[str, str], name: str) -> int | None:
+    """An integer query parameter; a malformed one is the API server's 400."""
+    text = query.get(name)
+    if text in (None, ""):
+        return None
+    try:
+        return int(str(text))
+    except ValueError:
+        raise ApiError(
+            400, "BadRequest", f'invalid value "{text}" for parameter {name}: not an integer'
+        ) from None
+
+
 def _bool(value: str | None) -> bool:
     return (value or "").lower() in ("1", "true", "yes")
 
@@ -431,13 +444,13 @@ class Handler(BaseHTTPRequestHandler):
         if target.subresource == "log":
             if method != "GET":
                 raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
-            tail = query.get("tailLines")
+            tail = _number(query, "tailLines")
             with world.lock:
                 text = api.logs(
                     target.name or "",
                     target.namespace or "default",
                     container=query.get("container") or None,
-                    tail=int(tail) if tail else None,
+                    tail=tail,
                     previous=_bool(query.get("previous")),
                 )
             self._send_text(200, text)
@@ -577,10 +590,10 @@ class Handler(BaseHTTPRequestHandler):
             return
         if method == "DELETE":
             options = self._body() or {}
-            grace_text = query.get("gracePeriodSeconds")
             grace = options.get("gracePeriodSeconds") if isinstance(options, dict) else None
-            if grace_text:
-                grace = int(grace_text)
+            if not isinstance(grace, int | None):
+                raise ApiError(400, "BadRequest", "gracePeriodSeconds must be an integer")
+            grace = _number(query, "gracePeriodSeconds") if grace is None else grace
             propagation = (
                 (options.get("propagationPolicy") if isinstance(options, dict) else None)
                 or query.get("propagationPolicy")
@@ -592,7 +605,7 @@ class Handler(BaseHTTPRequestHandler):
                     name,
                     target.namespace,
                     propagation=str(propagation),
-                    grace_period=None if grace is None else int(grace),
+                    grace_period=grace,
                 )
             world.advance()
             self._send_json(200, deleted)
@@ -688,7 +701,7 @@ class Handler(BaseHTTPRequestHandler):
         field_selector = ",".join(s for s in (query.get("fieldSelector", ""), name_selector) if s)
         label_selector = query.get("labelSelector", "")
         as_table = self._wants_table()
-        timeout = float(query.get("timeoutSeconds") or 1800)
+        timeout = _number(query, "timeoutSeconds") or 1800
         deadline = time.monotonic() + timeout
         with world.lock:
             # Validate selectors before the stream starts, so a bad one is a plain 400.
