@@ -39,7 +39,7 @@ KUBERNETES_VERSION = "v1.31.4"
 # Steps the world runs just before the learner's first command.
 WARMUP_STEPS = 6
 DAY = 86400
-CLUSTER_AGE = 31 * DAY
+CLUSTER_AGE = 31 * DAY + 3600  # so objects made in its first minutes still read 31d
 # Steps the cluster runs after each staged change, so it settles before the clock jumps on.
 SETTLE_STEPS = 4
 RUNAI_VERSION = "2.17.42"
@@ -642,14 +642,17 @@ def _documents(world: World, filename: str) -> list[dict[str, Any]]:
 
 
 def _apply_doc(api: MockCluster, doc: dict[str, Any]) -> None:
-    """`kubectl apply -f` of one document: create it with its last-applied annotation."""
+    """`kubectl apply -f` of one document, with the last-applied annotation kubectl writes."""
+    from simulators.lab.kubectl.apply import LAST_APPLIED, go_json
+
+    info = api.registry.by_kind(str(doc.get("apiVersion", "v1")), str(doc.get("kind", "")))
     obj = json.loads(json.dumps(doc))
     meta = obj.setdefault("metadata", {})
-    meta.setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = (
-        json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
-    )
-    info = api.registry.by_kind(str(obj.get("apiVersion", "v1")), str(obj.get("kind", "")))
     namespace = str(meta.get("namespace") or "default") if info.namespaced else None
+    if namespace is not None:
+        meta["namespace"] = namespace
+    annotations = meta.setdefault("annotations", {})
+    annotations[LAST_APPLIED] = go_json(obj) + "\n"
     api.create(info.key, obj, namespace)
 
 
