@@ -65,6 +65,8 @@ CORPUS: dict[str, list[str]] = {
         "kubectl get pods -n gpu-operator --field-selector spec.nodeName=gpu-node3",
         "kubectl logs -n gpu-operator -l app=nvidia-mig-manager --tail 3",
         "kubectl get events -n gpu-operator",
+        "kubectl apply -f triton.yaml",
+        "kubectl apply -f triton.yaml",
         "kubectl delete pod triton",
         "kubectl get pods",
     ],
