@@ -260,6 +260,10 @@ def _number(query: dict[str, str], name: str) -> int | None:
         ) from None
 
 
+def _nothing() -> None:
+    return None
+
+
 def _bool(value: str | None) -> bool:
     return (value or "").lower() in ("1", "true", "yes")
 
@@ -441,6 +445,12 @@ class Handler(BaseHTTPRequestHandler):
         query = self._query()
         info = target.info
         key = info.key
+        advance: Callable[[], None] = world.advance
+        if query.get("dryRun") == "All" and method in ("POST", "PUT", "PATCH", "DELETE"):
+            # A server-side dry run goes through every rule on a copy that is then dropped.
+            with world.lock:
+                api = MockCluster.from_json(api.to_json(), api.registry)
+            advance = _nothing
         if target.subresource == "log":
             if method != "GET":
                 raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -467,7 +477,7 @@ class Handler(BaseHTTPRequestHandler):
             self._body()
             with world.lock:
                 api.evict(target.name or "", target.namespace or "default")
-            world.advance()
+            advance()
             self._send_json(
                 201,
                 {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"},
@@ -516,7 +526,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._check_kind(info, body)
                 with world.lock:
                     created = api.create(key, body, target.namespace)
-                world.advance()
+                advance()
                 self._send_json(201, created)
                 return
             if method == "DELETE":
@@ -531,7 +541,7 @@ class Handler(BaseHTTPRequestHandler):
                         meta = item["metadata"]
                         with contextlib.suppress(ApiError):
                             api.delete(key, meta["name"], meta.get("namespace"))
-                world.advance()
+                advance()
                 self._send_json(200, listed)
                 return
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -566,7 +576,7 @@ class Handler(BaseHTTPRequestHandler):
             meta["name"] = name
             with world.lock:
                 updated = api.update(key, body, target.namespace, subresource=sub)
-            world.advance()
+            advance()
             self._send_json(200, updated)
             return
         if method == "PATCH":
@@ -585,7 +595,7 @@ class Handler(BaseHTTPRequestHandler):
                 patched = api.patch(
                     key, name, body, target.namespace, patch_type=patch_type, subresource=sub
                 )
-            world.advance()
+            advance()
             self._send_json(200, patched)
             return
         if method == "DELETE":
@@ -607,7 +617,7 @@ class Handler(BaseHTTPRequestHandler):
                     propagation=str(propagation),
                     grace_period=grace,
                 )
-            world.advance()
+            advance()
             self._send_json(200, deleted)
             return
         raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -715,6 +725,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
         since = query.get("resourceVersion", "")
+        # The watch-list protocol (client-go's WatchListClient, on in kubectl 1.36): the current
+        # objects as ADDED events, then a bookmark that says the initial list is complete.
+        initial = _bool(query.get("sendInitialEvents"))
+        if initial:
+            since = ""
         first = True
         while time.monotonic() < deadline and not getattr(self.server, "stopping", False):
             with world.lock:
@@ -748,6 +763,19 @@ class Handler(BaseHTTPRequestHandler):
                             obj["columnDefinitions"] = []
                         first = False
                     lines.append(json.dumps({"type": event.type, "object": obj}).encode() + b"\n")
+                if initial:
+                    bookmark = {
+                        "kind": target.info.kind,
+                        "apiVersion": target.info.api_version,
+                        "metadata": {
+                            "resourceVersion": latest,
+                            "annotations": {"k8s.io/initial-events-end": "true"},
+                        },
+                    }
+                    lines.append(
+                        json.dumps({"type": "BOOKMARK", "object": bookmark}).encode() + b"\n"
+                    )
+                    initial = False
             since = latest
             try:
                 for line in lines:

@@ -643,6 +643,10 @@ class MockCluster:
         return events
 
     # ----------------------------------------------------------------- subresources
+    def compact_watch_log(self) -> None:
+        """Forget the watch history, as etcd's compaction does: older versions get 410 Gone."""
+        self._watch_log.clear()
+
     def bind(self, name: str, namespace: str, node: str) -> None:
         info = self.info("pods")
         pod = self._stored(info, name, namespace)

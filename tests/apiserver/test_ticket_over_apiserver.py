@@ -63,3 +63,9 @@ def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
         assert listing.count("MIG 1g.10gb") == 56
         ok(server.kubectl("uncordon", "gpu-node2"))
         assert all(checklist(server).values())
+        ds = ("ds/nvidia-device-plugin-daemonset", "-n", "gpu-operator")
+        ok(server.kubectl("rollout", "restart", *ds))
+        status = ok(server.kubectl("rollout", "status", *ds, "--timeout=60s"))
+        assert status.splitlines()[-1] == (
+            'daemon set "nvidia-device-plugin-daemonset" successfully rolled out'
+        )

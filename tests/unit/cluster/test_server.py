@@ -228,3 +228,29 @@ def test_the_kubeconfig_points_at_the_server_without_credentials() -> None:
     assert "server: http://127.0.0.1:8080" in text
     assert "current-context: dgx-cluster" in text
     assert "name: kubernetes-admin\n  user: {}" in text
+
+
+def test_a_watch_list_sends_the_objects_then_a_bookmark(port: int) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(
+        "GET",
+        "/api/v1/nodes?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+        "&allowWatchBookmarks=true&timeoutSeconds=1",
+    )
+    events = [json.loads(line) for line in connection.getresponse().read().decode().splitlines()]
+    assert [e["type"] for e in events] == ["ADDED", "ADDED", "ADDED", "BOOKMARK"]
+    annotations = events[-1]["object"]["metadata"]["annotations"]
+    assert annotations == {"k8s.io/initial-events-end": "true"}
+
+
+def test_a_server_side_dry_run_changes_nothing(port: int, world: World) -> None:
+    code, answer = call(
+        port,
+        "PATCH",
+        "/api/v1/nodes/gpu-node1?dryRun=All",
+        {"metadata": {"labels": {"dry": "run"}}},
+        {"Content-Type": "application/merge-patch+json"},
+    )
+    assert code == 200 and answer["metadata"]["labels"]["dry"] == "run"
+    assert "dry" not in world.api.get("nodes", "gpu-node1")["metadata"]["labels"]
+    assert world.steps == 0
