@@ -156,6 +156,8 @@ class World:
         run_controllers(self.api)
 
     def to_json(self) -> dict[str, Any]:
+        """The whole world. The watch history is compacted first: a saved lab has no watchers."""
+        self.api.compact_watch_log()
         return {"cluster": self.api.to_json(), "host": self.state.to_json()}
 
     @classmethod
@@ -215,6 +217,8 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     while api.clock.seconds < 0:
         _settle(api, 1)
     api.clock.seconds = 0
+    # Nobody watched the build: keep the saved state small.
+    api.compact_watch_log()
     return world
 
 
