@@ -463,7 +463,10 @@ class Handler(BaseHTTPRequestHandler):
                     tail=tail,
                     previous=_bool(query.get("previous")),
                 )
-            self._send_text(200, text)
+            if _bool(query.get("follow")) and not _bool(query.get("previous")):
+                self._follow_log(target, query, text)
+            else:
+                self._send_text(200, text)
             return
         if target.subresource == "exec":
             self._exec(target, query)
@@ -786,6 +789,40 @@ class Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+        self.close_connection = True
+
+    def _follow_log(self, target: Target, query: dict[str, str], text: str) -> None:
+        """``kubectl logs -f``: what is there, then each new line, until the pod or its log
+        goes away (a deleted pod, a restarted container) or the client hangs up."""
+        world = self.world
+        name, namespace = target.name or "", target.namespace or "default"
+        container = query.get("container") or None
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        full = ""
+        with world.lock, contextlib.suppress(ApiError):
+            full = world.api.logs(name, namespace, container=container)
+        try:
+            if text:
+                self._chunk(text.encode())
+            while not getattr(self.server, "stopping", False):
+                time.sleep(WATCH_POLL_SECONDS)
+                with world.lock:
+                    try:
+                        now = world.api.logs(name, namespace, container=container)
+                    except ApiError:
+                        break
+                if not now.startswith(full):
+                    break
+                if len(now) > len(full):
+                    self._chunk(now[len(full) :].encode())
+                    full = now
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            pass
         self.close_connection = True
 
     # ---- exec over WebSocket

@@ -254,3 +254,22 @@ def test_a_server_side_dry_run_changes_nothing(port: int, world: World) -> None:
     assert code == 200 and answer["metadata"]["labels"]["dry"] == "run"
     assert "dry" not in world.api.get("nodes", "gpu-node1")["metadata"]["labels"]
     assert world.steps == 0
+
+
+def test_following_a_log_streams_new_lines_until_the_pod_goes(port: int, world: World) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request(
+        "GET", "/api/v1/namespaces/kube-system/pods/coredns-7c65d6cfc9-4hx2m/log?follow=true"
+    )
+    response = connection.getresponse()
+    first = response.readline()
+    with world.lock:
+        world.api.append_log("kube-system", "coredns-7c65d6cfc9-4hx2m", "coredns", ["next"])
+    second = response.readline()
+    with world.lock:
+        world.api.delete("pods", "coredns-7c65d6cfc9-4hx2m", "kube-system", grace_period=0)
+    assert (first, second, response.read()) == (
+        b"coredns-7c65d6cfc9-4hx2m started\n",
+        b"next\n",
+        b"",
+    )
