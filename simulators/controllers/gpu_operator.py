@@ -251,11 +251,15 @@ def run_operator(api: ClusterAPI) -> None:
             existing.get("metadata", {}).get("annotations", {}).get("nvidia.com/last-applied-hash")
             != want_hash
         ):
-            existing["metadata"].setdefault("annotations", {})["nvidia.com/last-applied-hash"] = (
-                want_hash
+            api.patch(
+                "daemonsets.apps",
+                name,
+                {
+                    "metadata": {"annotations": {"nvidia.com/last-applied-hash": want_hash}},
+                    "spec": {"template": wanted["spec"]["template"]},
+                },
+                NAMESPACE,
             )
-            existing["spec"]["template"] = wanted["spec"]["template"]
-            api.update("daemonsets.apps", existing, NAMESPACE)
             ready = False
             continue
         ds_status = status(existing)

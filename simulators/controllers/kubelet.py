@@ -90,7 +90,18 @@ def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
         first_seen = not status(pod).get("containerStatuses")
         if admit_only and not first_seen:
             continue
+        if not first_seen and not _needs_sync(pod):
+            continue
         _sync_pod(api, pod, nodes[node_name], pods)
+
+
+def _needs_sync(pod: Obj) -> bool:
+    """A pod whose containers all run and never exit on their own has nothing to do."""
+    for cstatus in status(pod).get("containerStatuses") or []:
+        state = cstatus.get("state") or {}
+        if "waiting" in state:
+            return True
+    return any(runtime.may_exit(c) for c in _containers(pod))
 
 
 # ---------------------------------------------------------------------------- pods
@@ -303,6 +314,8 @@ def _duration(seconds: int) -> str:
 def _maybe_exit(
     api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]
 ) -> bool:
+    if not runtime.may_exit(container):
+        return False
     behaviour = runtime.behaviour(api, pod, container, None)
     if behaviour.exit_after is None or behaviour.crash:
         return False

@@ -371,6 +371,15 @@ RULES: tuple[tuple[str, Rule], ...] = (
 )
 
 
+# Images whose containers finish on their own (the kubelet checks only these for an exit).
+EXITING_IMAGES = ("quickstart",)
+
+
+def may_exit(container: dict[str, object]) -> bool:
+    image = str(container.get("image", ""))
+    return any(fragment in image for fragment in EXITING_IMAGES)
+
+
 def behaviour(
     api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
 ) -> Behaviour:

@@ -42,6 +42,14 @@ def items(api: ClusterAPI, resource: str, namespace: str | None = None, **kw: st
 def get_or_none(
     api: ClusterAPI, resource: str, name: str, namespace: str | None = None
 ) -> Obj | None:
+    """The object, or None. On the mock store this is the stored object itself: read only."""
+    iterate = getattr(api, "iter_objects", None)
+    if iterate is not None:
+        for obj in iterate(resource, namespace):
+            if obj.get("metadata", {}).get("name") == name:
+                result: Obj = obj
+                return result
+        return None
     try:
         return api.get(resource, name, namespace)
     except ApiError as exc:
