@@ -14,6 +14,7 @@ node's device plugin advertises in the node's capacity and allocatable.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -23,6 +24,7 @@ from simulators.controllers import gpu_state, hardware, runtime
 from simulators.controllers.util import (
     annotations_of,
     emit,
+    get_or_none,
     gpu_requests,
     holds_resources,
     is_deleting,
@@ -72,6 +74,67 @@ def admit(api: KubeletAPI) -> None:
     """
     _each_pod(api, admit_only=True)
     register_devices(api)
+    heartbeat(api)
+
+
+# The kubelet renews its Lease every 10s and re-posts unchanged node status every 5 minutes.
+LEASE_NAMESPACE = "kube-node-lease"
+LEASE_SECONDS = 40
+STATUS_REPORT_SECONDS = 300
+
+
+def _micro(api: ClusterAPI) -> str:
+    return api.now().strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def heartbeat(api: ClusterAPI) -> None:
+    """Node leases in kube-node-lease, and the conditions' lastHeartbeatTime."""
+    now = timestamp(api)
+    for node in items(api, "nodes"):
+        name = name_of(node)
+        lease = get_or_none(api, "leases.coordination.k8s.io", name, LEASE_NAMESPACE)
+        if lease is None:
+            with contextlib.suppress(ApiError):
+                api.create(
+                    "leases.coordination.k8s.io",
+                    {
+                        "metadata": {
+                            "name": name,
+                            "namespace": LEASE_NAMESPACE,
+                            "ownerReferences": [
+                                {
+                                    "apiVersion": "v1",
+                                    "kind": "Node",
+                                    "name": name,
+                                    "uid": uid_of(node),
+                                }
+                            ],
+                        },
+                        "spec": {
+                            "holderIdentity": name,
+                            "leaseDurationSeconds": LEASE_SECONDS,
+                            "renewTime": _micro(api),
+                        },
+                    },
+                    LEASE_NAMESPACE,
+                )
+        else:
+            api.patch(
+                "leases.coordination.k8s.io",
+                name,
+                {"spec": {"renewTime": _micro(api)}},
+                LEASE_NAMESPACE,
+            )
+        conditions = list(status(node).get("conditions") or [])
+        stale = [
+            c
+            for c in conditions
+            if (api.now() - parse_time(str(c.get("lastHeartbeatTime") or now))).total_seconds()
+            >= STATUS_REPORT_SECONDS
+        ]
+        if conditions and stale:
+            fresh = [{**c, "lastHeartbeatTime": now} for c in conditions]
+            api.patch("nodes", name, {"status": {"conditions": fresh}}, subresource="status")
 
 
 def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
