@@ -45,7 +45,9 @@ def build_world(ticket: str, seed: int) -> World:
             for item in definition.checklist
         ]
 
-    return World(lab.api, step=step, checklist=items)
+    served = World(lab.api, step=step, checklist=items)
+    served.files = dict(lab.state.files)
+    return served
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kubeconfig", type=Path, help="write a kubeconfig for this server here")
+    parser.add_argument(
+        "--files", type=Path, help="write the ticket's home-folder files (manifests) here"
+    )
     args = parser.parse_args(argv)
     try:
         world = build_world(args.ticket, args.seed)
@@ -71,6 +76,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     url = f"http://127.0.0.1:{server.server_address[1]}"
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, url)
+    if args.files:
+        args.files.mkdir(parents=True, exist_ok=True)
+        for name, text in world.files.items():
+            # Ticket file names are plain names; anything else stays unwritten.
+            if name and "/" not in name and not name.startswith("."):
+                (args.files / name).write_text(text, encoding="utf-8")
     start_ticker(world, server)
     print(f"Serving ticket {args.ticket} at {url}", flush=True)
     if args.kubeconfig:

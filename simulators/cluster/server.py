@@ -67,6 +67,7 @@ class World:
     checklist: Checklist = field(default=lambda api: [])
     lock: threading.RLock = field(default_factory=threading.RLock)
     steps: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # the ticket's home-folder files
 
     def advance(self) -> None:
         with self.lock:
