@@ -59,9 +59,21 @@ def gpu_request(workload: Obj) -> GpuRequest:
     return GpuRequest.whole(int(float(runai.value(workload, "gpu", 1) or 0)))
 
 
-def _device_list(node: Obj, strategy: str) -> list[tuple[int, int | None]]:
-    """The node's nvidia.com/gpu devices in the engine's index order."""
-    return hardware.free_devices(node, "nvidia.com/gpu", [], strategy)
+def _device_list(
+    node: Obj, strategy: str, pods: list[Obj] | None = None
+) -> list[tuple[int, int | None]]:
+    """The node's nvidia.com/gpu devices in the engine's index order.
+
+    Devices that pods of other schedulers hold are left out, as the engine's model of the node
+    leaves them out (it sees fewer GPUs), so its indexes never point at a taken GPU.
+    """
+    held: list[tuple[int, int | None]] = []
+    for pod in pods or []:
+        if spec(pod).get("schedulerName") == RUNAI_SCHEDULER or not holds_resources(pod):
+            continue
+        if spec(pod).get("nodeName") == name_of(node):
+            held.extend(hardware.pod_devices(pod))
+    return hardware.free_devices(node, "nvidia.com/gpu", held, strategy)
 
 
 def _kube_gpu_usage(pods: list[Obj]) -> dict[str, float]:
@@ -221,7 +233,7 @@ class Model:
             pod.extended_resource = f"nvidia.com/mig-{mig}"
             return
         if node is not None:
-            order = _device_list(node, self.strategy)
+            order = _device_list(node, self.strategy, self.pods)
             pod.devices = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
 
 
@@ -303,7 +315,7 @@ def _bind(
 ) -> None:
     node = model.nodes.get(node_name)
     if node is not None and devices and extended is None:
-        order = _device_list(node, model.strategy)
+        order = _device_list(node, model.strategy, model.pods)
         chosen = [order[i] for i in devices if i < len(order)]
         api.patch(
             "pods",

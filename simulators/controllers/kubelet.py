@@ -478,7 +478,7 @@ def _held(pods: list[Obj], node_name: str, exclude: str) -> list[tuple[int, int 
     for other in pods:
         if uid_of(other) == exclude or spec(other).get("nodeName") != node_name:
             continue
-        if not holds_resources(other) or FRACTION_ANNOTATION in annotations_of(other):
+        if not holds_resources(other):
             continue
         held.extend(hardware.pod_devices(other))
     return held

@@ -117,3 +117,34 @@ def test_projects_become_queues_under_their_department(validate: World) -> None:
     assert parent["status"]["childQueues"] == ["team-a", "team-b"]
     namespace = validate.api.get("namespaces", "runai-team-a")
     assert namespace["metadata"]["labels"]["runai/queue"] == "team-a"
+
+
+def test_runai_and_default_scheduler_pods_never_share_a_whole_gpu(validate: World) -> None:
+    validate.api.create(
+        "pods",
+        {
+            "metadata": {"name": "plain"},
+            "spec": {
+                "nodeSelector": {"kubernetes.io/hostname": "gpu-node1"},
+                "containers": [
+                    {
+                        "name": "c",
+                        "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+                        "resources": {"limits": {"nvidia.com/gpu": "4"}},
+                    }
+                ],
+            },
+        },
+        "default",
+    )
+    ticks(validate, 2)
+    _submit(validate, "t4", "team-a", 4)
+    ticks(validate, 2)
+    held: dict[str, list[str]] = {}
+    for pod in pods(validate):
+        devices = pod["metadata"].get("annotations", {}).get("lab.kadmin/gpu-devices")
+        if devices and pod["spec"].get("nodeName") == "gpu-node1":
+            held[pod["metadata"]["name"]] = devices.split(",")
+    taken = [d for devices in held.values() for d in devices]
+    assert len(taken) == len(set(taken))
+    assert "plain" in held
