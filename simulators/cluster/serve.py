@@ -17,10 +17,15 @@ from simulators.cluster.store import MockCluster
 SAMPLE = "sample"
 
 
-def build_world(ticket: str, seed: int) -> World:
+ENGINE_CONTROLLER = "runai-scheduler"
+
+
+def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     """The ticket's cluster as the lab builds it, stepped by the lab's controllers, with the
     ticket's checklist.
 
+    ``scheduler="external"`` leaves the scheduler engine out of every step, so that a scheduler
+    outside (binding and evicting through this API) places the Run:ai pods instead.
     ``sample`` is the store's own small cluster (simulators.cluster.sample), stepped by a
     minimal kubelet; it needs nothing from the lab.
     """
@@ -37,6 +42,22 @@ def build_world(ticket: str, seed: int) -> World:
     def step(api: MockCluster) -> None:
         del api
         lab.tick()
+
+    if scheduler == "external":
+        from simulators.controllers import manager
+
+        if ENGINE_CONTROLLER not in {name for name, _ in manager.CONTROLLERS}:
+            raise ValueError(f"no {ENGINE_CONTROLLER!r} controller to leave out")
+
+        def step_without_engine(api: MockCluster) -> None:
+            # World.tick without the engine: the same step count, clock and controllers.
+            lab.state.step += 1
+            api.clock.advance()
+            for name, controller in manager.CONTROLLERS:
+                if name != ENGINE_CONTROLLER:
+                    controller(api)
+
+        step = step_without_engine
 
     def items(api: MockCluster) -> list[dict[str, Any]]:
         del api
@@ -62,9 +83,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--files", type=Path, help="write the ticket's home-folder files (manifests) here"
     )
+    parser.add_argument(
+        "--scheduler",
+        choices=("internal", "external"),
+        default="internal",
+        help="external: the scheduler engine does not run here; a scheduler outside binds",
+    )
     args = parser.parse_args(argv)
     try:
-        world = build_world(args.ticket, args.seed)
+        world = build_world(args.ticket, args.seed, args.scheduler)
     except Exception as error:  # an unknown ticket or a broken world: one line, no traceback
         print(f"error: cannot serve ticket {args.ticket!r}: {error}", file=sys.stderr)
         return 2
