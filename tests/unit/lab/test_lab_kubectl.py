@@ -302,3 +302,28 @@ def test_get_events_lists_the_scheduler_warnings(mixed: LabSession) -> None:
     out = mixed.run("kubectl get events").output
     assert out.split("\n")[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
     assert "FailedScheduling" in out and "pod/triton" in out
+
+
+def test_a_pending_pods_describe_has_only_the_scheduled_condition(mixed: LabSession) -> None:
+    out = mixed.run("kubectl describe pod triton").output
+    conditions = out.split("Conditions:\n")[1].split("\nVolumes:")[0].split("\n")
+    assert conditions[0].split() == ["Type", "Status"]
+    assert [c.split() for c in conditions[1:]] == [["PodScheduled", "False"]]
+    assert "ContainerCreating" not in out
+    assert "Command:\n      tritonserver" in out or "Args:" in out
+
+
+def _seconds(age: str) -> int:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
+    return sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([smhdy])", age))
+
+
+def test_repeated_event_ages_fit_inside_the_pods_life(pending: LabSession) -> None:
+    row = pending.run("kubectl get pod nb-carol-0-0 -n runai-team-vision").output.split("\n")[1]
+    pod_age = _seconds(row.split()[-1])
+    out = pending.run("kubectl describe pod nb-carol-0-0 -n runai-team-vision").output
+    match = re.search(r"(\S+) \(x(\d+) over (\S+)\)", out)
+    assert match is not None
+    last, count, first = _seconds(match.group(1)), int(match.group(2)), _seconds(match.group(3))
+    # describe runs a step after get, and both round down to the minute.
+    assert count > 1 and last <= first <= pod_age + 70

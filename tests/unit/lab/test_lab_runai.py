@@ -198,3 +198,52 @@ def test_helm_upgrade_install_reports_release_and_revision(validate: LabSession)
     fresh = validate.run(cmd.replace("runai-cluster runai/", "runai-cluster2 runai/")).output
     assert fresh.split("\n")[0] == 'Release "runai-cluster2" does not exist. Installing it now.'
     assert "REVISION: 1" in fresh
+
+
+def test_node_list_shows_each_nodes_pool_gpus_and_allocation(pending: LabSession) -> None:
+    lines = pending.run("runai node list").output.split("\n")
+    assert lines[0].split()[:3] == ["Node", "Status", "Node"]
+    assert lines[1] == RULE
+    rows = [line.split() for line in lines[2:]]
+    assert [r[0] for r in rows] == ["gpu-node1", "gpu-node2", "gpu-node3"]
+    assert all(r[2] == "default" and r[4] == "8" for r in rows)
+    assert sum(float(r[5]) for r in rows) == 18.0  # team-llm's 12 plus team-vision's 6
+
+
+def test_nodepool_list_sums_the_pools_nodes(pending: LabSession) -> None:
+    lines = pending.run("runai nodepool list").output.split("\n")
+    assert lines[0].split() == [
+        "Node",
+        "Pool",
+        "Status",
+        "Nodes",
+        "GPU",
+        "Devices",
+        "Allocated",
+        "GPUs",
+        "Cluster",
+    ]
+    assert lines[2].split() == ["default", "Ready", "3", "24", "18.00", "dgx-cluster"]
+
+
+def test_exec_in_a_half_gpu_workspace_sees_half_the_memory(validate: LabSession) -> None:
+    logged_in(validate)
+    validate.run(
+        "runai workspace submit nb1 -p team-a -i jupyter/scipy-notebook --gpu-portion-request 0.5"
+    )
+    wait(validate, 3)
+    out = validate.run("runai workspace exec nb1 -p team-a -- nvidia-smi").output
+    assert "/  40779MiB |" in out
+    assert validate.run("runai workspace exec nb1 -p team-a -- nvidia-smi -L").output.startswith(
+        "GPU 0: NVIDIA H100 80GB HBM3"
+    )
+    pod = validate.run("kubectl exec -n runai-team-a nb1-0-0 -- nvidia-smi").output
+    assert "/  40779MiB |" in pod
+
+
+def test_helm_releases_are_secrets_in_the_release_namespace(validate: LabSession) -> None:
+    validate.run("helm upgrade -i monitoring nvidia/gpu-operator -n gpu-operator")
+    secrets = validate.run("kubectl get secrets -n gpu-operator -l owner=helm -o name").output
+    assert "secret/sh.helm.release.v1.monitoring.v1" in secrets.split("\n")
+    listed = validate.run("helm list -n gpu-operator").output
+    assert "monitoring" in listed and "gpu-operator" in listed
