@@ -138,6 +138,8 @@ def heartbeat(api: ClusterAPI) -> None:
 
 
 def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
+    # Addresses handed out during this pass (the pass reads a snapshot of the pods).
+    claimed: set[str] = set()
     nodes = {name_of(n): n for n in items(api, "nodes")}
     pods = items(api, "pods")
     for pod in pods:
@@ -155,7 +157,7 @@ def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
             continue
         if not first_seen and not _needs_sync(pod):
             continue
-        _sync_pod(api, pod, nodes[node_name], pods)
+        _sync_pod(api, pod, nodes[node_name], pods, claimed)
 
 
 def _needs_sync(pod: Obj) -> bool:
@@ -170,12 +172,25 @@ def _needs_sync(pod: Obj) -> bool:
 # ---------------------------------------------------------------------------- pods
 
 
-def pod_ip(pod: Obj, node: Obj) -> str:
+def pod_ip(
+    pod: Obj, node: Obj, pods: list[Obj] | None = None, claimed: set[str] | None = None
+) -> str:
+    """An address from the node's pod CIDR (the CNI's IPAM), not one a live pod there has."""
     if spec(pod).get("hostNetwork"):
         return host_ip(node)
     cidr = str(spec(node).get("podCIDR") or "10.244.0.0/24")
     base = cidr.split("/")[0].rsplit(".", 1)[0]
-    return f"{base}.{stable_hash('ip', uid_of(pod)) % 250 + 3}"
+    taken = {
+        str(status(other).get("podIP"))
+        for other in pods or []
+        if spec(other).get("nodeName") == name_of(node) and holds_resources(other)
+    } | (claimed or set())
+    start = stable_hash("ip", uid_of(pod)) % 250
+    for offset in range(250):
+        candidate = f"{base}.{(start + offset) % 250 + 3}"
+        if candidate not in taken:
+            return candidate
+    return f"{base}.{start + 3}"
 
 
 def host_ip(node: Obj) -> str:
@@ -217,7 +232,9 @@ def _containers(pod: Obj) -> list[dict[str, Any]]:
     return [c for c in spec(pod).get("containers") or [] if isinstance(c, dict)]
 
 
-def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
+def _sync_pod(
+    api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj], claimed: set[str] | None = None
+) -> None:
     now = timestamp(api)
     pod_status = dict(status(pod))
     statuses = {s.get("name"): dict(s) for s in pod_status.get("containerStatuses") or []}
@@ -225,13 +242,16 @@ def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
     if not statuses:
         if not _allocate_devices(api, pod, node, pods):
             return
+        claimed = set() if claimed is None else claimed
+        ip = pod_ip(pod, node, pods, claimed)
+        claimed.add(ip)
         pod_status.update(
             {
                 "phase": "Pending",
                 "hostIP": host_ip(node),
                 "hostIPs": [{"ip": host_ip(node)}],
-                "podIP": pod_ip(pod, node),
-                "podIPs": [{"ip": pod_ip(pod, node)}],
+                "podIP": ip,
+                "podIPs": [{"ip": ip}],
                 "startTime": now,
                 "containerStatuses": [
                     {

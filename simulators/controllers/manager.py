@@ -15,6 +15,7 @@ from typing import Any
 
 from simulators.controllers import (
     engine,
+    events,
     gpu_operator,
     kubelet,
     mig_manager,
@@ -42,6 +43,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("runai-scheduler", engine.run),
     ("kubelet-admit", kubelet.admit),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
+    ("event-ttl", events.run),
 )
 
 

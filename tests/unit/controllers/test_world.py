@@ -41,3 +41,19 @@ def test_a_lab_saved_by_the_old_model_raises_a_clear_lab_error() -> None:
         LabSession.from_json({"version": 1, "ticket_id": "mig-single", "seed": 0})
     with pytest.raises(LabError, match="unknown format"):
         LabSession.from_json({"version": "x"})
+
+
+def test_events_expire_an_hour_after_their_last_update(single: World) -> None:
+    stamps = [e["lastTimestamp"] for e in single.api.list("events")["items"]]
+    assert stamps and min(stamps) >= "2026-11-10T08:40:00Z"
+    assert single.api.list("events", "gpu-operator")["items"] == []  # the 31-day-old rollout
+
+
+def test_every_running_pod_on_a_node_has_its_own_address(single: World) -> None:
+    for node in ("gpu-node1", "gpu-node2", "gpu-node3"):
+        ips = [
+            p["status"]["podIP"]
+            for p in pods(single)
+            if p["spec"].get("nodeName") == node and not p["spec"].get("hostNetwork")
+        ]
+        assert len(ips) == len(set(ips))
