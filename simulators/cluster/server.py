@@ -44,6 +44,20 @@ WATCH_POLL_SECONDS = 0.1
 TICK_SECONDS = 1.0
 _EXIT_TRAILER = re.compile(r"\n?command terminated with exit code (\d+)\n?$")
 _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+ADMIN_USER = {
+    "username": "kubernetes-admin",
+    "groups": ["kubeadm:cluster-admins", "system:authenticated"],
+}
+ADMIN_REASON = (
+    'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole '
+    '"cluster-admin" to Group "kubeadm:cluster-admins"'
+)
+# Reviews are answered, never stored: (group, version, resource) -> kind.
+_REVIEWS: dict[tuple[str, str, str], str] = {
+    ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): "SelfSubjectAccessReview",
+    ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): "SelfSubjectRulesReview",
+    ("authentication.k8s.io", "v1", "selfsubjectreviews"): "SelfSubjectReview",
+}
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -274,6 +288,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "kube-apiserver"
     protocol_version = "HTTP/1.1"
     world: World  # set on the subclass by make_server
+    _raw_body: bytes = b""
     # A buffered writer sends headers and body as one segment (flushed after each request);
     # unbuffered, the second small write waits for the client's delayed ACK: +40 ms a request.
     wbufsize = 1 << 16
@@ -304,11 +319,24 @@ class Handler(BaseHTTPRequestHandler):
     def _send_error(self, error: ApiError) -> None:
         self._send_json(error.code, error.status())
 
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
+
     def _body(self) -> Any:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self._raw_body
         if not raw:
             return None
+        if raw.startswith(b"k8s\x00"):
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json, application/yaml",
+            )
         try:
             return json.loads(raw)
         except ValueError:
@@ -326,6 +354,9 @@ class Handler(BaseHTTPRequestHandler):
         return {k: v[-1] for k, v in query.items()}
 
     def _dispatch(self, method: str) -> None:
+        # The whole body is read first: an error answered before reading it would leave it in
+        # the connection, to be taken for the next request.
+        self._raw_body = self._read_body()
         try:
             self._route(method)
         except ApiError as error:
@@ -430,6 +461,9 @@ class Handler(BaseHTTPRequestHandler):
                 raise _path_not_found()
             self._send_json(200, listing)
             return
+        if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in _REVIEWS:
+            self._review(_REVIEWS[(group, version, rest[0])])
+            return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
             self._binding(method, rest[1], None)
             return
@@ -491,6 +525,22 @@ class Handler(BaseHTTPRequestHandler):
             self._scale(method, target)
             return
         sub = target.subresource
+        if sub is None:
+            verb = {
+                ("GET", True): "list",
+                ("GET", False): "get",
+                ("POST", True): "create",
+                ("PUT", False): "update",
+                ("PATCH", False): "patch",
+                ("DELETE", False): "delete",
+                ("DELETE", True): "deletecollection",
+            }.get((method, target.name is None))
+            if verb is None or verb not in info.verbs:
+                raise ApiError(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                )
         if target.name is None:
             if method == "GET":
                 if _bool(query.get("watch")):
@@ -686,6 +736,33 @@ class Handler(BaseHTTPRequestHandler):
                 if body.get("apiVersion") != info.api_version
                 else f'{kind} in version "{info.version}" cannot be handled as a {info.kind}',
             )
+
+    def _review(self, kind: str) -> None:
+        """The lab's one user is a cluster admin: every access review says yes."""
+        try:
+            body = self._body()
+        except ApiError:
+            body = None  # protobuf from a typed client: the answer does not depend on it
+        spec = body.get("spec") if isinstance(body, dict) else None
+        group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
+        review: Obj = {
+            "kind": kind,
+            "apiVersion": f"{group}/v1",
+            "metadata": {"creationTimestamp": None},
+        }
+        if kind == "SelfSubjectReview":
+            review["status"] = {"userInfo": dict(ADMIN_USER)}
+        elif kind == "SelfSubjectRulesReview":
+            review["spec"] = spec or {}
+            review["status"] = {
+                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                "incomplete": False,
+            }
+        else:
+            review["spec"] = spec or {}
+            review["status"] = {"allowed": True, "reason": ADMIN_REASON}
+        self._send_json(201, review)
 
     def _binding(self, method: str, namespace: str, name: str | None) -> None:
         if method != "POST":

@@ -283,3 +283,9 @@ def test_a_server_dry_run_leaves_the_node_alone(sample_server: RunningServer) ->
     answer = sample_server.kubectl("label", "node", "gpu-node1", "lab/dry=run", "--dry-run=server")
     assert ok(answer).strip() == "node/gpu-node1 labeled (server dry run)"
     assert "lab/dry" not in ok(sample_server.kubectl("get", "node", "gpu-node1", "--show-labels"))
+
+
+def test_auth_can_i_and_whoami(sample_server: RunningServer) -> None:
+    assert ok(sample_server.kubectl("auth", "can-i", "create", "pods")).strip() == "yes"
+    whoami = ok(sample_server.kubectl("auth", "whoami")).splitlines()
+    assert whoami[1].split() == ["Username", "kubernetes-admin"]

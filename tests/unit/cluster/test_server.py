@@ -273,3 +273,30 @@ def test_following_a_log_streams_new_lines_until_the_pod_goes(port: int, world: 
         b"next\n",
         b"",
     )
+
+
+def test_access_reviews_say_the_admin_may(port: int) -> None:
+    review = {
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "create", "resource": "pods"}},
+    }
+    code, body = call(
+        port, "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", review
+    )
+    assert code == 201 and body["status"]["allowed"] is True
+    code, me = call(port, "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {})
+    assert me["status"]["userInfo"]["username"] == "kubernetes-admin"
+    code, _ = call(port, "GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews")
+    assert code == 405
+
+
+def test_an_error_before_the_body_is_read_leaves_the_connection_usable(port: int) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/apis/nowhere.example.com/v1/things", body=b"k8s\x00" + b"x" * 40)
+    first = connection.getresponse()
+    first.read()
+    connection.request("GET", "/version")
+    second = connection.getresponse()
+    assert (first.status, second.status) == (404, 200)
+    assert json.loads(second.read())["gitVersion"] == "v1.31.4"
