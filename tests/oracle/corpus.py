@@ -48,6 +48,10 @@ CORPUS: dict[str, list[str]] = {
         "kubectl get node gpu-node2 -o yaml",
         "kubectl get node gpu-node2 -o json",
         "kubectl api-resources",
+        "kubectl top nodes",
+        "kubectl top pods -A",
+        "kubectl edit node gpu-node1",
+        "kubectl edit node gpu-node7",
     ],
     "mig-mixed": [
         "kubectl get node gpu-node3 -L nvidia.com/mig.config,nvidia.com/mig.config.state",
