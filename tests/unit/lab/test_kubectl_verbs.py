@@ -333,3 +333,22 @@ def test_completion_offers_verbs_types_and_names(lab: Lab) -> None:
     assert "get" in kubectl.complete(lab.ctx, [], "g")
     assert "nodes" in kubectl.complete(lab.ctx, ["get"], "no")
     assert kubectl.complete(lab.ctx, ["cordon"], "gpu") == ["gpu-node1"]
+
+
+def test_describe_deployment_shows_replicas_template_and_replica_sets(lab: Lab) -> None:
+    text = lab.out("kubectl describe deploy web")
+    assert "Replicas:               1 desired | 0 updated | 0 total | 0 available" in text
+    assert (
+        "Pod Template:\n  Labels:  app=web\n  Containers:\n   web:\n    Image:         nginx:1.27"
+        in text
+    )
+
+
+def test_describe_daemonset_counts_its_pods(lab: Lab) -> None:
+    text = lab.out("kubectl describe ds nvidia-device-plugin-daemonset -n gpu-operator")
+    assert "Pods Status:  0 Running / 1 Waiting / 0 Succeeded / 0 Failed" in text
+
+
+def test_describe_by_name_prefix_leaves_events_out_as_kubectl_does(lab: Lab) -> None:
+    assert "Events:" not in lab.out("kubectl describe pod web")
+    assert "Events:" in lab.out("kubectl describe pod web-5d8f7c9b6-abcde")
