@@ -150,3 +150,43 @@ def test_a_bound_pod_is_container_creating_for_one_step_then_runs(single: World)
         ("Created", "kubelet"),
         ("Started", "kubelet"),
     ]
+
+
+def test_a_container_that_exits_under_restart_policy_always_is_restarted_with_back_off(
+    single: World,
+) -> None:
+    single.api.create(
+        "pods",
+        {
+            "metadata": {"name": "quick"},
+            "spec": {"containers": [{"name": "c", "image": "gcr.io/run-ai-demo/quickstart"}]},
+        },
+        "default",
+    )
+    ticks(single, 6)
+    pod = single.api.get("pods", "quick", "default")
+    assert phase(pod) == "Running"
+    assert waiting_reason(pod) == "CrashLoopBackOff"
+    last = pod["status"]["containerStatuses"][0]["lastState"]["terminated"]
+    assert (last["reason"], last["exitCode"]) == ("Completed", 0)
+    ticks(single, 1)
+    restarted = single.api.get("pods", "quick", "default")["status"]["containerStatuses"][0]
+    assert restarted["restartCount"] == 1 and "running" in restarted["state"]
+
+
+def test_a_finished_container_under_restart_policy_never_completes_the_pod(single: World) -> None:
+    single.api.create(
+        "pods",
+        {
+            "metadata": {"name": "once"},
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "gcr.io/run-ai-demo/quickstart"}],
+            },
+        },
+        "default",
+    )
+    ticks(single, 7)
+    pod = single.api.get("pods", "once", "default")
+    assert phase(pod) == "Succeeded"
+    assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
