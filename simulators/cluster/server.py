@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
+from simulators.cluster.fields import check_fields
 from simulators.cluster.patches import apply_patch
 from simulators.cluster.printers import format_label_selector, table
 from simulators.cluster.store import MockCluster
@@ -578,6 +579,8 @@ class Handler(BaseHTTPRequestHandler):
                 if not isinstance(body, dict):
                     raise ApiError(400, "BadRequest", "the request body must be an object")
                 self._check_kind(info, body)
+                if query.get("fieldValidation") == "Strict":
+                    check_fields(info, body)
                 with world.lock:
                     created = api.create(key, body, target.namespace)
                 advance()
@@ -628,6 +631,8 @@ class Handler(BaseHTTPRequestHandler):
                     f"the URL ({name})",
                 )
             meta["name"] = name
+            if query.get("fieldValidation") == "Strict":
+                check_fields(info, body)
             with world.lock:
                 updated = api.update(key, body, target.namespace, subresource=sub)
             advance()
@@ -645,6 +650,12 @@ class Handler(BaseHTTPRequestHandler):
                     "application/strategic-merge-patch+json",
                 )
             body = self._body()
+            if (
+                query.get("fieldValidation") == "Strict"
+                and patch_type != "json"
+                and isinstance(body, dict)
+            ):
+                check_fields(info, body)
             with world.lock:
                 patched = api.patch(
                     key, name, body, target.namespace, patch_type=patch_type, subresource=sub
