@@ -55,8 +55,12 @@ def test_custom_columns_without_a_colon_is_kubectls_error(lab: Lab) -> None:
     assert "expected <header>:<json-path-expr>" in result.text
 
 
-def test_sort_by_a_missing_field_is_kubectls_error(lab: Lab) -> None:
-    result = lab.run("kubectl get pods --sort-by=.status.nothing")
+def test_sort_by_a_missing_field_empties_a_table_and_fails_yaml_as_kubectl_does(lab: Lab) -> None:
+    # kubectl 1.36's table sorter drops the rows; its generic printers report the field.
+    assert lab.out("kubectl get pods --sort-by=.status.nothing") == (
+        "No resources found in default namespace."
+    )
+    result = lab.run("kubectl get pods --sort-by=.status.nothing -o yaml")
     assert 'couldn\'t find any field with path "{.status.nothing}"' in result.text
 
 
