@@ -19,6 +19,7 @@ from simulators.controllers.util import (
     RUNAI_SCHEDULER,
     annotations_of,
     emit,
+    get_or_none,
     gpu_requests,
     holds_resources,
     is_deleting,
@@ -237,7 +238,28 @@ class Model:
             pod.devices = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
 
 
+SCHEDULER_DEPLOYMENT = "runai-scheduler-default"
+RUNAI_NAMESPACE = "runai"
+
+
+def scheduler_running(api: ClusterAPI) -> bool:
+    """Run:ai's scheduler schedules only while its own pod runs (a cluster without the
+    Deployment, such as a bare test cluster, counts as having it)."""
+    if get_or_none(api, "deployments.apps", SCHEDULER_DEPLOYMENT, RUNAI_NAMESPACE) is None:
+        return True
+    for pod in items(api, "pods", RUNAI_NAMESPACE):
+        if labels_of(pod).get("app") != SCHEDULER_DEPLOYMENT or is_deleting(pod):
+            continue
+        if any(
+            "running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or []
+        ):
+            return True
+    return False
+
+
 def run(api: ClusterAPI) -> CycleResult | None:
+    if not scheduler_running(api):
+        return None
     model = Model(api)
     if not model.workloads:
         return None
