@@ -147,12 +147,19 @@ def by_owner(objs: list[Obj]) -> dict[str, list[Obj]]:
 # ---------------------------------------------------------------------------- DaemonSet
 
 
-def node_should_run(ds: Obj, node: Obj) -> bool:
+def node_should_run(ds: Obj, node: Obj) -> tuple[bool, bool]:
+    """(should a daemon pod be placed here, may a running one stay), as nodeShouldRunDaemonPod.
+
+    A NoSchedule taint only stops new pods; a NoExecute one (or a selector that no longer
+    matches) removes the running pod too.
+    """
     pod_spec = dict(spec(ds).get("template", {}).get("spec") or {})
     if not matches_node_selector(pod_spec, node):
-        return False
+        return False, False
     tolerations = list(pod_spec.get("tolerations") or []) + list(DAEMON_TOLERATIONS)
-    return untolerated_taint(node, tolerations) is None
+    if untolerated_taint(node, tolerations, ("NoExecute",)) is not None:
+        return False, False
+    return untolerated_taint(node, tolerations) is None, True
 
 
 def _daemon_pod(ds: Obj, node: str, revision: str) -> Obj:
@@ -223,8 +230,8 @@ def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj])
     for node in nodes:
         node_name = name_of(node)
         mine = [p for p in by_node.get(node_name, []) if not is_deleting(p)]
-        should = node_should_run(ds, node)
-        if should:
+        should, may_stay = node_should_run(ds, node)
+        if should or (may_stay and mine):
             desired += 1
             for pod in mine:
                 if status(pod).get("phase") == "Failed":
