@@ -217,3 +217,5 @@ def test_a_daemonset_honours_taints_no_schedule_keeps_running_pods_no_execute_ev
     ticks(single, 2)
     assert not _on(single, "gpu-operator", "app=nvidia-driver-daemonset", "gpu-node3")
     assert _on(single, "kube-system", "k8s-app=kube-proxy", "gpu-node3")
+    others = [p for p in pods(single) if p["spec"].get("nodeName") == "gpu-node3"]
+    assert all(p["metadata"]["namespace"] == "kube-system" for p in others)
