@@ -84,10 +84,13 @@ class World:
     steps: int = 0
     files: dict[str, str] = field(default_factory=dict)  # the ticket's home-folder files
 
+    last_step: float = 0.0  # time.monotonic() of the last step
+
     def advance(self) -> None:
         with self.lock:
             self.step(self.api)
             self.steps += 1
+            self.last_step = time.monotonic()
 
 
 # --------------------------------------------------------------------- discovery
@@ -1014,9 +1017,14 @@ def start_ticker(
     """Step the world at least once a second, so controllers move while nobody writes."""
 
     def tick() -> None:
+        # A step is due a second after the last one, whoever made it: a request that changed
+        # something stepped the world already.
+        world.last_step = max(world.last_step, time.monotonic())
         while not server.stopping:
-            time.sleep(seconds)
-            if not server.stopping:
+            due = world.last_step + seconds - time.monotonic()
+            if due > 0:
+                time.sleep(due)
+            elif not server.stopping:
                 world.advance()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)
