@@ -10,8 +10,6 @@ Nothing about scheduling is decided here; this module only translates.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
 from simulators.controllers import gpu_state, hardware, kubelet, runai
@@ -378,7 +376,3 @@ def _record(
     if involved is None:
         return
     emit(api, involved, "Warning" if type_ == "Warning" else "Normal", reason, message, SOURCE)
-
-
-def clock_of(api: ClusterAPI) -> datetime:
-    return api.now()

@@ -44,7 +44,6 @@ BACKOFF_START = 10
 BACKOFF_MAX = 300
 GPU_OPERATOR_NS = "gpu-operator"
 DEVICE_PLUGIN_APP = "nvidia-device-plugin-daemonset"
-FRACTION_ANNOTATION = "gpu-fraction"
 
 
 class KubeletAPI(ClusterAPI, Protocol):

@@ -9,7 +9,6 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.patches import deep_copy
-from simulators.cluster.selectors import selector_from_match_labels
 from simulators.controllers.util import (
     SAFE_ALPHABET,
     controller_of,
@@ -647,12 +646,3 @@ def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
             "observedGeneration": sts.get("metadata", {}).get("generation", 1),
         },
     )
-
-
-def owner_kind(pod: Obj) -> str:
-    ref = controller_of(pod)
-    return str(ref.get("kind", "")) if ref else ""
-
-
-def matches(selector: dict[str, Any] | None, obj: Obj) -> bool:
-    return selector_from_match_labels(selector)(obj)
