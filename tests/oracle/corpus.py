@@ -133,6 +133,8 @@ CORPUS: dict[str, list[str]] = {
         "kubectl label ns runai tier-",
         "kubectl get ns runai --show-labels",
         "kubectl get pod -n kube-system -l k8s-app=kube-dns -o yaml",
+        "kubectl get pods -n runai -o json",
+        "kubectl get events -n runai -o json",
         "kubectl scale deploy/runai-agent -n runai --replicas=1",
         # Last: the real kubectl stamps restartedAt from its own clock, the lab from the cluster's.
         "kubectl rollout restart deploy/runai-scheduler-default -n runai",
