@@ -66,6 +66,21 @@ CORPUS: dict[str, list[str]] = {
         "kubectl top pods -A",
         "kubectl edit node gpu-node1",
         "kubectl edit node gpu-node7",
+        # Two MIG profiles under the single strategy: the device plugin crash-loops. Each
+        # annotate is a write, so both clusters take a step.
+        "kubectl drain gpu-node2 --ignore-daemonsets --delete-emptydir-data",
+        "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-balanced --overwrite",
+        "kubectl annotate ns default step=1",
+        "kubectl annotate ns default step=2 --overwrite",
+        "kubectl annotate ns default step=3 --overwrite",
+        "kubectl annotate ns default step=4 --overwrite",
+        "kubectl annotate ns default step=5 --overwrite",
+        "kubectl annotate ns default step=6 --overwrite",
+        "kubectl get pods -n gpu-operator --field-selector spec.nodeName=gpu-node2",
+        "kubectl describe pod -n gpu-operator -l app=nvidia-device-plugin-daemonset",
+        "kubectl logs -n gpu-operator -l app=nvidia-device-plugin-daemonset --tail 4",
+        "kubectl get node gpu-node2 -L nvidia.com/mig.config,nvidia.com/mig.config.state",
+        "kubectl describe node gpu-node2",
     ],
     "mig-mixed": [
         "kubectl get node gpu-node3 -L nvidia.com/mig.config,nvidia.com/mig.config.state",
