@@ -114,6 +114,18 @@ CORPUS: dict[str, list[str]] = {
         "kubectl get pods -n runai-team-vision -L workloadName,user",
         'kubectl get pods -n runai-team-vision -o jsonpath=\'{range .items[*]}{.metadata.name}{"\\t"}{.spec.nodeName}{"\\n"}{end}\'',  # noqa: E501
         "kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.nvidia\\.com/gpu",  # noqa: E501
+        "kubectl get interactiveworkloads -n runai-team-vision -o wide",
+        "kubectl describe interactiveworkload nb-alice -n runai-team-vision",
+        # The fix with kubectl alone: delete the idle workspace, then let the scheduler work.
+        "kubectl delete interactiveworkload nb-alice -n runai-team-vision",
+        "kubectl annotate ns default step=1",
+        "kubectl annotate ns default step=2 --overwrite",
+        "kubectl annotate ns default step=3 --overwrite",
+        "kubectl annotate ns default step=4 --overwrite",
+        "kubectl get pods -n runai-team-vision -o wide",
+        "kubectl describe pod nb-carol-0-0 -n runai-team-vision",
+        "kubectl get podgroups -n runai-team-vision -o yaml",
+        "kubectl get events -n runai-team-vision --sort-by=.lastTimestamp",
     ],
     "validate-runai": [
         "kubectl get pods -n runai",
