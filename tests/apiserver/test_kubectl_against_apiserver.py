@@ -208,7 +208,9 @@ def test_cordon_and_drain_evict_all_but_daemonset_pods(fresh_server: RunningServ
 
 
 def test_delete_and_a_watch_that_sees_it(fresh_server: RunningServer) -> None:
-    watcher = fresh_server.popen_kubectl("get", "pods", "-n", "kube-system", "--watch")
+    watcher = fresh_server.popen_kubectl(
+        "get", "pods", "-n", "kube-system", "--watch", "--request-timeout=60s"
+    )
     assert watcher.stdout is not None
     try:
         # The header and the one pod's row: the watch is listening before the delete.
