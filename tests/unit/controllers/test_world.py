@@ -57,3 +57,12 @@ def test_every_running_pod_on_a_node_has_its_own_address(single: World) -> None:
             if p["spec"].get("nodeName") == node and not p["spec"].get("hostNetwork")
         ]
         assert len(ips) == len(set(ips))
+
+
+def test_a_damaged_saved_lab_raises_a_lab_error_not_a_traceback() -> None:
+    good = LabSession.new("mig-single", seed=2).to_json()
+    broken = {**good, "world": {"cluster": {"format": 1}, "host": good["world"]["host"]}}
+    with pytest.raises(LabError, match="damaged"):
+        LabSession.from_json(broken)
+    with pytest.raises(LabError):
+        LabSession.from_json({**good, "world": "nonsense"})
