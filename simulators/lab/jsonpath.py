@@ -163,7 +163,9 @@ def _format(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, dict | list):
-        return json.dumps(value, separators=(",", ":"))
+        # encoding/json: sorted keys, UTF-8, <, > and & escaped.
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)

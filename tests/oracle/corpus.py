@@ -32,6 +32,12 @@ CORPUS: dict[str, list[str]] = {
         "kubectl get pods -n gpu-operator -o name",
         "kubectl get nodes --no-headers",
         "kubectl get pods -A --sort-by=.metadata.name",
+        "kubectl get pods -A --sort-by=.spec.nodeName",
+        "kubectl get pods -A --sort-by=.status.phase",
+        "kubectl get events -A --sort-by=.reason",
+        "kubectl get pods -n gpu-operator -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName --sort-by=.spec.nodeName",  # noqa: E501
+        "kubectl get node gpu-node1 -o jsonpath='{.status.allocatable}'",
+        "kubectl get node gpu-node1 -o jsonpath='{.metadata.labels}'",
         "kubectl get node gpu-node9",
         "kubectl get nodez",
         "kubectl get",

@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
 import yaml
 
 from simulators.cluster.api import Obj, ResourceInfo
-from simulators.cluster.quantity import QuantityError, parse_quantity
 from simulators.lab import jsonpath
+from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.tabwriter import table as tab_table
 
@@ -155,6 +154,7 @@ def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
 
 
 def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
+    """--sort-by as kubectl's TableSorter: Go's unstable sort.Sort on the field's first value."""
     path = relaxed(spec)
     if len(objs) <= 1:
         # kubectl leaves a table of one row unsorted, so a wrong field goes unnoticed there.
@@ -163,32 +163,38 @@ def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
         found = [jsonpath.find(path, o) for o in objs]
     except jsonpath.JsonPathError as exc:
         raise KubectlError(f"error: {exc}") from None
-    if objs and not any(found):
+    if not any(found):
         raise KubectlError(
             f'error: couldn\'t find any field with path "{{{path}}}" in the list of objects'
         )
+    items = list(zip(objs, found, strict=True))
 
-    def key(index: int) -> tuple[int, Any]:
-        values = found[index]
-        if not values:
-            return (0, ())
-        return (1, _sort_key(values[0]))
+    def less(i: int, j: int) -> bool:
+        a, b = items[i][1], items[j][1]
+        if not a:
+            return True
+        if not b:
+            return False
+        return _go_less(a[0], b[0])
 
-    order = sorted(range(len(objs)), key=key)
-    return [objs[i] for i in order]
+    def swap(i: int, j: int) -> None:
+        items[i], items[j] = items[j], items[i]
+
+    gosort.sort(len(items), less, swap)
+    return [obj for obj, _ in items]
 
 
-def _sort_key(value: Any) -> Any:
-    if isinstance(value, bool):
-        return (0, int(value))
-    if isinstance(value, int | float):
-        return (0, Decimal(str(value)))
-    if isinstance(value, str):
-        try:
-            return (0, parse_quantity(value))
-        except QuantityError:
-            return (1, value)
-    return (2, json.dumps(value, sort_keys=True))
+def _go_less(a: Any, b: Any) -> bool:
+    """isLess for values decoded from JSON: numbers by value, strings byte-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) < bool(b)
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a < b
+    if isinstance(a, str) and isinstance(b, str):
+        return a.encode() < b.encode()
+    if isinstance(a, list) and isinstance(b, list):
+        return all(_go_less(x, y) for x, y in zip(a, b, strict=False))
+    return json.dumps(a, sort_keys=True) < json.dumps(b, sort_keys=True)
 
 
 # ------------------------------------------------------------------------- yaml, json, name

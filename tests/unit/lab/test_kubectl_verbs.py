@@ -381,3 +381,22 @@ def test_cluster_info_lists_the_control_plane_and_cluster_services(lab: Lab) -> 
         "",
         "To further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.",
     ]
+
+
+def test_go_sort_orders_ties_as_gos_unstable_sort_does() -> None:
+    from simulators.lab.kubectl import gosort
+
+    # 20 items with 4 distinct keys: pdqsort (not insertion sort) with ties, Go's order.
+    keys = [i % 4 for i in range(20)]
+    items = list(range(20))
+
+    def less(i: int, j: int) -> bool:
+        return keys[items[i]] < keys[items[j]]
+
+    def swap(i: int, j: int) -> None:
+        items[i], items[j] = items[j], items[i]
+
+    gosort.sort(len(items), less, swap)
+    assert [keys[i] for i in items] == sorted(keys)
+    # Not a stable sort's order: the oracle checks this order against the real kubectl.
+    assert items != sorted(range(20), key=lambda i: keys[i])
