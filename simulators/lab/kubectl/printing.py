@@ -276,7 +276,8 @@ def to_yaml(doc: Any) -> str:
             Dumper=_GoYamlDumper,
             sort_keys=True,
             default_flow_style=False,
-            width=10**9,
+            # go-yaml is a port of libyaml: both fold long scalars at 80 columns.
+            width=80,
         )
     )
 
