@@ -72,6 +72,14 @@ CORPUS: dict[str, list[str]] = {
         "kubectl top pods -A",
         "kubectl edit node gpu-node1",
         "kubectl edit node gpu-node7",
+        "kubectl exec -n gpu-operator nvidia-driver-daemonset-j62n2 -- nvidia-smi -L",
+        "kubectl exec -n gpu-operator nvidia-driver-daemonset-j62n2 -- nvidia-smi",
+        "kubectl exec -n gpu-operator nvidia-driver-daemonset-j62n2 -- top",
+        "kubectl exec train-llm-7-twlqz -- nvidia-smi",
+        "kubectl logs -n gpu-operator nvidia-mig-manager-hd7bh --tail 2",
+        "kubectl logs -n gpu-operator nvidia-mig-manager-hd7bh -c nope",
+        "kubectl exec -n gpu-operator nvidia-mig-manager-hd7bh -c nope -- ls",
+        "kubectl logs ds/kube-proxy -n kube-system --tail 1",
         # Two MIG profiles under the single strategy: the device plugin crash-loops. Each
         # annotate is a write, so both clusters take a step.
         "kubectl drain gpu-node2 --ignore-daemonsets --delete-emptydir-data",

@@ -41,7 +41,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     try:
         pods, _ = pods_of(cluster, parsed.positionals[0], ns)
         pod = pods[0]
-        container, note = default_container(pod, parsed.value("container"))
+        asked = parsed.value("container")
+        every = [c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
+        if asked and asked not in every:
+            raise KubectlError(
+                f"error: container {asked} is not valid for pod {pod['metadata']['name']} "
+                f"out of: {', '.join(every)}"
+            )
+        container, note = default_container(pod, asked)
         if command[0] in SHELLS and len(command) == 1:
             # An interactive shell would need a terminal the lab does not have.
             text = (

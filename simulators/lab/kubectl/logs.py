@@ -121,6 +121,15 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             if parsed.has("all-containers"):
                 containers = list(names)
             else:
+                every = names + [
+                    c.get("name", "") for c in (pod.get("spec") or {}).get("initContainers") or []
+                ]
+                if asked and asked not in every:
+                    # kubectl checks the container against the pod before asking for logs.
+                    raise KubectlError(
+                        f"error: container {asked} is not valid for pod "
+                        f"{pod['metadata']['name']} out of: {', '.join(every)}"
+                    )
                 chosen, note = default_container(pod, asked)
                 if note:
                     notes.append(note)
