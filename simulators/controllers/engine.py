@@ -99,10 +99,18 @@ class Model:
         self.nodes = {name_of(n): n for n in items(api, "nodes")}
         self.pods = items(api, "pods")
         self.workloads: dict[tuple[str, str], Obj] = {}
+        self._orders: dict[str, list[tuple[int, int | None]]] = {}
         self.api_pods: dict[tuple[str, str], Obj] = {}
         self._add_nodes()
         self._add_queues()
         self._add_workloads()
+
+    def order(self, node: Obj) -> list[tuple[int, int | None]]:
+        """The node's device list in the engine's index order (computed once per step)."""
+        name = name_of(node)
+        if name not in self._orders:
+            self._orders[name] = _device_list(node, self.strategy, self.pods)
+        return self._orders[name]
 
     def _add_nodes(self) -> None:
         operator_pods = [p for p in self.pods if namespace_of(p) == kubelet.GPU_OPERATOR_NS]
@@ -232,7 +240,7 @@ class Model:
             pod.extended_resource = f"nvidia.com/mig-{mig}"
             return
         if node is not None:
-            order = _device_list(node, self.strategy, self.pods)
+            order = self.order(node)
             pod.devices = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
 
 
@@ -335,7 +343,7 @@ def _bind(
 ) -> None:
     node = model.nodes.get(node_name)
     if node is not None and devices and extended is None:
-        order = _device_list(node, model.strategy, model.pods)
+        order = model.order(node)
         chosen = [order[i] for i in devices if i < len(order)]
         api.patch(
             "pods",
