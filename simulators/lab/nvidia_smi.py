@@ -209,7 +209,7 @@ def node_gpus(api: ClusterAPI, node: Obj) -> list[GpuView]:
         for g in hardware.gpus(node)
     ]
     name = node["metadata"]["name"]
-    for pod in api.list("pods").get("items", []):
+    for pod in api.list("pods", field_selector=f"spec.nodeName={name}").get("items", []):
         if (pod.get("spec") or {}).get("nodeName") != name:
             continue
         if (pod.get("status") or {}).get("phase") != "Running" or pod["metadata"].get(

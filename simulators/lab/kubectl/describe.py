@@ -560,7 +560,9 @@ def _lease(cluster: ClusterAPI, w: Writer, name: str) -> None:
 
 
 def node_pods(cluster: ClusterAPI, name: str) -> list[Obj]:
-    pods = cluster.list("pods").get("items", [])
+    # The field selector kubectl's node describer sends.
+    selector = f"spec.nodeName={name},status.phase!=Failed,status.phase!=Succeeded"
+    pods = cluster.list("pods", field_selector=selector).get("items", [])
     return [
         p
         for p in pods

@@ -92,7 +92,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             return Output("\n".join([*out, error_text(exc)]), 1)
         pods = [
             p
-            for p in cluster.list("pods").get("items", [])
+            for p in cluster.list("pods", field_selector=f"spec.nodeName={name}").get("items", [])
             if (p.get("spec") or {}).get("nodeName") == name
         ]
         selector = parsed.value("pod-selector") or ""
