@@ -41,7 +41,7 @@ WARMUP_STEPS = 6
 DAY = 86400
 CLUSTER_AGE = 31 * DAY + 3600  # so objects made in its first minutes still read 31d
 # Steps the cluster runs after each staged change, so it settles before the clock jumps on.
-SETTLE_STEPS = 4
+SETTLE_STEPS = 3
 RUNAI_VERSION = "2.17.42"
 RUNAI_IMAGE = f"gcr.io/run-ai-prod/runai:{RUNAI_VERSION}"
 # Run:ai's cluster components (Deployments, so a drained node never leaves Run:ai dead).
