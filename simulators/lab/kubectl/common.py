@@ -103,8 +103,17 @@ class Target:
     names: list[str]
 
 
-def targets(cluster: ClusterAPI, positionals: list[str], verb: str = "get") -> list[Target]:
+def targets(
+    cluster: ClusterAPI, positionals: list[str], verb: str = "get", all_namespaces: bool = False
+) -> list[Target]:
     """`pods a b`, `deploy,ds`, `pod/a node/b` as kubectl's resource builder reads them."""
+    found = _targets(cluster, positionals, verb)
+    if all_namespaces and any(t.names and t.info.namespaced for t in found):
+        raise KubectlError("error: a resource cannot be retrieved by name across all namespaces")
+    return found
+
+
+def _targets(cluster: ClusterAPI, positionals: list[str], verb: str) -> list[Target]:
     if not positionals:
         raise KubectlError(
             'You must specify the type of resource to get. Use "kubectl api-resources" for a '

@@ -79,7 +79,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             )
         selector = parsed.value("selector") or ""
         fields = parsed.value("field-selector") or ""
-        for group in targets(cluster, parsed.positionals, verb="delete"):
+        all_ns = parsed.has("all-namespaces")
+        for group in targets(cluster, parsed.positionals, verb="delete", all_namespaces=all_ns):
             scope = None if (parsed.has("all-namespaces") or not group.info.namespaced) else ns
             if group.names:
                 items += [

@@ -998,7 +998,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             'error: You must specify the type of resource to describe. Use "kubectl '
             'api-resources" for a complete list of supported resources.'
         )
-    groups = targets(cluster, args, verb="describe")
+    groups = targets(cluster, args, verb="describe", all_namespaces=all_ns)
     found: list[tuple[ResourceInfo, Obj]] = []
     errors: list[str] = []
     prefix_match = False

@@ -94,7 +94,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError("error: custom-columns format specified but no custom columns given")
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
-    groups = targets(cluster, parsed.positionals)
+    groups = targets(cluster, parsed.positionals, all_namespaces=all_ns)
     if (parsed.value("selector") or parsed.value("field-selector")) and any(
         g.names for g in groups
     ):

@@ -106,7 +106,7 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
         raise KubectlError(
             f"error: at least one {'annotation' if annotate else 'label'} update is required"
         )
-    groups = targets(cluster, resources, verb=field)
+    groups = targets(cluster, resources, verb=field, all_namespaces=parsed.has("all-namespaces"))
     ns = namespace(parsed)
     selector = parsed.value("selector") or ""
     out: list[str] = []
