@@ -13,6 +13,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reclaim": ("simulators.engine.cli", "one reclaim action on a scene (JSON in and out)"),
     "cycle": ("simulators.engine.cli", "a whole scheduling cycle on a scene, with its events"),
     "lab": ("simulators.lab.cli", "the lab terminal on stdin/stdout: --ticket ID [--json]"),
+    "apiserver": (
+        "simulators.cluster.serve",
+        "a ticket's cluster as a Kubernetes API for your kubectl: --ticket ID [--kubeconfig P]",
+    ),
 }
 
 # The engine's commands take their own name as the first argument.

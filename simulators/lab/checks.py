@@ -1,65 +1,85 @@
-"""Checklist checks: predicates on the world state, never on the commands typed.
+"""Checklist checks: predicates over the cluster API, never over the commands typed.
 
-Keyed by (ticket id, checklist item id). Any order of commands that reaches
-the state passes; a check that needs history (a training completed, a reclaim
-happened) reads facts the world recorded (workload statuses, eviction records).
+Keyed by (ticket id, checklist item id). Any order of commands that reaches the state passes;
+a check that needs history (a training completed, a reclaim happened) reads what the cluster
+recorded (a workload's phase, its ``status.evictions`` and ``status.gangStarts``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from simulators.backends.base import Node
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.controllers import gpu_state, hardware, kubelet, mig_manager, runai
+from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
-from simulators.lab import gpu_operator, mig
-from simulators.lab.state import RunaiWorkload
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
 
 
-def _node(world: World, name: str) -> Node | None:
-    return world.backend.get_node(name)
+def _node(api: ClusterAPI, name: str) -> Obj | None:
+    try:
+        return api.get("nodes", name)
+    except ApiError:
+        return None
 
 
-def _layout_applied(world: World, node_name: str, layout_name: str) -> bool:
-    node = _node(world, node_name)
+def _layout_applied(api: ClusterAPI, node_name: str, layout_name: str) -> bool:
+    node = _node(api, node_name)
     if node is None:
         return False
-    if node.labels.get(mig.CONFIG_LABEL) != layout_name:
+    labels = labels_of(node)
+    if labels.get(mig_manager.CONFIG_LABEL) != layout_name:
         return False
-    if node.labels.get(mig.STATE_LABEL) != "success":
+    if labels.get(mig_manager.STATE_LABEL) != "success":
         return False
-    layouts = mig.available_layouts(world.backend) or dict(NAMED_LAYOUTS)
-    layout = layouts.get(layout_name)
-    return layout is not None and mig.gpus_match(layout, world.backend.node_gpus(node_name))
+    layouts = mig_manager.available_layouts(api) or dict(NAMED_LAYOUTS)
+    layout = layouts.get(layout_name) or NAMED_LAYOUTS.get(layout_name)
+    return layout is not None and hardware.layout_matches(layout, node)
 
 
-def _plugin_running(world: World, node_name: str) -> bool:
-    pod = gpu_operator.find_ds_pod(world.backend, node_name, gpu_operator.DEVICE_PLUGIN)
-    return pod is not None and pod.phase == "Running" and pod.reason == ""
+def _plugin_running(api: ClusterAPI, node_name: str) -> bool:
+    pods = items(
+        api, "pods", kubelet.GPU_OPERATOR_NS, label_selector=f"app={kubelet.DEVICE_PLUGIN_APP}"
+    )
+    for pod in pods:
+        if spec(pod).get("nodeName") != node_name or pod["metadata"].get("deletionTimestamp"):
+            continue
+        statuses = status(pod).get("containerStatuses") or []
+        if statuses and all(
+            c.get("ready") and "running" in (c.get("state") or {}) for c in statuses
+        ):
+            return True
+    return False
+
+
+def _allocatable(api: ClusterAPI, node_name: str, resource: str) -> str | None:
+    node = _node(api, node_name)
+    if node is None:
+        return None
+    value = (status(node).get("allocatable") or {}).get(resource)
+    return None if value is None else str(value)
 
 
 # ---------------------------------------------------------------------------- mig-single
 
 
 def single_layout(world: World) -> bool:
-    return _layout_applied(world, "gpu-node2", "all-1g.10gb")
+    return _layout_applied(world.api, "gpu-node2", "all-1g.10gb")
 
 
 def single_advertises_56(world: World) -> bool:
-    node = _node(world, "gpu-node2")
-    return (
-        node is not None
-        and node.allocatable.get("nvidia.com/gpu") == "56"
-        and _plugin_running(world, "gpu-node2")
+    return _allocatable(world.api, "gpu-node2", "nvidia.com/gpu") == "56" and _plugin_running(
+        world.api, "gpu-node2"
     )
 
 
 def single_schedulable(world: World) -> bool:
     # "Again": it only counts once the new layout is in place, not at the start.
-    node = _node(world, "gpu-node2")
-    return node is not None and not node.unschedulable and single_layout(world)
+    node = _node(world.api, "gpu-node2")
+    return node is not None and not spec(node).get("unschedulable") and single_layout(world)
 
 
 def single_others_untouched(world: World) -> bool:
@@ -67,12 +87,12 @@ def single_others_untouched(world: World) -> bool:
     if not single_layout(world):
         return False
     for name in ("gpu-node1", "gpu-node3"):
-        node = _node(world, name)
-        if node is None or node.unschedulable:
+        node = _node(world.api, name)
+        if node is None or spec(node).get("unschedulable"):
             return False
-        if not _layout_applied(world, name, "all-disabled"):
+        if not _layout_applied(world.api, name, "all-disabled"):
             return False
-        if node.allocatable.get("nvidia.com/gpu") != "8":
+        if _allocatable(world.api, name, "nvidia.com/gpu") != "8":
             return False
     return True
 
@@ -83,62 +103,81 @@ MIXED_LAYOUT = "triton-mixed"
 
 
 def mixed_layout(world: World) -> bool:
-    return _layout_applied(world, "gpu-node3", MIXED_LAYOUT)
+    return _layout_applied(world.api, "gpu-node3", MIXED_LAYOUT)
 
 
 def mixed_strategy(world: World) -> bool:
-    if gpu_operator.strategy(world.backend) != "mixed":
+    if gpu_state.mig_strategy(world.api) != "mixed":
         return False
-    return all(_plugin_running(world, n.name) for n in world.backend.list_nodes())
+    return all(_plugin_running(world.api, n["metadata"]["name"]) for n in items(world.api, "nodes"))
 
 
 def mixed_triton(world: World) -> bool:
-    pod = world.backend.get_pod("default", "triton")
-    if pod is None or pod.phase != "Running" or pod.node_name != "gpu-node3":
+    try:
+        pod = world.api.get("pods", "triton", "default")
+    except ApiError:
         return False
-    resources = pod.gpu_resources()
+    if status(pod).get("phase") != "Running" or spec(pod).get("nodeName") != "gpu-node3":
+        return False
+    resources = gpu_requests(pod)
     return resources.get("nvidia.com/mig-1g.10gb") == 1 and "nvidia.com/gpu" not in resources
 
 
-# ---------------------------------------------------------------------------- pending-workspace
+# ---------------------------------------------------------------------------- Run:ai
 
 
-def _workload(world: World, project: str, name: str) -> RunaiWorkload | None:
-    return next(
-        (w for w in world.state.runai.workloads if w.project == project and w.name == name),
-        None,
-    )
+def _workloads(world: World) -> list[Obj]:
+    return runai.all_workloads(world.api)
 
 
-def _running(world: World, project: str, name: str) -> bool:
-    wl = _workload(world, project, name)
-    return wl is not None and wl.status == "Running" and wl.running_pods == wl.pod_count
+def _workload(world: World, project: str, name: str) -> Obj | None:
+    for wl in _workloads(world):
+        if runai.project_of(wl) == project and wl["metadata"]["name"] == name:
+            return wl
+    return None
+
+
+def _running(wl: Obj | None) -> bool:
+    if wl is None:
+        return False
+    st = status(wl)
+    return st.get("phase") == "Running" and int(st.get("runningPods", 0)) == runai.pod_count(wl)
+
+
+def _quota(world: World, project: str) -> float:
+    try:
+        queue = world.api.get(runai.QUEUES, project)
+    except ApiError:
+        return 0.0
+    deserved, _weight, _limit = runai.queue_quota(queue)
+    return deserved or 0.0
+
+
+def _allocated(wl: Obj) -> float:
+    return float(status(wl).get("allocatedGpus", 0) or 0)
 
 
 def pending_new_runs(world: World) -> bool:
     wl = _workload(world, "team-vision", "nb-carol")
-    if wl is None or wl.kind != "workspace" or not _running(world, "team-vision", "nb-carol"):
-        return False
-    project = next((p for p in world.state.runai.projects if p.name == "team-vision"), None)
-    if project is None:
+    if wl is None or runai.kind_of(wl) != "workspace" or not _running(wl):
         return False
     non_preemptible = sum(
-        w.gpus_allocated
-        for w in world.state.runai.workloads
-        if w.project == "team-vision" and not w.preemptible
+        _allocated(w)
+        for w in _workloads(world)
+        if runai.project_of(w) == "team-vision" and not runai.preemptible_of(w)
     )
-    return non_preemptible <= project.quota + 1e-9
+    return non_preemptible <= _quota(world, "team-vision") + 1e-9
 
 
 def pending_idle_stopped(world: World) -> bool:
     wl = _workload(world, "team-vision", "nb-alice")
-    return wl is None or wl.final_status == "Suspended"
+    return wl is None or status(wl).get("phase") == "Suspended" or not runai.active_of(wl)
 
 
 def pending_active_kept(world: World) -> bool:
     # Judged once the new workspace runs, so that the start does not tick it.
     return pending_new_runs(world) and all(
-        _running(world, project, name)
+        _running(_workload(world, project, name))
         for project, name in (
             ("team-vision", "nb-bob"),
             ("team-llm", "llm-pretrain"),
@@ -147,60 +186,74 @@ def pending_active_kept(world: World) -> bool:
     )
 
 
-# ---------------------------------------------------------------------------- validate-runai
-
-
 def validate_training(world: World) -> bool:
-    return any(
-        w.kind == "training"
-        and w.pod_count == 1
-        and w.gpus == 1
-        and not w.gpu_memory
-        and not w.mig_profile
-        and w.final_status == "Completed"
-        for w in world.state.runai.workloads
-    )
+    for wl in _workloads(world):
+        if runai.kind_of(wl) != "training" or status(wl).get("phase") != "Completed":
+            continue
+        if (
+            runai.value(wl, "gpuFraction")
+            or runai.value(wl, "gpuMemory")
+            or runai.value(wl, "migProfile")
+        ):
+            continue
+        if str(runai.value(wl, "gpu", "")) in ("1", "1.0"):
+            return True
+    return False
 
 
 def validate_fractions(world: World) -> bool:
-    seats: dict[tuple[str, int], int] = {}
-    for w in world.state.runai.workloads:
-        if w.kind != "workspace" or w.status != "Running":
+    seats: dict[tuple[str, tuple[int, int | None]], int] = {}
+    fractional = {
+        (wl["metadata"]["namespace"], wl["metadata"]["name"])
+        for wl in _workloads(world)
+        if runai.kind_of(wl) == "workspace"
+        and (runai.value(wl, "gpuFraction") or runai.value(wl, "gpuMemory"))
+        and status(wl).get("phase") == "Running"
+    }
+    for pod in items(world.api, "pods"):
+        key = (pod["metadata"].get("namespace", ""), labels_of(pod).get("workloadName", ""))
+        if key not in fractional or status(pod).get("phase") != "Running":
             continue
-        fractional = bool(w.gpu_memory) or 0 < w.gpus < 1
-        if not fractional:
+        devices = hardware.pod_devices(pod)
+        if len(devices) != 1:
             continue
-        for pod in w.pods:
-            if pod.status == "Running" and pod.node and len(pod.devices) == 1:
-                key = (pod.node, pod.devices[0])
-                seats[key] = seats.get(key, 0) + 1
+        seat = (str(spec(pod).get("nodeName")), devices[0])
+        seats[seat] = seats.get(seat, 0) + 1
     return any(count >= 2 for count in seats.values())
 
 
 def validate_gang(world: World) -> bool:
     return any(
-        w.kind == "distributed" and w.pod_count >= 2 and w.gang_starts
-        for w in world.state.runai.workloads
+        runai.kind_of(wl) == "distributed"
+        and runai.pod_count(wl) >= 2
+        and bool(status(wl).get("gangStarts"))
+        for wl in _workloads(world)
     )
 
 
 def validate_reclaim(world: World) -> bool:
-    runai = world.state.runai
-    quotas = {p.name: p.quota for p in runai.projects}
-    for victim in runai.workloads:
-        for record in victim.evictions:
-            _time, reason, by_project, by_workload = record.split("|", 3)
-            if reason != "Reclaimed" or not by_project or by_project == victim.project:
+    workloads = _workloads(world)
+    for victim in workloads:
+        victim_project = runai.project_of(victim)
+        for record in status(victim).get("evictions") or []:
+            if not isinstance(record, dict):
                 continue
-            reclaimer = _workload(world, by_project, by_workload)
-            if reclaimer is None or reclaimer.status != "Running":
+            by_project = str(record.get("byProject", ""))
+            if (
+                record.get("reason") != "Reclaimed"
+                or not by_project
+                or by_project == victim_project
+            ):
+                continue
+            reclaimer = _workload(world, by_project, str(record.get("byWorkload", "")))
+            if not _running(reclaimer) or reclaimer is None:
                 continue
             # The reclaimer stayed within its own quota ...
-            if reclaimer.gpus_allocated > quotas.get(by_project, 0) + 1e-9:
+            if _allocated(reclaimer) > _quota(world, by_project) + 1e-9:
                 continue
             # ... and the victim's project kept its quota's worth of work.
-            kept = sum(w.gpus_allocated for w in runai.workloads if w.project == victim.project)
-            if kept + 1e-9 >= quotas.get(victim.project, 0):
+            kept = sum(_allocated(w) for w in workloads if runai.project_of(w) == victim_project)
+            if kept + 1e-9 >= _quota(world, victim_project):
                 return True
     return False
 
@@ -237,3 +290,7 @@ def has_check(ticket_id: str, item_id: str) -> bool:
 
 def evaluate(ticket_id: str, item_id: str, world: World) -> bool:
     return CHECKS[ticket_id][item_id](world)
+
+
+def evaluate_all(ticket_id: str, world: World) -> dict[str, Any]:
+    return {item: check(world) for item, check in CHECKS.get(ticket_id, {}).items()}

@@ -1,11 +1,27 @@
-"""helm upgrade -i (install or upgrade a release) and helm list."""
+"""helm upgrade -i (install or upgrade a release) and helm list, as a client of the cluster API.
+
+Helm 3 keeps each release revision in a Secret of type `helm.sh/release.v1` named
+`sh.helm.release.v1.<release>.v<revision>` in the release's namespace, labelled
+`owner=helm`, `name`, `status` and `version`; the lab does the same, so `kubectl get secrets`
+shows them and `helm list` reads them back.
+"""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import json
+from datetime import timedelta
+from typing import Any
+
+from simulators.cluster.api import ApiError, Obj
+from simulators.cluster.clock import format_time
 from simulators.lab.flags import Flag, FlagError, parse
+from simulators.lab.kubectl.common import parse_ts
 from simulators.lab.render import plain_table
-from simulators.lab.state import HelmRelease, sim_datetime
 from simulators.lab.tool import Context, Output
+
+RELEASE_TYPE = "helm.sh/release.v1"
 
 UPGRADE_FLAGS = [
     Flag("install", long="install", short="i"),
@@ -48,7 +64,7 @@ def run(ctx: Context, args: list[str]) -> Output:
         if sub == "install":
             return Output.error(
                 "Error: INSTALLATION FAILED: cannot re-use a name that is still in use"
-                if len(args) > 1 and any(r.name == args[1] for r in ctx.world.state.helm)
+                if len(args) > 1 and any(r["name"] == args[1] for r in _releases(ctx, None))
                 else "Error: this lab supports installs through 'helm upgrade -i'"
             )
     except FlagError as exc:
@@ -70,21 +86,71 @@ def _repo(args: list[str]) -> Output:
     return Output.error("Error: usage: helm repo add NAME URL | helm repo update")
 
 
+def _releases(ctx: Context, namespace: str | None) -> list[dict[str, Any]]:
+    """The latest deployed revision of every release, read from its Secrets."""
+    try:
+        secrets = ctx.api.list("secrets", namespace, label_selector="owner=helm").get("items", [])
+    except ApiError:
+        return []
+    latest: dict[tuple[str, str], dict[str, Any]] = {}
+    # Releases installed before the session (the world's seed) may live only on kadmin's side.
+    for seeded in getattr(ctx.world.state, "helm", None) or []:
+        if namespace is None or seeded.namespace == namespace:
+            moment = ctx.api.now() + timedelta(seconds=seeded.deployed - ctx.world.now)
+            latest[(seeded.namespace, seeded.name)] = {
+                "name": seeded.name,
+                "namespace": seeded.namespace,
+                "chart": seeded.chart,
+                "version": seeded.revision,
+                "deployed": format_time(moment),
+                "values": dict(seeded.values),
+            }
+    for secret in secrets:
+        if secret.get("type") != RELEASE_TYPE:
+            continue
+        try:
+            release = json.loads(base64.b64decode(secret.get("data", {}).get("release", "")))
+        except ValueError:
+            continue
+        key = (str(release.get("namespace")), str(release.get("name")))
+        if key not in latest or release.get("version", 0) > latest[key].get("version", 0):
+            latest[key] = release
+    return sorted(latest.values(), key=lambda r: (r["namespace"], r["name"]))
+
+
 def _list(ctx: Context, args: list[str]) -> Output:
     parsed = parse(args, LIST_FLAGS)
-    namespace = parsed.value("namespace") or "default"
-    releases = [
-        r for r in ctx.world.state.helm if parsed.has("all-namespaces") or r.namespace == namespace
-    ]
-    header = "NAME\tNAMESPACE\tREVISION\tUPDATED\tSTATUS\tCHART\tAPP VERSION"
-    lines = [header.replace("\t", "\t")]
-    for r in releases:
-        updated = sim_datetime(r.deployed).strftime("%Y-%m-%d %H:%M:%S.000000 +0000 UTC")
-        version = r.chart.rsplit("-", 1)[-1]
-        lines.append(
-            f"{r.name}\t{r.namespace}\t{r.revision}\t{updated}\tdeployed\t{r.chart}\t{version}"
+    namespace = None if parsed.has("all-namespaces") else parsed.value("namespace") or "default"
+    rows = [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION"]]
+    for r in _releases(ctx, namespace):
+        moment = parse_ts(str(r.get("deployed", "")))
+        updated = moment.strftime("%Y-%m-%d %H:%M:%S.000000 +0000 UTC") if moment else ""
+        chart = str(r.get("chart", ""))
+        version = chart.rsplit("-", 1)[-1]
+        rows.append(
+            [r["name"], r["namespace"], str(r["version"]), updated, "deployed", chart, version]
         )
-    return Output(plain_table([line.split("\t") for line in lines]))
+    return Output(plain_table(rows))
+
+
+def _secret(release: dict[str, Any]) -> Obj:
+    name, revision = release["name"], release["version"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": f"sh.helm.release.v1.{name}.v{revision}",
+            "namespace": release["namespace"],
+            "labels": {
+                "name": name,
+                "owner": "helm",
+                "status": "deployed",
+                "version": str(revision),
+            },
+        },
+        "type": RELEASE_TYPE,
+        "data": {"release": base64.b64encode(json.dumps(release).encode()).decode()},
+    }
 
 
 def _upgrade(ctx: Context, args: list[str]) -> Output:
@@ -105,25 +171,49 @@ def _upgrade(ctx: Context, args: list[str]) -> Output:
             if "/" in chart
             else f'Error: path "{chart}" not found'
         )
-    state = ctx.world.state
-    if namespace not in ctx.world.backend.list_namespaces() and not parsed.has("create-namespace"):
-        return Output.error(f'Error: create: failed to create: namespaces "{namespace}" not found')
-    ctx.world.backend.ensure_namespace(namespace)
-    release = next((r for r in state.helm if r.name == name and r.namespace == namespace), None)
+    api = ctx.api
+    try:
+        api.get("namespaces", namespace)
+    except ApiError:
+        if not parsed.has("create-namespace"):
+            return Output.error(
+                f'Error: create: failed to create: namespaces "{namespace}" not found'
+            )
+        api.create(
+            "namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+        )
+    current = next((r for r in _releases(ctx, namespace) if r["name"] == name), None)
     values = dict(v.split("=", 1) for v in parsed.all("set"))
-    now = ctx.world.now
-    if release is None:
+    now = api.now()
+    if current is None:
         if not parsed.has("install"):
             return Output.error(f'Error: UPGRADE FAILED: "{name}" has no deployed releases')
-        release = HelmRelease(name, namespace, CHARTS[chart], 1, now, values)
-        state.helm.append(release)
+        release = {
+            "name": name,
+            "namespace": namespace,
+            "chart": CHARTS[chart],
+            "version": 1,
+            "deployed": format_time(now),
+            "values": values,
+        }
         first = f'Release "{name}" does not exist. Installing it now.'
     else:
-        release.revision += 1
-        release.deployed = now
-        release.values.update(values)
+        release = {
+            **current,
+            "version": int(current["version"]) + 1,
+            "deployed": format_time(now),
+            "values": {**current.get("values", {}), **values},
+        }
         first = f'Release "{name}" has been upgraded. Happy Helming!'
-    deployed = sim_datetime(now).strftime("%a %b %d %H:%M:%S %Y")
+        with contextlib.suppress(ApiError):
+            api.patch(
+                "secrets",
+                f"sh.helm.release.v1.{name}.v{current['version']}",
+                {"metadata": {"labels": {"status": "superseded"}}},
+                namespace,
+            )
+    api.create("secrets", _secret(release), namespace)
+    deployed = now.strftime("%a %b %d %H:%M:%S %Y")
     return Output(
         "\n".join(
             [
@@ -132,7 +222,7 @@ def _upgrade(ctx: Context, args: list[str]) -> Output:
                 f"LAST DEPLOYED: {deployed}",
                 f"NAMESPACE: {namespace}",
                 "STATUS: deployed",
-                f"REVISION: {release.revision}",
+                f"REVISION: {release['version']}",
                 "TEST SUITE: None",
                 "NOTES:",
                 "Run:ai cluster components are being installed. Check them with:"

@@ -163,7 +163,11 @@ def _format(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, dict | list):
-        return json.dumps(value, separators=(",", ":"))
+        # encoding/json: sorted keys, UTF-8, <, > and & escaped.
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 
@@ -184,3 +188,8 @@ def _run(nodes: list[_Node], data: Any) -> str:
 
 def evaluate(template: str, data: Any) -> str:
     return _run(_parse(_tokenize(template), template), data)
+
+
+def find(path: str, data: Any) -> list[Any]:
+    """The values one path (`.a.b[*]`, no braces) selects, for custom-columns and --sort-by."""
+    return _walk([data], _segments(path))

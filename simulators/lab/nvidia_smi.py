@@ -1,83 +1,549 @@
-"""nvidia-smi as the driver container runs it: `-L` lists GPUs and their MIG devices."""
+"""nvidia-smi as a container on a GPU node runs it, reading the GPUs' state from the cluster API.
+
+What each GPU shows comes from the pods bound to its node: a pod holds the devices in its
+``lab.kadmin/gpu-devices`` annotation (whole GPUs or MIG devices), a Run:ai fractional pod
+shares a GPU with the fraction in its ``gpu-fraction`` annotation (or ``gpu-memory``). Memory,
+utilization, power and temperature follow from those holders; the numbers are deterministic
+(derived from each pod's uid), so the same state always prints the same screen.
+
+Inside a user pod nvidia-smi sees only the pod's devices, renumbered from 0, and a fractional
+pod sees its share of the GPU's memory; inside the GPU Operator's pods (host PID namespace)
+it sees the whole node, processes included.
+"""
 
 from __future__ import annotations
 
-from simulators.backends.base import Gpu
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from simulators.cluster.api import ClusterAPI, Obj
+from simulators.cluster.store import register_exec_handler
+from simulators.controllers import hardware
+from simulators.engine.mig import H100_PROFILES
 from simulators.lab.tool import Output
 
+DRIVER = "550.127.08"
+CUDA = "12.4"
+TOTAL_MIB = hardware.GPU_MEMORY_MIB
+POWER_CAP = 700
+IDLE_POWER = 69
+FRACTION_ANNOTATION = "gpu-fraction"
+MEMORY_ANNOTATION = "gpu-memory"
+OPERATOR_NS = "gpu-operator"
 
-def list_gpus(gpus: list[Gpu]) -> str:
+# H100 80GB GPU instance profiles: nvidia-smi's profile ids, placements and sizes.
+PROFILE_IDS = {
+    "1g.10gb": 19,
+    "1g.20gb": 15,
+    "2g.20gb": 14,
+    "3g.40gb": 9,
+    "4g.40gb": 5,
+    "7g.80gb": 0,
+}
+PLACEMENT_STARTS = {
+    "1g.10gb": (0, 1, 2, 3, 4, 5, 6),
+    "1g.20gb": (0, 2, 4, 6),
+    "2g.20gb": (0, 2, 4),
+    "3g.40gb": (4, 0),
+    "4g.40gb": (0,),
+    "7g.80gb": (0,),
+}
+PROFILE_MIB = {
+    "1g.10gb": 9984,
+    "1g.20gb": 20096,
+    "2g.20gb": 20096,
+    "3g.40gb": 40448,
+    "4g.40gb": 40448,
+    "7g.80gb": 81152,
+}
+PROFILE_GIB = {
+    "1g.10gb": "9.75",
+    "1g.20gb": "19.62",
+    "2g.20gb": "19.62",
+    "3g.40gb": "39.50",
+    "4g.40gb": "39.50",
+    "7g.80gb": "79.25",
+}
+PROFILE_SMS = {
+    "1g.10gb": 16,
+    "1g.20gb": 26,
+    "2g.20gb": 32,
+    "3g.40gb": 60,
+    "4g.40gb": 64,
+    "7g.80gb": 132,
+}
+# Compute instance profile id of the instance that spans the whole GPU instance.
+CI_PROFILE_IDS = {1: 0, 2: 1, 3: 2, 4: 3, 7: 4}
+
+WIDE = "+" + "-" * 89 + "+"
+GPU_RULE = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
+
+
+def _hash(*parts: object) -> int:
+    return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
+
+
+@dataclass
+class Holder:
+    """One pod's use of one device (a whole GPU, a MIG device, or a fraction of a GPU)."""
+
+    pod: Obj
+    gpu: int
+    slot: int | None
+    fraction: float = 1.0
+
+    @property
+    def uid(self) -> str:
+        return str(self.pod["metadata"].get("uid") or self.pod["metadata"].get("name"))
+
+    @property
+    def key(self) -> str:
+        """One process per device: each GPU of a pod shows its own figures and PID."""
+        return f"{self.uid}/{self.gpu}/{self.slot}"
+
+    @property
+    def interactive(self) -> bool:
+        labels = self.pod["metadata"].get("labels") or {}
+        kind = str(labels.get("workloadKind") or labels.get("runai/workload-kind") or "")
+        return "Interactive" in kind or "workspace" in kind.lower()
+
+    def memory(self, capacity: int) -> int:
+        """MiB the pod's processes hold: most of what it may use, a fixed share per pod."""
+        share = 0.55 + (_hash("mem", self.uid) % 35) / 100 + (_hash("m", self.key) % 3) / 100
+        if self.interactive:
+            share = 0.08 + (_hash("mem", self.uid) % 10) / 100
+        return int(capacity * self.fraction * share)
+
+    def utilization(self) -> int:
+        if self.interactive:
+            return _hash("util", self.key) % 4
+        return 86 + _hash("util", self.key) % 13
+
+    def pid(self) -> int:
+        return 10000 + _hash("pid", self.key) % 3_990_000
+
+    def process(self) -> str:
+        containers = (self.pod.get("spec") or {}).get("containers") or [{}]
+        words = [*(containers[0].get("command") or []), *(containers[0].get("args") or [])]
+        if words:
+            name = str(words[0]).rsplit("/", 1)[-1]
+            if name in ("python", "python3") or name.startswith("python"):
+                return "python"
+            return name[:40]
+        image = str(containers[0].get("image", ""))
+        return "python" if "pytorch" in image or "tensorflow" in image else "/usr/bin/python3"
+
+
+@dataclass
+class GpuView:
+    index: int
+    uuid: str
+    bus: str
+    mig: list[str] | None
+    mig_uuids: list[str]
+    holders: list[Holder] = field(default_factory=list)
+    # Inside a fractional pod the GPU's memory is the fraction's.
+    memory_total: int = TOTAL_MIB
+
+    @property
+    def used(self) -> int:
+        base = 0 if self.mig is None else 13 * len(self.mig)
+        return (
+            1
+            + base
+            + sum(
+                h.memory(TOTAL_MIB if self.mig is None else _slot_mib(self, h))
+                for h in self.holders
+            )
+        )
+
+    @property
+    def utilization(self) -> int:
+        if not self.holders:
+            return 0
+        return min(100, sum(h.utilization() * h.fraction for h in self.holders).__int__())
+
+
+def _slot_mib(gpu: GpuView, holder: Holder) -> int:
+    if gpu.mig is None or holder.slot is None or holder.slot >= len(gpu.mig):
+        return TOTAL_MIB
+    return PROFILE_MIB.get(gpu.mig[holder.slot], TOTAL_MIB)
+
+
+def _fraction(pod: Obj) -> float:
+    annotations = pod["metadata"].get("annotations") or {}
+    raw = annotations.get(FRACTION_ANNOTATION)
+    if raw:
+        try:
+            return max(0.0, min(1.0, float(raw)))
+        except ValueError:
+            return 1.0
+    memory = annotations.get(MEMORY_ANNOTATION)
+    if memory:
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(Gi|G|Mi|M)?", str(memory))
+        if match:
+            value = float(match.group(1))
+            unit = match.group(2) or "Mi"
+            mib = value * 1024 if unit in ("Gi", "G") else value
+            return max(0.0, min(1.0, mib / TOTAL_MIB))
+    return 1.0
+
+
+def _bus(index: int) -> str:
+    slot = 0x18 + index * 0x10 if index < 4 else 0x9A + (index - 4) * 0x10
+    return f"00000000:{slot:02X}:00.0"
+
+
+def node_gpus(api: ClusterAPI, node: Obj) -> list[GpuView]:
+    """Every GPU of a node with the pods that hold it."""
+    views = [
+        GpuView(
+            index=g.index,
+            uuid=g.uuid,
+            bus=_bus(g.index),
+            mig=g.mig,
+            mig_uuids=g.mig_uuids,
+        )
+        for g in hardware.gpus(node)
+    ]
+    name = node["metadata"]["name"]
+    for pod in api.list("pods", field_selector=f"spec.nodeName={name}").get("items", []):
+        if (pod.get("spec") or {}).get("nodeName") != name:
+            continue
+        if (pod.get("status") or {}).get("phase") != "Running" or pod["metadata"].get(
+            "deletionTimestamp"
+        ):
+            continue
+        fraction = _fraction(pod)
+        for gpu, slot in hardware.pod_devices(pod):
+            if 0 <= gpu < len(views):
+                views[gpu].holders.append(Holder(pod, gpu, slot, fraction if slot is None else 1.0))
+    return views
+
+
+def pod_view(api: ClusterAPI, pod: Obj) -> tuple[list[GpuView], bool]:
+    """The GPUs a pod's container sees, and whether it sees the host's processes."""
+    node_name = (pod.get("spec") or {}).get("nodeName")
+    if not node_name:
+        return [], False
+    node = api.get("nodes", str(node_name))
+    gpus = node_gpus(api, node)
+    if pod["metadata"].get("namespace") == OPERATOR_NS:
+        return gpus, True
+    mine = hardware.pod_devices(pod)
+    fraction = _fraction(pod)
+    seen: list[GpuView] = []
+    for position, (gpu, slot) in enumerate(mine):
+        if not 0 <= gpu < len(gpus):
+            continue
+        base = gpus[gpu]
+        view = GpuView(
+            index=position,
+            uuid=base.uuid,
+            bus=base.bus,
+            mig=None if slot is None or base.mig is None else [base.mig[slot]],
+            mig_uuids=[] if slot is None or base.mig is None else [base.mig_uuids[slot]],
+            holders=[
+                h
+                for h in base.holders
+                if h.uid == str(pod["metadata"].get("uid") or pod["metadata"].get("name"))
+                and h.slot == slot
+            ],
+        )
+        if slot is None and fraction < 1.0:
+            view.memory_total = int(TOTAL_MIB * fraction)
+        seen.append(view)
+    return seen, False
+
+
+# ------------------------------------------------------------------------- output
+
+
+def list_gpus(gpus: list[GpuView]) -> str:
     """`nvidia-smi -L`: one line per GPU, then its MIG devices indented beneath it."""
     lines = []
     for gpu in gpus:
-        lines.append(f"GPU {gpu.index}: {gpu.name} (UUID: {gpu.uuid})")
-        for i, dev in enumerate(gpu.mig_devices):
-            lines.append(f"  MIG {dev.profile:<12}Device {i:>2}: (UUID: {dev.uuid})")
+        lines.append(f"GPU {gpu.index}: {hardware.GPU_PRODUCT} (UUID: {gpu.uuid})")
+        for i, profile in enumerate(gpu.mig or []):
+            lines.append(f"  MIG {profile:<12}Device {i:>2}: (UUID: {gpu.mig_uuids[i]})")
     return "\n".join(lines)
 
 
-def summary(gpus: list[Gpu]) -> str:
-    """A short plain `nvidia-smi` table: enough to see MIG mode per GPU."""
-    top = "+" + "-" * 89 + "+"
-    rule = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
+def _power(gpu: GpuView) -> int:
+    if not gpu.holders:
+        return IDLE_POWER + _hash("idle", gpu.uuid) % 4
+    return min(POWER_CAP - 5, 110 + gpu.utilization * 5 + _hash("pw", gpu.uuid) % 20)
+
+
+def _temp(gpu: GpuView) -> int:
+    if not gpu.holders:
+        return 26 + _hash("t", gpu.uuid) % 7
+    return 38 + gpu.utilization // 4 + _hash("t", gpu.uuid) % 5
+
+
+def summary(gpus: list[GpuView], now: datetime, processes: bool) -> str:
     lines = [
-        top,
-        "| NVIDIA-SMI 550.127.08"
-        + " " * 13
-        + "Driver Version: 550.127.08"
-        + " " * 5
-        + "CUDA Version: 12.4     |",
-        rule,
-        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A "
-        "| Volatile Uncorr. ECC |",
-        "|                                         |           Memory-Usage "
-        "|               MIG M. |",
-        rule.replace("-", "="),
+        now.strftime("%a %b %d %H:%M:%S %Y") + "       ",
+        WIDE,
+        f"| NVIDIA-SMI {DRIVER:<22}Driver Version: {DRIVER:<15}CUDA Version: {CUDA:<10}|",
+        "|" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "|",
+        "| GPU  Name                 Persistence-M "
+        "| Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+        "| Fan  Temp   Perf          Pwr:Usage/Cap "
+        "|           Memory-Usage | GPU-Util  Compute M. |",
+        "|                                         "
+        "|                        |               MIG M. |",
+        "|" + "=" * 41 + "+" + "=" * 24 + "+" + "=" * 22 + "|",
     ]
     for gpu in gpus:
-        mig = "Enabled" if gpu.mig_enabled else "Disabled"
-        bus = f"00000000:{0x18 + gpu.index * 0x10:02X}:00.0"
+        mig = "Enabled" if gpu.mig is not None else "Disabled"
+        util = "N/A" if gpu.mig is not None else f"{gpu.utilization}%"
+        perf = "P0"
+        used = min(gpu.used, gpu.memory_total)
         lines.append(
-            f"| {gpu.index:>3}  NVIDIA H100 80GB HBM3          On  | {bus} Off "
-            "|                    0 |"
+            f"| {gpu.index:>3}  {hardware.GPU_PRODUCT:<31}On  |   {gpu.bus} Off |{'0':>21} |"
         )
         lines.append(
-            f"|                                         |       0MiB /  81559MiB |{mig:>21} |"
+            f"| N/A   {_temp(gpu)}C    {perf}{str(_power(gpu)) + 'W':>16}"
+            f" / {str(POWER_CAP) + 'W':>5} |"
+            f"{str(used) + 'MiB':>11} / {str(gpu.memory_total) + 'MiB':>9} "
+            f"|{util:>8}{'Default':>13} |"
         )
-        lines.append(rule)
+        lines.append(f"|{'':41}|{'':24}|{mig:>21} |")
+        lines.append(GPU_RULE)
+    if any(g.mig is not None for g in gpus):
+        lines += ["", *_mig_devices(gpus)]
+    lines += ["", *_processes(gpus, processes)]
     return "\n".join(lines)
 
 
-def run(gpus: list[Gpu], args: list[str]) -> Output:
+def _mig_devices(gpus: list[GpuView]) -> list[str]:
+    rule = "+" + "-" * 18 + "+" + "-" * 34 + "+" + "-" * 11 + "+" + "-" * 23 + "+"
+    out = [
+        WIDE,
+        f"| {'MIG devices:':<88}|",
+        rule,
+        "| GPU  GI  CI  MIG |                     Memory-Usage "
+        "|        Vol|        Shared         |",
+        "|      ID  ID  Dev |                       BAR1-Usage "
+        "| SM     Unc| CE ENC  DEC  OFA  JPG |",
+        "|                  |                                  "
+        "|        ECC|                       |",
+        "|" + "=" * 18 + "+" + "=" * 34 + "+" + "=" * 11 + "+" + "=" * 23 + "|",
+    ]
+    for gpu in gpus:
+        if gpu.mig is None:
+            continue
+        for slot, (profile, (gi, _start, _size)) in enumerate(
+            zip(gpu.mig, placements(gpu.mig), strict=True)
+        ):
+            holders = [h for h in gpu.holders if h.slot == slot]
+            total = PROFILE_MIB[profile]
+            used = 13 + sum(h.memory(total) for h in holders)
+            p = H100_PROFILES[profile]
+            sms = PROFILE_SMS[profile]
+            out.append(
+                f"| {gpu.index:>2}  {gi:>3}   0 {slot:>3}  "
+                f"|{str(used) + 'MiB':>20} / {str(total) + 'MiB':>8}   "
+                f"| {sms!s:<3}     0 |{p.compute_slices:>3}"
+                f"   0  {p.compute_slices:>3}    0  {p.compute_slices:>3} |"
+            )
+            out.append(f"|{'':18}|{'0MiB / ' + _bar1(profile) + 'MiB':>32}  |{'':11}|{'':23}|")
+            out.append(rule)
+    return out
+
+
+def _bar1(profile: str) -> str:
+    return "65535" if profile == "7g.80gb" else "16383" if PROFILE_MIB[profile] < 20000 else "32767"
+
+
+def _processes(gpus: list[GpuView], visible: bool) -> list[str]:
+    out = [
+        WIDE,
+        f"| {'Processes:':<88}|",
+        "|  GPU   GI   CI        PID   Type   Process"
+        " name                              GPU Memory |",
+        "|        ID   ID                         "
+        "                                      Usage      |",
+        "|" + "=" * 89 + "|",
+    ]
+    rows = []
+    if visible:
+        for gpu in gpus:
+            gis = placements(gpu.mig) if gpu.mig is not None else []
+            for h in gpu.holders:
+                if gpu.mig is None:
+                    gi, ci = "N/A", "N/A"
+                    mem = h.memory(TOTAL_MIB)
+                else:
+                    slot = h.slot if h.slot is not None and h.slot < len(gis) else 0
+                    gi, ci = str(gis[slot][0]), "0"
+                    mem = h.memory(PROFILE_MIB[gpu.mig[slot]])
+                rows.append(
+                    f"| {gpu.index:>4}  {gi:>4} {ci:>4}  {h.pid():>9}      C   {h.process():<40}"
+                    f"{str(mem) + 'MiB':>11} |"
+                )
+    if not rows:
+        rows = [f"|  {'No running processes found':<87}|"]
+    return [*out, *rows, WIDE]
+
+
+def placements(profiles: list[str]) -> list[tuple[int, int, int]]:
+    """(GPU instance id, start slot, size) per MIG device, in the device order given.
+
+    Larger instances are placed first at their lowest free start, as the driver's placement
+    table allows; the instance id is the driver's id for that placement (0 for the whole GPU,
+    1-2 for the halves, 3-6 for the quarters, 7-13 for the 1-slice positions).
+    """
+    taken: set[int] = set()
+    result: dict[int, tuple[int, int, int]] = {}
+    order = sorted(range(len(profiles)), key=lambda i: -H100_PROFILES[profiles[i]].memory_slices)
+    for i in order:
+        profile = profiles[i]
+        size = H100_PROFILES[profile].memory_slices
+        for start in PLACEMENT_STARTS[profile]:
+            cells = set(range(start, start + size))
+            if not cells & taken:
+                taken |= cells
+                result[i] = (_gi_id(start, size), start, size)
+                break
+        else:
+            result[i] = (0, 0, size)
+    return [result[i] for i in range(len(profiles))]
+
+
+def _gi_id(start: int, size: int) -> int:
+    if size >= 8:
+        return 0
+    if size == 4:
+        # The driver numbers the upper half first: 3g.40gb at 4:4 is instance 1, at 0:4 is 2.
+        return 1 if start == 4 else 2
+    if size == 2:
+        return 3 + start // 2
+    return 7 + start
+
+
+def _mig_table(title: str, head: list[str], rows: list[str], width: int) -> str:
+    rule = "+" + "-" * width + "+"
+    out = [rule, f"| {title:<{width - 1}}|", *head, "|" + "=" * width + "|"]
+    for row in rows:
+        out += [row, rule]
+    return "\n".join(out)
+
+
+def list_gpu_instances(gpus: list[GpuView]) -> Output:
+    rows = []
+    for gpu in gpus:
+        if gpu.mig is None:
+            continue
+        for profile, (gi, start, size) in sorted(
+            zip(gpu.mig, placements(gpu.mig), strict=True), key=lambda x: x[1][0]
+        ):
+            rows.append(
+                f"| {gpu.index:>3}  MIG {profile:<13}{PROFILE_IDS[profile]:>5}{gi:>9}"
+                f"{f'{start}:{size}':>13}     |"
+            )
+    if not rows:
+        return Output.error("No GPU instances found: Not Found", 6)
+    head = [
+        "| GPU   Name             Profile  Instance   Placement  |",
+        "|                          ID       ID       Start:Size |",
+    ]
+    return Output(_mig_table("GPU instances:", head, rows, 55))
+
+
+def list_gpu_instance_profiles(gpus: list[GpuView]) -> Output:
+    rows = []
+    for gpu in gpus:
+        if gpu.mig is None:
+            continue
+        used = placements(gpu.mig)
+        taken = {c for _, start, size in used for c in range(start, start + size)}
+        for profile in ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"):
+            p = H100_PROFILES[profile]
+            total = p.max_per_gpu
+            free = sum(
+                1
+                for start in PLACEMENT_STARTS[profile]
+                if not set(range(start, start + p.memory_slices)) & taken
+            )
+            free = min(free, total)
+            ce = p.compute_slices if profile != "7g.80gb" else 8
+            rows.append(
+                f"| {gpu.index:>3}  MIG {profile:<13}{PROFILE_IDS[profile]:>3}"
+                f"     {free}/{total:<9}"
+                f"{PROFILE_GIB[profile]:<11}No     {PROFILE_SMS[profile]:<6}"
+                f" {p.compute_slices:<5} 0   |\n"
+                f"|{'':60}{ce:<7}{p.compute_slices:<6}{1 if profile == '7g.80gb' else 0:<4}|"
+            )
+    if not rows:
+        return Output.error("No MIG-enabled devices found.", 6)
+    head = [
+        "| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |",
+        "|                              Free/Total   GiB              CE    JPEG  OFA  |",
+    ]
+    return Output(_mig_table("GPU instance profiles:", head, rows, 77))
+
+
+def list_compute_instances(gpus: list[GpuView]) -> Output:
+    rows = []
+    for gpu in gpus:
+        if gpu.mig is None:
+            continue
+        for profile, (gi, _start, _size) in sorted(
+            zip(gpu.mig, placements(gpu.mig), strict=True), key=lambda x: x[1][0]
+        ):
+            slices = H100_PROFILES[profile].compute_slices
+            rows.append(
+                f"| {gpu.index:>3}{gi:>7}       MIG {profile:<12}{CI_PROFILE_IDS[slices]:>6}"
+                f"{0:>10}{f'0:{slices}':>13}     |"
+            )
+    if not rows:
+        return Output.error("No compute instances found: Not Found", 6)
+    head = [
+        "| GPU     GPU       Name             Profile   Instance   Placement  |",
+        "|       Instance                       ID        ID       Start:Size |",
+        "|         ID                                                         |",
+    ]
+    return Output(_mig_table("Compute instances:", head, rows, 68))
+
+
+USAGE = "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."
+
+
+def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = True) -> Output:
     if not gpus:
-        return Output.error("No devices were found\ncommand terminated with exit code 6", 6)
+        return Output.error("No devices were found", 6)
     if args in (["-L"], ["--list-gpus"]):
         return Output(list_gpus(gpus))
     if not args:
-        return Output(summary(gpus))
-    if args[:1] == ["mig"] and args[1:] in (["-lgi"], ["-lgip"]):
-        return Output(_mig_instances(gpus))
-    return Output.error(
-        "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help.\n"
-        "command terminated with exit code 2",
-        2,
-    )
+        return Output(summary(gpus, now, processes))
+    if args[0] == "mig":
+        rest = args[1:]
+        if rest in (["-lgi"], ["--list-gpu-instances"]):
+            return list_gpu_instances(gpus)
+        if rest in (["-lgip"], ["--list-gpu-instance-profiles"]):
+            return list_gpu_instance_profiles(gpus)
+        if rest in (["-lci"], ["--list-compute-instances"]):
+            return list_compute_instances(gpus)
+        return Output.error(USAGE, 2)
+    if args[:1] == ["-q"]:
+        return Output.error("nvidia-smi -q is not available in this lab; try nvidia-smi or -L", 2)
+    return Output.error(USAGE, 2)
 
 
-def _mig_instances(gpus: list[Gpu]) -> str:
-    rows = []
-    for gpu in gpus:
-        for i, dev in enumerate(gpu.mig_devices):
-            rows.append(
-                f"|  {gpu.index:>3}  MIG {dev.profile:<12} {i:>5}   {i:>4}   {i}:{1}          |"
-            )
-    if not rows:
-        return "No MIG-enabled devices found."
-    head = [
-        "+-------------------------------------------------------+",
-        "| GPU instances:                                        |",
-        "| GPU   Name             Profile  Instance   Placement  |",
-        "|                          ID       ID       Start:Size |",
-        "|=======================================================|",
-    ]
-    return "\n".join(head + rows + ["+-------------------------------------------------------+"])
+def _exec(cluster: object, pod: Obj, container: str, command: list[str]) -> str | None:
+    """pods/exec for `nvidia-smi ...` inside a GPU node's container."""
+    if not command or command[0].rsplit("/", 1)[-1] != "nvidia-smi":
+        return None
+    api: ClusterAPI = cluster  # type: ignore[assignment]
+    gpus, processes = pod_view(api, pod)
+    result = run(gpus, command[1:], api.now(), processes)
+    if result.code:
+        return f"{result.text}\ncommand terminated with exit code {result.code}"
+    return result.text + "\n"
+
+
+register_exec_handler(_exec)

@@ -1,21 +1,27 @@
-"""The runai CLI in both shapes: v2 (noun-verb) and v1 (submit, list jobs, describe job).
+"""The runai CLI in both shapes, v2 (noun-verb) and v1 (submit, list jobs, describe job),
+as a client of the cluster API.
 
-Submitting only records the workload; the scheduler engine places it on the
-next step (runai_sched), so `runai training list` right after a submit shows
-Pending, as on a real cluster.
+Submitting creates a Run:ai workload custom resource (TrainingWorkload, InteractiveWorkload,
+DistributedWorkload); the workload controller turns it into a PodGroup and pods that the
+scheduler places on a later step, so `runai training list` right after a submit shows
+Pending, as on a real cluster. Projects are `projects.run.ai` objects.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
-from simulators.engine import EngineError
+from simulators.cluster.api import ApiError, Obj
+from simulators.controllers import hardware
+from simulators.controllers import runai as runai_ctl
 from simulators.engine.messages import gpus as fmt_gpus
-from simulators.lab import runai_sched
+from simulators.engine.mig import mig_profile
+from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
+from simulators.lab.kubectl.common import parse_ts, since
 from simulators.lab.render import format_gpus, format_quota, padded_table, runai_table
-from simulators.lab.state import RunaiWorkload, format_age, sim_datetime
 from simulators.lab.tool import Context, Output
 
 VERSION = "2.17.42"
@@ -55,25 +61,42 @@ NAME_FLAGS = [
     Flag("project", long="project", short="p", takes_value=True),
     Flag("follow", long="follow", short="f"),
     Flag("tail", long="tail", takes_value=True),
+    Flag("stdin", long="stdin", short="i"),
+    Flag("tty", long="tty", short="t"),
     Flag("help", long="help", short="h"),
 ]
 
 V2_NOUNS = {
-    "training": ("submit", "list", "describe", "logs", "delete", "suspend", "resume", "pytorch"),
-    "workspace": ("submit", "list", "describe", "logs", "delete", "suspend", "resume"),
+    "training": (
+        "submit",
+        "list",
+        "describe",
+        "logs",
+        "exec",
+        "delete",
+        "suspend",
+        "resume",
+        "pytorch",
+    ),
+    "workspace": ("submit", "list", "describe", "logs", "exec", "delete", "suspend", "resume"),
     "workload": ("list", "describe"),
     "project": ("list", "set"),
     "cluster": ("list", "set"),
+    "node": ("list",),
+    "nodepool": ("list",),
 }
 TOP = (
     "cluster",
     "config",
     "delete",
     "describe",
+    "exec",
     "list",
     "login",
     "logout",
     "logs",
+    "node",
+    "nodepool",
     "project",
     "submit",
     "submit-dist",
@@ -93,6 +116,15 @@ def _err(message: str) -> RunaiError:
     return RunaiError(f"Error: {message}")
 
 
+KIND_LABELS = {
+    "workspace": "Workspace",
+    "training": "Training",
+    "distributed": "Training",
+    "inference": "Inference",
+}
+ALL_KINDS = ("training", "distributed", "workspace", "inference")
+
+
 def run(ctx: Context, args: list[str]) -> Output:
     if not args or args[0] in ("-h", "--help", "help"):
         return Output(_HELP)
@@ -102,12 +134,16 @@ def run(ctx: Context, args: list[str]) -> Output:
         return Output.error(str(exc))
     except FlagError as exc:
         return Output.error(f"Error: {exc}")
-    except EngineError as exc:
-        return Output.error(f"Error: {exc}")
+    except ApiError as exc:
+        return Output.error(f"Error: {exc.message}")
+
+
+def _config(ctx: Context) -> Any:
+    return ctx.world.state.runai
 
 
 def _dispatch(ctx: Context, args: list[str]) -> Output:
-    state = ctx.world.state.runai
+    state = _config(ctx)
     cmd = args[0]
     if cmd == "version":
         return Output(f"Version: {VERSION}\nBuildDate: 2026-10-02T11:20:31Z\nGitCommit: 4f1c9a2")
@@ -149,23 +185,27 @@ def _dispatch(ctx: Context, args: list[str]) -> Output:
             rest = rest[1:]
         elif rest and rest[0] == "projects":
             return _project_list(ctx)
+        elif rest and rest[0] == "nodes":
+            return _node_list(ctx)
         return _v1_list(ctx, parse(rest, LIST_FLAGS))
     if cmd == "describe":
         if not rest or rest[0] != "job":
             raise _err('use "runai describe job <name>"')
         parsed = parse(rest[1:], NAME_FLAGS)
-        wl = _find(ctx, parsed, None)
-        return Output(_describe(ctx, wl))
+        return Output(_describe(ctx, _find(ctx, parsed, None)))
     if cmd == "logs":
         parsed = parse(rest, NAME_FLAGS)
         return _logs(ctx, _find(ctx, parsed, None), parsed)
+    if cmd == "exec":
+        parsed = parse(rest, NAME_FLAGS)
+        return _exec(ctx, _find(ctx, parsed, None), parsed)
     if cmd == "delete":
         if rest and rest[0] == "job":
             rest = rest[1:]
         parsed = parse(rest, NAME_FLAGS)
         wl = _find(ctx, parsed, None)
-        runai_sched.remove_workload(ctx.world.state, ctx.world.backend, wl)
-        return Output(f"The job '{wl.name}' has been deleted successfully")
+        _delete(ctx, wl)
+        return Output(f"The job '{_name(wl)}' has been deleted successfully")
     raise _err(f'unknown command "{cmd}" for "runai"')
 
 
@@ -192,10 +232,10 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         if len(args) != 1:
             raise _err("accepts 1 arg(s), received " + str(len(args)))
         _project(ctx, args[0])
-        ctx.world.state.runai.default_project = args[0]
+        _config(ctx).default_project = args[0]
         return Output(f"Project {args[0]} configured successfully")
     if noun == "cluster":
-        cluster = ctx.world.state.runai.cluster
+        cluster = _config(ctx).cluster
         if verb == "list":
             return Output(
                 runai_table(
@@ -208,6 +248,10 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         if args[0] != cluster:
             raise _err(f'cluster "{args[0]}" not found')
         return Output(f"Cluster {cluster} configured successfully")
+    if noun == "node":
+        return _node_list(ctx)
+    if noun == "nodepool":
+        return _nodepool_list(ctx)
     kind_filter: tuple[str, ...]
     if noun == "training" and verb == "pytorch":
         if not args or args[0] not in ("submit", "list", "describe", "logs", "delete"):
@@ -225,7 +269,7 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         kind_filter = ("workspace",)
         kind = "workspace"
     else:
-        kind_filter = ("training", "distributed", "workspace", "inference")
+        kind_filter = ALL_KINDS
         kind = ""
     if verb == "submit":
         return _v2_submit(ctx, kind, args)
@@ -238,22 +282,36 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         return Output(_describe(ctx, wl))
     if verb == "logs":
         return _logs(ctx, wl, parsed)
-    label = {"workspace": "workspace", "distributed": "training"}.get(wl.kind, "training")
+    if verb == "exec":
+        return _exec(ctx, wl, parsed)
+    label = "workspace" if runai_ctl.kind_of(wl) == "workspace" else "training"
+    name = _name(wl)
     if verb == "delete":
-        runai_sched.remove_workload(ctx.world.state, ctx.world.backend, wl)
-        return Output(f"Successfully deleted {label} {wl.name}")
+        _delete(ctx, wl)
+        return Output(f"Successfully deleted {label} {name}")
+    phase = _phase(wl)
     if verb == "suspend":
-        if wl.final_status:
-            raise _err(f"{label} {wl.name} is {wl.final_status.lower()}; nothing to suspend")
-        wl.final_status = "Suspended"
-        for pod in wl.pods:
-            runai_sched.reset_pod(pod)
-        runai_sched.sync(ctx.world.state, ctx.world.backend)
-        return Output(f"Successfully suspended {label} {wl.name}")
-    if wl.final_status != "Suspended":
-        raise _err(f"{label} {wl.name} is not suspended")
-    wl.final_status = ""
-    return Output(f"Successfully resumed {label} {wl.name}")
+        if phase in ("Completed", "Failed", "Suspended"):
+            raise _err(f"{label} {name} is {phase.lower()}; nothing to suspend")
+        _set_active(ctx, wl, False)
+        return Output(f"Successfully suspended {label} {name}")
+    if runai_ctl.active_of(wl):
+        raise _err(f"{label} {name} is not suspended")
+    _set_active(ctx, wl, True)
+    return Output(f"Successfully resumed {label} {name}")
+
+
+def _set_active(ctx: Context, wl: Obj, active: bool) -> None:
+    ctx.api.patch(
+        runai_ctl.resource_of(wl),
+        _name(wl),
+        {"spec": {"active": {"value": active}}},
+        wl["metadata"]["namespace"],
+    )
+
+
+def _delete(ctx: Context, wl: Obj) -> None:
+    ctx.api.delete(runai_ctl.resource_of(wl), _name(wl), wl["metadata"]["namespace"])
 
 
 def _v2_submit(ctx: Context, kind: str, args: list[str]) -> Output:
@@ -296,17 +354,15 @@ def _v2_submit(ctx: Context, kind: str, args: list[str]) -> Output:
         if not raw.isdigit() or int(raw) < 1:
             raise _err(f'invalid argument "{raw}" for "--workers" flag')
         workers = int(raw)
-    if not gpus and not memory:
-        gpus = 0.0
-    wl = _create(ctx, name, project, kind, image, workers, gpus, memory, "v2")
+    _create(ctx, name, project, kind, image, workers, gpus, memory)
     if kind == "distributed":
         return Output(
-            f"Creating distributed training workload {wl.name}...\n"
+            f"Creating distributed training workload {name}...\n"
             "To track the workload's status, run 'runai training pytorch list'"
         )
     noun = "workspace" if kind == "workspace" else "training"
     return Output(
-        f"Creating {noun} {wl.name}...\nTo track the workload's status, run 'runai {noun} list'"
+        f"Creating {noun} {name}...\nTo track the workload's status, run 'runai {noun} list'"
     )
 
 
@@ -316,55 +372,90 @@ def _create(
     project: str,
     kind: str,
     image: str,
-    pods: int,
+    workers: int,
     gpus: float,
     memory: str | None,
-    cli: str,
-) -> RunaiWorkload:
+) -> None:
     if not NAME_RE.match(name):
         raise _err(
             f'invalid workload name "{name}": use lower-case letters, digits and "-", '
             "starting and ending with a letter or digit (at most 40 characters)"
         )
-    state = ctx.world.state
-    if any(w.name == name and w.project == project for w in state.runai.workloads):
-        raise _err(f'a workload named "{name}" already exists in project {project}')
     if gpus == 0 and not memory:
-        # A CPU-only workload: the lab models GPU scheduling, so give it no GPU
-        # request by asking for the smallest portion is wrong; refuse plainly instead.
         raise _err(
             "this lab runs GPU workloads only: pass -g, --gpu-portion-request or "
             "--gpu-memory-request"
         )
-    wl = runai_sched.new_workload(
-        state,
-        name=name,
-        project=project,
-        kind=kind,
-        image=image,
-        pod_count=pods,
-        gpus=gpus if not memory else 0.0,
-        gpu_memory=memory,
-        created=ctx.world.now,
-        cli=cli,
+    api = ctx.api
+    namespace = runai_ctl.namespace_for(project)
+    for resource in runai_ctl.WORKLOAD_RESOURCES.values():
+        try:
+            api.get(resource, name, namespace)
+        except ApiError:
+            continue
+        raise _err(f'a workload named "{name}" already exists in project {project}')
+    obj = runai_ctl.workload_object(
+        kind, name, project, image, gpu=gpus, gpu_memory=memory, workers=workers
     )
-    runai_sched.add_workload(state, ctx.world.backend, wl)
-    return wl
+    api.create(runai_ctl.WORKLOAD_RESOURCES[kind], obj, namespace)
+
+
+# ---------------------------------------------------------------------------- reading workloads
+
+
+def _name(wl: Obj) -> str:
+    return str(wl["metadata"]["name"])
+
+
+def _phase(wl: Obj) -> str:
+    return str((wl.get("status") or {}).get("phase") or "Pending")
+
+
+def _workloads(ctx: Context, project: str, kinds: tuple[str, ...]) -> list[Obj]:
+    api = ctx.api
+    namespace = runai_ctl.namespace_for(project) if project else None
+    found: list[Obj] = []
+    for kind, resource in runai_ctl.WORKLOAD_RESOURCES.items():
+        if kind not in kinds:
+            continue
+        try:
+            found += api.list(resource, namespace).get("items", [])
+        except ApiError:
+            continue
+    found = [w for w in found if runai_ctl.kind_of(w) in kinds]
+    return sorted(found, key=lambda w: (str(w["metadata"].get("creationTimestamp", "")), _name(w)))
+
+
+def _pods(ctx: Context, wl: Obj) -> list[Obj]:
+    pods = ctx.api.list(
+        "pods", wl["metadata"]["namespace"], label_selector=f"workloadName={_name(wl)}"
+    ).get("items", [])
+    order = runai_ctl.pod_names(_name(wl), runai_ctl.kind_of(wl), runai_ctl.pod_count(wl))
+    rank = {n: i for i, n in enumerate(order)}
+    return sorted(pods, key=lambda p: rank.get(p["metadata"]["name"], len(rank)))
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
 
 
 def _v2_list(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> str:
-    workloads = _listed(ctx, parsed, kinds)
-    rows = [
-        [
-            w.name,
-            w.type_label,
-            _status(w),
-            w.project,
-            f"{w.running_pods}/{w.pod_count}",
-            format_gpus(w.gpus_allocated),
-        ]
-        for w in workloads
-    ]
+    rows = []
+    for w in _listed(ctx, parsed, kinds):
+        status = w.get("status") or {}
+        rows.append(
+            [
+                _name(w),
+                KIND_LABELS.get(runai_ctl.kind_of(w), "Training"),
+                _phase(w),
+                runai_ctl.project_of(w),
+                f"{int(_number(status.get('runningPods')))}/{runai_ctl.pod_count(w)}",
+                format_gpus(_number(status.get("allocatedGpus"))),
+            ]
+        )
     if not rows:
         return "No workloads found"
     return runai_table(
@@ -372,53 +463,162 @@ def _v2_list(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> str:
     )
 
 
-def _status(w: RunaiWorkload) -> str:
-    return w.status
-
-
-def _listed(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> list[RunaiWorkload]:
-    state = ctx.world.state.runai
-    project = parsed.value("project") or ("" if parsed.has("all") else state.default_project)
+def _listed(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> list[Obj]:
+    project = parsed.value("project") or ("" if parsed.has("all") else _config(ctx).default_project)
     if project:
         _project(ctx, project)
-    return [
-        w
-        for w in sorted(state.workloads, key=lambda w: w.creation_rank)
-        if w.kind in kinds and (not project or w.project == project)
-    ]
+    return _workloads(ctx, project, kinds)
 
 
-# ---------------------------------------------------------------------------- projects
+# ---------------------------------------------------------------------------- projects, nodes
 
 
-def _project(ctx: Context, name: str) -> None:
-    if not any(p.name == name for p in ctx.world.state.runai.projects):
-        raise _err(f'project "{name}" not found, or you do not have access to it')
+def _projects(ctx: Context) -> list[Obj]:
+    items = ctx.api.list(runai_ctl.PROJECTS).get("items", [])
+    return sorted(items, key=_name)
+
+
+def _project(ctx: Context, name: str) -> Obj:
+    for project in _projects(ctx):
+        if _name(project) == name:
+            return project
+    raise _err(f'project "{name}" not found, or you do not have access to it')
 
 
 def _current_project(ctx: Context, parsed: Parsed) -> str:
-    project = parsed.value("project") or ctx.world.state.runai.default_project
+    project = parsed.value("project") or _config(ctx).default_project
     if not project:
         raise _err(
             "no project given: pass -p <project> or set a default with 'runai project set "
             "<project>'"
         )
     _project(ctx, project)
-    return project
+    return str(project)
 
 
 def _project_list(ctx: Context) -> Output:
-    state = ctx.world.state.runai
+    cluster = _config(ctx).cluster
+    workloads = _workloads(ctx, "", ALL_KINDS)
     rows = []
-    for p in state.projects:
-        allocated = sum(w.gpus_allocated for w in state.workloads if w.project == p.name)
+    for p in _projects(ctx):
+        spec = p.get("spec") or {}
+        allocated = sum(
+            _number((w.get("status") or {}).get("allocatedGpus"))
+            for w in workloads
+            if runai_ctl.project_of(w) == _name(p)
+        )
         rows.append(
-            [p.name, p.department, format_quota(p.quota), fmt_gpus(allocated), state.cluster]
+            [
+                _name(p),
+                str(spec.get("department") or "default"),
+                format_quota(_number(spec.get("deservedGpus"))),
+                fmt_gpus(allocated),
+                cluster,
+            ]
         )
     if not rows:
         return Output("No projects found")
     return Output(
         runai_table(["Project", "Department", "GPU Quota", "Allocated GPUs", "Cluster"], rows)
+    )
+
+
+def _node_pool(node: Obj) -> str:
+    labels = node["metadata"].get("labels") or {}
+    return str(labels.get("run.ai/node-pool") or labels.get("runai/node-pool") or "default")
+
+
+def _pod_gpus(pod: Obj) -> float:
+    annotations = pod["metadata"].get("annotations") or {}
+    if annotations.get(runai_ctl.FRACTION):
+        return _number(annotations[runai_ctl.FRACTION])
+    total = 0.0
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        limits = (container.get("resources") or {}).get("limits") or {}
+        for key, value in limits.items():
+            if key == "nvidia.com/gpu":
+                total += _number(value)
+            elif key.startswith("nvidia.com/mig-"):
+                total += mig_profile(key).gpu_fraction * _number(value)
+    return total
+
+
+def _node_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
+    """(node, GPU devices, allocated GPUs) for every node with GPUs."""
+    api = ctx.api
+    pods = [
+        p
+        for p in api.list("pods").get("items", [])
+        if (p.get("status") or {}).get("phase") == "Running"
+    ]
+    out = []
+    for node in sorted(api.list("nodes").get("items", []), key=_name):
+        gpus = len(hardware.gpus(node))
+        if not gpus:
+            capacity = (node.get("status") or {}).get("capacity") or {}
+            gpus = int(_number(capacity.get("nvidia.com/gpu")))
+        used = sum(
+            _pod_gpus(p) for p in pods if (p.get("spec") or {}).get("nodeName") == _name(node)
+        )
+        out.append((node, gpus, used))
+    return out
+
+
+def _node_status(node: Obj) -> str:
+    ready = any(
+        c.get("type") == "Ready" and c.get("status") == "True"
+        for c in (node.get("status") or {}).get("conditions") or []
+    )
+    status = "Ready" if ready else "NotReady"
+    if (node.get("spec") or {}).get("unschedulable"):
+        status += ",SchedulingDisabled"
+    return status
+
+
+def _node_list(ctx: Context) -> Output:
+    rows = []
+    for node, gpus, used in _node_rows(ctx):
+        labels = node["metadata"].get("labels") or {}
+        rows.append(
+            [
+                _name(node),
+                _node_status(node),
+                _node_pool(node),
+                str(labels.get("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")),
+                str(gpus),
+                format_gpus(used),
+                format_gpus(max(0.0, gpus - used)),
+            ]
+        )
+    if not rows:
+        return Output("No nodes found")
+    headers = ["Node", "Status", "Node Pool", "GPU Type", "GPU Devices", "Allocated GPUs"]
+    return Output(runai_table([*headers, "Free GPUs"], rows))
+
+
+def _nodepool_list(ctx: Context) -> Output:
+    pools: dict[str, list[tuple[Obj, int, float]]] = {}
+    for row in _node_rows(ctx):
+        pools.setdefault(_node_pool(row[0]), []).append(row)
+    rows = []
+    for pool, members in sorted(pools.items()):
+        ready = all(_node_status(n).startswith("Ready") for n, _, _ in members)
+        rows.append(
+            [
+                pool,
+                "Ready" if ready else "Unready",
+                str(len(members)),
+                str(sum(g for _, g, _ in members)),
+                format_gpus(sum(u for _, _, u in members)),
+                _config(ctx).cluster,
+            ]
+        )
+    if not rows:
+        return Output("No node pools found")
+    return Output(
+        runai_table(
+            ["Node Pool", "Status", "Nodes", "GPU Devices", "Allocated GPUs", "Cluster"], rows
+        )
     )
 
 
@@ -455,40 +655,43 @@ def _v1_submit(ctx: Context, args: list[str], distributed: bool) -> Output:
             raise _err('required flag(s) "workers" not set')
         workers = int(raw_workers)
         kind = "distributed"
-    wl = _create(ctx, name, project, kind, image, workers, gpus, memory, "v1")
+    _create(ctx, name, project, kind, image, workers, gpus, memory)
     return Output(
-        f"The job '{wl.name}' has been submitted successfully\n"
-        f"You can run `runai describe job {wl.name} -p {project}` to check the job status"
+        f"The job '{name}' has been submitted successfully\n"
+        f"You can run `runai describe job {name} -p {project}` to check the job status"
     )
 
 
 def _v1_list(ctx: Context, parsed: Parsed) -> Output:
-    state = ctx.world.state.runai
-    project = parsed.value("project") or state.default_project
-    kinds = ("training", "distributed", "workspace", "inference")
-    workloads = _listed(ctx, parsed, kinds)
+    project = parsed.value("project") or _config(ctx).default_project
+    workloads = _listed(ctx, parsed, ALL_KINDS)
     header = (
         "Showing jobs for all projects"
         if parsed.has("all") or not project
         else f"Showing jobs for project {project}"
     )
-    now = ctx.world.now
     rows = []
     for w in workloads:
-        nodes = sorted({p.node for p in w.pods if p.node and p.status == "Running"})
-        pending = sum(1 for p in w.pods if p.status == "Pending")
+        pods = _pods(ctx, w)
+        running = [p for p in pods if (p.get("status") or {}).get("phase") == "Running"]
+        nodes = sorted({str(p["spec"].get("nodeName")) for p in running})
+        status = w.get("status") or {}
+        per_pod = runai_ctl.gpu_units(w)
         rows.append(
             [
-                w.name,
-                w.status,
-                format_age(now - w.created),
+                _name(w),
+                _phase(w),
+                since(ctx.api, w["metadata"].get("creationTimestamp")),
                 ",".join(nodes),
-                w.image,
-                {"workspace": "Interactive", "inference": "Inference"}.get(w.kind, "Train"),
-                w.project,
-                w.user,
-                f"{fmt_gpus(w.gpus_allocated)} ({fmt_gpus(w.gpu_units_per_pod * w.pod_count)})",
-                f"{w.running_pods} ({pending})",
+                str(runai_ctl.value(w, "image", "")),
+                {"workspace": "Interactive", "inference": "Inference"}.get(
+                    runai_ctl.kind_of(w), "Train"
+                ),
+                runai_ctl.project_of(w),
+                str((w["metadata"].get("labels") or {}).get("user", "admin")),
+                f"{fmt_gpus(_number(status.get('allocatedGpus')))} "
+                f"({fmt_gpus(per_pod * runai_ctl.pod_count(w))})",
+                f"{len(running)} ({runai_ctl.pod_count(w) - len(running)})",
                 "",
             ]
         )
@@ -511,99 +714,138 @@ def _v1_list(ctx: Context, parsed: Parsed) -> Output:
 # ---------------------------------------------------------------------------- describe, logs
 
 
-def _find(ctx: Context, parsed: Parsed, kinds: tuple[str, ...] | None) -> RunaiWorkload:
+def _find(ctx: Context, parsed: Parsed, kinds: tuple[str, ...] | None) -> Obj:
     if len(parsed.positionals) != 1:
         raise _err(f"accepts 1 arg(s), received {len(parsed.positionals)}")
     name = parsed.positionals[0]
-    state = ctx.world.state.runai
-    project = parsed.value("project") or state.default_project
+    project = parsed.value("project") or _config(ctx).default_project
     if project:
         _project(ctx, project)
-    matches = [
-        w
-        for w in state.workloads
-        if w.name == name
-        and (not project or w.project == project)
-        and (kinds is None or w.kind in kinds)
-    ]
+    matches = [w for w in _workloads(ctx, project or "", kinds or ALL_KINDS) if _name(w) == name]
     if not matches:
         where = f" in project {project}" if project else ""
         raise _err(f'workload "{name}" not found{where}')
     return matches[0]
 
 
-def _clock(seconds: int) -> str:
-    return sim_datetime(seconds).strftime("%H:%M:%S")
-
-
-def _describe(ctx: Context, wl: RunaiWorkload) -> str:
-    now = ctx.world.now
-    created = sim_datetime(wl.created).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _describe(ctx: Context, wl: Obj) -> str:
+    api = ctx.api
+    status = wl.get("status") or {}
+    kind = runai_ctl.kind_of(wl)
     lines = [
         "Workload Summary",
-        f"  Name:             {wl.name}",
-        f"  Namespace:        {wl.namespace}",
-        f"  Type:             {wl.type_label}",
-        f"  Project:          {wl.project}",
-        f"  User:             {wl.user}",
-        f"  Status:           {wl.status}",
-        f"  Created:          {created}",
-        f"  Preemptible:      {'true' if wl.preemptible else 'false'}",
+        f"  Name:             {_name(wl)}",
+        f"  Namespace:        {wl['metadata']['namespace']}",
+        f"  Type:             {KIND_LABELS.get(kind, 'Training')}",
+        f"  Project:          {runai_ctl.project_of(wl)}",
+        f"  User:             {(wl['metadata'].get('labels') or {}).get('user', 'admin')}",
+        f"  Status:           {_phase(wl)}",
+        f"  Created:          {wl['metadata'].get('creationTimestamp', '')}",
+        f"  Preemptible:      {'true' if runai_ctl.preemptible_of(wl) else 'false'}",
     ]
-    if wl.kind == "workspace" and wl.last_activity is not None and wl.status == "Running":
-        idle = now - wl.last_activity
-        activity = (
-            f"{format_age(idle)} ago (GPU utilization 0% since)" if idle > 3600 else "active now"
+    activity = status.get("lastActivityTime")
+    if kind == "workspace" and activity and _phase(wl) == "Running":
+        moment = parse_ts(str(activity))
+        idle = (api.now() - moment).total_seconds() if moment else 0
+        text = (
+            f"{since(api, str(activity))} ago (GPU utilization 0% since)"
+            if idle > 3600
+            else "active now"
         )
-        lines.append(f"  Last activity:    {activity}")
+        lines.append(f"  Last activity:    {text}")
     lines += ["", "Compute Resources"]
-    if wl.mig_profile:
-        lines.append(f"  MIG profile:      {wl.mig_profile}")
-    elif wl.gpu_memory:
-        lines.append(f"  GPU memory:       {wl.gpu_memory}")
-    elif wl.gpus < 1:
-        lines.append(f"  GPU portion:      {fmt_gpus(wl.gpus)}")
+    if runai_ctl.value(wl, "migProfile"):
+        lines.append(f"  MIG profile:      {runai_ctl.value(wl, 'migProfile')}")
+    elif runai_ctl.value(wl, "gpuMemory"):
+        lines.append(f"  GPU memory:       {runai_ctl.value(wl, 'gpuMemory')}")
+    elif runai_ctl.value(wl, "gpuFraction"):
+        lines.append(f"  GPU portion:      {fmt_gpus(_number(runai_ctl.value(wl, 'gpuFraction')))}")
     else:
-        lines.append(f"  GPU devices:      {fmt_gpus(wl.gpus)}")
-    if wl.pod_count > 1:
-        lines.append(f"  Workers:          {wl.pod_count}")
+        lines.append(f"  GPU devices:      {fmt_gpus(_number(runai_ctl.value(wl, 'gpu', 1)))}")
+    if runai_ctl.pod_count(wl) > 1:
+        lines.append(f"  Workers:          {runai_ctl.pod_count(wl)}")
     lines += ["  Node pools:       default", "", "Pods"]
-    pod_rows = [
-        [p.name, "Completed" if p.status == "Succeeded" else p.status, p.node or "<none>", wl.image]
-        for p in wl.pods
-    ]
+    pods = _pods(ctx, wl)
+    pod_rows = []
+    for p in pods:
+        phase = str((p.get("status") or {}).get("phase") or "Pending")
+        pod_rows.append(
+            [
+                p["metadata"]["name"],
+                "Completed" if phase == "Succeeded" else phase,
+                str((p.get("spec") or {}).get("nodeName") or "<none>"),
+                str(runai_ctl.value(wl, "image", "")),
+            ]
+        )
     table = padded_table(["Name", "Status", "Node", "Image"], pod_rows, padding=4)
     lines += ["  " + line for line in table.split("\n")]
     lines += ["", "Events"]
-    # The engine leaves each decision on the workload and on its pod; show it once.
+    names = {_name(wl), *(p["metadata"]["name"] for p in pods)}
+    events = [
+        e
+        for e in api.list("events", wl["metadata"]["namespace"]).get("items", [])
+        if (e.get("involvedObject") or {}).get("name") in names
+    ]
+    events.sort(key=lambda e: str(e.get("lastTimestamp") or ""), reverse=True)
     seen: set[tuple[str, str]] = set()
-    events = []
-    for e in sorted(wl.events, key=lambda e: e.time, reverse=True):
-        if (e.reason, e.message) in seen:
-            continue
-        seen.add((e.reason, e.message))
-        events.append(e)
     rows = []
-    for e in events[:8]:
-        message = e.message
-        if e.count > 1:
-            message += f" (x{e.count})"
-        rows.append([_clock(e.time), e.type, e.reason, message])
+    for e in events:
+        key = (str(e.get("reason", "")), str(e.get("message", "")))
+        if key in seen:
+            continue
+        seen.add(key)
+        moment = parse_ts(str(e.get("lastTimestamp") or e.get("firstTimestamp") or ""))
+        message = str(e.get("message", ""))
+        if int(e.get("count") or 1) > 1:
+            message += f" (x{e['count']})"
+        rows.append(
+            [moment.strftime("%H:%M:%S") if moment else "", str(e.get("type", "")), key[0], message]
+        )
+        if len(rows) == 8:
+            break
     table = padded_table(["Time", "Type", "Reason", "Message"], rows, padding=4)
     lines += ["  " + line for line in table.split("\n")]
     return "\n".join(lines)
 
 
-def _logs(ctx: Context, wl: RunaiWorkload, parsed: Parsed) -> Output:
-    backend = ctx.world.backend
-    started = [p for p in wl.pods if p.started is not None or p.status == "Succeeded"]
+def _exec(ctx: Context, wl: Obj, parsed: Parsed) -> Output:
+    """`runai workspace exec NAME -- COMMAND`: pods/exec in the workload's first running pod."""
+    command = parsed.after_dashdash
+    if not command:
+        raise _err("a command is required after --, for example: -- nvidia-smi")
+    running = [p for p in _pods(ctx, wl) if (p.get("status") or {}).get("phase") == "Running"]
+    if not running:
+        raise _err(f"workload {_name(wl)} has no running pods (status {_phase(wl)})")
+    pod = running[0]
+    if command[0] in ("bash", "sh", "/bin/bash", "/bin/sh") and len(command) == 1:
+        raise _err(
+            "interactive shells are not available in this lab terminal; run one command after "
+            "--, e.g. -- nvidia-smi"
+        )
+    try:
+        text = ctx.api.exec(pod["metadata"]["name"], pod["metadata"]["namespace"], list(command))
+    except ApiError as exc:
+        return Output.error(f"Error: {exc.message}", 126 if exc.code == 500 else 1)
+    body = text.rstrip("\n")
+    last = body.rsplit("\n", 1)[-1]
+    if last.startswith("command terminated with exit code "):
+        return Output(body, int(last.rsplit(" ", 1)[-1]))
+    return Output(body)
+
+
+def _logs(ctx: Context, wl: Obj, parsed: Parsed) -> Output:
+    started = [
+        p
+        for p in _pods(ctx, wl)
+        if (p.get("status") or {}).get("phase") in ("Running", "Succeeded", "Failed")
+    ]
     if not started:
-        raise _err(f"workload {wl.name} has no started pods yet (status {wl.status})")
-    lines = backend.pod_logs(wl.namespace, started[0].name)
+        raise _err(f"workload {_name(wl)} has no started pods yet (status {_phase(wl)})")
     tail = parsed.value("tail")
-    if tail and tail.isdigit():
-        lines = lines[-int(tail) :] if int(tail) else []
-    return Output("\n".join(lines))
+    count = int(tail) if tail and tail.isdigit() else None
+    pod = started[0]
+    text = ctx.api.logs(pod["metadata"]["name"], pod["metadata"]["namespace"], tail=count)
+    return Output(text.rstrip("\n"))
 
 
 _HELP = """runai is the command line interface of NVIDIA Run:ai.
@@ -619,6 +861,8 @@ Available Commands (v2 style):
   training pytorch submit|list|describe|logs|delete
   workspace submit|list|describe|logs|delete|suspend|resume
   workload list|describe
+  workspace|training exec <name> -- <command>
+  node list, nodepool list
 
 Older v1 style (still accepted on this 2.17 cluster):
   config project <project>
@@ -631,12 +875,11 @@ Older v1 style (still accepted on this 2.17 cluster):
 
 
 def complete(ctx: Context, words: list[str], current: str) -> list[str]:
-    state = ctx.world.state.runai
     if not words:
         return [t for t in TOP if t.startswith(current)]
     prev = words[-1]
     if prev in ("-p", "--project") or (words[:1] in (["project"], ["config"]) and len(words) == 2):
-        return [p.name for p in state.projects if p.name.startswith(current)]
+        return [_name(p) for p in _projects(ctx) if _name(p).startswith(current)]
     if prev in ("-i", "--image"):
         images = [
             "gcr.io/run-ai-demo/quickstart",
@@ -651,6 +894,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
             flags = V1_SUBMIT_FLAGS
         names = {f"--{f.long}" for f in flags if f.long} | {f"-{f.short}" for f in flags if f.short}
         return sorted(n for n in names if n.startswith(current))
+    workload_names = sorted({_name(w) for w in _workloads(ctx, "", ALL_KINDS)})
     if head in V2_NOUNS:
         if len(words) == 1:
             return [v for v in V2_NOUNS[head] if v.startswith(current)]
@@ -659,10 +903,10 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
                 v for v in ("submit", "list", "describe", "logs", "delete") if v.startswith(current)
             ]
         if words[-1] in ("describe", "logs", "delete", "suspend", "resume"):
-            return sorted({w.name for w in state.workloads if w.name.startswith(current)})
+            return [n for n in workload_names if n.startswith(current)]
         return []
     if head == "list" and len(words) == 1:
-        return [v for v in ("jobs", "projects") if v.startswith(current)]
+        return [v for v in ("jobs", "projects", "nodes") if v.startswith(current)]
     if head in ("describe", "delete") and len(words) == 1:
         return ["job"] if "job".startswith(current) else []
     if head == "submit-dist" and len(words) == 1:
@@ -670,7 +914,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
     if head == "config" and len(words) == 1:
         return ["project"] if "project".startswith(current) else []
     if words[-1] in ("job", "logs"):
-        return sorted({w.name for w in state.workloads if w.name.startswith(current)})
+        return [n for n in workload_names if n.startswith(current)]
     return []
 
 

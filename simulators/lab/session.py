@@ -21,18 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulators.backends.serde import JSON, from_json, to_json
-from simulators.lab import checks, gpu_operator
+from simulators.lab import checks
 from simulators.lab.errors import LabError
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
-from simulators.lab.state import WorldState
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.world import World, build_world
 
 log = logging.getLogger(__name__)
 
-STATE_VERSION = 1
+JSON = Any
+# 2: the world is the cluster API's store plus kadmin's home (issue 9); 1 was the old model.
+STATE_VERSION = 2
+OLD_VERSION_MESSAGE = "This lab was saved by an older version and has been reset"
 MAX_TRANSCRIPT = 300
 MAX_HISTORY = 500
 MAX_STORED_OUTPUT = 32 * 1024
@@ -88,12 +89,41 @@ class TranscriptEntry:
 class SessionState:
     ticket_id: str
     seed: int
-    world: WorldState
+    world: World
     transcript: list[TranscriptEntry] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
     hints_shown: int = 0
     done: dict[str, bool] = field(default_factory=dict)
     version: int = STATE_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "ticket_id": self.ticket_id,
+            "seed": self.seed,
+            "world": self.world.to_json(),
+            "transcript": [
+                {"line": e.line, "output": e.output, "step": e.step} for e in self.transcript
+            ],
+            "history": list(self.history),
+            "hints_shown": self.hints_shown,
+            "done": dict(self.done),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionState:
+        return cls(
+            ticket_id=str(data["ticket_id"]),
+            seed=int(data["seed"]),
+            world=World.from_json(data["world"]),
+            transcript=[
+                TranscriptEntry(str(e["line"]), str(e["output"]), int(e["step"]))
+                for e in data.get("transcript") or []
+            ],
+            history=[str(h) for h in data.get("history") or []],
+            hints_shown=int(data.get("hints_shown", 0)),
+            done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
+        )
 
 
 class LabSession:
@@ -102,7 +132,7 @@ class LabSession:
     def __init__(self, state: SessionState, ticket: Ticket) -> None:
         self._state = state
         self._ticket = ticket
-        self._world = World(state.world)
+        self._world = state.world
         self._hints_allowed = True
         if not state.done:
             state.done = {item.id: item.done for item in self._evaluate()}
@@ -115,12 +145,11 @@ class LabSession:
             raise LabError("seed: must be an integer")
         ticket = load_ticket(ticket_id, content_dir)
         world = build_world(ticket.world, seed)
-        return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world.state), ticket)
+        return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
 
     def to_json(self) -> dict[str, Any]:
         """Everything (world, transcript, step, hints shown) as JSON-safe values."""
-        data: dict[str, Any] = to_json(self._state)
-        return data
+        return self._state.to_json()
 
     @classmethod
     def from_json(cls, data: JSON, content_dir: Path | None = None) -> LabSession:
@@ -130,11 +159,16 @@ class LabSession:
                 data = json.loads(data)
             except ValueError as exc:
                 raise LabError(f"saved lab state is not JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+        if not isinstance(data, dict):
+            raise LabError("saved lab state has an unknown format")
+        version = data.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version < STATE_VERSION:
+            raise LabError(OLD_VERSION_MESSAGE)
+        if version != STATE_VERSION:
             raise LabError("saved lab state has an unknown format")
         try:
-            state = from_json(SessionState, data)
-        except (TypeError, ValueError, KeyError) as exc:
+            state = SessionState.from_json(data)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise LabError(f"saved lab state is damaged: {exc}") from None
         ticket = load_ticket(state.ticket_id, content_dir)
         return cls(state, ticket)
@@ -158,7 +192,7 @@ class LabSession:
 
     @property
     def step(self) -> int:
-        return self._state.world.step
+        return self._state.world.state.step
 
     @property
     def prompt(self) -> str:
@@ -299,8 +333,15 @@ class LabSession:
         """Fill `{pod:<component>@<node>}` with that GPU Operator pod's current name."""
 
         def repl(match: re.Match[str]) -> str:
-            pod = gpu_operator.find_ds_pod(self._world.backend, match.group(2), match.group(1))
-            return pod.name if pod else f"{match.group(1)}-<pod>"
+            component, node = match.group(1), match.group(2)
+            pods = self._world.api.list(
+                "pods",
+                "gpu-operator",
+                label_selector=f"app={component}",
+                field_selector=f"spec.nodeName={node}",
+            )["items"]
+            live = [p for p in pods if not p["metadata"].get("deletionTimestamp")]
+            return str(live[0]["metadata"]["name"]) if live else f"{component}-<pod>"
 
         return self._TEMPLATE.sub(repl, command)
 

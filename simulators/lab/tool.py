@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from simulators.lab.world import World
+
+if TYPE_CHECKING:
+    from simulators.cluster.api import ClusterAPI
 
 
 @dataclass
@@ -29,6 +33,11 @@ class Context:
     # Tools that are pure presentation (hint, help) get these from the session.
     next_hint: Callable[[], str] = lambda: "No hints for this ticket."
     stdin: str = ""
+
+    @property
+    def api(self) -> ClusterAPI:
+        """The cluster as its API: the only door the tools use into the world."""
+        return self.world.api
 
 
 class UsageError(Exception):

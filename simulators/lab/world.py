@@ -1,567 +1,790 @@
-"""The simulated cluster: building a ticket's world and advancing it one step.
+"""The lab's world: a ticket's cluster as objects in the mock API, and kadmin's home folder.
 
-`World` wraps a :class:`~simulators.lab.state.WorldState` and its mock backend.
-`tick()` runs the simulated controllers in the order a real cluster would
-settle: MIG Manager, the GPU Operator (DaemonSets, device plugin, what nodes
-advertise), Kubernetes Job controller, kube-scheduler for default-scheduler
-pods, then the Run:ai scheduler through the engine.
+`build_cluster(ticket, seed)` builds the cluster the guide describes (``dgx-cluster``,
+Kubernetes v1.31.4, three DGX H100 worker nodes ``gpu-node1..3`` with 8x H100 80GB HBM3, 224
+CPUs and 2113302Mi each; kube-system, the GPU Operator, Run:ai) by creating objects through the
+API and letting the controllers bring it up, then stages the ticket's story at the times it
+says (a colleague's change yesterday, a Job 42 minutes old, a workspace submitted an hour ago)
+and warms up for a few steps, so every initial state (a failed MIG apply, a Pending pod and its
+events, ages) comes from the same rules as everything the learner does.
+
+The control plane: the guide's samples show the nodes with ROLES ``<none>`` and kube-scheduler's
+"0/3 nodes are available", so the three GPU nodes are the only nodes; the control plane runs
+outside the node list (as on a hosted or separately managed control plane), which is why
+kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods.
 """
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
-from simulators.backends.base import (
-    DEFAULT_SCHEDULER,
-    GPU_OPERATOR_NS,
-    RUNAI_NS,
-    ClusterPolicy,
-    ConfigMap,
-    Container,
-    Event,
-    Gpu,
-    Node,
-    Pod,
-)
-from simulators.backends.mock import MockBackend
-from simulators.backends.serde import JSON, from_json, to_json
+import yaml
+
+from simulators.cluster.api import ApiError, Obj
+from simulators.cluster.clock import EPOCH, STEP_SECONDS, format_time
+from simulators.cluster.store import MockCluster
+from simulators.controllers import gpu_operator, gpu_state, hardware, mig_manager, runai
+from simulators.controllers.manager import run_controllers
 from simulators.engine.mig import NAMED_LAYOUTS
-from simulators.lab import gpu_operator, manifests, mig, runai_sched
 from simulators.lab.errors import LabError
-from simulators.lab.state import (
-    CLUSTER_BIRTH,
-    STEP_SECONDS,
-    HelmRelease,
-    KubeJob,
-    MigManagerState,
-    RunaiProject,
-    RunaiState,
-    RunaiWorkload,
-    WorldState,
-    fake_uuid,
-    name_suffix,
-)
 
 NODE_NAMES = ("gpu-node1", "gpu-node2", "gpu-node3")
 GPUS_PER_NODE = 8
-# Steps the world runs before the learner's first command, so initial states
-# (a failed MIG apply, a Pending pod and its events) come from the same rules.
+CLUSTER_NAME = "dgx-cluster"
+KUBERNETES_VERSION = "v1.31.4"
+# Steps the world runs just before the learner's first command.
 WARMUP_STEPS = 6
-
-RUNAI_COMPONENTS: tuple[tuple[str, int], ...] = (
-    ("accessrule-controller-6b9f7c8d5-x2k4p", 1),
-    ("cluster-api-7d5c9b6f4-q8w2n", 1),
-    ("cluster-sync-5f8d7c6b9-m3j7r", 1),
-    ("metrics-exporter-6c7b8d9f5-t4v6z", 1),
-    ("nodepool-controller-8d9c7b6f5-k2l8s", 1),
-    ("pod-grouper-5b6c7d8f9-p9q3w", 1),
-    ("prometheus-runai-0", 2),
-    ("queue-controller-7c8d9f6b5-h5n2x", 1),
-    ("researcher-service-6f7c8d9b5-r7t4y", 1),
-    ("runai-admission-controller-5d6f7c8b9-w3e6u", 1),
-    ("runai-agent-8b9c7d6f5-z1x9c", 1),
-    ("runai-operator-6d7c8b9f5-a4s8d", 1),
-    ("runai-scheduler-default-7f8d9c6b5-f6g2h", 1),
-    ("status-updater-5c6d7f8b9-j8k1l", 1),
-    ("workload-controller-6b7c8d9f5-n5m3b", 1),
+DAY = 86400
+CLUSTER_AGE = 31 * DAY + 3600  # so objects made in its first minutes still read 31d
+# Steps the cluster runs after each staged change, so it settles before the clock jumps on.
+SETTLE_STEPS = 3
+RUNAI_VERSION = "2.17.42"
+RUNAI_IMAGE = f"gcr.io/run-ai-prod/runai:{RUNAI_VERSION}"
+# Run:ai's cluster components (Deployments, so a drained node never leaves Run:ai dead).
+RUNAI_COMPONENTS = (
+    "accessrule-controller",
+    "cluster-api",
+    "cluster-sync",
+    "metrics-exporter",
+    "nodepool-controller",
+    "pod-grouper",
+    "queue-controller",
+    "researcher-service",
+    "runai-admission-controller",
+    "runai-agent",
+    "runai-operator",
+    "runai-scheduler-default",
+    "status-updater",
+    "workload-controller",
 )
+COREFILE = """.:53 {
+    errors
+    health {
+       lameduck 5s
+    }
+    ready
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+       pods insecure
+       fallthrough in-addr.arpa ip6.arpa
+       ttl 30
+    }
+    prometheus :9153
+    forward . /etc/resolv.conf {
+       max_concurrent 1000
+    }
+    cache 30
+    loop
+    reload
+    loadbalance
+}
+"""
+RELOADER_IMAGE = "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0"
+TICKETS_DIR = Path(__file__).resolve().parents[2] / "content" / "tickets"
+
+
+# ---------------------------------------------------------------------------- kadmin
+
+
+@dataclass
+class RunaiCli:
+    """The runai CLI's own configuration on kadmin (~/.runai), not cluster state."""
+
+    installed: bool = True
+    logged_in: bool = True
+    default_project: str = ""
+    cluster: str = CLUSTER_NAME
+
+
+@dataclass
+class HelmRelease:
+    name: str
+    namespace: str
+    chart: str
+    revision: int
+    deployed: int
+    values: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class HostState:
+    """The admin host's side of a lab: home folder, CLI configs, the step counter."""
+
+    seed: int
+    step: int = 0
+    files: dict[str, str] = field(default_factory=dict)
+    runai: RunaiCli = field(default_factory=RunaiCli)
+    helm: list[HelmRelease] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> HostState:
+        if not isinstance(data, dict):
+            raise LabError("saved lab state is damaged: host is not an object")
+        try:
+            return cls(
+                seed=int(data["seed"]),
+                step=int(data.get("step", 0)),
+                files={str(k): str(v) for k, v in (data.get("files") or {}).items()},
+                runai=RunaiCli(**(data.get("runai") or {})),
+                helm=[HelmRelease(**h) for h in data.get("helm") or []],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise LabError(f"saved lab state is damaged: {exc}") from None
 
 
 class World:
-    """The lab's cluster: state plus the controllers that move it forward."""
+    """The cluster (through its API) plus kadmin; `tick()` is one step of simulated time."""
 
-    def __init__(self, state: WorldState) -> None:
+    def __init__(self, api: MockCluster, state: HostState) -> None:
+        self.api = api
         self.state = state
-        self.backend = MockBackend(state.cluster)
 
-    # -- persistence -----------------------------------------------------------
-    def to_json(self) -> JSON:
-        return to_json(self.state)
-
-    @classmethod
-    def from_json(cls, data: JSON) -> World:
-        return cls(from_json(WorldState, data))
-
-    # -- time ------------------------------------------------------------------
     @property
     def now(self) -> int:
-        return self.state.cluster.clock
+        """Seconds on the cluster clock since the session started (negative before)."""
+        return int(self.api.clock.seconds)
 
     def tick(self) -> None:
-        """Advance the clock one step and let every controller reconcile once."""
         self.state.step += 1
-        self.state.cluster.clock += STEP_SECONDS
-        self.reconcile()
+        self.api.clock.advance()
+        run_controllers(self.api)
 
-    def reconcile(self) -> None:
-        mig.reconcile(self.state, self.backend)
-        gpu_operator.reconcile(self.state, self.backend)
-        self._reconcile_jobs()
-        self._schedule_default_pods()
-        runai_sched.reconcile(self.state, self.backend)
+    def to_json(self) -> dict[str, Any]:
+        """The whole world. The watch history is compacted first: a saved lab has no watchers."""
+        self.api.compact_watch_log()
+        return {"cluster": self.api.to_json(), "host": self.state.to_json()}
 
-    # -- Kubernetes Jobs ---------------------------------------------------------
-    def job_pod_name(self, job: KubeJob) -> str:
-        return f"{job.name}-{name_suffix(self.state.seed, 'job', job.name, job.generation)}"
-
-    def _reconcile_jobs(self) -> None:
-        for job in self.state.jobs:
-            if any(p.owner_kind == "Job" and p.owner_name == job.name for p in self._pods()):
-                continue
-            job.generation += 1
-            self.backend.create_pod(self.job_pod(job))
-
-    def job_pod(self, job: KubeJob) -> Pod:
-        return Pod(
-            name=self.job_pod_name(job),
-            namespace=job.namespace,
-            containers=[
-                Container(
-                    name="train",
-                    image=job.image,
-                    limits={"nvidia.com/gpu": str(job.gpus)},
-                    requests={"nvidia.com/gpu": str(job.gpus)},
-                    command=["torchrun", "--nproc-per-node", str(job.gpus), "train.py"],
-                )
-            ],
-            labels={"job-name": job.name, "batch.kubernetes.io/job-name": job.name},
-            owner_kind="Job",
-            owner_name=job.name,
-            created=self.now,
-        )
-
-    def _pods(self) -> list[Pod]:
-        return self.backend.list_pods()
-
-    # -- kube-scheduler for default-scheduler pods --------------------------------
-    def gpu_usage(self, node: str) -> dict[str, float]:
-        """Extended GPU resources held on a node by pods of every scheduler."""
-        used: dict[str, float] = {}
-        for pod in self._pods():
-            if pod.node_name != node or pod.phase in ("Succeeded", "Failed"):
-                continue
-            for key, value in pod.gpu_resources().items():
-                used[key] = used.get(key, 0.0) + value
-        return used
-
-    def _schedule_default_pods(self) -> None:
-        for pod in self._pods():
-            if pod.scheduler_name != DEFAULT_SCHEDULER or pod.node_name or pod.phase != "Pending":
-                continue
-            if pod.namespace in (GPU_OPERATOR_NS, RUNAI_NS):
-                continue
-            self._schedule_one(pod)
-
-    def _schedule_one(self, pod: Pod) -> None:
-        nodes = self.backend.list_nodes()
-        reasons: dict[str, int] = {}
-        fits: list[tuple[float, str]] = []
-        wanted = pod.gpu_resources()
-        for node in nodes:
-            if node.unschedulable:
-                reasons["node(s) were unschedulable"] = (
-                    reasons.get("node(s) were unschedulable", 0) + 1
-                )
-                continue
-            if any(node.labels.get(k) != v for k, v in pod.node_selector.items()):
-                key = "node(s) didn't match Pod's node affinity/selector"
-                reasons[key] = reasons.get(key, 0) + 1
-                continue
-            used = self.gpu_usage(node.name)
-            short = [
-                r
-                for r, amount in sorted(wanted.items())
-                if float(node.allocatable.get(r, "0")) - used.get(r, 0.0) < amount
-            ]
-            if short:
-                key = f"Insufficient {short[0]}"
-                reasons[key] = reasons.get(key, 0) + 1
-                continue
-            free = sum(float(node.allocatable.get(r, "0")) - used.get(r, 0.0) for r in wanted)
-            fits.append((-free, node.name))
-        if not fits:
-            parts = ", ".join(f"{count} {reason}" for reason, count in sorted(reasons.items()))
-            message = (
-                f"0/{len(nodes)} nodes are available: {parts}. preemption: 0/{len(nodes)} "
-                f"nodes are available: {len(nodes)} Preemption is not helpful for scheduling."
-            )
-            self.event(pod, "Warning", "FailedScheduling", message, DEFAULT_SCHEDULER)
-            return
-        # kube-scheduler's default scoring spreads: the node with the most free GPUs wins.
-        fits.sort()
-        self.start_pod(pod, fits[0][1])
-
-    def start_pod(self, pod: Pod, node: str) -> None:
-        pod.node_name = node
-        pod.phase = "Running"
-        pod.reason = ""
-        pod.started = self.now
-        pod.ip = gpu_operator.pod_ip(self.state.seed, pod.namespace, pod.name)
-        self.event(
-            pod,
-            "Normal",
-            "Scheduled",
-            f"Successfully assigned {pod.namespace}/{pod.name} to {node}",
-            DEFAULT_SCHEDULER,
-        )
-        image = pod.containers[0].image if pod.containers else ""
-        self.event(pod, "Normal", "Pulled", f'Container image "{image}" already present on machine')
-        for c in pod.containers:
-            self.event(pod, "Normal", "Created", f"Created container {c.name}")
-            self.event(pod, "Normal", "Started", f"Started container {c.name}")
-        if not pod.logs:
-            pod.logs = _workload_logs(image)
-
-    def event(
-        self, pod: Pod, type_: str, reason: str, message: str, source: str = "kubelet"
-    ) -> None:
-        self.backend.record_event(
-            Event(
-                namespace=pod.namespace,
-                kind="Pod",
-                name=pod.name,
-                type=type_,
-                reason=reason,
-                message=message,
-                source=source,
-                first_seen=self.now,
-                last_seen=self.now,
-            )
-        )
-
-
-def _workload_logs(image: str) -> list[str]:
-    if "tritonserver" in image:
-        return [
-            "I1110 09:41:02.114305 1 server.cc:677] ",
-            "+----------+---------+--------+",
-            "| Model    | Version | Status |",
-            "+----------+---------+--------+",
-            "| resnet50 | 1       | READY  |",
-            "+----------+---------+--------+",
-            'I1110 09:41:02.214418 1 grpc_server.cc:2463] "Started GRPCInferenceService at '
-            '0.0.0.0:8001"',
-            'I1110 09:41:02.214913 1 http_server.cc:4692] "Started HTTPService at 0.0.0.0:8000"',
-        ]
-    if "pytorch" in image or "train" in image:
-        return [
-            "[rank0]: world size 4, backend nccl",
-            "[rank0]: epoch 12 step 4100 loss 1.874 tokens/s 182340",
-            "[rank0]: epoch 12 step 4200 loss 1.861 tokens/s 183012",
-        ]
-    return []
+    @classmethod
+    def from_json(cls, data: Any) -> World:
+        if not isinstance(data, dict) or "cluster" not in data or "host" not in data:
+            raise LabError("saved lab state is damaged: no cluster")
+        try:
+            api = MockCluster.from_json(data["cluster"])
+        except (ApiError, KeyError, TypeError, ValueError) as exc:
+            raise LabError(f"saved lab state is damaged: {exc}") from None
+        return cls(api, HostState.from_json(data["host"]))
 
 
 # ---------------------------------------------------------------------------- building
 
 
-def build_world(spec: dict[str, Any], seed: int) -> World:
-    """Build the base cluster, apply a ticket's world variations, warm it up."""
-    state = WorldState(seed=seed)
-    world = World(state)
-    backend = world.backend
-    # The warm-up runs before the learner's step 0.
-    state.cluster.clock = -WARMUP_STEPS * STEP_SECONDS
-    for ns in ("default", "kube-system", "kube-public", "kube-node-lease", GPU_OPERATOR_NS):
-        backend.ensure_namespace(ns)
+def load_world_spec(ticket_id: str) -> dict[str, Any]:
+    path = TICKETS_DIR / f"{ticket_id}.yaml"
+    if not ticket_id.replace("-", "").isalnum() or not path.is_file():
+        raise LabError(f"unknown ticket {ticket_id!r}")
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    world = data.get("world") or {}
+    if not isinstance(world, dict):
+        raise LabError(f"ticket {ticket_id}: world must be a mapping")
+    return world
 
-    strategy = str(spec.get("strategy", "single"))
-    config_name = str(spec.get("mig_config_name", gpu_operator.DEFAULT_MIG_CONFIG))
-    state.strategy_seen = strategy
-    backend.state.cluster_policies.append(
-        ClusterPolicy(
-            name=gpu_operator.CLUSTER_POLICY,
-            spec=gpu_operator.default_cluster_policy_spec(strategy, config_name),
-            created=CLUSTER_BIRTH,
-        )
+
+def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
+    """A ticket's cluster (by id or by its `world:` mapping), warmed up to the session's start."""
+    return build_world(ticket, seed).api
+
+
+def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    api = MockCluster(seed=seed)
+    api.clock.seconds = -CLUSTER_AGE
+    world = World(api, HostState(seed=seed))
+    world.state.files = {str(k): str(v) for k, v in (spec.get("files") or {}).items()}
+    runai_spec = spec.get("runai") or {}
+    world.state.runai = RunaiCli(
+        installed=bool(runai_spec.get("installed", True)),
+        logged_in=bool(runai_spec.get("logged_in", True)),
+        default_project=str(runai_spec.get("default_project", "") or ""),
     )
-    backend.put_configmap(
-        ConfigMap(
-            name=gpu_operator.DEFAULT_MIG_CONFIG,
-            namespace=GPU_OPERATOR_NS,
-            data={mig.CONFIG_KEY: mig.DEFAULT_CONFIG_TEXT},
-            labels={"app.kubernetes.io/part-of": "gpu-operator"},
-            created=CLUSTER_BIRTH,
-        )
+    world.state.helm = [
+        HelmRelease("gpu-operator", "gpu-operator", "gpu-operator-v24.9.2", 1, -CLUSTER_AGE),
+        HelmRelease("runai-cluster", "runai", f"runai-cluster-{RUNAI_VERSION}", 1, -CLUSTER_AGE),
+    ]
+    _base_cluster(api, spec)
+    _settle(api, SETTLE_STEPS)
+    for when, action in _story(spec, world):
+        if when > api.clock.seconds:
+            api.clock.seconds = when
+        action()
+        _settle(api, SETTLE_STEPS)
+    api.clock.seconds = max(api.clock.seconds, -WARMUP_STEPS * STEP_SECONDS)
+    while api.clock.seconds < 0:
+        _settle(api, 1)
+    api.clock.seconds = 0
+    # Nobody watched the build: keep the saved state small.
+    api.compact_watch_log()
+    return world
+
+
+def _settle(api: MockCluster, steps: int) -> None:
+    for _ in range(steps):
+        api.clock.advance()
+        run_controllers(api)
+
+
+def _node(
+    name: str, index: int, labels: dict[str, str], layout: list[dict[str, int] | None]
+) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": labels,
+            "annotations": {
+                "node.alpha.kubernetes.io/ttl": "0",
+                "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+                hardware.GPUS_ANNOTATION: hardware.encode_layout(layout),
+            },
+        },
+        "spec": {"podCIDR": f"10.244.{index}.0/24", "podCIDRs": [f"10.244.{index}.0/24"]},
+    }
+
+
+def _node_status(index: int, name: str, stamp: str) -> dict[str, Any]:
+    resources = {
+        "cpu": "224",
+        "ephemeral-storage": "1699505060Ki",
+        "hugepages-1Gi": "0",
+        "hugepages-2Mi": "0",
+        "memory": "2113302Mi",
+        "pods": "110",
+    }
+    conditions = [
+        (
+            "MemoryPressure",
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+        ),
+        ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        ("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+    ]
+    return {
+        "capacity": dict(resources),
+        "allocatable": dict(resources),
+        "conditions": [
+            {
+                "type": kind,
+                "status": value,
+                "lastHeartbeatTime": stamp,
+                "lastTransitionTime": stamp,
+                "reason": reason,
+                "message": message,
+            }
+            for kind, value, reason, message in conditions
+        ],
+        "addresses": [
+            {"type": "InternalIP", "address": f"10.10.0.{10 + index}"},
+            {"type": "Hostname", "address": name},
+        ],
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+        "nodeInfo": {
+            "machineID": f"{hardware._uuid('machine', name).replace('-', '')}",
+            "systemUUID": hardware._uuid("system", name),
+            "bootID": hardware._uuid("boot", name),
+            "kernelVersion": "5.15.0-1063-nvidia",
+            "osImage": "Ubuntu 22.04.5 LTS",
+            "containerRuntimeVersion": "containerd://1.7.24",
+            "kubeletVersion": KUBERNETES_VERSION,
+            "kubeProxyVersion": "",
+            "operatingSystem": "linux",
+            "architecture": "amd64",
+        },
+    }
+
+
+def _base_cluster(api: MockCluster, spec: dict[str, Any]) -> None:
+    stamp = api.clock.timestamp()
+    for ns in ("gpu-operator", "runai"):
+        api.create("namespaces", {"metadata": {"name": ns}})
+    for index, name in enumerate(NODE_NAMES, start=1):
+        labels = {
+            "beta.kubernetes.io/arch": "amd64",
+            "beta.kubernetes.io/os": "linux",
+            "kubernetes.io/arch": "amd64",
+            "kubernetes.io/hostname": name,
+            "kubernetes.io/os": "linux",
+            "node.kubernetes.io/instance-type": "dgx-h100",
+            "nvidia.com/gpu.machine": "DGXH100",
+            "nvidia.com/gpu.present": "true",
+            "run.ai/node-pool": "default",
+            mig_manager.CONFIG_LABEL: "all-disabled",
+            **dict.fromkeys(gpu_operator.DEPLOY_LABELS, "true"),
+        }
+        api.create("nodes", _node(name, index, labels, [None] * GPUS_PER_NODE))
+        api.patch("nodes", name, {"status": _node_status(index, name, stamp)}, subresource="status")
+    _kube_system(api)
+    policy = gpu_operator.default_cluster_policy(
+        str(spec.get("strategy", "single")), gpu_state.DEFAULT_MIG_CONFIG
     )
-    backend.put_configmap(
-        ConfigMap(
-            name="default-gpu-clients",
-            namespace=GPU_OPERATOR_NS,
-            data={
+    api.create("clusterpolicies.nvidia.com", policy)
+    api.create(
+        "configmaps",
+        {
+            "metadata": {
+                "name": "default-mig-parted-config",
+                "namespace": "gpu-operator",
+                "labels": {"app.kubernetes.io/part-of": "gpu-operator"},
+            },
+            "data": {mig_manager.CONFIG_KEY: mig_manager.DEFAULT_CONFIG_TEXT},
+        },
+    )
+    api.create(
+        "configmaps",
+        {
+            "metadata": {"name": "default-gpu-clients", "namespace": "gpu-operator"},
+            "data": {
                 "clients.yaml": "version: v1\nsystemd-services:\n  - nvsm.service\n"
                 "  - nvsm-mqtt.service\n  - nvsm-core.service\n  - nvsm-api-gateway.service\n"
                 "  - nvsm-notifier.service\n  - nv_peer_mem.service\n"
                 "  - nvidia-dcgm.service\n  - dcgm.service\n  - dcgm-exporter.service\n"
             },
-            created=CLUSTER_BIRTH,
-        )
+        },
     )
-    for extra in spec.get("configmaps", []) or []:
-        backend.put_configmap(
-            ConfigMap(
-                name=str(extra["name"]),
-                namespace=str(extra.get("namespace", GPU_OPERATOR_NS)),
-                data={str(k): str(v) for k, v in (extra.get("data") or {}).items()},
-                created=CLUSTER_BIRTH + 30 * 86400,
+    _deployment(
+        api,
+        "gpu-operator",
+        "gpu-operator",
+        {"app": "gpu-operator", "app.kubernetes.io/component": "gpu-operator"},
+        [{"name": "gpu-operator", "image": "nvcr.io/nvidia/gpu-operator:v24.9.2"}],
+        service_account="gpu-operator",
+        priority_class="system-node-critical",
+    )
+    _runai(api)
+
+
+def _deployment(
+    api: MockCluster,
+    namespace: str,
+    name: str,
+    labels: dict[str, str],
+    containers: list[dict[str, Any]],
+    *,
+    replicas: int = 1,
+    service_account: str = "",
+    priority_class: str = "",
+) -> None:
+    pod_spec: dict[str, Any] = {"containers": containers}
+    if service_account:
+        pod_spec["serviceAccountName"] = service_account
+    if priority_class:
+        pod_spec["priorityClassName"] = priority_class
+    api.create(
+        "deployments.apps",
+        {
+            "metadata": {"name": name, "namespace": namespace, "labels": dict(labels)},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": dict(labels)},
+                "template": {"metadata": {"labels": dict(labels)}, "spec": pod_spec},
+            },
+        },
+        namespace,
+    )
+
+
+def _kube_system(api: MockCluster) -> None:
+    api.create(
+        "services",
+        {
+            "metadata": {
+                "name": "kubernetes",
+                "namespace": "default",
+                "labels": {"component": "apiserver", "provider": "kubernetes"},
+            },
+            "spec": {
+                "clusterIP": "10.96.0.1",
+                "clusterIPs": ["10.96.0.1"],
+                "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+                "type": "ClusterIP",
+            },
+        },
+        "default",
+    )
+    api.create(
+        "services",
+        {
+            "metadata": {
+                "name": "kube-dns",
+                "namespace": "kube-system",
+                "labels": {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"},
+            },
+            "spec": {
+                "clusterIP": "10.96.0.10",
+                "clusterIPs": ["10.96.0.10"],
+                "selector": {"k8s-app": "kube-dns"},
+                "ports": [
+                    {"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+                    {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53},
+                    {"name": "metrics", "port": 9153, "protocol": "TCP", "targetPort": 9153},
+                ],
+                "type": "ClusterIP",
+            },
+        },
+        "kube-system",
+    )
+    api.create(
+        "configmaps",
+        {
+            "metadata": {"name": "coredns", "namespace": "kube-system"},
+            "data": {"Corefile": COREFILE},
+        },
+        "kube-system",
+    )
+    api.create(
+        "deployments.apps",
+        {
+            "metadata": {
+                "name": "coredns",
+                "namespace": "kube-system",
+                "labels": {"k8s-app": "kube-dns"},
+            },
+            "spec": {
+                "replicas": 2,
+                "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                "template": {
+                    "metadata": {"labels": {"k8s-app": "kube-dns"}},
+                    "spec": {
+                        "priorityClassName": "system-cluster-critical",
+                        "serviceAccountName": "coredns",
+                        "containers": [
+                            {
+                                "name": "coredns",
+                                "image": "registry.k8s.io/coredns/coredns:v1.11.3",
+                                "args": ["-conf", "/etc/coredns/Corefile"],
+                                "resources": {
+                                    "limits": {"memory": "170Mi"},
+                                    "requests": {"cpu": "100m", "memory": "70Mi"},
+                                },
+                            }
+                        ],
+                        "tolerations": [
+                            {"key": "CriticalAddonsOnly", "operator": "Exists"},
+                            {
+                                "key": "node-role.kubernetes.io/control-plane",
+                                "effect": "NoSchedule",
+                            },
+                        ],
+                    },
+                },
+            },
+        },
+        "kube-system",
+    )
+    api.create(
+        "daemonsets.apps",
+        {
+            "metadata": {
+                "name": "kube-proxy",
+                "namespace": "kube-system",
+                "labels": {"k8s-app": "kube-proxy"},
+            },
+            "spec": {
+                "selector": {"matchLabels": {"k8s-app": "kube-proxy"}},
+                "template": {
+                    "metadata": {"labels": {"k8s-app": "kube-proxy"}},
+                    "spec": {
+                        "hostNetwork": True,
+                        "priorityClassName": "system-node-critical",
+                        "serviceAccountName": "kube-proxy",
+                        "nodeSelector": {"kubernetes.io/os": "linux"},
+                        "containers": [
+                            {
+                                "name": "kube-proxy",
+                                "image": f"registry.k8s.io/kube-proxy:{KUBERNETES_VERSION}",
+                                "command": [
+                                    "/usr/local/bin/kube-proxy",
+                                    "--config=/var/lib/kube-proxy/config.conf",
+                                    "--hostname-override=$(NODE_NAME)",
+                                ],
+                                "securityContext": {"privileged": True},
+                            }
+                        ],
+                        "tolerations": [{"operator": "Exists"}],
+                    },
+                },
+                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}},
+            },
+        },
+        "kube-system",
+    )
+
+
+def _runai(api: MockCluster) -> None:
+    for name in RUNAI_COMPONENTS:
+        _deployment(
+            api,
+            "runai",
+            name,
+            {"app": name},
+            [{"name": name, "image": RUNAI_IMAGE}],
+            service_account=name,
+        )
+    api.create(
+        "statefulsets.apps",
+        {
+            "metadata": {
+                "name": "prometheus-runai",
+                "namespace": "runai",
+                "labels": {"app": "prometheus"},
+            },
+            "spec": {
+                "replicas": 1,
+                "serviceName": "prometheus-operated",
+                "selector": {"matchLabels": {"app.kubernetes.io/name": "prometheus"}},
+                "template": {
+                    "metadata": {
+                        "labels": {"app.kubernetes.io/name": "prometheus", "prometheus": "runai"}
+                    },
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "prometheus",
+                                "image": "quay.io/prometheus/prometheus:v2.54.1",
+                            },
+                            {
+                                "name": "config-reloader",
+                                "image": RELOADER_IMAGE,
+                            },
+                        ]
+                    },
+                },
+            },
+        },
+        "runai",
+    )
+
+
+# ---------------------------------------------------------------------------- the story
+
+
+def _story(spec: dict[str, Any], world: World) -> list[tuple[int, Any]]:
+    """The ticket's changes as (time, action), applied in time order."""
+    api = world.api
+    actions: list[tuple[int, Any]] = []
+    # Projects and departments exist from early on (the install was validated a month ago).
+    runai_spec = spec.get("runai") or {}
+    projects = list(runai_spec.get("projects") or [])
+    if projects:
+        actions.append((-30 * DAY, lambda: _projects(api, projects)))
+    node_specs = spec.get("nodes") or {}
+    if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
+        actions.append((-DAY, lambda: _yesterday(api, spec, world)))
+    for job in spec.get("jobs") or []:
+        age = int(job.get("age_minutes", 42)) * 60
+        actions.append((-age, lambda job=job: _job(api, job)))
+    if spec.get("apply_files"):
+        actions.append((-25 * 60, lambda: _apply_files(api, world, list(spec["apply_files"]))))
+    for wl in runai_spec.get("workloads") or []:
+        age = int(wl.get("age_minutes", 30)) * 60
+        actions.append((-age, lambda wl=wl: _workload(api, wl)))
+    actions.sort(key=lambda a: a[0])
+    return actions
+
+
+def _yesterday(api: MockCluster, spec: dict[str, Any], world: World) -> None:
+    """A colleague's changes: node labels and cordons, ConfigMaps, the MIG config's name."""
+    for extra in spec.get("configmaps") or []:
+        api.create(
+            "configmaps",
+            {
+                "metadata": {
+                    "name": str(extra["name"]),
+                    "namespace": str(extra.get("namespace", "gpu-operator")),
+                },
+                "data": {str(k): str(v) for k, v in (extra.get("data") or {}).items()},
+            },
+        )
+    for filename in spec.get("apply_files") or []:
+        docs = _documents(world, str(filename))
+        for doc in docs:
+            if doc.get("kind") == "ConfigMap":
+                _apply_doc(api, doc)
+    name = spec.get("mig_config_name")
+    if name:
+        api.patch(
+            "clusterpolicies.nvidia.com",
+            "cluster-policy",
+            {"spec": {"migManager": {"config": {"name": str(name)}}}},
+        )
+    for node_name, overrides in (spec.get("nodes") or {}).items():
+        overrides = overrides or {}
+        layout_name = overrides.get("applied_layout")
+        if layout_name:
+            if layout_name not in NAMED_LAYOUTS:
+                raise LabError(f"world: unknown applied_layout {layout_name!r} for {node_name}")
+            per_gpu = NAMED_LAYOUTS[layout_name].profiles_per_gpu(GPUS_PER_NODE)
+            api.patch(
+                "nodes",
+                str(node_name),
+                {
+                    "metadata": {
+                        "annotations": {hardware.GPUS_ANNOTATION: hardware.encode_layout(per_gpu)}
+                    }
+                },
             )
-        )
-
-    node_specs: dict[str, Any] = spec.get("nodes", {}) or {}
-    for index, name in enumerate(NODE_NAMES, start=1):
-        overrides = node_specs.get(name, {}) or {}
-        _add_node(world, name, index, overrides)
-
-    state.files = {str(k): str(v) for k, v in (spec.get("files", {}) or {}).items()}
-    for job in spec.get("jobs", []) or []:
-        _add_job(world, job)
-    for filename in spec.get("apply_files", []) or []:
-        _apply_file(world, str(filename))
-    _add_runai(world, spec.get("runai", {}) or {})
-    state.helm.append(
-        HelmRelease(
-            name="runai-cluster",
-            namespace=RUNAI_NS,
-            chart="runai-cluster-2.17.42",
-            revision=1,
-            deployed=CLUSTER_BIRTH,
-        )
-    )
-    state.helm.append(
-        HelmRelease(
-            name="gpu-operator",
-            namespace=GPU_OPERATOR_NS,
-            chart="gpu-operator-v24.9.2",
-            revision=1,
-            deployed=CLUSTER_BIRTH,
-        )
-    )
-
-    # Operator pod (a Deployment, not per node).
-    backend.create_pod(
-        Pod(
-            name=f"gpu-operator-7c9f6d8b5-{name_suffix(seed, 'gpu-operator')}",
-            namespace=GPU_OPERATOR_NS,
-            containers=[Container("gpu-operator", "nvcr.io/nvidia/gpu-operator:v24.9.2")],
-            labels={"app": "gpu-operator"},
-            owner_kind="ReplicaSet",
-            owner_name="gpu-operator-7c9f6d8b5",
-            node_name="gpu-node1",
-            phase="Running",
-            created=CLUSTER_BIRTH,
-            started=CLUSTER_BIRTH,
-            ip=gpu_operator.pod_ip(seed, "gpu-operator"),
-        )
-    )
-    world.reconcile()
-    for _ in range(WARMUP_STEPS):
-        state.cluster.clock += STEP_SECONDS
-        world.reconcile()
-    state.step = 0
-    state.cluster.clock = 0
-    _backdate(world)
-    return world
+        if overrides.get("unschedulable"):
+            api.patch("nodes", str(node_name), {"spec": {"unschedulable": True}})
+        labels = {str(k): str(v) for k, v in (overrides.get("labels") or {}).items()}
+        if labels:
+            api.patch("nodes", str(node_name), {"metadata": {"labels": labels}})
 
 
-def _backdate(world: World) -> None:
-    """Workloads the ticket says started long ago should look it, not warm-up fresh."""
-    start = -WARMUP_STEPS * STEP_SECONDS
-    for wl in world.state.runai.workloads:
-        if wl.created >= start:
-            continue
-        then = wl.created + STEP_SECONDS
-        for lab_pod in wl.pods:
-            if lab_pod.started is not None:
-                lab_pod.started = then
-            pod = world.backend.get_pod(wl.namespace, lab_pod.name)
-            if pod is not None:
-                pod.created = wl.created
-                pod.started = lab_pod.started
-        for event in wl.events:
-            if event.reason == "Scheduled":
-                event.time = then
-        for kube_event in world.backend.list_events(wl.namespace):
-            if any(kube_event.name == p.name for p in wl.pods):
-                kube_event.first_seen = then
-                if kube_event.reason == "Scheduled":
-                    kube_event.last_seen = then
-
-
-def _add_node(world: World, name: str, index: int, overrides: dict[str, Any]) -> None:
-    state, backend = world.state, world.backend
-    labels = {
-        "beta.kubernetes.io/arch": "amd64",
-        "beta.kubernetes.io/os": "linux",
-        "kubernetes.io/arch": "amd64",
-        "kubernetes.io/hostname": name,
-        "kubernetes.io/os": "linux",
-        "node.kubernetes.io/instance-type": "dgx-h100",
-        "nvidia.com/gpu.deploy.device-plugin": "true",
-        "nvidia.com/gpu.deploy.dcgm-exporter": "true",
-        "nvidia.com/gpu.deploy.gpu-feature-discovery": "true",
-        "nvidia.com/gpu.deploy.driver": "true",
-        "nvidia.com/gpu.deploy.mig-manager": "true",
-        "nvidia.com/gpu.deploy.container-toolkit": "true",
-        "nvidia.com/gpu.deploy.operator-validands": "true",
-        "nvidia.com/gpu.machine": "DGXH100",
-        "nvidia.com/gpu.family": "hopper",
-        "run.ai/node-pool": "default",
-        mig.CONFIG_LABEL: "all-disabled",
-        mig.STATE_LABEL: "success",
-    }
-    for key, value in (overrides.get("labels") or {}).items():
-        labels[str(key)] = str(value)
-    applied = str(overrides.get("applied_layout", "all-disabled"))
-    node = Node(
-        name=name,
-        labels=labels,
-        annotations={
-            "node.alpha.kubernetes.io/ttl": "0",
-            "volumes.kubernetes.io/controller-managed-attach-detach": "true",
-        },
-        unschedulable=bool(overrides.get("unschedulable", False)),
-        capacity={
-            "cpu": "224",
-            "ephemeral-storage": "1699505060Ki",
-            "hugepages-1Gi": "0",
-            "hugepages-2Mi": "0",
-            "memory": "2113302Mi",
-            "pods": "110",
-        },
-        allocatable={
-            "cpu": "224",
-            "ephemeral-storage": "1699505060Ki",
-            "hugepages-1Gi": "0",
-            "hugepages-2Mi": "0",
-            "memory": "2113302Mi",
-            "pods": "110",
-        },
-        created=CLUSTER_BIRTH,
-        internal_ip=f"10.10.0.{10 + index}",
-    )
-    backend.state.nodes.append(node)
-    gpus = [Gpu(index=i, uuid=f"GPU-{fake_uuid(state.seed, name, i)}") for i in range(8)]
-    layouts = mig.available_layouts(backend) or dict(NAMED_LAYOUTS)
-    if applied not in layouts:
-        raise LabError(f"world: unknown applied_layout {applied!r} for {name}")
-    mig.apply_layout(state.seed, name, layouts[applied], gpus)
-    backend.state.gpus[name] = gpus
-    # MIG Manager already acted on the starting label, unless the ticket says it has not.
-    observed = str(overrides.get("mig_manager_observed", labels[mig.CONFIG_LABEL]))
-    state.mig_managers.append(MigManagerState(node=name, observed=observed))
-    for comp in gpu_operator.COMPONENTS:
-        gpu_operator.create_ds_pod(state, backend, name, comp.name)
-
-
-def _add_job(world: World, spec: dict[str, Any]) -> None:
-    job = KubeJob(
-        name=str(spec["name"]),
-        namespace=str(spec.get("namespace", "default")),
-        image=str(spec.get("image", "nvcr.io/nvidia/pytorch:24.05-py3")),
-        gpus=int(spec.get("gpus", 4)),
-        created=-int(spec.get("age_minutes", 42)) * 60,
-        initial_node=spec.get("node"),
-    )
-    world.state.jobs.append(job)
-    world.backend.ensure_namespace(job.namespace)
-    pod = world.job_pod(job)
-    pod.created = job.created
-    world.backend.create_pod(pod)
-    if job.initial_node:
-        world.start_pod(pod, job.initial_node)
-        pod.started = job.created
-
-
-def _apply_file(world: World, filename: str) -> None:
-    """Objects from one of the home folder's manifests, as if applied a while ago."""
+def _documents(world: World, filename: str) -> list[dict[str, Any]]:
     text = world.state.files.get(filename)
     if text is None:
         raise LabError(f"world: apply_files names {filename!r}, which is not in files")
-    created = world.now - 25 * 60
-    for doc in manifests.load_documents(text, filename):
-        if doc.get("kind") == "Pod":
-            world.backend.create_pod(manifests.pod_from_manifest(doc, "default", created, filename))
-        elif doc.get("kind") == "ConfigMap":
-            world.backend.put_configmap(
-                manifests.configmap_from_manifest(doc, "default", created, filename)
-            )
-        else:
-            raise LabError(f"world: cannot pre-apply kind {doc.get('kind')!r}")
+    return [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
 
 
-def _add_runai(world: World, spec: dict[str, Any]) -> None:
-    backend = world.backend
-    runai = RunaiState(
-        installed=bool(spec.get("installed", True)),
-        logged_in=bool(spec.get("logged_in", True)),
-        default_project=str(spec.get("default_project", "") or ""),
+def _apply_doc(api: MockCluster, doc: dict[str, Any]) -> None:
+    """`kubectl apply -f` of one document, with the last-applied annotation kubectl writes."""
+    from simulators.lab.kubectl.apply import LAST_APPLIED, go_json
+
+    info = api.registry.by_kind(str(doc.get("apiVersion", "v1")), str(doc.get("kind", "")))
+    obj = json.loads(json.dumps(doc))
+    meta = obj.setdefault("metadata", {})
+    namespace = str(meta.get("namespace") or "default") if info.namespaced else None
+    if namespace is not None:
+        meta["namespace"] = namespace
+    annotations = meta.setdefault("annotations", {})
+    annotations[LAST_APPLIED] = go_json(obj) + "\n"
+    api.create(info.key, obj, namespace)
+
+
+def _apply_files(api: MockCluster, world: World, files: list[str]) -> None:
+    for filename in files:
+        for doc in _documents(world, str(filename)):
+            if doc.get("kind") == "ConfigMap":
+                continue  # applied yesterday with the node changes
+            _apply_doc(api, doc)
+
+
+def _job(api: MockCluster, job: dict[str, Any]) -> None:
+    """A Kubernetes Job whose pod the scheduler put on the node the story names."""
+    name = str(job["name"])
+    namespace = str(job.get("namespace", "default"))
+    gpus = str(int(job.get("gpus", 4)))
+    image = str(job.get("image", "nvcr.io/nvidia/pytorch:24.05-py3"))
+    created = api.create(
+        "jobs.batch",
+        {
+            "metadata": {"name": name, "namespace": namespace},
+            "spec": {
+                "backoffLimit": 6,
+                "completions": 1,
+                "parallelism": 1,
+                "template": {
+                    "spec": {
+                        "restartPolicy": "Never",
+                        "containers": [
+                            {
+                                "name": "train",
+                                "image": image,
+                                "command": ["torchrun", "--nproc-per-node", gpus, "train.py"],
+                                "resources": {
+                                    "limits": {"nvidia.com/gpu": gpus},
+                                    "requests": {"nvidia.com/gpu": gpus},
+                                },
+                            }
+                        ],
+                    }
+                },
+            },
+        },
+        namespace,
     )
-    world.state.runai = runai
-    backend.ensure_namespace(RUNAI_NS)
-    for name, containers in RUNAI_COMPONENTS:
-        backend.create_pod(
-            Pod(
-                name=name,
-                namespace=RUNAI_NS,
-                containers=[
-                    Container(name=f"c{i}", image="gcr.io/run-ai-prod/runai:2.17.42")
-                    for i in range(containers)
-                ],
-                owner_kind="StatefulSet" if name.endswith("-0") else "ReplicaSet",
-                owner_name=name.rsplit("-", 2)[0],
-                labels={"app": name.rsplit("-", 2)[0]},
-                node_name="gpu-node1",
-                phase="Running",
-                created=CLUSTER_BIRTH,
-                started=CLUSTER_BIRTH,
-                ip=gpu_operator.pod_ip(world.state.seed, "runai", name),
+    node = job.get("node")
+    if not node:
+        return
+    # Stage the placement: the Job controller makes the pod, the scheduler chose this node.
+    from simulators.controllers import workloads
+    from simulators.controllers.util import DEFAULT_SCHEDULER
+
+    workloads.run_jobs(api)
+    pods = [
+        p
+        for p in api.list("pods", namespace, label_selector=f"job-name={name}")["items"]
+        if p["metadata"].get("ownerReferences", [{}])[0].get("uid") == created["metadata"]["uid"]
+    ]
+    for pod in pods:
+        if not pod["spec"].get("nodeName"):
+            api.bind(pod["metadata"]["name"], namespace, str(node))
+            from simulators.controllers.util import emit
+
+            emit(
+                api,
+                api.get("pods", pod["metadata"]["name"], namespace),
+                "Normal",
+                "Scheduled",
+                f"Successfully assigned {namespace}/{pod['metadata']['name']} to {node}",
+                DEFAULT_SCHEDULER,
             )
-        )
-    for project in spec.get("projects", []) or []:
-        p = RunaiProject(
-            name=str(project["name"]),
-            department=str(project.get("department", "default")),
-            quota=float(project.get("quota", 0)),
-            over_quota_weight=float(project.get("over_quota_weight", 1)),
-            limit=None if project.get("limit") is None else float(project["limit"]),
-        )
-        runai.projects.append(p)
-        backend.ensure_namespace(f"runai-{p.name}")
-    for wl in spec.get("workloads", []) or []:
-        age = int(wl.get("age_minutes", 30)) * 60
-        workload = runai_sched.new_workload(
-            world.state,
-            name=str(wl["name"]),
-            project=str(wl["project"]),
-            kind=str(wl.get("kind", "training")),
-            image=str(wl.get("image", "nvcr.io/nvidia/pytorch:24.05-py3")),
-            pod_count=int(wl.get("pods", 1)),
-            gpus=float(wl.get("gpus", 1)),
-            gpu_memory=wl.get("gpu_memory"),
-            created=-age,
-            user=str(wl.get("user", "admin")),
-        )
-        if wl.get("idle_minutes") is not None:
-            workload.last_activity = -int(wl["idle_minutes"]) * 60
-        else:
-            workload.last_activity = 0
-        runai_sched.add_workload(world.state, backend, workload)
+
+
+def _projects(api: MockCluster, projects: list[dict[str, Any]]) -> None:
+    departments = sorted({str(p.get("department", "default")) for p in projects})
+    for dept in departments:
+        api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": {"deservedGpus": -1}})
+    for project in projects:
+        name = str(project["name"])
+        body: dict[str, Any] = {
+            "department": str(project.get("department", "default")),
+            "deservedGpus": float(project.get("quota", 0)),
+            "maxAllowedGpus": -1 if project.get("limit") is None else float(project["limit"]),
+            "gpuOverQuotaWeight": float(project.get("over_quota_weight", 1)),
+            "namespace": runai.namespace_for(name),
+        }
+        api.create("projects.run.ai", {"metadata": {"name": name}, "spec": body})
+    runai.run_queues(api)
+
+
+def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
+    kind = str(spec.get("kind", "training"))
+    obj = runai.workload_object(
+        kind,
+        str(spec["name"]),
+        str(spec["project"]),
+        str(spec.get("image", "nvcr.io/nvidia/pytorch:24.05-py3")),
+        gpu=float(spec.get("gpus", 1)),
+        gpu_memory=spec.get("gpu_memory"),
+        workers=int(spec.get("pods", 1)),
+        user=str(spec.get("user", "admin")),
+    )
+    created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
+    # Last activity is told relative to the session's start (EPOCH): "idle for 21 days".
+    idle = int(spec.get("idle_minutes") or 0)
+    stamp = format_time(EPOCH - timedelta(minutes=idle))
+    api.patch(
+        runai.WORKLOAD_RESOURCES[kind],
+        created["metadata"]["name"],
+        {"status": {"lastActivityTime": stamp, "phase": "Pending"}},
+        obj["metadata"]["namespace"],
+        subresource="status",
+    )
 
 
 def describe_world(world: World) -> dict[str, Any]:
     """A small summary, handy in tests and debugging."""
-    return {
-        "step": world.state.step,
-        "nodes": {
-            n.name: {
-                "mig.config": n.labels.get(mig.CONFIG_LABEL),
-                "state": n.labels.get(mig.STATE_LABEL),
-                "unschedulable": n.unschedulable,
-            }
-            for n in world.backend.list_nodes()
-        },
-        "workloads": {w.name: w.status for w in world.state.runai.workloads},
-    }
+    out: dict[str, Any] = {"step": world.state.step, "nodes": {}, "workloads": {}}
+    for node in world.api.list("nodes")["items"]:
+        labels = node["metadata"].get("labels", {})
+        out["nodes"][node["metadata"]["name"]] = {
+            "mig.config": labels.get(mig_manager.CONFIG_LABEL),
+            "state": labels.get(mig_manager.STATE_LABEL),
+            "unschedulable": bool(node["spec"].get("unschedulable")),
+        }
+    for wl in runai.all_workloads(world.api):
+        out["workloads"][wl["metadata"]["name"]] = wl.get("status", {}).get("phase")
+    return out
 
 
-__all__ = ["RunaiWorkload", "World", "build_world", "describe_world"]
+__all__ = ["HostState", "RunaiCli", "World", "build_cluster", "build_world", "describe_world"]

@@ -5,9 +5,17 @@ from __future__ import annotations
 import pytest
 from lab_helpers import done, run_all, wait
 
+from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession, UnknownTicketError, list_tickets, load_ticket
 
 TICKETS = ["mig-single", "mig-mixed", "pending-workspace", "validate-runai"]
+
+
+def workload_phases(session: LabSession) -> dict[str, str]:
+    return {
+        w["metadata"]["name"]: w.get("status", {}).get("phase", "Pending")
+        for w in all_workloads(session.world.api)
+    }
 
 
 def test_the_four_tickets_are_listed_in_the_guides_order() -> None:
@@ -138,7 +146,7 @@ def test_mig_mixed_uncordoning_too_early_lets_triton_grab_a_whole_gpu(mixed: Lab
         ],
     )
     wait(mixed, 3)
-    labels = mixed.world.backend.get_node("gpu-node3").labels  # type: ignore[union-attr]
+    labels = mixed.world.api.get("nodes", "gpu-node3")["metadata"]["labels"]
     assert labels["nvidia.com/mig.config.state"] == "failed"
     assert done(mixed)["triton-on-slice"] is False
 
@@ -155,7 +163,9 @@ def test_pending_workspace_starts_pending_with_non_preemptible_over_quota(
         "Unable to schedule pod: NonPreemptibleOverQuota: project team-vision would exceed its "
         "quota of 8 GPUs" in out
     )
-    free = 24 - sum(w.gpus_allocated for w in pending.world.state.runai.workloads)
+    free = 24 - sum(
+        w.get("status", {}).get("allocatedGpus", 0) for w in all_workloads(pending.world.api)
+    )
     assert free >= 4  # GPUs sit idle, yet the workspace waits
     assert done(pending) == {
         "idle-stopped": False,
@@ -210,11 +220,11 @@ def test_validate_runai_reclaim_takes_only_the_borrowed_gpus(validate: LabSessio
         ],
     )
     wait(validate, 1)
-    statuses = {w.name: w.status for w in validate.world.state.runai.workloads}
+    statuses = workload_phases(validate)
     assert statuses == {"a1": "Running", "a2": "Running", "a3": "Running"}
     validate.run("runai training submit b1 -p team-b -i nvcr.io/nvidia/pytorch:24.05-py3 -g 8")
     wait(validate, 2)
-    statuses = {w.name: w.status for w in validate.world.state.runai.workloads}
+    statuses = workload_phases(validate)
     # Only the newest over-quota job went back to Pending; team-a keeps 16 GPUs (quota 8).
     assert statuses == {"a1": "Running", "a2": "Running", "a3": "Pending", "b1": "Running"}
     describe = validate.run("runai training describe a3 -p team-a").output

@@ -1,0 +1,42 @@
+"""The cluster's step clock: time is a step counter the lab advances, never the wall clock."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+STEP_SECONDS = 10
+EPOCH = datetime(2026, 11, 10, 9, 40, 0, tzinfo=UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """RFC 3339 as the API server writes timestamps (second precision, ``Z``)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@functools.lru_cache(maxsize=8192)
+def parse_time(text: str) -> datetime:
+    """An RFC 3339 timestamp as the API server writes them; cached, as tables parse the same
+    creation times on every request."""
+    return datetime.fromisoformat(text[:19]).replace(tzinfo=UTC)
+
+
+@dataclass
+class StepClock:
+    """Seconds since ``EPOCH``; each lab step adds ``STEP_SECONDS``."""
+
+    seconds: int = 0
+    step_seconds: int = STEP_SECONDS
+
+    def now(self) -> datetime:
+        return EPOCH + timedelta(seconds=self.seconds)
+
+    def timestamp(self) -> str:
+        return format_time(self.now())
+
+    def advance(self, steps: int = 1) -> None:
+        self.seconds += steps * self.step_seconds
+
+    def advance_seconds(self, seconds: int) -> None:
+        self.seconds += seconds

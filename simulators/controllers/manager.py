@@ -1,0 +1,64 @@
+"""Runs every controller once per step, in the order a settling cluster would.
+
+The order matters only within a step (everything is level-triggered, so a later step fixes any
+lag): the kubelet first (pods deleted by the last command go, pods bound last step start), node
+lifecycle (cordon taints), then the operators that change what should exist (Run:ai queues, the
+GPU Operator, MIG Manager, Run:ai workloads), the workload controllers that create pods, the two
+schedulers that bind them, the kubelet again for the newly bound pods (ContainerCreating) and
+the node's devices, and GPU Feature Discovery, which labels what the kubelet now runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from simulators.controllers import (
+    engine,
+    events,
+    gpu_operator,
+    kubelet,
+    mig_manager,
+    runai,
+    scheduler,
+    workloads,
+)
+from simulators.controllers.kubelet import KubeletAPI
+
+Controller = Callable[[Any], object]
+
+CONTROLLERS: tuple[tuple[str, Controller], ...] = (
+    ("kubelet", kubelet.sync),
+    ("node-lifecycle", scheduler.run_node_lifecycle),
+    ("runai-queues", runai.run_queues),
+    ("gpu-operator", gpu_operator.run_operator),
+    ("mig-manager", mig_manager.run),
+    ("runai-workloads", runai.run_workloads),
+    ("deployment", workloads.run_deployments),
+    ("replicaset", workloads.run_replicasets),
+    ("statefulset", workloads.run_statefulsets),
+    ("job", workloads.run_jobs),
+    ("daemonset", workloads.run_daemonsets),
+    ("default-scheduler", scheduler.run),
+    ("runai-scheduler", engine.run),
+    ("kubelet-admit", kubelet.admit),
+    ("gpu-feature-discovery", gpu_operator.run_gfd),
+    ("event-ttl", events.run),
+)
+
+
+def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
+    """Run every controller once. The caller advances the clock (one lab step) first.
+
+    `clock` is accepted for symmetry with the store's step clock; time is read from `api.now()`.
+    """
+    del clock
+    for _name, controller in CONTROLLERS:
+        controller(api)
+
+
+def step(api: Any, steps: int = 1) -> None:
+    """Advance the cluster's clock one step and let every controller reconcile, `steps` times."""
+    for _ in range(steps):
+        api.clock.advance()
+        run_controllers(api)

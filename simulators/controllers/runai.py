@@ -1,0 +1,519 @@
+"""Run:ai's cluster controllers: projects and departments to Queues, workloads to pods.
+
+- ``departments.run.ai`` and ``projects.run.ai`` become KAI ``Queue`` objects
+  (``queues.scheduling.run.ai``: a department is a top-level queue, a project a child queue
+  with its GPU quota, over-quota weight and limit); each project gets its namespace
+  ``runai-<project>`` labelled ``runai/queue=<project>``.
+- A workload (``trainingworkloads.run.ai``, ``interactiveworkloads``, ``distributedworkloads``,
+  ``inferenceworkloads``, all ``run.ai/v2alpha1``) becomes a ``PodGroup``
+  (``scheduling.run.ai/v2alpha2``, ``pg-<name>-0``, minMember = its pod count) and its pods,
+  named as the engine names them (``t1-0-0``; ``dist-master-0``, ``dist-worker-0``), with
+  ``schedulerName: runai-scheduler``, the project's labels and, for a fraction, the
+  ``gpu-fraction`` (or ``gpu-memory``) annotation. A deleted or evicted pod comes back Pending;
+  a finished workload is Completed; a suspended one (``spec.active.value: false``) has no pods.
+
+Workload spec (Run:ai's ``{"value": ...}`` wrapped fields): ``name``, ``image``, ``gpu`` (whole
+GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migProfile``
+("1g.10gb"), ``workers`` (distributed: pod count), ``priority`` (int), ``preemptible`` (bool),
+``active`` (bool, default true). The lab's facts (for checks and ``runai describe``) go in
+``status``: ``phase``, ``runningPods``, ``pendingPods``, ``allocatedGpus``, ``requestedGpus``,
+``startTime``, ``completionTime``, ``gangStarts`` (times all pods started together),
+``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``), ``lastActivityTime``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.controllers.util import (
+    RUNAI_SCHEDULER,
+    dig,
+    emit,
+    get_or_none,
+    is_deleting,
+    items,
+    labels_of,
+    name_of,
+    namespace_of,
+    owned_by,
+    owner_ref,
+    spec,
+    status,
+    timestamp,
+)
+from simulators.engine import DEFAULT_PRIORITY, WorkloadKind
+
+WORKLOAD_RESOURCES: dict[str, str] = {
+    "training": "trainingworkloads.run.ai",
+    "workspace": "interactiveworkloads.run.ai",
+    "distributed": "distributedworkloads.run.ai",
+    "inference": "inferenceworkloads.run.ai",
+}
+KIND_OF_RESOURCE = {v: k for k, v in WORKLOAD_RESOURCES.items()}
+WORKLOAD_KINDS = {
+    "training": "TrainingWorkload",
+    "workspace": "InteractiveWorkload",
+    "distributed": "DistributedWorkload",
+    "inference": "InferenceWorkload",
+}
+PRIORITY_CLASSES = {
+    "training": "train",
+    "distributed": "train",
+    "workspace": "build",
+    "inference": "inference",
+}
+QUEUES = "queues.scheduling.run.ai"
+PODGROUPS = "podgroups.scheduling.run.ai"
+PROJECTS = "projects.run.ai"
+DEPARTMENTS = "departments.run.ai"
+FRACTION = "gpu-fraction"
+MEMORY = "gpu-memory"
+COMPONENT = "workload-controller"
+
+
+def value(obj: Obj, field: str, default: Any = None) -> Any:
+    """A Run:ai spec field: ``spec.<field>.value``."""
+    raw = spec(obj).get(field)
+    if isinstance(raw, dict):
+        return raw.get("value", default)
+    return default if raw is None else raw
+
+
+def namespace_for(project: str) -> str:
+    return f"runai-{project}"
+
+
+def pod_names(name: str, kind: str, pods: int) -> list[str]:
+    """The engine's pod naming: llm-ft-master-0, llm-ft-worker-0; t1-0-0 otherwise."""
+    if kind == "distributed":
+        return [f"{name}-master-0" if i == 0 else f"{name}-worker-{i - 1}" for i in range(pods)]
+    return [f"{name}-0-{i}" for i in range(pods)]
+
+
+def workload_object(
+    kind: str,
+    name: str,
+    project: str,
+    image: str,
+    *,
+    gpu: float = 1.0,
+    gpu_memory: str | None = None,
+    mig_profile: str | None = None,
+    workers: int = 1,
+    priority: int | None = None,
+    preemptible: bool | None = None,
+    user: str = "admin",
+) -> Obj:
+    """A Run:ai workload custom resource as ``runai ... submit`` creates it."""
+    wk = WorkloadKind(kind)
+    body: dict[str, Any] = {"name": {"value": name}, "image": {"value": image}}
+    if mig_profile:
+        body["migProfile"] = {"value": mig_profile}
+    elif gpu_memory:
+        body["gpuMemory"] = {"value": gpu_memory}
+    elif 0 < gpu < 1:
+        body["gpuFraction"] = {"value": f"{gpu:g}"}
+    else:
+        body["gpu"] = {"value": f"{int(gpu)}"}
+    if wk == WorkloadKind.DISTRIBUTED:
+        body["workers"] = {"value": workers}
+    if priority is not None:
+        body["priority"] = {"value": priority}
+    if preemptible is not None:
+        body["preemptible"] = {"value": preemptible}
+    return {
+        "apiVersion": "run.ai/v2alpha1",
+        "kind": WORKLOAD_KINDS[wk.value],
+        "metadata": {
+            "name": name,
+            "namespace": namespace_for(project),
+            "labels": {"project": project, "user": user},
+        },
+        "spec": body,
+    }
+
+
+def kind_of(workload: Obj) -> str:
+    for kind, k8s_kind in WORKLOAD_KINDS.items():
+        if workload.get("kind") == k8s_kind:
+            return kind
+    return "training"
+
+
+def project_of(workload: Obj) -> str:
+    project = labels_of(workload).get("project")
+    if project:
+        return project
+    return namespace_of(workload).removeprefix("runai-")
+
+
+def pod_count(workload: Obj) -> int:
+    if kind_of(workload) == "distributed":
+        try:
+            return max(1, int(value(workload, "workers", 1)))
+        except (TypeError, ValueError):
+            return 1
+    return 1
+
+
+def priority_of(workload: Obj) -> int:
+    raw = value(workload, "priority")
+    if raw is not None:
+        try:
+            return int(raw)
+        except (TypeError, ValueError):
+            pass
+    return int(DEFAULT_PRIORITY[WorkloadKind(kind_of(workload))])
+
+
+def preemptible_of(workload: Obj) -> bool:
+    raw = value(workload, "preemptible")
+    if isinstance(raw, bool):
+        return raw
+    return priority_of(workload) < 100
+
+
+def gpu_units(workload: Obj) -> float:
+    """GPUs a pod counts for in quotas (a MIG slice by its share of compute)."""
+    from simulators.engine.mig import mig_profile
+    from simulators.engine.model import GpuRequest
+
+    if value(workload, "migProfile"):
+        return mig_profile(str(value(workload, "migProfile"))).gpu_fraction
+    if value(workload, "gpuMemory"):
+        return GpuRequest.memory(str(value(workload, "gpuMemory"))).units()
+    if value(workload, "gpuFraction"):
+        return float(value(workload, "gpuFraction"))
+    try:
+        return float(value(workload, "gpu", 1) or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def active_of(workload: Obj) -> bool:
+    return value(workload, "active", True) is not False
+
+
+# ---------------------------------------------------------------------------- queues
+
+
+def run_queues(api: ClusterAPI) -> None:
+    """Departments and projects to Queue objects; each project's namespace."""
+    departments = items(api, DEPARTMENTS)
+    projects = items(api, PROJECTS)
+    wanted: dict[str, Obj] = {}
+    for dept in departments:
+        wanted[name_of(dept)] = _queue(name_of(dept), None, spec(dept))
+    for project in projects:
+        parent = str(spec(project).get("department") or "default")
+        if parent not in wanted:
+            wanted[parent] = _queue(parent, None, {})
+        wanted[name_of(project)] = _queue(name_of(project), parent, spec(project))
+        _ensure_namespace(api, project)
+    for name, queue in wanted.items():
+        existing = get_or_none(api, QUEUES, name)
+        if existing is None:
+            api.create(QUEUES, queue)
+        elif spec(existing) != queue["spec"]:
+            api.patch(QUEUES, name, {"spec": queue["spec"]})
+    children: dict[str, list[str]] = {}
+    for name, queue in wanted.items():
+        parent = queue["spec"].get("parentQueue")
+        if parent:
+            children.setdefault(parent, []).append(name)
+    for queue in items(api, QUEUES):
+        kids = sorted(children.get(name_of(queue), []))
+        want: dict[str, Any] = {"childQueues": kids} if kids else {}
+        if status(queue).get("childQueues") != want.get("childQueues"):
+            api.patch(
+                QUEUES,
+                name_of(queue),
+                {"status": {"childQueues": kids or None}},
+                subresource="status",
+            )
+
+
+def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
+    def number(key: str, default: float) -> float:
+        raw = body.get(key)
+        try:
+            return float(raw) if raw is not None else default
+        except (TypeError, ValueError):
+            return default
+
+    quota_spec: dict[str, Any] = {
+        "gpu": {
+            "quota": number("deservedGpus", -1),
+            "limit": number("maxAllowedGpus", -1),
+            "overQuotaWeight": number("gpuOverQuotaWeight", 1),
+        },
+        "cpu": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
+        "memory": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
+    }
+    queue_spec: dict[str, Any] = {"displayName": name, "resources": quota_spec}
+    if parent:
+        queue_spec["parentQueue"] = parent
+    return {
+        "apiVersion": "scheduling.run.ai/v2",
+        "kind": "Queue",
+        "metadata": {"name": name, "labels": {"app": "runai"}},
+        "spec": queue_spec,
+    }
+
+
+def _ensure_namespace(api: ClusterAPI, project: Obj) -> None:
+    ns = str(spec(project).get("namespace") or namespace_for(name_of(project)))
+    if get_or_none(api, "namespaces", ns) is None:
+        api.create(
+            "namespaces",
+            {"metadata": {"name": ns, "labels": {"runai/queue": name_of(project)}}},
+        )
+
+
+# ---------------------------------------------------------------------------- workloads
+
+
+def all_workloads(api: ClusterAPI) -> list[Obj]:
+    out: list[Obj] = []
+    for resource in WORKLOAD_RESOURCES.values():
+        out.extend(items(api, resource))
+    out.sort(
+        key=lambda w: (str(w["metadata"].get("creationTimestamp", "")), namespace_of(w), name_of(w))
+    )
+    return out
+
+
+def resource_of(workload: Obj) -> str:
+    return WORKLOAD_RESOURCES[kind_of(workload)]
+
+
+def run_workloads(api: ClusterAPI) -> None:
+    pods = [p for p in items(api, "pods") if spec(p).get("schedulerName") == RUNAI_SCHEDULER]
+    groups = items(api, PODGROUPS)
+    for workload in all_workloads(api):
+        if is_deleting(workload):
+            continue
+        mine = [
+            p for p in pods if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)
+        ]
+        _sync_workload(api, workload, mine, groups)
+
+
+def _podgroup_name(workload: Obj) -> str:
+    return f"pg-{name_of(workload)}-0"
+
+
+def _sync_workload(api: ClusterAPI, workload: Obj, pods: list[Obj], groups: list[Obj]) -> None:
+    wstatus = status(workload)
+    phase = str(wstatus.get("phase") or "")
+    kind = kind_of(workload)
+    names = pod_names(name_of(workload), kind, pod_count(workload))
+    now = timestamp(api)
+    if phase in ("Completed", "Failed"):
+        return
+    if not active_of(workload):
+        for pod in pods:
+            if not is_deleting(pod):
+                api.delete("pods", name_of(pod), namespace_of(pod))
+        _set_status(
+            api,
+            workload,
+            {"phase": "Suspended", "runningPods": 0, "pendingPods": 0, "allocatedGpus": 0},
+        )
+        return
+    group = next(
+        (
+            g
+            for g in groups
+            if namespace_of(g) == namespace_of(workload) and name_of(g) == _podgroup_name(workload)
+        ),
+        None,
+    )
+    if group is None:
+        group = _create_podgroup(api, workload, len(names))
+    by_name = {name_of(p): p for p in pods}
+    succeeded = [n for n in names if status(by_name.get(n, {})).get("phase") == "Succeeded"]
+    if len(succeeded) == len(names):
+        _set_status(
+            api,
+            workload,
+            {
+                "phase": "Completed",
+                "runningPods": 0,
+                "pendingPods": 0,
+                "allocatedGpus": 0,
+                "completionTime": now,
+            },
+        )
+        emit(api, workload, "Normal", "Completed", "All pods completed successfully", COMPONENT)
+        return
+    for index, pod_name in enumerate(names):
+        existing = by_name.get(pod_name)
+        if existing is None or status(existing).get("phase") == "Failed":
+            if existing is not None:
+                with contextlib.suppress(ApiError):
+                    api.delete("pods", pod_name, namespace_of(workload), grace_period=0)
+            _create_pod(api, workload, group, pod_name, index)
+    running = [p for p in pods if status(p).get("phase") == "Running" and not is_deleting(p)]
+    before = int(wstatus.get("runningPods", 0) or 0)
+    update: dict[str, Any] = {
+        "phase": _phase(pods, names),
+        "runningPods": len(running),
+        "pendingPods": len(names) - len(running),
+        "requestedGpus": round(gpu_units(workload) * len(names), 4),
+        "allocatedGpus": round(gpu_units(workload) * len(running), 4),
+    }
+    if running and not wstatus.get("startTime"):
+        update["startTime"] = now
+    if len(running) == len(names) and before == 0:
+        update["gangStarts"] = [*list(wstatus.get("gangStarts") or []), now]
+    _set_status(api, workload, update)
+
+
+def _phase(pods: list[Obj], names: list[str]) -> str:
+    by_name = {name_of(p): p for p in pods}
+    phases = []
+    for pod_name in names:
+        pod = by_name.get(pod_name)
+        if pod is None:
+            phases.append("Pending")
+        elif is_deleting(pod):
+            phases.append("Releasing")
+        elif status(pod).get("phase") == "Running":
+            phases.append("Running")
+        elif spec(pod).get("nodeName"):
+            phases.append(
+                "Pending"
+                if status(pod).get("phase") == "Pending"
+                else str(status(pod).get("phase"))
+            )
+        else:
+            phases.append("Pending")
+    if len(set(phases)) == 1:
+        return phases[0]
+    for candidate in ("Running", "Releasing", "Pending"):
+        if candidate in phases:
+            return candidate
+    return "Pending"
+
+
+def _set_status(api: ClusterAPI, workload: Obj, update: dict[str, Any]) -> None:
+    current = status(workload)
+    if all(current.get(k) == v for k, v in update.items()):
+        return
+    try:
+        api.patch(
+            resource_of(workload),
+            name_of(workload),
+            {"status": update},
+            namespace_of(workload),
+            subresource="status",
+        )
+    except ApiError as exc:
+        if exc.code != 404:
+            raise
+
+
+def _create_podgroup(api: ClusterAPI, workload: Obj, members: int) -> Obj:
+    kind = kind_of(workload)
+    group: Obj = {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": _podgroup_name(workload),
+            "namespace": namespace_of(workload),
+            "labels": {"project": project_of(workload), "runai/queue": project_of(workload)},
+            "ownerReferences": [owner_ref(workload)],
+        },
+        "spec": {
+            "minMember": members,
+            "queue": project_of(workload),
+            "priorityClassName": PRIORITY_CLASSES[kind],
+            "preemptibility": "preemptible" if preemptible_of(workload) else "non-preemptible",
+        },
+    }
+    created = api.create(PODGROUPS, group, namespace_of(workload))
+    emit(
+        api,
+        workload,
+        "Normal",
+        "PodGroupCreated",
+        f"Pod group {name_of(created)} created",
+        "pod-grouper",
+    )
+    return created
+
+
+def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index: int) -> None:
+    kind = kind_of(workload)
+    project = project_of(workload)
+    limits: dict[str, str] = {}
+    annotations = {
+        "pod-group-name": name_of(group),
+        "user": labels_of(workload).get("user", "admin"),
+    }
+    mig = value(workload, "migProfile")
+    if mig:
+        limits[f"nvidia.com/mig-{mig}"] = "1"
+    elif value(workload, "gpuMemory"):
+        annotations[MEMORY] = str(value(workload, "gpuMemory"))
+    elif value(workload, "gpuFraction"):
+        annotations[FRACTION] = str(value(workload, "gpuFraction"))
+    else:
+        gpus = int(float(value(workload, "gpu", 1) or 0))
+        if gpus:
+            limits["nvidia.com/gpu"] = str(gpus)
+    container: dict[str, Any] = {
+        "name": name_of(workload),
+        "image": str(value(workload, "image", "")),
+    }
+    if limits:
+        container["resources"] = {"limits": dict(limits), "requests": dict(limits)}
+    labels = {
+        "project": project,
+        "runai/queue": project,
+        "workloadKind": WORKLOAD_KINDS[kind],
+        "workloadName": name_of(workload),
+        "user": labels_of(workload).get("user", "admin"),
+    }
+    if kind == "distributed":
+        labels["training.kubeflow.org/replica-type"] = "master" if index == 0 else "worker"
+    pod: Obj = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": pod_name,
+            "namespace": namespace_of(workload),
+            "labels": labels,
+            "annotations": annotations,
+            "ownerReferences": [owner_ref(workload)],
+        },
+        "spec": {
+            "schedulerName": RUNAI_SCHEDULER,
+            "restartPolicy": "Never" if kind in ("training", "distributed") else "Always",
+            "containers": [container],
+        },
+    }
+    try:
+        api.create("pods", pod, namespace_of(workload))
+    except ApiError as exc:
+        if exc.code == 409:
+            return
+        raise
+
+
+def queue_quota(queue: Obj) -> tuple[float | None, float, float | None]:
+    """(deserved or None, over-quota weight, limit or None) of a queue's GPUs (-1 = none)."""
+    gpu = dig(queue.get("spec"), "resources", "gpu") or {}
+
+    def read(key: str, default: float) -> float:
+        try:
+            return float(gpu.get(key, default))
+        except (TypeError, ValueError):
+            return default
+
+    quota = read("quota", -1)
+    limit = read("limit", -1)
+    return (None if quota < 0 else quota, read("overQuotaWeight", 1), None if limit < 0 else limit)

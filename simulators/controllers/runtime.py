@@ -1,0 +1,404 @@
+"""The container runtime's side of the mock: what a container does when the kubelet starts it.
+
+A real container runs its image's program; here each image family has a behaviour: keep
+running, exit after some steps, or crash at start. What a container logs when it starts comes
+from the same place, in the program's own format (klog, logrus, plain echo), with the cluster
+clock's times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from simulators.cluster.api import ClusterAPI, Obj
+from simulators.controllers import gpu_state
+from simulators.controllers.util import name_of, spec
+
+# Run:ai's quickstart images train for about a minute, then exit 0.
+QUICKSTART_STEPS = 4
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """What a started container does. ``exit_after`` counts steps (None: runs until stopped)."""
+
+    logs: tuple[str, ...] = ()
+    exit_after: int | None = None
+    exit_code: int = 0
+    crash: bool = False
+    crash_logs: tuple[str, ...] = field(default=())
+
+
+Rule = Callable[[ClusterAPI, Obj, dict[str, object], Obj | None], Behaviour]
+
+
+def klog(now: datetime, level: str, where: str, message: str, offset_ms: int = 0) -> str:
+    """A klog line: ``I1110 09:40:02.181735       1 main.go:317] message``."""
+    moment = now + timedelta(milliseconds=offset_ms)
+    stamp = moment.strftime("%m%d %H:%M:%S.") + f"{moment.microsecond:06d}"
+    return f"{level}{stamp}       1 {where}] {message}"
+
+
+def logrus(now: datetime, level: str, message: str, offset_s: int = 0) -> str:
+    moment = now + timedelta(seconds=offset_s)
+    return f'time="{moment.strftime("%Y-%m-%dT%H:%M:%SZ")}" level={level} msg="{message}"'
+
+
+# ---------------------------------------------------------------------------- images
+
+
+def _device_plugin(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    start = [
+        klog(now, "I", "main.go:235", '"Starting NVIDIA Device Plugin" version="v0.17.1"'),
+        klog(now, "I", "main.go:238", "Starting FS watcher for /var/lib/kubelet/device-plugins", 1),
+        klog(now, "I", "main.go:245", "Starting OS watcher.", 1),
+        klog(now, "I", "main.go:260", "Starting Plugins.", 1),
+        klog(now, "I", "main.go:317", "Loading configuration.", 2),
+        klog(
+            now, "I", "main.go:342", "Updating config with default resource matching patterns.", 40
+        ),
+        klog(now, "I", "main.go:356", "Retrieving plugins.", 45),
+    ]
+    if node is None:
+        return Behaviour(tuple(start))
+    strategy = gpu_state.mig_strategy(api)
+    problem = gpu_state.device_plugin_error(node, strategy)
+    if problem:
+        # The whole chain as main.go's klog.Error(err) prints it (k8s-device-plugin v0.17.1).
+        error = klog(
+            now,
+            "E",
+            "main.go:173",
+            "error starting plugins: error getting plugins: unable to create plugins: failed to "
+            "construct resource managers: error building device map: error building device map "
+            f"from config.resources: {problem}",
+            60,
+        )
+        return Behaviour(tuple(start), crash=True, exit_code=1, crash_logs=(error,))
+    lines = list(start)
+    resources = gpu_state.advertised(api, node, strategy, plugin_running=True)
+    for resource in sorted(resources):
+        short = resource.removeprefix("nvidia.com/")
+        lines += [
+            klog(now, "I", "server.go:195", f"Starting GRPC server for '{resource}'", 60),
+            klog(
+                now,
+                "I",
+                "server.go:139",
+                f"Starting to serve '{resource}' on /var/lib/kubelet/device-plugins/"
+                f"nvidia-{short}.sock",
+                61,
+            ),
+            klog(
+                now,
+                "I",
+                "server.go:146",
+                f"Registered device plugin for '{resource}' with Kubelet",
+                63,
+            ),
+        ]
+    if not resources:
+        lines.append(klog(now, "I", "main.go:380", "No devices found. Waiting indefinitely.", 60))
+    return Behaviour(tuple(lines))
+
+
+def _gfd(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+    now = api.now()
+    lines = [
+        klog(now, "I", "main.go:163", "Starting OS watcher."),
+        klog(now, "I", "main.go:168", "Loading configuration.", 1),
+        klog(now, "I", "main.go:214", "Start running", 40),
+    ]
+    if node is not None:
+        strategy = gpu_state.mig_strategy(api)
+        reason = gpu_state.gfd_single_problem(node) if strategy == "single" else ""
+        if reason:
+            lines.append(
+                klog(
+                    now,
+                    "W",
+                    "mig-strategy.go:245",
+                    f"Invalid configuration detected for mig-strategy=single: {reason}",
+                    41,
+                )
+            )
+    lines += [
+        klog(now, "I", "main.go:278", "Creating Labels", 42),
+        klog(now, "I", "main.go:287", "Sleeping for 60000000000", 43),
+    ]
+    return Behaviour(tuple(lines))
+
+
+def _driver(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+    return Behaviour(
+        (
+            "DRIVER_ARCH is x86_64",
+            "Creating directory NVIDIA-Linux-x86_64-550.127.08",
+            "Loading NVIDIA driver kernel modules...",
+            "+ modprobe nvidia",
+            "+ modprobe nvidia-uvm",
+            "+ modprobe nvidia-modeset",
+            "+ set +o xtrace -o nounset",
+            "Starting NVIDIA persistence daemon...",
+            "Mounting NVIDIA driver rootfs...",
+            "Done, now waiting for signal",
+        )
+    )
+
+
+def _toolkit(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    return Behaviour(
+        (
+            logrus(now, "info", "Parsing arguments"),
+            logrus(now, "info", "Starting nvidia-toolkit"),
+            logrus(now, "info", "Verifying Flags"),
+            logrus(
+                now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"
+            ),
+            logrus(now, "info", "Setting up runtime"),
+            logrus(now, "info", "Successfully loaded config"),
+            logrus(now, "info", "Sending SIGHUP signal to containerd", 1),
+            logrus(now, "info", "Successfully signaled containerd", 1),
+            logrus(now, "info", "Completed 'setup' for containerd", 1),
+            logrus(now, "info", "Waiting for signal", 1),
+        )
+    )
+
+
+def _dcgm_exporter(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    return Behaviour(
+        (
+            logrus(now, "info", "Starting dcgm-exporter"),
+            logrus(now, "info", "DCGM successfully initialized!"),
+            logrus(now, "info", "Collecting DCP Metrics"),
+            logrus(
+                now,
+                "info",
+                "Falling back to metric file '/etc/dcgm-exporter/dcp-metrics-included.csv'",
+            ),
+            logrus(now, "info", "Initializing system entities of type: GPU", 1),
+            logrus(now, "info", "Pipeline starting", 2),
+            logrus(now, "info", "Starting webserver", 2),
+            logrus(now, "info", "Listening on", 2).replace(
+                '"Listening on"', '"Listening on" address="[::]:9400"'
+            ),
+        )
+    )
+
+
+def _validator(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    return Behaviour(("all validations are successful",))
+
+
+def _mig_manager(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    # MIG Manager's own lines are written by its controller as it moves through its states.
+    return Behaviour(())
+
+
+def _operator(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    ts = f"{now.timestamp():.3f}"
+    return Behaviour(
+        (
+            f'{{"level":"info","ts":{ts},"logger":"setup","msg":"version: v24.9.2"}}',
+            f'{{"level":"info","ts":{ts},"logger":"setup","msg":"starting manager"}}',
+            f'{{"level":"info","ts":{now.timestamp() + 1:.3f},"logger":"controllers.ClusterPolicy",'
+            '"msg":"ClusterPolicy is ready as all resources have been successfully reconciled"}',
+        )
+    )
+
+
+def _coredns(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    return Behaviour(
+        (
+            ".:53",
+            "[INFO] plugin/reload: Running configuration SHA512 = 591cf328cccc12bc490481273e738df5"
+            "9329c62c0b729d94e8b61db9961c2fa5f046dd37f1cf888b953814040d180f52594972691cd6ff41be96"
+            "639138a43908",
+            "CoreDNS-1.11.3",
+            "linux/amd64, go1.21.11, a6338e9",
+        )
+    )
+
+
+def _kube_proxy(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    host = _internal_ip(node) or node_name(pod)
+    return Behaviour(
+        (
+            klog(now, "I", "server_linux.go:66", '"Using iptables proxy"'),
+            klog(
+                now, "I", "server.go:677", f'"Successfully retrieved node IP(s)" IPs=["{host}"]', 12
+            ),
+            klog(now, "I", "server.go:489", '"Version info" version="v1.31.4"', 20),
+            klog(now, "I", "config.go:199", '"Starting service config controller"', 30),
+            klog(
+                now,
+                "I",
+                "shared_informer.go:320",
+                '"Caches are synced" controller="service config"',
+                131,
+            ),
+        )
+    )
+
+
+def _quickstart(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    return Behaviour(
+        (
+            "Epoch 1/2",
+            "1875/1875 [==============================] - 9s 4ms/step - loss: 0.2150 - acc: 0.9364",
+            "Epoch 2/2",
+            "1875/1875 [==============================] - 8s 4ms/step - loss: 0.0885 - acc: 0.9731",
+            "Training complete.",
+        ),
+        exit_after=QUICKSTART_STEPS,
+    )
+
+
+def _triton(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+    now = api.now()
+    stamp = now.strftime("%m%d %H:%M:%S.") + "114305"
+    return Behaviour(
+        (
+            f"I{stamp} 1 server.cc:677] ",
+            "+----------+---------+--------+",
+            "| Model    | Version | Status |",
+            "+----------+---------+--------+",
+            "| resnet50 | 1       | READY  |",
+            "+----------+---------+--------+",
+            f'I{stamp} 1 grpc_server.cc:2463] "Started GRPCInferenceService at 0.0.0.0:8001"',
+            f'I{stamp} 1 http_server.cc:4692] "Started HTTPService at 0.0.0.0:8000"',
+        )
+    )
+
+
+def _jupyter(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    clock = now.strftime("%H:%M:%S.") + "441"
+    host = name_of(pod)
+    return Behaviour(
+        (
+            f"[I {clock} ServerApp] Jupyter Server 2.14.2 is running at:",
+            f"[I {clock} ServerApp] http://{host}:8888/lab",
+        )
+    )
+
+
+def _pytorch(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    world = max(1, int(_gpu_limit(container)))
+    return Behaviour(
+        (
+            f"[rank0]: world size {world}, backend nccl",
+            "[rank0]: NCCL INFO Using network IB",
+            "[rank0]: epoch 1 step 100 loss 2.913",
+        )
+    )
+
+
+def _gpu_limit(container: dict[str, object]) -> str:
+    resources = container.get("resources")
+    if not isinstance(resources, dict):
+        return "0"
+    limits = resources.get("limits") or {}
+    if not isinstance(limits, dict):
+        return "0"
+    value = limits.get("nvidia.com/gpu", 0)
+    try:
+        return str(int(str(value)))
+    except ValueError:
+        return "0"
+
+
+def _runai_component(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    now = api.now()
+    return Behaviour((logrus(now, "info", f"{container.get('name', 'runai')} started"),))
+
+
+def _default(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    return Behaviour(())
+
+
+# Checked in order: the first image fragment found in the image name wins.
+RULES: tuple[tuple[str, Rule], ...] = (
+    ("k8s-device-plugin", _device_plugin),
+    ("gpu-feature-discovery", _gfd),
+    ("nvidia/driver", _driver),
+    ("container-toolkit", _toolkit),
+    ("dcgm-exporter", _dcgm_exporter),
+    ("gpu-operator-validator", _validator),
+    ("k8s-mig-manager", _mig_manager),
+    ("nvidia/gpu-operator", _operator),
+    ("coredns", _coredns),
+    ("kube-proxy", _kube_proxy),
+    ("quickstart", _quickstart),
+    ("tritonserver", _triton),
+    ("notebook", _jupyter),
+    ("jupyter", _jupyter),
+    ("pytorch", _pytorch),
+    ("run-ai-prod", _runai_component),
+)
+
+
+# Images whose containers finish on their own (the kubelet checks only these for an exit).
+EXITING_IMAGES = ("quickstart",)
+
+
+def may_exit(container: dict[str, object]) -> bool:
+    image = str(container.get("image", ""))
+    return any(fragment in image for fragment in EXITING_IMAGES)
+
+
+def behaviour(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    image = str(container.get("image", ""))
+    # GFD ships in the device plugin's image; the container's name tells them apart.
+    if container.get("name") == "gpu-feature-discovery":
+        return _gfd(api, pod, container, node)
+    for fragment, rule in RULES:
+        if fragment in image:
+            return rule(api, pod, container, node)
+    return _default(api, pod, container, node)
+
+
+def _internal_ip(node: Obj | None) -> str:
+    for address in (node or {}).get("status", {}).get("addresses") or []:
+        if address.get("type") == "InternalIP":
+            return str(address.get("address", ""))
+    return ""
+
+
+def node_name(pod: Obj) -> str:
+    return str(spec(pod).get("nodeName") or "")

@@ -1,0 +1,300 @@
+"""kubectl for the lab: one module per verb, each a client of the cluster API only.
+
+Tables come from the API server's printers (`simulators.cluster.printers`), formatted as
+kubectl's HumanReadablePrinter does; describers are client-side as in kubectl.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import yaml
+
+from simulators.cluster.api import ApiError
+from simulators.engine.mig import NAMED_LAYOUTS
+from simulators.lab.flags import Flag, FlagError, Parsed, parse
+from simulators.lab.kubectl import (
+    api_resources,
+    apply,
+    cluster_info,
+    config,
+    cordon,
+    delete,
+    describe,
+    drain,
+    edit,
+    exec,
+    get,
+    label,
+    logs,
+    patch,
+    rollout,
+    scale,
+    top,
+    version,
+)
+from simulators.lab.kubectl.common import KubectlError, error_text, see
+from simulators.lab.tool import Context, Output
+
+
+@dataclass(frozen=True)
+class Verb:
+    flags: list[Flag]
+    run: Callable[[Context, Parsed], Output]
+    interspersed: bool = True
+
+
+VERBS: dict[str, Verb] = {
+    "annotate": Verb(label.FLAGS, label.run_annotate),
+    "api-resources": Verb(api_resources.FLAGS, api_resources.run),
+    "apply": Verb(apply.APPLY_FLAGS, apply.run_apply),
+    "cluster-info": Verb(cluster_info.FLAGS, cluster_info.run),
+    "config": Verb(config.FLAGS, config.run),
+    "cordon": Verb(cordon.FLAGS, cordon.run_cordon),
+    "create": Verb(apply.CREATE_FLAGS, apply.run_create),
+    "delete": Verb(delete.FLAGS, delete.run),
+    "describe": Verb(describe.FLAGS, describe.run),
+    "drain": Verb(drain.FLAGS, drain.run),
+    "edit": Verb(edit.FLAGS, edit.run),
+    "exec": Verb(exec.FLAGS, exec.run),
+    "get": Verb(get.FLAGS, get.run),
+    "label": Verb(label.FLAGS, label.run_label),
+    "logs": Verb(logs.FLAGS, logs.run),
+    "patch": Verb(patch.FLAGS, patch.run),
+    "replace": Verb(apply.REPLACE_FLAGS, apply.run_replace),
+    "rollout": Verb(rollout.FLAGS, rollout.run),
+    "scale": Verb(scale.FLAGS, scale.run),
+    "top": Verb(top.FLAGS, top.run),
+    "uncordon": Verb(cordon.FLAGS, cordon.run_uncordon),
+    "version": Verb(version.FLAGS, version.run),
+}
+
+HELP = """kubectl controls the Kubernetes cluster manager.
+
+ Find more information at: https://kubernetes.io/docs/reference/kubectl/
+
+Basic Commands (Beginner):
+  create          Create a resource from a file or from stdin
+  expose          Take a replication controller, service, deployment or pod and expose it as a new \
+Kubernetes service
+  run             Run a particular image on the cluster
+  set             Set specific features on objects
+
+Basic Commands (Intermediate):
+  explain         Get documentation for a resource
+  get             Display one or many resources
+  edit            Edit a resource on the server
+  delete          Delete resources by file names, stdin, resources and names, or by resources and \
+label selector
+
+Deploy Commands:
+  rollout         Manage the rollout of a resource
+  scale           Set a new size for a deployment, replica set, or replication controller
+
+Cluster Management Commands:
+  cluster-info    Display cluster information
+  top             Display resource (CPU/memory) usage
+  cordon          Mark node as unschedulable
+  uncordon        Mark node as schedulable
+  drain           Drain node in preparation for maintenance
+
+Troubleshooting and Debugging Commands:
+  describe        Show details of a specific resource or group of resources
+  logs            Print the logs for a container in a pod
+  exec            Execute a command in a container
+
+Advanced Commands:
+  apply           Apply a configuration to a resource by file name or stdin
+  patch           Update fields of a resource
+  replace         Replace a resource by file name or stdin
+
+Settings Commands:
+  label           Update the labels on a resource
+  annotate        Update the annotations on a resource
+
+Other Commands:
+  api-resources   Print the supported API resources on the server
+  config          Modify kubeconfig files
+  version         Print the client and server version information
+
+Usage:
+  kubectl [flags] [options]
+
+Use "kubectl <command> --help" for more information about a given command.
+Use "kubectl options" for a list of global command-line options (applies to all commands)."""
+
+
+def _split_globals(args: list[str]) -> tuple[list[str], list[str]]:
+    """`kubectl -n ns get pods`: global flags may come before the verb."""
+    before: list[str] = []
+    i = 0
+    while i < len(args) and args[i].startswith("-") and args[i] not in ("-h", "--help"):
+        before.append(args[i])
+        if args[i] in ("-n", "--namespace", "--context", "--kubeconfig") and i + 1 < len(args):
+            before.append(args[i + 1])
+            i += 1
+        i += 1
+    return before, args[i:]
+
+
+def run(ctx: Context, args: list[str]) -> Output:
+    before, rest = _split_globals(args)
+    if not rest or rest[0] in ("-h", "--help", "help"):
+        return Output(HELP)
+    sub, tail = rest[0], [*before, *rest[1:]]
+    verb = VERBS.get(sub)
+    if verb is None:
+        return Output.error(
+            f'error: unknown command "{sub}" for "kubectl"\n\n'
+            "Did you mean this?\n\t" + _closest(sub) + "\n"
+            if _closest(sub)
+            else f'error: unknown command "{sub}" for "kubectl"'
+        )
+    try:
+        parsed = parse(tail, verb.flags, verb.interspersed)
+    except FlagError as exc:
+        return Output.error(f"error: {exc}\n{see(sub)}")
+    if parsed.has("help"):
+        return Output(f"Usage:\n  kubectl {sub} [options]\n\n{see(sub).replace('See', 'Use')}")
+    try:
+        return verb.run(ctx, parsed)
+    except KubectlError as exc:
+        return Output.error(str(exc))
+    except ApiError as exc:
+        return Output.error(error_text(exc))
+
+
+def _closest(word: str) -> str:
+    for name in VERBS:
+        if name.startswith(word[:3]) and abs(len(name) - len(word)) <= 2:
+            return name
+    return ""
+
+
+# ------------------------------------------------------------------------- completion
+
+
+def complete(ctx: Context, words: list[str], current: str) -> list[str]:
+    """Candidates for `kubectl WORDS CURRENT`: verbs, flags, resource types, names."""
+    if not words:
+        return _starting(sorted(VERBS), current)
+    sub = words[0]
+    verb = VERBS.get(sub)
+    if verb is None:
+        return []
+    if current.startswith("-"):
+        options = [f"--{f.long}" for f in verb.flags if f.long] + [
+            f"-{f.short}" for f in verb.flags if f.short
+        ]
+        return _starting(sorted(options), current)
+    positionals = _positionals(words[1:], verb.flags)
+    cluster = ctx.api
+    if words[-1] in ("-L", "--label-columns", "-l", "--selector"):
+        return _label_candidates(ctx, current, with_values=words[-1] in ("-l", "--selector"))
+    if words[-1] in ("-n", "--namespace"):
+        return _starting(_names(ctx, "namespaces", None), current)
+    if sub in ("cordon", "uncordon", "drain"):
+        return _starting(_names(ctx, "nodes", None), current)
+    if sub in ("logs", "exec"):
+        if positionals:
+            return []
+        return _starting(_names(ctx, "pods", _ns(words)), current)
+    if sub in ("get", "describe", "label", "annotate", "delete", "patch", "edit", "scale"):
+        if not positionals:
+            types = sorted({i.plural for i in cluster.resources()})
+            return _starting(types, current)
+        try:
+            info = cluster.resolve(positionals[0])
+        except ApiError:
+            return []
+        if sub == "label" and len(positionals) >= 2:
+            return _label_candidates(ctx, current, with_values=True)
+        if sub == "annotate" and len(positionals) >= 2:
+            return []
+        return _starting(_names(ctx, info.key, _ns(words) if info.namespaced else None), current)
+    if sub == "rollout" and not positionals:
+        return _starting(["restart", "status"], current)
+    if sub in ("apply", "create", "replace") and words[-1] in ("-f", "--filename"):
+        return _starting(sorted(ctx.world.state.files), current)
+    return []
+
+
+def _ns(words: list[str]) -> str:
+    for i, w in enumerate(words):
+        if w in ("-n", "--namespace") and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith("--namespace="):
+            return w.partition("=")[2]
+    return "default"
+
+
+def _positionals(words: list[str], flags: list[Flag]) -> list[str]:
+    valued = {f"--{f.long}" for f in flags if f.takes_value and f.long} | {
+        f"-{f.short}" for f in flags if f.takes_value and f.short
+    }
+    out: list[str] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w in valued:
+            skip = True
+            continue
+        if w.startswith("-"):
+            continue
+        out.append(w)
+    return out
+
+
+def _names(ctx: Context, resource: str, namespace: str | None) -> list[str]:
+    try:
+        items = ctx.api.list(resource, namespace).get("items", [])
+    except ApiError:
+        return []
+    return sorted(str(i["metadata"]["name"]) for i in items)
+
+
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+
+
+def _mig_layouts(ctx: Context) -> list[str]:
+    """The layouts MIG Manager's config offers (the ConfigMap the ClusterPolicy names)."""
+    cluster = ctx.api
+    try:
+        policies = cluster.list("clusterpolicies.nvidia.com").get("items", [])
+        spec = (policies[0].get("spec") or {}) if policies else {}
+        name = ((spec.get("migManager") or {}).get("config") or {}).get("name")
+        config = cluster.get("configmaps", str(name or "default-mig-parted-config"), "gpu-operator")
+        parsed = yaml.safe_load(str((config.get("data") or {}).get("config.yaml", ""))) or {}
+        return sorted(str(k) for k in (parsed.get("mig-configs") or {}))
+    except (ApiError, yaml.YAMLError, AttributeError):
+        return sorted(NAMED_LAYOUTS)
+
+
+def _label_candidates(ctx: Context, current: str, with_values: bool) -> list[str]:
+    """Node label keys (and `key=value` pairs for label and -l), MIG layouts for mig.config."""
+    try:
+        nodes = ctx.api.list("nodes").get("items", [])
+    except ApiError:
+        return []
+    labels = [n["metadata"].get("labels") or {} for n in nodes]
+    prefix, _, word = current.rpartition(",")
+    prefix = f"{prefix}," if prefix else ""
+    if with_values and "=" in word:
+        key = word.partition("=")[0]
+        values = {str(lab[key]) for lab in labels if key in lab}
+        if key == MIG_CONFIG_LABEL:
+            values.update(_mig_layouts(ctx))
+        return _starting(sorted(f"{prefix}{key}={v}" for v in values), current)
+    keys = sorted({str(k) for lab in labels for k in lab})
+    suffix = "=" if with_values else ""
+    return _starting([f"{prefix}{k}{suffix}" for k in keys], current)
+
+
+def _starting(options: list[str], current: str) -> list[str]:
+    return [o for o in options if o.startswith(current)]
+
+
+__all__ = ["VERBS", "complete", "describe", "run"]

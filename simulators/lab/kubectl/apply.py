@@ -1,0 +1,310 @@
+"""kubectl apply, create and replace (with --force) from files in the home folder."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import yaml
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
+from simulators.lab import files
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
+from simulators.lab.tool import Context, Output
+
+_FILE_FLAGS = [
+    *COMMON,
+    Flag("filename", long="filename", short="f", takes_value=True),
+    Flag("dry-run", long="dry-run", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
+    Flag("recursive", long="recursive", short="R"),
+    Flag("validate", long="validate", takes_value=True),
+    Flag("save-config", long="save-config"),
+]
+APPLY_FLAGS = [*_FILE_FLAGS, Flag("server-side", long="server-side"), Flag("force", long="force")]
+CREATE_FLAGS = list(_FILE_FLAGS)
+REPLACE_FLAGS = [
+    *_FILE_FLAGS,
+    Flag("force", long="force"),
+    Flag("grace-period", long="grace-period", takes_value=True),
+]
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+def read_sources(ctx: Context, parsed: Parsed, verb: str) -> list[tuple[str, str]]:
+    names = parsed.all("filename")
+    if not names:
+        raise KubectlError("error: must specify one of -f and -k")
+    sources = []
+    for name in names:
+        if name == "-":
+            sources.append(("STDIN", ctx.stdin))
+            continue
+        text = files.read(ctx, name)
+        if text is None:
+            raise KubectlError(f'error: the path "{name}" does not exist')
+        sources.append((name, text))
+    return sources
+
+
+def documents(text: str, source: str) -> list[Obj]:
+    try:
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "could not parse"
+        raise KubectlError(
+            f"error: error parsing {source}: error converting YAML to JSON: yaml: {line}{problem}"
+        ) from None
+    out: list[Obj] = []
+    for doc in docs:
+        if not isinstance(doc, dict):
+            raise KubectlError(
+                f'error: error validating "{source}": error validating data: invalid object to '
+                "validate; if you choose to ignore these errors, turn validation off with "
+                "--validate=false"
+            )
+        if doc.get("kind") == "List" and isinstance(doc.get("items"), list):
+            out += [i for i in doc["items"] if isinstance(i, dict)]
+        else:
+            out.append(json.loads(json.dumps(doc, default=str)))
+    return out
+
+
+def mapping(cluster: ClusterAPI, doc: Obj, source: str) -> ResourceInfo:
+    kind, version = doc.get("kind"), doc.get("apiVersion")
+    if not kind or not version:
+        missing = "kind" if not kind else "apiVersion"
+        raise KubectlError(
+            f'error: error validating "{source}": error validating data: {missing} not set; '
+            "if you choose to ignore these errors, turn validation off with --validate=false"
+        )
+    for info in cluster.resources():
+        if info.kind == kind and info.api_version == version:
+            return info
+    name = (doc.get("metadata") or {}).get("name", "")
+    ns = (doc.get("metadata") or {}).get("namespace", "")
+    raise KubectlError(
+        f'error: resource mapping not found for name: "{name}" namespace: "{ns}" from '
+        f'"{source}": no matches for kind "{kind}" in version "{version}"\n'
+        "ensure CRDs are installed first"
+    )
+
+
+def target_namespace(info: ResourceInfo, doc: Obj, parsed: Parsed) -> str | None:
+    if not info.namespaced:
+        return None
+    given = parsed.value("namespace")
+    own = (doc.get("metadata") or {}).get("namespace")
+    if given and own and given != own:
+        raise KubectlError(
+            f'error: the namespace from the provided object "{own}" does not match the namespace '
+            f"\"{given}\". You must pass '--namespace={own}' to perform this operation."
+        )
+    return str(own or given or "default")
+
+
+def _each(ctx: Context, parsed: Parsed, verb: str, one: Any) -> Output:
+    cluster = ctx.api
+    out: list[str] = []
+    code = 0
+    for source, text in read_sources(ctx, parsed, verb):
+        docs = documents(text, source)
+        if not docs:
+            out.append(f"error: no objects passed to {verb}")
+            code = 1
+        for doc in docs:
+            try:
+                info = mapping(cluster, doc, source)
+                ns = target_namespace(info, doc, parsed)
+                out.append(one(cluster, info, doc, ns, source, parsed))
+            except KubectlError as exc:
+                out.append(str(exc))
+                code = 1
+            except ApiError as exc:
+                out.append(error_text(exc))
+                code = 1
+    return Output("\n".join(out), code)
+
+
+def _dry(parsed: Parsed) -> str:
+    value = parsed.value("dry-run")
+    if value in ("client", "true"):
+        return " (dry run)"
+    if value == "server":
+        return " (server dry run)"
+    return ""
+
+
+def _with_ns(doc: Obj, ns: str | None) -> Obj:
+    obj = copy.deepcopy(doc)
+    if ns is not None:
+        obj.setdefault("metadata", {})["namespace"] = ns
+    return obj
+
+
+def _create(
+    cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
+) -> str:
+    name = (doc.get("metadata") or {}).get("name", "")
+    if not _dry(parsed):
+        try:
+            created = cluster.create(info.key, _with_ns(doc, ns), ns)
+        except ApiError as exc:
+            if exc.reason in ("AlreadyExists", "NotFound", "Forbidden", "BadRequest"):
+                exc = ApiError(
+                    exc.code,
+                    exc.reason,
+                    f'error when creating "{source}": {exc.message}',
+                    exc.details,
+                )
+            raise exc from None
+        name = created["metadata"]["name"]
+    return f"{kind_name(info)}/{name} created{_dry(parsed)}"
+
+
+def _subset(want: Any, have: Any) -> bool:
+    if isinstance(want, dict):
+        return isinstance(have, dict) and all(_subset(v, have.get(k)) for k, v in want.items())
+    if isinstance(want, list):
+        return (
+            isinstance(have, list)
+            and len(want) == len(have)
+            and all(_subset(w, h) for w, h in zip(want, have, strict=True))
+        )
+    return bool(want == have or str(want) == str(have))
+
+
+def go_json(value: Any) -> str:
+    """encoding/json's Marshal: sorted keys, compact, <, > and & escaped."""
+    text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _unchanged(doc: Obj, current: Obj, annotation: str) -> bool:
+    """Nothing to patch: the last applied configuration is this one and the object still has it."""
+    meta = current.get("metadata") or {}
+    if (meta.get("annotations") or {}).get(LAST_APPLIED) != annotation:
+        return False
+    body = {k: v for k, v in doc.items() if k not in ("metadata", "status")}
+    own = doc.get("metadata") or {}
+    return _subset(body, current) and _subset(own.get("labels") or {}, meta.get("labels") or {})
+
+
+def _apply(
+    cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
+) -> str:
+    name = str((doc.get("metadata") or {}).get("name", ""))
+    if not name:
+        raise KubectlError(
+            "error: error when retrieving current configuration of:\n"
+            f'Resource: "{info.key}", GroupVersionKind: "{info.api_version}, Kind={info.kind}"\n'
+            f'Name: "", Namespace: "{ns or ""}"\n'
+            f'from server for: "{source}": resource name may not be empty'
+        )
+    applied = _with_ns(doc, ns)
+    applied.setdefault("metadata", {}).setdefault("annotations", {})
+    annotation = go_json(applied) + "\n"
+    applied["metadata"]["annotations"][LAST_APPLIED] = annotation
+    try:
+        current = cluster.get(info.key, name, ns)
+    except ApiError as exc:
+        if exc.reason != "NotFound":
+            raise
+        if not _dry(parsed):
+            cluster.create(info.key, applied, ns)
+        return f"{kind_name(info)}/{name} created{_dry(parsed)}"
+    if _unchanged(doc, current, annotation):
+        return f"{kind_name(info)}/{name} unchanged{_dry(parsed)}"
+    warning = ""
+    if LAST_APPLIED not in ((current.get("metadata") or {}).get("annotations") or {}):
+        warning = (
+            f"Warning: resource {info.plural}/{name} is missing the {LAST_APPLIED} annotation "
+            "which is required by kubectl apply. kubectl apply should only be used on resources "
+            "created declaratively by either kubectl create --save-config or kubectl apply. The "
+            "missing annotation will be patched automatically.\n"
+        )
+    patch = {k: v for k, v in applied.items() if k not in ("apiVersion", "kind", "status")}
+    if not _dry(parsed):
+        try:
+            cluster.patch(info.key, name, patch, ns, patch_type="strategic")
+        except ApiError as exc:
+            if exc.reason not in ("Invalid",):
+                exc = ApiError(
+                    exc.code,
+                    exc.reason,
+                    f'error when applying patch to "{source}": {exc.message}',
+                    exc.details,
+                )
+            raise exc from None
+    return f"{warning}{kind_name(info)}/{name} configured{_dry(parsed)}"
+
+
+def _replace(
+    cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
+) -> str:
+    name = str((doc.get("metadata") or {}).get("name", ""))
+    obj = _with_ns(doc, ns)
+    label = f"{kind_name(info)}/{name}"
+    if parsed.has("force"):
+        lines = []
+        if not _dry(parsed):
+            try:
+                cluster.delete(info.key, name, ns, grace_period=0)
+                lines.append(f'{kind_name(info)} "{name}" deleted')
+            except ApiError as exc:
+                if exc.reason != "NotFound":
+                    raise
+            cluster.create(info.key, obj, ns)
+        lines.append(f"{label} replaced{_dry(parsed)}")
+        return "\n".join(lines)
+    try:
+        current = cluster.get(info.key, name, ns)
+    except ApiError as exc:
+        if exc.reason == "NotFound":
+            raise ApiError(
+                exc.code, exc.reason, f'error when replacing "{source}": {exc.message}', exc.details
+            ) from None
+        raise
+    obj.setdefault("metadata", {})["resourceVersion"] = current["metadata"].get("resourceVersion")
+    if not _dry(parsed):
+        cluster.update(info.key, obj, ns)
+    return f"{label} replaced{_dry(parsed)}"
+
+
+def run_apply(ctx: Context, parsed: Parsed) -> Output:
+    return _each(ctx, parsed, "apply", _apply)
+
+
+def run_create(ctx: Context, parsed: Parsed) -> Output:
+    if not parsed.all("filename") and parsed.positionals:
+        return _create_from_args(ctx, parsed)
+    return _each(ctx, parsed, "create", _create)
+
+
+def run_replace(ctx: Context, parsed: Parsed) -> Output:
+    return _each(ctx, parsed, "replace", _replace)
+
+
+def _create_from_args(ctx: Context, parsed: Parsed) -> Output:
+    """`kubectl create namespace NAME` and `kubectl create configmap NAME --from-literal=k=v`."""
+    what, *rest = parsed.positionals
+    if what in ("namespace", "ns") and len(rest) == 1:
+        cluster = ctx.api
+        try:
+            cluster.create(
+                "namespaces",
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": rest[0]}},
+            )
+        except ApiError as exc:
+            return Output(error_text(exc), 1)
+        return Output(f"namespace/{rest[0]} created")
+    raise KubectlError(
+        f'error: unknown command "{what}" for "kubectl create"'
+        if what not in ("namespace", "ns")
+        else "error: exactly one NAME is required, got " + str(len(rest))
+    )

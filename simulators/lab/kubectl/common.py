@@ -1,0 +1,239 @@
+"""What every kubectl verb shares: errors as kubectl prints them, targets, namespaces, ages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
+from simulators.cluster.clock import parse_time
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.tool import Context
+
+DEFAULT_NS = "default"
+
+NS_FLAG = Flag("namespace", long="namespace", short="n", takes_value=True)
+# Global flags every kubectl command accepts (kubeconfig ones are accepted and ignored:
+# the lab has one cluster and one context).
+COMMON = [
+    NS_FLAG,
+    Flag("help", long="help", short="h"),
+    Flag("context", long="context", takes_value=True),
+    Flag("kubeconfig", long="kubeconfig", takes_value=True),
+    Flag("verbosity", long="v", short="v", takes_value=True),
+    Flag("request-timeout", long="request-timeout", takes_value=True),
+]
+
+
+class KubectlError(Exception):
+    """kubectl's message for a failed command (printed as is, exit 1)."""
+
+
+def see(sub: str) -> str:
+    """What pflag appends to a flag error."""
+    return f"See 'kubectl {sub} --help' for usage."
+
+
+def usage(sub: str) -> str:
+    """What cmdutil.UsageErrorf appends to a usage error."""
+    return f"See 'kubectl {sub} -h' for help and examples"
+
+
+def api(ctx: Context) -> ClusterAPI:
+    return ctx.api
+
+
+def error_text(exc: ApiError) -> str:
+    """cmdutil.CheckErr's wording for a Status error from the server."""
+    if exc.reason == "Invalid":
+        details = exc.details or {}
+        kind, name = details.get("kind", ""), details.get("name", "")
+        causes = details.get("causes") or []
+        head = f'The {kind} "{name}" is invalid' if (kind or name) else "The request is invalid"
+        if not causes:
+            return head if (kind or name) else f"{head}: {exc.message}"
+        msgs: list[str] = []
+        for cause in causes:
+            msg = f"{cause.get('field', '')}: {cause.get('message', '')}"
+            if msg not in msgs:
+                msgs.append(msg)
+        if len(msgs) == 1:
+            return f"{head}: {msgs[0]}"
+        return f"{head}: \n" + "\n".join(f"* {m}" for m in msgs)
+    if exc.reason:
+        return f"Error from server ({exc.reason}): {exc.message}"
+    return f"Error from server: {exc.message}"
+
+
+def list_error(info: ResourceInfo, exc: ApiError, label: str = "", field: str = "") -> str:
+    """The resource builder's wording for a list the server refused (BadRequest, NotFound)."""
+    if exc.reason not in ("BadRequest", "NotFound"):
+        return error_text(exc)
+    resource = f"{info.group}/{info.version}, Resource={info.plural}"
+    if not label and not field:
+        message = f'Unable to list "{resource}": {exc.message}'
+    else:
+        message = (
+            f'Unable to find "{resource}" that match label selector "{label}", '
+            f'field selector "{field}": {exc.message}'
+        )
+    return error_text(ApiError(exc.code, exc.reason, message, exc.details))
+
+
+def namespace(parsed: Parsed) -> str:
+    return parsed.value("namespace") or DEFAULT_NS
+
+
+def resolve(cluster: ClusterAPI, word: str) -> ResourceInfo:
+    try:
+        return cluster.resolve(word)
+    except ApiError:
+        raise KubectlError(f'error: the server doesn\'t have a resource type "{word}"') from None
+
+
+def kind_name(info: ResourceInfo) -> str:
+    """`-o name`'s prefix: pod, deployment.apps, clusterpolicy.nvidia.com."""
+    kind = info.kind.lower()
+    return f"{kind}.{info.group}" if info.group else kind
+
+
+@dataclass
+class Target:
+    info: ResourceInfo
+    names: list[str]
+
+
+def targets(
+    cluster: ClusterAPI, positionals: list[str], verb: str = "get", all_namespaces: bool = False
+) -> list[Target]:
+    """`pods a b`, `deploy,ds`, `pod/a node/b` as kubectl's resource builder reads them."""
+    found = _targets(cluster, positionals, verb)
+    if all_namespaces and any(t.names and t.info.namespaced for t in found):
+        raise KubectlError("error: a resource cannot be retrieved by name across all namespaces")
+    return found
+
+
+def _targets(cluster: ClusterAPI, positionals: list[str], verb: str) -> list[Target]:
+    if not positionals:
+        raise KubectlError(
+            'You must specify the type of resource to get. Use "kubectl api-resources" for a '
+            "complete list of supported resources.\n\nerror: Required resource not specified.\n"
+            'Use "kubectl explain <resource>" for a detailed description of that resource (e.g. '
+            "kubectl explain pods).\nSee 'kubectl get -h' for help and examples"
+            if verb == "get"
+            else "error: You must provide one or more resources by argument or filename.\n"
+            "Example resource specifications include:\n   '-f rsrc.yaml'\n"
+            "   '--filename=rsrc.json'\n"
+            "   '<resource> <name>'\n   '<resource>'"
+        )
+    if any("/" in p for p in positionals):
+        out: list[Target] = []
+        for item in positionals:
+            kind, sep, name = item.partition("/")
+            if not sep:
+                raise KubectlError(
+                    "error: there is no need to specify a resource type as a separate argument "
+                    "when passing arguments in resource/name form (e.g. 'kubectl get "
+                    "resource/<resource_name>' instead of 'kubectl get resource "
+                    "resource/<resource_name>'"
+                )
+            if not name:
+                raise KubectlError(
+                    "error: arguments in resource/name form must have a single resource and name"
+                )
+            info = resolve(cluster, kind)
+            if out and out[-1].info == info:
+                out[-1].names.append(name)
+            else:
+                out.append(Target(info, [name]))
+        return out
+    infos: list[ResourceInfo] = []
+    for word in positionals[0].split(","):
+        if not word:
+            continue
+        if word == "all":
+            infos.extend(_category(cluster, "all"))
+            continue
+        info = resolve(cluster, word)
+        if info not in infos:
+            infos.append(info)
+    return [Target(info, list(positionals[1:])) for info in infos]
+
+
+def _category(cluster: ClusterAPI, category: str) -> list[ResourceInfo]:
+    return [info for info in cluster.resources() if category in info.categories]
+
+
+def parse_ts(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return parse_time(text)
+    except ValueError:
+        return None
+
+
+def human_duration(seconds: float) -> str:
+    """apimachinery's duration.HumanDuration (kubectl's AGE)."""
+    s = int(seconds)
+    if s < -1:
+        return "<invalid>"
+    if s < 0:
+        return "0s"
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        rest = s % 60
+        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h{rest}m" if rest else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        rest = (hours // 24) % 365
+        return f"{hours // 24 // 365}y{rest}d" if rest else f"{hours // 24 // 365}y"
+    return f"{hours // 24 // 365}y"
+
+
+def since(cluster: ClusterAPI, timestamp: str | None) -> str:
+    """translateTimestampSince: `<unknown>` for no time, else the age."""
+    moment = parse_ts(timestamp)
+    if moment is None:
+        return "<unknown>"
+    return human_duration((cluster.now() - moment).total_seconds())
+
+
+def rfc1123z(timestamp: str | None) -> str:
+    moment = parse_ts(timestamp)
+    if moment is None:
+        return "Mon, 01 Jan 0001 00:00:00 +0000"
+    return moment.strftime("%a, %d %b %Y %H:%M:%S +0000")
+
+
+def meta(obj: Obj) -> dict[str, object]:
+    m = obj.get("metadata")
+    return m if isinstance(m, dict) else {}
+
+
+def labels_of(obj: Obj) -> dict[str, str]:
+    labels = meta(obj).get("labels")
+    return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, dict) else {}
+
+
+def format_labels(labels: dict[str, str]) -> str:
+    """labels.FormatLabels: the `k=v` strings sorted (so `a.b=1` sorts before `a=1`)."""
+    return ",".join(sorted(f"{k}={v}" for k, v in labels.items())) or "<none>"
+
+
+def pod_name_arg(word: str) -> str:
+    return word.partition("/")[2] if word.startswith(("pod/", "pods/", "po/")) else word

@@ -1,0 +1,121 @@
+"""kubectl delete: by type and name, TYPE/NAME, -l, --all or -f; kubectl 1.37's wording."""
+
+from __future__ import annotations
+
+from simulators.cluster.api import ApiError, ResourceInfo
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.apply import documents, mapping, read_sources, target_namespace
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    error_text,
+    kind_name,
+    namespace,
+    targets,
+)
+from simulators.lab.tool import Context, Output
+
+FLAGS = [
+    *COMMON,
+    Flag("filename", long="filename", short="f", takes_value=True),
+    Flag("selector", long="selector", short="l", takes_value=True),
+    Flag("field-selector", long="field-selector", takes_value=True),
+    Flag("grace-period", long="grace-period", takes_value=True),
+    Flag("force", long="force"),
+    Flag("now", long="now"),
+    Flag("wait", long="wait"),
+    Flag("all", long="all"),
+    Flag("all-namespaces", long="all-namespaces", short="A"),
+    Flag("ignore-not-found", long="ignore-not-found"),
+    Flag("cascade", long="cascade", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
+    Flag("dry-run", long="dry-run", takes_value=True),
+]
+
+FORCE_WARNING = (
+    "Warning: Immediate deletion does not wait for confirmation that the running resource has "
+    "been terminated. The resource may continue to run on the cluster indefinitely."
+)
+
+
+def run(ctx: Context, parsed: Parsed) -> Output:
+    cluster = ctx.api
+    ns = namespace(parsed)
+    grace: int | None = None
+    text = parsed.value("grace-period")
+    if text is not None:
+        try:
+            grace = int(text)
+        except ValueError:
+            raise KubectlError(
+                f'error: invalid argument "{text}" for "--grace-period" flag: strconv.ParseInt: '
+                f'parsing "{text}": invalid syntax'
+            ) from None
+    if parsed.has("now"):
+        grace = 1
+    if parsed.has("force") and grace is None:
+        grace = 0
+    if parsed.has("force") and grace not in (0, None):
+        grace = grace
+    items: list[tuple[ResourceInfo, str | None, str]] = []
+    errors: list[str] = []
+    if parsed.all("filename"):
+        for source, body in read_sources(ctx, parsed, "delete"):
+            for doc in documents(body, source):
+                info = mapping(cluster, doc, source)
+                items.append(
+                    (
+                        info,
+                        target_namespace(info, doc, parsed),
+                        str(doc.get("metadata", {}).get("name", "")),
+                    )
+                )
+    else:
+        if not parsed.positionals:
+            raise KubectlError(
+                "error: You must provide one or more resources by argument or filename.\n"
+                "Example resource specifications include:\n   '-f rsrc.yaml'\n"
+                "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"
+            )
+        selector = parsed.value("selector") or ""
+        fields = parsed.value("field-selector") or ""
+        all_ns = parsed.has("all-namespaces")
+        for group in targets(cluster, parsed.positionals, verb="delete", all_namespaces=all_ns):
+            scope = None if (parsed.has("all-namespaces") or not group.info.namespaced) else ns
+            if group.names:
+                items += [
+                    (group.info, scope if group.info.namespaced else None, n) for n in group.names
+                ]
+            elif selector or fields or parsed.has("all"):
+                listed = cluster.list(
+                    group.info.key, scope, label_selector=selector, field_selector=fields
+                )
+                for obj in listed.get("items", []):
+                    m = obj["metadata"]
+                    items.append((group.info, m.get("namespace"), m["name"]))
+            else:
+                raise KubectlError("error: resource(s) were provided, but no name was specified")
+    out: list[str] = []
+    if grace == 0:
+        out.append(FORCE_WARNING)
+    for info, scope, name in items:
+        operation = "force deleted" if grace == 0 else "deleted"
+        if info.namespaced:
+            operation += f" from {scope} namespace"
+        try:
+            if parsed.value("dry-run") not in ("client", "server", "true"):
+                cluster.delete(info.key, name, scope, grace_period=grace)
+            else:
+                operation += " (dry run)"
+        except ApiError as exc:
+            if exc.reason == "NotFound" and parsed.has("ignore-not-found"):
+                continue
+            errors.append(error_text(exc))
+            continue
+        if parsed.value("output") == "name":
+            out.append(f"{kind_name(info)}/{name}")
+        else:
+            out.append(f'{kind_name(info)} "{name}" {operation}')
+    if not items and not errors:
+        return Output("No resources found")
+    return Output("\n".join([*out, *errors]), 1 if errors else 0)

@@ -1,0 +1,170 @@
+"""kubectl get: server-side tables, -o wide|yaml|json|name|jsonpath=|custom-columns=, -L,
+--show-labels, --sort-by, -l, --field-selector, --no-headers, -A, several types at once."""
+
+from __future__ import annotations
+
+from simulators.cluster import printers
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    Target,
+    error_text,
+    kind_name,
+    list_error,
+    meta,
+    namespace,
+    targets,
+)
+from simulators.lab.kubectl.printing import (
+    OUTPUT_ERROR,
+    TableOptions,
+    custom_columns,
+    evaluate_jsonpath,
+    list_doc,
+    render,
+    sort_objects,
+    table_rows,
+    to_json,
+    to_yaml,
+)
+from simulators.lab.tool import Context, Output
+
+FLAGS = [
+    *COMMON,
+    Flag("all-namespaces", long="all-namespaces", short="A"),
+    Flag("output", long="output", short="o", takes_value=True),
+    Flag("label-columns", long="label-columns", short="L", takes_value=True),
+    Flag("show-labels", long="show-labels"),
+    Flag("selector", long="selector", short="l", takes_value=True),
+    Flag("field-selector", long="field-selector", takes_value=True),
+    Flag("sort-by", long="sort-by", takes_value=True),
+    Flag("watch", long="watch", short="w"),
+    Flag("no-headers", long="no-headers"),
+    Flag("ignore-not-found", long="ignore-not-found"),
+    Flag("show-kind", long="show-kind"),
+    Flag("chunk-size", long="chunk-size", takes_value=True),
+]
+
+OUTPUTS = ("", "wide", "yaml", "json", "name")
+
+
+def check_output(output: str) -> None:
+    if output in OUTPUTS or output.startswith(("jsonpath=", "custom-columns=")):
+        return
+    if output in ("jsonpath", "custom-columns"):
+        return
+    raise KubectlError(OUTPUT_ERROR.format(output))
+
+
+def fetch(
+    cluster: ClusterAPI, target: Target, ns: str | None, parsed: Parsed, errors: list[str]
+) -> list[Obj]:
+    """The objects one target names (or lists), errors collected as kubectl prints them."""
+    resource = target.info.key
+    scope = ns if target.info.namespaced else None
+    selector = parsed.value("selector") or ""
+    fields = parsed.value("field-selector") or ""
+    if target.names:
+        objs = []
+        for name in target.names:
+            try:
+                objs.append(cluster.get(resource, name, scope))
+            except ApiError as exc:
+                if not (exc.reason == "NotFound" and parsed.has("ignore-not-found")):
+                    errors.append(error_text(exc))
+        return objs
+    try:
+        listed = cluster.list(resource, scope, label_selector=selector, field_selector=fields)
+    except ApiError as exc:
+        errors.append(list_error(target.info, exc, selector, fields))
+        return []
+    items = listed.get("items", [])
+    return list(items) if isinstance(items, list) else []
+
+
+def run(ctx: Context, parsed: Parsed) -> Output:
+    cluster = ctx.api
+    output = parsed.value("output") or ""
+    check_output(output)
+    if output == "jsonpath":
+        raise KubectlError("error: template format specified but no template given")
+    if output == "custom-columns":
+        raise KubectlError("error: custom-columns format specified but no custom columns given")
+    all_ns = parsed.has("all-namespaces")
+    ns = None if all_ns else namespace(parsed)
+    groups = targets(cluster, parsed.positionals, all_namespaces=all_ns)
+    if (parsed.value("selector") or parsed.value("field-selector")) and any(
+        g.names for g in groups
+    ):
+        raise KubectlError("error: name cannot be provided when a selector is specified")
+    errors: list[str] = []
+    fetched = [(g, fetch(cluster, g, ns, parsed, errors)) for g in groups]
+    single = len(groups) == 1 and len(groups[0].names) == 1
+    sort_by = parsed.value("sort-by")
+    if sort_by:
+        try:
+            fetched = [(g, sort_objects(objs, sort_by)) for g, objs in fetched]
+        except KubectlError:
+            if output not in ("", "wide"):
+                raise
+            # kubectl's table sorter drops every row when no row has the field.
+            fetched = [(g, []) for g, _ in fetched]
+    objs_all = [o for _, objs in fetched for o in objs]
+    text = ""
+    if output in ("yaml", "json", "name") or output.startswith(("jsonpath", "custom-columns")):
+        if single and errors:
+            # A single named object that failed: kubectl prints only the error.
+            return _result("", errors)
+        if output == "name":
+            text = "\n".join(
+                f"{kind_name(g.info)}/{meta(o).get('name', '')}"
+                for g, objs in fetched
+                for o in objs
+            )
+        elif output.startswith("custom-columns="):
+            spec = output.partition("=")[2]
+            text = custom_columns(objs_all, spec, parsed.has("no-headers"))
+        else:
+            data = objs_all[0] if single and objs_all else list_doc(objs_all)
+            if output.startswith("jsonpath"):
+                # The prompt follows the template's own last newline, not one more.
+                text = evaluate_jsonpath(output.partition("=")[2], data).removesuffix("\n")
+            elif output == "yaml":
+                text = to_yaml(data).rstrip("\n")
+            else:
+                text = to_json(data)
+        return _result(text, errors)
+    label_columns = [c for value in parsed.all("label-columns") for c in value.split(",") if c]
+    with_kind = len(groups) > 1 or parsed.has("show-kind")
+    blocks: list[str] = []
+    for group, objs in fetched:
+        if not objs:
+            continue
+        table = printers.table(cluster, group.info.key, objs, wide=output == "wide")
+        opts = TableOptions(
+            wide=output == "wide",
+            no_headers=parsed.has("no-headers"),
+            with_namespace=all_ns and group.info.namespaced,
+            with_kind=group.info if with_kind else None,
+            label_columns=label_columns,
+            show_labels=parsed.has("show-labels"),
+        )
+        blocks.append(render(table_rows(table, opts)))
+    separator = "\n" if parsed.has("no-headers") else "\n\n"
+    text = separator.join(blocks)
+    if not text and not errors:
+        return Output(_empty(groups, ns, all_ns))
+    return _result(text, errors)
+
+
+def _empty(groups: list[Target], ns: str | None, all_ns: bool) -> str:
+    if not all_ns and all(g.info.namespaced for g in groups):
+        return f"No resources found in {ns} namespace."
+    return "No resources found"
+
+
+def _result(text: str, errors: list[str]) -> Output:
+    parts = [p for p in [text, *errors] if p]
+    return Output("\n".join(parts), 1 if errors else 0)

@@ -1,0 +1,312 @@
+"""kubectl's printers over what the API returns: server-side Tables, custom-columns,
+yaml, json, name, jsonpath, and --sort-by."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from simulators.cluster.api import Obj, ResourceInfo
+from simulators.lab import jsonpath
+from simulators.lab.kubectl import gosort
+from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
+from simulators.lab.kubectl.tabwriter import table as tab_table
+
+OUTPUT_ERROR = (
+    'error: unable to match a printer suitable for the output format "{0}", allowed formats '
+    "are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,"
+    "jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,wide,yaml"
+)
+
+
+@dataclass
+class TableOptions:
+    wide: bool = False
+    no_headers: bool = False
+    with_namespace: bool = False
+    with_kind: ResourceInfo | None = None
+    label_columns: list[str] = field(default_factory=list)
+    show_labels: bool = False
+
+
+def table_rows(table: Obj, opts: TableOptions, header: bool = True) -> list[list[str]]:
+    """A server Table decorated as kubectl's decorateTable/printTable does, as cell rows."""
+    columns = [
+        (i, c)
+        for i, c in enumerate(table.get("columnDefinitions", []))
+        if opts.wide or not c.get("priority", 0)
+    ]
+    name_index = next(
+        (i for i, c in enumerate(table.get("columnDefinitions", [])) if c.get("format") == "name"),
+        -1,
+    )
+    rows: list[list[str]] = []
+    if header and not opts.no_headers:
+        head = [str(c.get("name", "")).upper() for _, c in columns]
+        if opts.with_namespace:
+            head.insert(0, "NAMESPACE")
+        head += [key.split("/")[-1].upper() for key in opts.label_columns]
+        if opts.show_labels:
+            head.append("LABELS")
+        rows.append(head)
+    for row in table.get("rows", []):
+        cells = row.get("cells", [])
+        obj = row.get("object") or {}
+        out: list[str] = []
+        for i, _ in columns:
+            value = cells[i] if i < len(cells) else None
+            text = cell_text(value)
+            if opts.with_kind is not None and i == name_index:
+                text = f"{kind_name(opts.with_kind)}/{text}"
+            out.append(text)
+        if opts.with_namespace:
+            out.insert(0, str(meta(obj).get("namespace", "")))
+        labels = labels_of(obj)
+        out += [labels.get(key, "") for key in opts.label_columns]
+        if opts.show_labels:
+            out.append(format_labels(labels))
+        rows.append(out)
+    return rows
+
+
+def cell_text(value: Any) -> str:
+    """fmt.Sprint of a Table cell; line breaks cut as printTable cuts them."""
+    text = go_sprint(value) if value is not None else ""
+    for i, ch in enumerate(text):
+        if ch in "\n\r\f":
+            return text[:i] + "..."
+    return text
+
+
+def go_sprint(value: Any) -> str:
+    """fmt.Sprint of a value decoded from JSON (as Go's unstructured objects hold them)."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float):
+        if value == int(value) and abs(value) < 1e21:
+            return str(int(value)) if abs(value) < 1e21 else repr(value)
+        return repr(value)
+    if isinstance(value, dict):
+        inner = " ".join(f"{k}:{go_sprint(v)}" for k, v in sorted(value.items()))
+        return f"map[{inner}]"
+    if isinstance(value, list):
+        return "[" + " ".join(go_sprint(v) for v in value) + "]"
+    return str(value)
+
+
+def render(rows: list[list[str]]) -> str:
+    return tab_table(rows) if rows else ""
+
+
+# ------------------------------------------------------------------------- custom-columns
+
+
+def relaxed(path: str) -> str:
+    """RelaxedJSONPathExpression: `.a.b`, `a.b` and `{.a.b}` all mean `.a.b`."""
+    p = path.strip()
+    if p.startswith("{") and p.endswith("}"):
+        p = p[1:-1]
+    if not p.startswith(".") and not p.startswith("$"):
+        p = "." + p
+    return p
+
+
+def parse_custom_columns(spec: str) -> list[tuple[str, str]]:
+    if not spec:
+        raise KubectlError("error: custom-columns format specified but no custom columns given")
+    columns = []
+    for part in spec.split(","):
+        header, sep, path = part.partition(":")
+        if not sep:
+            raise KubectlError(
+                f"error: unexpected custom-columns spec: {part}, expected <header>:<json-path-expr>"
+            )
+        columns.append((header, relaxed(path)))
+    return columns
+
+
+def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
+    columns = parse_custom_columns(spec)
+    rows: list[list[str]] = []
+    if not no_headers:
+        rows.append([h for h, _ in columns])
+    for obj in objs:
+        row = []
+        for _, path in columns:
+            try:
+                values = jsonpath.find(path, obj)
+            except jsonpath.JsonPathError as exc:
+                raise KubectlError(f"error: {exc}") from None
+            row.append(",".join(go_sprint(v) for v in values) if values else "<none>")
+        rows.append(row)
+    return render(rows)
+
+
+# ------------------------------------------------------------------------- sort-by
+
+
+def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
+    """--sort-by as kubectl's TableSorter: Go's unstable sort.Sort on the field's first value."""
+    path = relaxed(spec)
+    if len(objs) <= 1:
+        # kubectl leaves a table of one row unsorted, so a wrong field goes unnoticed there.
+        return objs
+    try:
+        found = [jsonpath.find(path, o) for o in objs]
+    except jsonpath.JsonPathError as exc:
+        raise KubectlError(f"error: {exc}") from None
+    if not any(found):
+        raise KubectlError(
+            f'error: couldn\'t find any field with path "{{{path}}}" in the list of objects'
+        )
+    items = list(zip(objs, found, strict=True))
+
+    def less(i: int, j: int) -> bool:
+        a, b = items[i][1], items[j][1]
+        if not a:
+            return True
+        if not b:
+            return False
+        return _go_less(a[0], b[0])
+
+    def swap(i: int, j: int) -> None:
+        items[i], items[j] = items[j], items[i]
+
+    gosort.sort(len(items), less, swap)
+    return [obj for obj, _ in items]
+
+
+def _go_less(a: Any, b: Any) -> bool:
+    """isLess for values decoded from JSON: numbers by value, strings byte-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) < bool(b)
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a < b
+    if isinstance(a, str) and isinstance(b, str):
+        return a.encode() < b.encode()
+    if isinstance(a, list) and isinstance(b, list):
+        return all(_go_less(x, y) for x, y in zip(a, b, strict=False))
+    return json.dumps(a, sort_keys=True) < json.dumps(b, sort_keys=True)
+
+
+# ------------------------------------------------------------------------- yaml, json, name
+
+
+# libyaml's emitter when PyYAML has it (tenfold faster); the representers stay ours.
+_BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _GoYamlDumper(_BaseDumper):  # type: ignore[valid-type,misc]
+    """sigs.k8s.io/yaml's look: sorted keys, unindented lists, double-quoted ambiguous strings."""
+
+
+def _str_representer(dumper: yaml.BaseDumper, data: str) -> yaml.ScalarNode:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    node = dumper.represent_scalar("tag:yaml.org,2002:str", data)
+    # PyYAML quotes ambiguous strings with single quotes; Go's yaml writes double quotes.
+    if data == "" or _needs_quotes(data):
+        node.style = '"'
+    return node
+
+
+_PLAIN_UNSAFE = re.compile(r"^[-+]?(\d[\d_]*(\.\d*)?([eE][-+]?\d+)?|\.\d+)$")
+_BOOLISH = {
+    "y",
+    "Y",
+    "yes",
+    "Yes",
+    "YES",
+    "n",
+    "N",
+    "no",
+    "No",
+    "NO",
+    "true",
+    "True",
+    "TRUE",
+    "false",
+    "False",
+    "FALSE",
+    "on",
+    "On",
+    "ON",
+    "off",
+    "Off",
+    "OFF",
+    "null",
+    "Null",
+    "NULL",
+    "~",
+}
+
+
+def _needs_quotes(data: str) -> bool:
+    if data in _BOOLISH or _PLAIN_UNSAFE.match(data):
+        return True
+    return bool(re.match(r"^\d{4}-\d\d?-\d\d?([Tt ]|$)", data))
+
+
+_GoYamlDumper.add_representer(str, _str_representer)
+
+
+def go_numbers(value: Any) -> Any:
+    """Whole floats as Go prints a float64 (8, not 8.0)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: go_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [go_numbers(v) for v in value]
+    return value
+
+
+def to_yaml(doc: Any) -> str:
+    return str(
+        yaml.dump(
+            go_numbers(doc),
+            Dumper=_GoYamlDumper,
+            sort_keys=True,
+            default_flow_style=False,
+            # go-yaml is a port of libyaml: both fold long scalars at 80 columns.
+            width=80,
+        )
+    )
+
+
+def to_json(doc: Any) -> str:
+    """json.MarshalIndent: sorted keys, 4 spaces, and Go's HTML-safe escapes."""
+    text = json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
+    for char, escape in _GO_JSON_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+_GO_JSON_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+
+
+def list_doc(items: list[Obj]) -> Obj:
+    return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+def evaluate_jsonpath(template: str, data: Any) -> str:
+    if not template:
+        raise KubectlError("error: template format specified but no template given")
+    try:
+        return jsonpath.evaluate(template, data)
+    except jsonpath.JsonPathError as exc:
+        raise KubectlError(f"error: {exc}") from None

