@@ -18,6 +18,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: the lab terminal is not available: {error}", file=sys.stderr)
             return 2
         return int(lab_cli.main(args[1:]))
+    if args and args[0] == "scheduler":
+        return int(__import__("simulators.scheduler.cli", fromlist=["main"]).main(args[1:]))
     if args and args[0] == "apiserver":
         from simulators.cluster.serve import main as apiserver_main
 

@@ -17,7 +17,7 @@ from simulators.cluster.store import MockCluster
 SAMPLE = "sample"
 
 
-def build_world(ticket: str, seed: int) -> World:
+def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     """The ticket's cluster as the lab builds it, stepped by the lab's controllers, with the
     ticket's checklist.
 
@@ -35,8 +35,18 @@ def build_world(ticket: str, seed: int) -> World:
     lab = build_lab_world(ticket, seed)
 
     def step(api: MockCluster) -> None:
-        del api
-        lab.tick()
+        if scheduler == "internal":
+            lab.tick()
+            return
+        # --scheduler external: every controller but the engine, so runai-scheduler pods stay
+        # Pending until an external scheduler binds them.
+        from simulators.controllers.manager import CONTROLLERS
+
+        lab.state.step += 1
+        api.clock.advance()
+        for name, controller in CONTROLLERS:
+            if name != "runai-scheduler":
+                controller(api)
 
     def items(api: MockCluster) -> list[dict[str, Any]]:
         del api
@@ -57,9 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8080, help="port (0: any free port)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kubeconfig", type=Path, help="write a kubeconfig for this server here")
+    parser.add_argument(
+        "--scheduler",
+        choices=("internal", "external"),
+        default="internal",
+        help="external: no built-in runai-scheduler (python -m simulators scheduler binds)",
+    )
     args = parser.parse_args(argv)
     try:
-        world = build_world(args.ticket, args.seed)
+        world = build_world(args.ticket, args.seed, args.scheduler)
     except Exception as error:  # an unknown ticket or a broken world: one line, no traceback
         print(f"error: cannot serve ticket {args.ticket!r}: {error}", file=sys.stderr)
         return 2
