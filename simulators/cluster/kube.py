@@ -219,13 +219,16 @@ class KubeCluster:
         groups = self._call("GET", "/apis").get("groups") or []
         for group in groups:
             preferred = (group.get("preferredVersion") or {}).get("version")
-            if not preferred:
-                continue
-            try:
-                doc = self._call("GET", f"/apis/{group['name']}/{preferred}")
-            except ApiError:
-                continue  # an aggregated API that is down: kubectl skips it too
-            documents.append((str(group["name"]), str(preferred), doc))
+            versions = [str(v.get("version")) for v in group.get("versions") or []]
+            # The preferred version first: a resource served in several versions is known by
+            # it, as kubectl resolves it; the others add what only they serve.
+            for version in sorted(versions, key=lambda v: v != preferred):
+                try:
+                    doc = self._call("GET", f"/apis/{group['name']}/{version}")
+                except ApiError:
+                    continue  # an aggregated API that is down: kubectl skips it too
+                documents.append((str(group["name"]), version, doc))
+        seen: set[tuple[str, str]] = set()
         for group_name, version, doc in documents:
             entries = doc.get("resources") or []
             subs: dict[str, list[str]] = {}
@@ -235,8 +238,9 @@ class KubeCluster:
                     subs.setdefault(plural, []).append(sub)
             for entry in entries:
                 name = str(entry.get("name", ""))
-                if "/" in name or not name:
+                if "/" in name or not name or (group_name, name) in seen:
                     continue
+                seen.add((group_name, name))
                 known = _known(group_name, version, name)
                 infos.append(
                     ResourceInfo(

@@ -156,10 +156,13 @@ class Scheduler:
         return True
 
     # ------------------------------------------------------------------ the loop
-    def watch_pods(self, timeout_seconds: int = 30) -> None:
-        """Wake the loop on every change of a runai-scheduler pod; relist on 410 Gone."""
+    def watch_pods(self, timeout_seconds: int = 30, since: str = "") -> None:
+        """Wake the loop on every change of a runai-scheduler pod; relist on 410 Gone.
+
+        ``since``: the resourceVersion to go on from (empty: list first).
+        """
         stream = getattr(self.api, "stream", None)
-        version = ""
+        version = since
         while not self.stop.is_set():
             try:
                 if not version:
