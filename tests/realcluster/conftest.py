@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 from tests.cluster_server import REPO_ROOT, RunningServer, start_cluster_server
 
-T = TypeVar("T")
 WAIT_SECONDS = 60.0
 
 
@@ -37,7 +36,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.realcluster)
 
 
-def wait_for(what: str, probe: Callable[[], T | None], timeout: float = WAIT_SECONDS) -> T:
+def wait_for[T](what: str, probe: Callable[[], T | None], timeout: float = WAIT_SECONDS) -> T:
     """Poll until ``probe`` returns something truthy; fail naming ``what`` at the deadline."""
     deadline = time.monotonic() + timeout
     while True:
