@@ -96,7 +96,9 @@ def test_a_reclaim_evicts_only_the_borrowed_gpus_when_the_owner_submits(
     # One pod of 8 goes back: team-a keeps 16 GPUs, more than its 12 deserved.
     assert len(remaining) == 2
     gone = next(f"a-{i}" for i in range(3) if i not in remaining)
-    del gone  # the evicted pod may already have been deleted by the kubelet
+    evicted = [e for e in cluster.events(gone) if e.reason == "Evicted"]
+    assert evicted[0].type == "Warning"
+    assert evicted[0].message.startswith("Reclaimed by project team-b (workload b-0): team-a")
 
 
 def test_two_schedulers_never_both_bind(cluster: Cluster) -> None:
