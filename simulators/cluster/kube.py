@@ -260,14 +260,24 @@ class KubeCluster:
                 )
         return infos
 
+    def _known_registry(self) -> Registry:
+        """Discovery, or while the server cannot be reached the mock's registry, so a command
+        fails on its request with the server's error rather than on an unknown type."""
+        try:
+            return self.registry
+        except ApiError as error:
+            if error.code != 503:
+                raise
+            return REGISTRY
+
     def resources(self) -> builtins.list[ResourceInfo]:
         return list(self.registry.infos)
 
     def resolve(self, word: str) -> ResourceInfo:
-        return self.registry.resolve(word)
+        return self._known_registry().resolve(word)
 
     def info(self, resource: str) -> ResourceInfo:
-        return self.registry.by_key(resource)
+        return self._known_registry().by_key(resource)
 
     def now(self) -> datetime:
         return self._clock() + self._offset
