@@ -19,7 +19,7 @@ from simulators.scheduler.runner import Scheduler
 
 
 def parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    result = argparse.ArgumentParser(
         prog="python -m simulators scheduler",
         description=(
             "Schedule pods with schedulerName runai-scheduler on a Kubernetes cluster with the "
@@ -27,20 +27,20 @@ def parser() -> argparse.ArgumentParser:
             "leader at a time through a Lease."
         ),
     )
-    parser.add_argument(
+    result.add_argument(
         "--kubeconfig", help="kubeconfig file (default: $KUBECONFIG, else in-cluster config)"
     )
-    parser.add_argument("--lease-namespace", default="runai", help="namespace of the Lease")
-    parser.add_argument("--lease-name", default="runai-scheduler", help="name of the Lease")
-    parser.add_argument("--lease-seconds", type=int, default=15, help="lease duration")
-    parser.add_argument("--identity", help="this replica's name (default: host name and pid)")
-    parser.add_argument(
+    result.add_argument("--lease-namespace", default="runai", help="namespace of the Lease")
+    result.add_argument("--lease-name", default="runai-scheduler", help="name of the Lease")
+    result.add_argument("--lease-seconds", type=int, default=15, help="lease duration")
+    result.add_argument("--identity", help="this replica's name (default: host name and pid)")
+    result.add_argument(
         "--resync-seconds", type=float, default=5.0, help="a full cycle at least this often"
     )
-    parser.add_argument("--once", action="store_true", help="run one cycle and exit")
+    result.add_argument("--once", action="store_true", help="run one cycle and exit")
     # Test hook for crash recovery: exit abruptly after this many bindings.
-    parser.add_argument("--crash-after-binds", type=int, help=argparse.SUPPRESS)
-    return parser
+    result.add_argument("--crash-after-binds", type=int, help=argparse.SUPPRESS)
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
