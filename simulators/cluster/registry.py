@@ -132,6 +132,34 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         ("pdb",),
         subresources=("status",),
     ),
+    # Reviews: answered by the HTTP server, never stored (kubectl auth can-i / whoami)
+    _R(
+        "authentication.k8s.io",
+        "v1",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+        "selfsubjectreview",
+        namespaced=False,
+        verbs=("create",),
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectAccessReview",
+        "selfsubjectaccessreviews",
+        "selfsubjectaccessreview",
+        namespaced=False,
+        verbs=("create",),
+    ),
+    _R(
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+        "selfsubjectrulesreview",
+        namespaced=False,
+        verbs=("create",),
+    ),
     # NVIDIA GPU Operator (CRDs as its Helm chart installs them)
     _crd(
         "nvidia.com",

@@ -17,10 +17,15 @@ from simulators.cluster.store import MockCluster
 SAMPLE = "sample"
 
 
+ENGINE_CONTROLLER = "runai-scheduler"
+
+
 def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     """The ticket's cluster as the lab builds it, stepped by the lab's controllers, with the
     ticket's checklist.
 
+    ``scheduler="external"`` leaves the scheduler engine out of every step, so that a scheduler
+    outside (binding and evicting through this API) places the Run:ai pods instead.
     ``sample`` is the store's own small cluster (simulators.cluster.sample), stepped by a
     minimal kubelet; it needs nothing from the lab.
     """
@@ -35,18 +40,24 @@ def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     lab = build_lab_world(ticket, seed)
 
     def step(api: MockCluster) -> None:
-        if scheduler == "internal":
-            lab.tick()
-            return
-        # --scheduler external: every controller but the engine, so runai-scheduler pods stay
-        # Pending until an external scheduler binds them.
-        from simulators.controllers.manager import CONTROLLERS
+        del api
+        lab.tick()
 
-        lab.state.step += 1
-        api.clock.advance()
-        for name, controller in CONTROLLERS:
-            if name != "runai-scheduler":
-                controller(api)
+    if scheduler == "external":
+        from simulators.controllers import manager
+
+        if ENGINE_CONTROLLER not in {name for name, _ in manager.CONTROLLERS}:
+            raise ValueError(f"no {ENGINE_CONTROLLER!r} controller to leave out")
+
+        def step_without_engine(api: MockCluster) -> None:
+            # World.tick without the engine: the same step count, clock and controllers.
+            lab.state.step += 1
+            api.clock.advance()
+            for name, controller in manager.CONTROLLERS:
+                if name != ENGINE_CONTROLLER:
+                    controller(api)
+
+        step = step_without_engine
 
     def items(api: MockCluster) -> list[dict[str, Any]]:
         del api
@@ -55,7 +66,9 @@ def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
             for item in definition.checklist
         ]
 
-    return World(lab.api, step=step, checklist=items)
+    served = World(lab.api, step=step, checklist=items)
+    served.files = dict(lab.state.files)
+    return served
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,10 +81,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kubeconfig", type=Path, help="write a kubeconfig for this server here")
     parser.add_argument(
+        "--files", type=Path, help="write the ticket's home-folder files (manifests) here"
+    )
+    parser.add_argument(
         "--scheduler",
         choices=("internal", "external"),
         default="internal",
-        help="external: no built-in runai-scheduler (python -m simulators scheduler binds)",
+        help="external: the scheduler engine does not run here; a scheduler outside binds",
     )
     args = parser.parse_args(argv)
     try:
@@ -87,6 +103,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     url = f"http://127.0.0.1:{server.server_address[1]}"
     if args.kubeconfig:
         write_kubeconfig(args.kubeconfig, url)
+    if args.files:
+        args.files.mkdir(parents=True, exist_ok=True)
+        for name, text in world.files.items():
+            # Ticket file names are plain names; anything else stays unwritten.
+            if name and "/" not in name and not name.startswith("."):
+                (args.files / name).write_text(text, encoding="utf-8")
     start_ticker(world, server)
     print(f"Serving ticket {args.ticket} at {url}", flush=True)
     if args.kubeconfig:

@@ -45,6 +45,20 @@ WATCH_POLL_SECONDS = 0.1
 TICK_SECONDS = 1.0
 _EXIT_TRAILER = re.compile(r"\n?command terminated with exit code (\d+)\n?$")
 _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+ADMIN_USER = {
+    "username": "kubernetes-admin",
+    "groups": ["kubeadm:cluster-admins", "system:authenticated"],
+}
+ADMIN_REASON = (
+    'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole '
+    '"cluster-admin" to Group "kubeadm:cluster-admins"'
+)
+# Reviews are answered, never stored: (group, version, resource) -> kind.
+_REVIEWS: dict[tuple[str, str, str], str] = {
+    ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): "SelfSubjectAccessReview",
+    ("authorization.k8s.io", "v1", "selfsubjectrulesreviews"): "SelfSubjectRulesReview",
+    ("authentication.k8s.io", "v1", "selfsubjectreviews"): "SelfSubjectReview",
+}
 _PATCH_TYPES = {
     "application/merge-patch+json": "merge",
     "application/json-patch+json": "json",
@@ -68,6 +82,7 @@ class World:
     checklist: Checklist = field(default=lambda api: [])
     lock: threading.RLock = field(default_factory=threading.RLock)
     steps: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # the ticket's home-folder files
 
     def advance(self) -> None:
         with self.lock:
@@ -248,6 +263,23 @@ def _path_not_found() -> ApiError:
     )
 
 
+def _number(query: dict[str, str], name: str) -> int | None:
+    """An integer query parameter; a malformed one is the API server's 400."""
+    text = query.get(name)
+    if text in (None, ""):
+        return None
+    try:
+        return int(str(text))
+    except ValueError:
+        raise ApiError(
+            400, "BadRequest", f'invalid value "{text}" for parameter {name}: not an integer'
+        ) from None
+
+
+def _nothing() -> None:
+    return None
+
+
 def _bool(value: str | None) -> bool:
     return (value or "").lower() in ("1", "true", "yes")
 
@@ -257,6 +289,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "kube-apiserver"
     protocol_version = "HTTP/1.1"
     world: World  # set on the subclass by make_server
+    _raw_body: bytes = b""
     # A buffered writer sends headers and body as one segment (flushed after each request);
     # unbuffered, the second small write waits for the client's delayed ACK: +40 ms a request.
     wbufsize = 1 << 16
@@ -293,11 +326,24 @@ class Handler(BaseHTTPRequestHandler):
     def _send_error(self, error: ApiError) -> None:
         self._send_json(error.code, error.status())
 
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
+
     def _body(self) -> Any:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
+        raw = self._raw_body
         if not raw:
             return None
+        if raw.startswith(b"k8s\x00"):
+            raise ApiError(
+                415,
+                "UnsupportedMediaType",
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json, application/yaml",
+            )
         try:
             return json.loads(raw)
         except ValueError:
@@ -315,6 +361,9 @@ class Handler(BaseHTTPRequestHandler):
         return {k: v[-1] for k, v in query.items()}
 
     def _dispatch(self, method: str) -> None:
+        # The whole body is read first: an error answered before reading it would leave it in
+        # the connection, to be taken for the next request.
+        self._raw_body = self._read_body()
         try:
             self._route(method)
         except ApiError as error:
@@ -419,6 +468,9 @@ class Handler(BaseHTTPRequestHandler):
                 raise _path_not_found()
             self._send_json(200, listing)
             return
+        if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in _REVIEWS:
+            self._review(_REVIEWS[(group, version, rest[0])])
+            return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
             self._binding(method, rest[1], None)
             return
@@ -435,19 +487,28 @@ class Handler(BaseHTTPRequestHandler):
         query = self._query()
         info = target.info
         key = info.key
+        advance: Callable[[], None] = world.advance
+        if query.get("dryRun") == "All" and method in ("POST", "PUT", "PATCH", "DELETE"):
+            # A server-side dry run goes through every rule on a copy that is then dropped.
+            with world.lock:
+                api = MockCluster.from_json(api.to_json(), api.registry)
+            advance = _nothing
         if target.subresource == "log":
             if method != "GET":
                 raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
-            tail = query.get("tailLines")
+            tail = _number(query, "tailLines")
             with world.lock:
                 text = api.logs(
                     target.name or "",
                     target.namespace or "default",
                     container=query.get("container") or None,
-                    tail=int(tail) if tail else None,
+                    tail=tail,
                     previous=_bool(query.get("previous")),
                 )
-            self._send_text(200, text)
+            if _bool(query.get("follow")) and not _bool(query.get("previous")):
+                self._follow_log(target, query, text)
+            else:
+                self._send_text(200, text)
             return
         if target.subresource == "exec":
             self._exec(target, query)
@@ -461,7 +522,7 @@ class Handler(BaseHTTPRequestHandler):
             self._body()
             with world.lock:
                 api.evict(target.name or "", target.namespace or "default")
-            world.advance()
+            advance()
             self._send_json(
                 201,
                 {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"},
@@ -471,6 +532,22 @@ class Handler(BaseHTTPRequestHandler):
             self._scale(method, target)
             return
         sub = target.subresource
+        if sub is None:
+            verb = {
+                ("GET", True): "list",
+                ("GET", False): "get",
+                ("POST", True): "create",
+                ("PUT", False): "update",
+                ("PATCH", False): "patch",
+                ("DELETE", False): "delete",
+                ("DELETE", True): "deletecollection",
+            }.get((method, target.name is None))
+            if verb is None or verb not in info.verbs:
+                raise ApiError(
+                    405,
+                    "MethodNotAllowed",
+                    "the server does not allow this method on the requested resource",
+                )
         if target.name is None:
             if method == "GET":
                 if _bool(query.get("watch")):
@@ -510,7 +587,7 @@ class Handler(BaseHTTPRequestHandler):
                 self._check_kind(info, body)
                 with world.lock:
                     created = api.create(key, body, target.namespace)
-                world.advance()
+                advance()
                 self._send_json(201, created)
                 return
             if method == "DELETE":
@@ -525,7 +602,7 @@ class Handler(BaseHTTPRequestHandler):
                         meta = item["metadata"]
                         with contextlib.suppress(ApiError):
                             api.delete(key, meta["name"], meta.get("namespace"))
-                world.advance()
+                advance()
                 self._send_json(200, listed)
                 return
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -560,7 +637,7 @@ class Handler(BaseHTTPRequestHandler):
             meta["name"] = name
             with world.lock:
                 updated = api.update(key, body, target.namespace, subresource=sub)
-            world.advance()
+            advance()
             self._send_json(200, updated)
             return
         if method == "PATCH":
@@ -579,15 +656,15 @@ class Handler(BaseHTTPRequestHandler):
                 patched = api.patch(
                     key, name, body, target.namespace, patch_type=patch_type, subresource=sub
                 )
-            world.advance()
+            advance()
             self._send_json(200, patched)
             return
         if method == "DELETE":
             options = self._body() or {}
-            grace_text = query.get("gracePeriodSeconds")
             grace = options.get("gracePeriodSeconds") if isinstance(options, dict) else None
-            if grace_text:
-                grace = int(grace_text)
+            if not isinstance(grace, int | None):
+                raise ApiError(400, "BadRequest", "gracePeriodSeconds must be an integer")
+            grace = _number(query, "gracePeriodSeconds") if grace is None else grace
             propagation = (
                 (options.get("propagationPolicy") if isinstance(options, dict) else None)
                 or query.get("propagationPolicy")
@@ -599,9 +676,9 @@ class Handler(BaseHTTPRequestHandler):
                     name,
                     target.namespace,
                     propagation=str(propagation),
-                    grace_period=None if grace is None else int(grace),
+                    grace_period=grace,
                 )
-            world.advance()
+            advance()
             self._send_json(200, deleted)
             return
         raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -667,6 +744,33 @@ class Handler(BaseHTTPRequestHandler):
                 else f'{kind} in version "{info.version}" cannot be handled as a {info.kind}',
             )
 
+    def _review(self, kind: str) -> None:
+        """The lab's one user is a cluster admin: every access review says yes."""
+        try:
+            body = self._body()
+        except ApiError:
+            body = None  # protobuf from a typed client: the answer does not depend on it
+        spec = body.get("spec") if isinstance(body, dict) else None
+        group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
+        review: Obj = {
+            "kind": kind,
+            "apiVersion": f"{group}/v1",
+            "metadata": {"creationTimestamp": None},
+        }
+        if kind == "SelfSubjectReview":
+            review["status"] = {"userInfo": dict(ADMIN_USER)}
+        elif kind == "SelfSubjectRulesReview":
+            review["spec"] = spec or {}
+            review["status"] = {
+                "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+                "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+                "incomplete": False,
+            }
+        else:
+            review["spec"] = spec or {}
+            review["status"] = {"allowed": True, "reason": ADMIN_REASON}
+        self._send_json(201, review)
+
     def _binding(self, method: str, namespace: str, name: str | None) -> None:
         if method != "POST":
             raise ApiError(405, "MethodNotAllowed", "the server does not allow this method")
@@ -695,7 +799,7 @@ class Handler(BaseHTTPRequestHandler):
         field_selector = ",".join(s for s in (query.get("fieldSelector", ""), name_selector) if s)
         label_selector = query.get("labelSelector", "")
         as_table = self._wants_table()
-        timeout = float(query.get("timeoutSeconds") or 1800)
+        timeout = _number(query, "timeoutSeconds") or 1800
         deadline = time.monotonic() + timeout
         with world.lock:
             # Validate selectors before the stream starts, so a bad one is a plain 400.
@@ -709,6 +813,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.flush()
         since = query.get("resourceVersion", "")
+        # The watch-list protocol (client-go's WatchListClient, on in kubectl 1.36): the current
+        # objects as ADDED events, then a bookmark that says the initial list is complete.
+        initial = _bool(query.get("sendInitialEvents"))
+        if initial:
+            since = ""
         first = True
         while time.monotonic() < deadline and not getattr(self.server, "stopping", False):
             with world.lock:
@@ -742,6 +851,19 @@ class Handler(BaseHTTPRequestHandler):
                             obj["columnDefinitions"] = []
                         first = False
                     lines.append(json.dumps({"type": event.type, "object": obj}).encode() + b"\n")
+                if initial:
+                    bookmark = {
+                        "kind": target.info.kind,
+                        "apiVersion": target.info.api_version,
+                        "metadata": {
+                            "resourceVersion": latest,
+                            "annotations": {"k8s.io/initial-events-end": "true"},
+                        },
+                    }
+                    lines.append(
+                        json.dumps({"type": "BOOKMARK", "object": bookmark}).encode() + b"\n"
+                    )
+                    initial = False
             since = latest
             try:
                 for line in lines:
@@ -752,6 +874,40 @@ class Handler(BaseHTTPRequestHandler):
         with contextlib.suppress(OSError):
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
+        self.close_connection = True
+
+    def _follow_log(self, target: Target, query: dict[str, str], text: str) -> None:
+        """``kubectl logs -f``: what is there, then each new line, until the pod or its log
+        goes away (a deleted pod, a restarted container) or the client hangs up."""
+        world = self.world
+        name, namespace = target.name or "", target.namespace or "default"
+        container = query.get("container") or None
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        full = ""
+        with world.lock, contextlib.suppress(ApiError):
+            full = world.api.logs(name, namespace, container=container)
+        try:
+            if text:
+                self._chunk(text.encode())
+            while not getattr(self.server, "stopping", False):
+                time.sleep(WATCH_POLL_SECONDS)
+                with world.lock:
+                    try:
+                        now = world.api.logs(name, namespace, container=container)
+                    except ApiError:
+                        break
+                if not now.startswith(full):
+                    break
+                if len(now) > len(full):
+                    self._chunk(now[len(full) :].encode())
+                    full = now
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
+        except OSError:
+            pass
         self.close_connection = True
 
     # ---- exec over WebSocket

@@ -613,13 +613,40 @@ class MockCluster:
         oldest = self._watch_log[0][0] if self._watch_log else self._rv + 1
         if since < oldest - 1 and since < self._rv:
             raise ApiError(410, "Expired", f"too old resource version: {since} ({oldest - 1})")
-        return [
-            WatchEvent(event_type, deep_copy(obj))
-            for rv, key, event_type, obj in self._watch_log
-            if rv > since and key == info.key and wanted(obj)
-        ]
+        if not label_selector and not field_selector:
+            return [
+                WatchEvent(event_type, deep_copy(obj))
+                for rv, key, event_type, obj in self._watch_log
+                if rv > since and key == info.key and wanted(obj)
+            ]
+        # With a selector, an object that starts or stops matching is ADDED or DELETED for
+        # this watcher, as the API server's watch cache reports it. Its previous state is its
+        # last earlier entry in the log; without one, it is taken to have matched as it does now.
+        events: builtins.list[WatchEvent] = []
+        last: dict[tuple[str, str], bool] = {}
+        for rv, key, event_type, obj in self._watch_log:
+            if key != info.key:
+                continue
+            meta = obj["metadata"]
+            ident = (str(meta.get("namespace", "")), str(meta["name"]))
+            matches = wanted(obj)
+            before = last.get(ident, matches if event_type != "ADDED" else False)
+            last[ident] = matches and event_type != "DELETED"
+            if rv <= since:
+                continue
+            if event_type == "MODIFIED" and before != matches:
+                event_type = "ADDED" if matches else "DELETED"
+            elif event_type == "DELETED":
+                matches = before or matches
+            if matches or event_type == "DELETED":
+                events.append(WatchEvent(event_type, deep_copy(obj)))
+        return events
 
     # ----------------------------------------------------------------- subresources
+    def compact_watch_log(self) -> None:
+        """Forget the watch history, as etcd's compaction does: older versions get 410 Gone."""
+        self._watch_log.clear()
+
     def bind(self, name: str, namespace: str, node: str) -> None:
         info = self.info("pods")
         pod = self._stored(info, name, namespace)

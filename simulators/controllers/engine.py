@@ -59,9 +59,21 @@ def gpu_request(workload: Obj) -> GpuRequest:
     return GpuRequest.whole(int(float(runai.value(workload, "gpu", 1) or 0)))
 
 
-def _device_list(node: Obj, strategy: str) -> list[tuple[int, int | None]]:
-    """The node's nvidia.com/gpu devices in the engine's index order."""
-    return hardware.free_devices(node, "nvidia.com/gpu", [], strategy)
+def _device_list(
+    node: Obj, strategy: str, pods: list[Obj] | None = None
+) -> list[tuple[int, int | None]]:
+    """The node's nvidia.com/gpu devices in the engine's index order.
+
+    Devices that pods of other schedulers hold are left out, as the engine's model of the node
+    leaves them out (it sees fewer GPUs), so its indexes never point at a taken GPU.
+    """
+    held: list[tuple[int, int | None]] = []
+    for pod in pods or []:
+        if spec(pod).get("schedulerName") == RUNAI_SCHEDULER or not holds_resources(pod):
+            continue
+        if spec(pod).get("nodeName") == name_of(node):
+            held.extend(hardware.pod_devices(pod))
+    return hardware.free_devices(node, "nvidia.com/gpu", held, strategy)
 
 
 def _kube_gpu_usage(pods: list[Obj]) -> dict[str, float]:
@@ -107,7 +119,15 @@ class Model:
                 # take them off the node so nothing is double-booked.
                 count = max(0, count - int(held))
                 layout = hardware.current_layout(
-                    {"metadata": {"annotations": {hardware.GPUS_ANNOTATION: hardware.encode_layout(layout_per_gpu[:count])}}}
+                    {
+                        "metadata": {
+                            "annotations": {
+                                hardware.GPUS_ANNOTATION: hardware.encode_layout(
+                                    layout_per_gpu[:count]
+                                )
+                            }
+                        }
+                    }
                 )
             elif held:
                 cordoned = True
@@ -139,7 +159,11 @@ class Model:
             self.cluster.add_project(
                 name_of(queue),
                 department=parent,
-                quotas={"default": PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)},
+                quotas={
+                    "default": PoolQuota(
+                        deserved=deserved or 0.0, over_quota_weight=weight, limit=limit
+                    )
+                },
             )
 
     def _add_workloads(self) -> None:
@@ -168,7 +192,11 @@ class Model:
                 continue
             engine_wl.created_at = parse_time(str(workload["metadata"].get("creationTimestamp")))
             self.workloads[(project, engine_wl.name)] = workload
-            mine = {name_of(p): p for p in runai_pods if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)}
+            mine = {
+                name_of(p): p
+                for p in runai_pods
+                if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)
+            }
             for pod in engine_wl.pods:
                 api_pod = mine.get(pod.name)
                 if api_pod is None:
@@ -190,7 +218,7 @@ class Model:
         node = self.nodes.get(str(node_name))
         pod.node = str(node_name)
         pod.status = PodStatus.RELEASING if is_deleting(api_pod) else PodStatus.RUNNING
-        started = (status(api_pod).get("startTime") or api_pod["metadata"].get("creationTimestamp"))
+        started = status(api_pod).get("startTime") or api_pod["metadata"].get("creationTimestamp")
         pod.started_at = parse_time(str(started)) if started else None
         annotations = annotations_of(api_pod)
         pod.portion = 1.0
@@ -205,7 +233,7 @@ class Model:
             pod.extended_resource = f"nvidia.com/mig-{mig}"
             return
         if node is not None:
-            order = _device_list(node, self.strategy)
+            order = _device_list(node, self.strategy, self.pods)
             pod.devices = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
 
 
@@ -261,7 +289,16 @@ def _apply(api: ClusterAPI, model: Model, result: CycleResult) -> None:
                 continue
             _bind(api, model, api_pod, pod.node, pod.devices, pod.extended_resource)
     for event in result.events:
-        _record(api, model, event.object_kind, event.object_name, event.project, event.type, event.reason, event.message)
+        _record(
+            api,
+            model,
+            event.object_kind,
+            event.object_name,
+            event.project,
+            event.type,
+            event.reason,
+            event.message,
+        )
 
 
 def _engine_workloads(model: Model) -> dict[tuple[str, str], EngineWorkload]:
@@ -278,12 +315,16 @@ def _bind(
 ) -> None:
     node = model.nodes.get(node_name)
     if node is not None and devices and extended is None:
-        order = _device_list(node, model.strategy)
+        order = _device_list(node, model.strategy, model.pods)
         chosen = [order[i] for i in devices if i < len(order)]
         api.patch(
             "pods",
             name_of(api_pod),
-            {"metadata": {"annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}}},
+            {
+                "metadata": {
+                    "annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}
+                }
+            },
             namespace_of(api_pod),
         )
     try:

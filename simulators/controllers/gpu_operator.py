@@ -46,7 +46,14 @@ PROFILE_MEMORY_MIB = {
     "4g.40gb": 40192,
     "7g.80gb": 80384,
 }
-PROFILE_SMS = {"1g.10gb": 16, "1g.20gb": 16, "2g.20gb": 32, "3g.40gb": 60, "4g.40gb": 64, "7g.80gb": 132}
+PROFILE_SMS = {
+    "1g.10gb": 16,
+    "1g.20gb": 16,
+    "2g.20gb": 32,
+    "3g.40gb": 60,
+    "4g.40gb": 64,
+    "7g.80gb": 132,
+}
 
 
 # (DaemonSet name, container, image, deploy label suffix, ClusterPolicy section)
@@ -108,7 +115,7 @@ VALIDATOR = "nvidia-operator-validator"
 DRIVER = "nvidia-driver-daemonset"
 
 # The labels the operator puts on every GPU node so each component's DaemonSet selects it.
-DEPLOY_LABELS = tuple(DEPLOY_PREFIX + c[3] for c in COMPONENTS) + (DEPLOY_PREFIX + "dcgm",)
+DEPLOY_LABELS = (*(DEPLOY_PREFIX + c[3] for c in COMPONENTS), DEPLOY_PREFIX + "dcgm")
 
 
 def default_cluster_policy(strategy: str, config_name: str) -> Obj:
@@ -125,7 +132,9 @@ def default_cluster_policy(strategy: str, config_name: str) -> Obj:
                 "priorityClassName": "system-node-critical",
                 "updateStrategy": "RollingUpdate",
                 "rollingUpdate": {"maxUnavailable": "1"},
-                "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                "tolerations": [
+                    {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+                ],
             },
             "driver": {"enabled": True, "version": DRIVER_VERSION},
             "toolkit": {"enabled": True},
@@ -165,7 +174,9 @@ def daemonset_for(policy: Obj, component: tuple[str, str, str, str, str]) -> Obj
             {"name": "DEVICE_ID_STRATEGY", "value": "uuid"},
         ]
     if name == MIG_MANAGER:
-        config = str(dig(policy.get("spec"), "migManager", "config", "name") or gpu_state.DEFAULT_MIG_CONFIG)
+        config = str(
+            dig(policy.get("spec"), "migManager", "config", "name") or gpu_state.DEFAULT_MIG_CONFIG
+        )
         env += [
             {"name": "CONFIG_FILE", "value": "/mig-parted-config/config.yaml"},
             {"name": "GPU_CLIENTS_FILE", "value": "/gpu-clients/clients.yaml"},
@@ -189,7 +200,11 @@ def daemonset_for(policy: Obj, component: tuple[str, str, str, str, str]) -> Obj
     }
     if volumes:
         pod_spec["volumes"] = volumes
-    labels = {"app": name, "app.kubernetes.io/managed-by": "gpu-operator", "helm.sh/chart": f"gpu-operator-{OPERATOR_VERSION}"}
+    labels = {
+        "app": name,
+        "app.kubernetes.io/managed-by": "gpu-operator",
+        "helm.sh/chart": f"gpu-operator-{OPERATOR_VERSION}",
+    }
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
@@ -197,7 +212,9 @@ def daemonset_for(policy: Obj, component: tuple[str, str, str, str, str]) -> Obj
             "name": name,
             "namespace": NAMESPACE,
             "labels": {"app": name, "app.kubernetes.io/managed-by": "gpu-operator"},
-            "annotations": {"nvidia.com/last-applied-hash": template_hash({"labels": labels, "spec": pod_spec})},
+            "annotations": {
+                "nvidia.com/last-applied-hash": template_hash({"labels": labels, "spec": pod_spec})
+            },
         },
         "spec": {
             "selector": {"matchLabels": {"app": name}},
@@ -230,10 +247,19 @@ def run_operator(api: ClusterAPI) -> None:
             ready = False
             continue
         want_hash = wanted["metadata"]["annotations"]["nvidia.com/last-applied-hash"]
-        if existing.get("metadata", {}).get("annotations", {}).get("nvidia.com/last-applied-hash") != want_hash:
-            existing["metadata"].setdefault("annotations", {})["nvidia.com/last-applied-hash"] = want_hash
-            existing["spec"]["template"] = wanted["spec"]["template"]
-            api.update("daemonsets.apps", existing, NAMESPACE)
+        if (
+            existing.get("metadata", {}).get("annotations", {}).get("nvidia.com/last-applied-hash")
+            != want_hash
+        ):
+            api.patch(
+                "daemonsets.apps",
+                name,
+                {
+                    "metadata": {"annotations": {"nvidia.com/last-applied-hash": want_hash}},
+                    "spec": {"template": wanted["spec"]["template"]},
+                },
+                NAMESPACE,
+            )
             ready = False
             continue
         ds_status = status(existing)
@@ -271,7 +297,9 @@ def gfd_running(pods: list[Obj], node_name: str) -> bool:
             continue
         if is_deleting(pod):
             continue
-        if any("running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or []):
+        if any(
+            "running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or []
+        ):
             return True
     return False
 

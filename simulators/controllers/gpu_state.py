@@ -79,7 +79,9 @@ def gfd_single_problem(node: Obj) -> str:
     return ""
 
 
-def advertised(api: ClusterAPI, node: Obj, strategy: str, *, plugin_running: bool) -> dict[str, int]:
+def advertised(
+    api: ClusterAPI, node: Obj, strategy: str, *, plugin_running: bool
+) -> dict[str, int]:
     """The extended resources a healthy device plugin registers with the kubelet."""
     if not plugin_running:
         return {}

@@ -14,6 +14,7 @@ node's device plugin advertises in the node's capacity and allocatable.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 from typing import Any, Protocol
 
@@ -23,6 +24,7 @@ from simulators.controllers import gpu_state, hardware, runtime
 from simulators.controllers.util import (
     annotations_of,
     emit,
+    get_or_none,
     gpu_requests,
     holds_resources,
     is_deleting,
@@ -30,8 +32,8 @@ from simulators.controllers.util import (
     labels_of,
     name_of,
     namespace_of,
-    spec,
     sha256_hex,
+    spec,
     stable_hash,
     status,
     timestamp,
@@ -72,9 +74,72 @@ def admit(api: KubeletAPI) -> None:
     """
     _each_pod(api, admit_only=True)
     register_devices(api)
+    heartbeat(api)
+
+
+# The kubelet renews its Lease every 10s and re-posts unchanged node status every 5 minutes.
+LEASE_NAMESPACE = "kube-node-lease"
+LEASE_SECONDS = 40
+STATUS_REPORT_SECONDS = 300
+
+
+def _micro(api: ClusterAPI) -> str:
+    return api.now().strftime("%Y-%m-%dT%H:%M:%S.000000Z")
+
+
+def heartbeat(api: ClusterAPI) -> None:
+    """Node leases in kube-node-lease, and the conditions' lastHeartbeatTime."""
+    now = timestamp(api)
+    for node in items(api, "nodes"):
+        name = name_of(node)
+        lease = get_or_none(api, "leases.coordination.k8s.io", name, LEASE_NAMESPACE)
+        if lease is None:
+            with contextlib.suppress(ApiError):
+                api.create(
+                    "leases.coordination.k8s.io",
+                    {
+                        "metadata": {
+                            "name": name,
+                            "namespace": LEASE_NAMESPACE,
+                            "ownerReferences": [
+                                {
+                                    "apiVersion": "v1",
+                                    "kind": "Node",
+                                    "name": name,
+                                    "uid": uid_of(node),
+                                }
+                            ],
+                        },
+                        "spec": {
+                            "holderIdentity": name,
+                            "leaseDurationSeconds": LEASE_SECONDS,
+                            "renewTime": _micro(api),
+                        },
+                    },
+                    LEASE_NAMESPACE,
+                )
+        else:
+            api.patch(
+                "leases.coordination.k8s.io",
+                name,
+                {"spec": {"renewTime": _micro(api)}},
+                LEASE_NAMESPACE,
+            )
+        conditions = list(status(node).get("conditions") or [])
+        stale = [
+            c
+            for c in conditions
+            if (api.now() - parse_time(str(c.get("lastHeartbeatTime") or now))).total_seconds()
+            >= STATUS_REPORT_SECONDS
+        ]
+        if conditions and stale:
+            fresh = [{**c, "lastHeartbeatTime": now} for c in conditions]
+            api.patch("nodes", name, {"status": {"conditions": fresh}}, subresource="status")
 
 
 def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
+    # Addresses handed out during this pass (the pass reads a snapshot of the pods).
+    claimed: set[str] = set()
     nodes = {name_of(n): n for n in items(api, "nodes")}
     pods = items(api, "pods")
     for pod in pods:
@@ -90,18 +155,42 @@ def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
         first_seen = not status(pod).get("containerStatuses")
         if admit_only and not first_seen:
             continue
-        _sync_pod(api, pod, nodes[node_name], pods)
+        if not first_seen and not _needs_sync(pod):
+            continue
+        _sync_pod(api, pod, nodes[node_name], pods, claimed)
+
+
+def _needs_sync(pod: Obj) -> bool:
+    """A pod whose containers all run and never exit on their own has nothing to do."""
+    for cstatus in status(pod).get("containerStatuses") or []:
+        state = cstatus.get("state") or {}
+        if "waiting" in state:
+            return True
+    return any(runtime.may_exit(c) for c in _containers(pod))
 
 
 # ---------------------------------------------------------------------------- pods
 
 
-def pod_ip(pod: Obj, node: Obj) -> str:
+def pod_ip(
+    pod: Obj, node: Obj, pods: list[Obj] | None = None, claimed: set[str] | None = None
+) -> str:
+    """An address from the node's pod CIDR (the CNI's IPAM), not one a live pod there has."""
     if spec(pod).get("hostNetwork"):
         return host_ip(node)
     cidr = str(spec(node).get("podCIDR") or "10.244.0.0/24")
     base = cidr.split("/")[0].rsplit(".", 1)[0]
-    return f"{base}.{stable_hash('ip', uid_of(pod)) % 250 + 3}"
+    taken = {
+        str(status(other).get("podIP"))
+        for other in pods or []
+        if spec(other).get("nodeName") == name_of(node) and holds_resources(other)
+    } | (claimed or set())
+    start = stable_hash("ip", uid_of(pod)) % 250
+    for offset in range(250):
+        candidate = f"{base}.{(start + offset) % 250 + 3}"
+        if candidate not in taken:
+            return candidate
+    return f"{base}.{start + 3}"
 
 
 def host_ip(node: Obj) -> str:
@@ -111,7 +200,9 @@ def host_ip(node: Obj) -> str:
     return ""
 
 
-def _condition(kind: str, value: bool, now: str, reason: str = "", message: str = "") -> dict[str, Any]:
+def _condition(
+    kind: str, value: bool, now: str, reason: str = "", message: str = ""
+) -> dict[str, Any]:
     cond: dict[str, Any] = {
         "type": kind,
         "status": "True" if value else "False",
@@ -141,7 +232,9 @@ def _containers(pod: Obj) -> list[dict[str, Any]]:
     return [c for c in spec(pod).get("containers") or [] if isinstance(c, dict)]
 
 
-def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
+def _sync_pod(
+    api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj], claimed: set[str] | None = None
+) -> None:
     now = timestamp(api)
     pod_status = dict(status(pod))
     statuses = {s.get("name"): dict(s) for s in pod_status.get("containerStatuses") or []}
@@ -149,13 +242,16 @@ def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
     if not statuses:
         if not _allocate_devices(api, pod, node, pods):
             return
+        claimed = set() if claimed is None else claimed
+        ip = pod_ip(pod, node, pods, claimed)
+        claimed.add(ip)
         pod_status.update(
             {
                 "phase": "Pending",
                 "hostIP": host_ip(node),
                 "hostIPs": [{"ip": host_ip(node)}],
-                "podIP": pod_ip(pod, node),
-                "podIPs": [{"ip": pod_ip(pod, node)}],
+                "podIP": ip,
+                "podIPs": [{"ip": ip}],
                 "startTime": now,
                 "containerStatuses": [
                     {
@@ -200,7 +296,9 @@ def _sync_pod(api: KubeletAPI, pod: Obj, node: Obj, pods: list[Obj]) -> None:
             changed |= _maybe_exit(api, pod, container, cstatus)
     if not changed:
         return
-    pod_status["containerStatuses"] = [statuses[str(c.get("name"))] for c in containers if str(c.get("name")) in statuses]
+    pod_status["containerStatuses"] = [
+        statuses[str(c.get("name"))] for c in containers if str(c.get("name")) in statuses
+    ]
     _finish_status(api, pod, pod_status, now)
 
 
@@ -232,7 +330,15 @@ def _start(
     if restarting:
         cstatus["restartCount"] = int(cstatus.get("restartCount", 0)) + 1
         api.restart_log(namespace_of(pod), name_of(pod), cname)
-    emit(api, pod, "Normal", "Pulled", f'Container image "{image}" already present on machine', "kubelet", host=host)
+    emit(
+        api,
+        pod,
+        "Normal",
+        "Pulled",
+        f'Container image "{image}" already present on machine',
+        "kubelet",
+        host=host,
+    )
     emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
     emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
     behaviour = runtime.behaviour(api, pod, container, node)
@@ -288,7 +394,11 @@ def _duration(seconds: int) -> str:
     return f"{rest}s"
 
 
-def _maybe_exit(api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]) -> bool:
+def _maybe_exit(
+    api: KubeletAPI, pod: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> bool:
+    if not runtime.may_exit(container):
+        return False
     behaviour = runtime.behaviour(api, pod, container, None)
     if behaviour.exit_after is None or behaviour.crash:
         return False
@@ -319,7 +429,8 @@ def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: s
     ready = [bool(c.get("ready")) for c in cstatuses]
     terminated = [c.get("state", {}).get("terminated") for c in cstatuses]
     creating = any(
-        (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating" for c in cstatuses
+        (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating"
+        for c in cstatuses
     )
     restart_policy = spec(pod).get("restartPolicy", "Always")
     if cstatuses and all(terminated) and restart_policy != "Always":
@@ -334,7 +445,10 @@ def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: s
     if done:
         reason, message = "PodCompleted", ""
     elif unready:
-        reason, message = "ContainersNotReady", f"containers with unready status: [{' '.join(unready)}]"
+        reason, message = (
+            "ContainersNotReady",
+            f"containers with unready status: [{' '.join(unready)}]",
+        )
     else:
         reason, message = "", ""
     all_ready = not unready and not done
@@ -384,7 +498,7 @@ def _held(pods: list[Obj], node_name: str, exclude: str) -> list[tuple[int, int 
     for other in pods:
         if uid_of(other) == exclude or spec(other).get("nodeName") != node_name:
             continue
-        if not holds_resources(other) or FRACTION_ANNOTATION in annotations_of(other):
+        if not holds_resources(other):
             continue
         held.extend(hardware.pod_devices(other))
     return held
@@ -408,13 +522,19 @@ def _allocate_devices(api: ClusterAPI, pod: Obj, node: Obj, pods: list[Obj]) -> 
     api.patch(
         "pods",
         name_of(pod),
-        {"metadata": {"annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}}},
+        {
+            "metadata": {
+                "annotations": {hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)}
+            }
+        },
         namespace_of(pod),
     )
     return True
 
 
-def _admission_failure(api: ClusterAPI, pod: Obj, node: Obj, resource: str, count: int, free: int) -> None:
+def _admission_failure(
+    api: ClusterAPI, pod: Obj, node: Obj, resource: str, count: int, free: int
+) -> None:
     message = (
         f"Allocate failed due to requested number of devices unavailable for {resource}. "
         f"Requested: {count}, Available: {free}, which is unexpected"

@@ -13,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simulators.controllers import engine, gpu_operator, kubelet, mig_manager, runai, scheduler, workloads
+from simulators.controllers import (
+    engine,
+    events,
+    gpu_operator,
+    kubelet,
+    mig_manager,
+    runai,
+    scheduler,
+    workloads,
+)
 from simulators.controllers.kubelet import KubeletAPI
 
 Controller = Callable[[Any], object]
@@ -34,6 +43,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("runai-scheduler", engine.run),
     ("kubelet-admit", kubelet.admit),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
+    ("event-ttl", events.run),
 )
 
 

@@ -51,12 +51,31 @@ HOST_STATE_FILE = "/etc/systemd/system/nvidia-mig-manager.service.d/override.con
 # (label, what the script calls it while waiting) in reconfigure-mig.sh's order.
 CLIENTS: tuple[tuple[str, str, str], ...] = (
     ("nvidia.com/gpu.deploy.device-plugin", "device-plugin", "nvidia-device-plugin-daemonset"),
-    ("nvidia.com/gpu.deploy.gpu-feature-discovery", "gpu-feature-discovery", "gpu-feature-discovery"),
+    (
+        "nvidia.com/gpu.deploy.gpu-feature-discovery",
+        "gpu-feature-discovery",
+        "gpu-feature-discovery",
+    ),
     ("nvidia.com/gpu.deploy.dcgm-exporter", "dcgm-exporter", "nvidia-dcgm-exporter"),
     ("nvidia.com/gpu.deploy.dcgm", "dcgm", "nvidia-dcgm"),
     ("nvidia.com/gpu.deploy.nvsm", "nvsm", ""),
 )
 GPU_CLIENT_LABELS = tuple(c[0] for c in CLIENTS)
+SHUTDOWN = (
+    "Shutting down all GPU clients in Kubernetes by disabling their component-specific "
+    "nodeSelector labels"
+)
+RESTART = (
+    "Restarting all GPU clients previously shutdown in Kubernetes by reenabling their "
+    "component-specific nodeSelector labels"
+)
+APPLY_MODE = (
+    "Applying the MIG mode change from the selected config to the node (and double checking it "
+    "took effect)"
+)
+REBOOT_NOTE = (
+    "If the -r option was passed, the node will be automatically rebooted if this is not successful"
+)
 
 
 class LogAPI(ClusterAPI, Protocol):
@@ -128,11 +147,17 @@ def parse_config(text: str) -> dict[str, MigLayout]:
                 raise ConfigError(f"Error parsing config file: unmarshal error: devices in {name}")
             profiles_raw = entry.get("mig-devices") or {}
             if not isinstance(profiles_raw, dict):
-                raise ConfigError(f"Error parsing config file: unmarshal error: mig-devices in {name}")
+                raise ConfigError(
+                    f"Error parsing config file: unmarshal error: mig-devices in {name}"
+                )
             try:
                 profiles = {str(k): int(v) for k, v in profiles_raw.items()}
                 devices.append(
-                    MigDeviceConfig(mig_enabled=bool(entry.get("mig-enabled", False)), profiles=profiles, gpus=gpus)
+                    MigDeviceConfig(
+                        mig_enabled=bool(entry.get("mig-enabled", False)),
+                        profiles=profiles,
+                        gpus=gpus,
+                    )
                 )
             except (EngineError, ValueError, TypeError) as exc:
                 raise ConfigError(f"Error parsing config file: unmarshal error: {exc}") from None
@@ -175,10 +200,13 @@ def _memory(pod: Obj) -> Memory | None:
 
 
 def _remember(api: ClusterAPI, pod: Obj, memory: Memory) -> None:
+    text = json.dumps(asdict(memory), sort_keys=True)
+    if annotations_of(pod).get(STATE_ANNOTATION) == text:
+        return
     api.patch(
         "pods",
         name_of(pod),
-        {"metadata": {"annotations": {STATE_ANNOTATION: json.dumps(asdict(memory), sort_keys=True)}}},
+        {"metadata": {"annotations": {STATE_ANNOTATION: text}}},
         namespace_of(pod),
     )
 
@@ -186,11 +214,13 @@ def _remember(api: ClusterAPI, pod: Obj, memory: Memory) -> None:
 def _running(pod: Obj) -> bool:
     if is_deleting(pod):
         return False
-    return any("running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or [])
+    return any(
+        "running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or []
+    )
 
 
 def run(api: LogAPI) -> None:
-    pods = items(api, "pods", NAMESPACE, label_selector=f"app={MIG_MANAGER}")
+    pods = [p for p in items(api, "pods", NAMESPACE) if labels_of(p).get("app") == MIG_MANAGER]
     for pod in pods:
         if not _running(pod):
             continue
@@ -281,7 +311,9 @@ def _begin(api: LogAPI, node: Obj, memory: Memory, wanted: str, log: _Log) -> No
     try:
         layouts = load_layouts(api)
         if wanted not in layouts:
-            raise ConfigError(f"Error selecting MIG config: selected mig-config not present: {wanted}")
+            raise ConfigError(
+                f"Error selecting MIG config: selected mig-config not present: {wanted}"
+            )
         layout = layouts[wanted]
         layout.profiles_per_gpu(len(hardware.read_layout(node)))
     except (ConfigError, EngineError) as exc:
@@ -316,7 +348,7 @@ def _begin(api: LogAPI, node: Obj, memory: Memory, wanted: str, log: _Log) -> No
         log.fatal("Assertion failure: selected configuration not currently applied")
     log.echo(f"Changing the '{STATE_LABEL}' node label to 'pending'")
     node = _label(api, node, {STATE_LABEL: "pending"}, log)
-    log.echo("Shutting down all GPU clients in Kubernetes by disabling their component-specific nodeSelector labels")
+    log.echo(SHUTDOWN)
     _label(api, node, {label: _paused(labels.get(label)) for label in GPU_CLIENT_LABELS}, log)
     _wait_for_clients(api, node, log)
     memory.phase = "applying"
@@ -336,7 +368,11 @@ def _wait_for_clients(api: ClusterAPI, node: Obj, log: _Log) -> None:
     pods = items(api, "pods", NAMESPACE)
     for _label_key, short, app in CLIENTS[:4]:
         log.echo(f"Waiting for {'the ' if short == 'device-plugin' else ''}{short} to shutdown")
-        mine = [p for p in pods if labels_of(p).get("app") == app and spec(p).get("nodeName") == node_name]
+        mine = [
+            p
+            for p in pods
+            if labels_of(p).get("app") == app and spec(p).get("nodeName") == node_name
+        ]
         if mine:
             log.echo(*(f"pod/{name_of(p)} condition met" for p in mine))
         else:
@@ -376,15 +412,17 @@ def _finish(api: LogAPI, pod: Obj, node: Obj, memory: Memory, log: _Log) -> None
     memory.phase = "idle"
     target = memory.target
     log.echo(
-        "Applying the MIG mode change from the selected config to the node (and double checking it took effect)",
-        "If the -r option was passed, the node will be automatically rebooted if this is not successful",
+        APPLY_MODE,
+        REBOOT_NOTE,
     )
     try:
         layout: MigLayout | None = load_layouts(api).get(target)
     except ConfigError:
         layout = None
     if layout is None:
-        log.fatal("Error parsing config file: read error: open /mig-parted-config/config.yaml: no such file or directory")
+        log.fatal(
+            f"Error parsing config file: read error: open {CONFIG_PATH}: no such file or directory"
+        )
         _exit(api, node, "failed", log, restore_clients=True)
         log.error("Error: exit status 1")
         log.info(f"Waiting for change to '{CONFIG_LABEL}' label")
@@ -396,7 +434,9 @@ def _finish(api: LogAPI, pod: Obj, node: Obj, memory: Memory, log: _Log) -> None
             "error setting MIG mode: error setting Mig mode: In use by another client"
             if mode_change
             else "error setting MIGConfig: error creating GPU instance for '"
-            + next(iter(layout.profiles_per_gpu(len(hardware.read_layout(node)))[0] or {"1g.10gb": 1}))
+            + next(
+                iter(layout.profiles_per_gpu(len(hardware.read_layout(node)))[0] or {"1g.10gb": 1})
+            )
             + "': In use by another client"
         )
         _apply_lines(log, mode_change, cause)
@@ -416,7 +456,10 @@ def _finish(api: LogAPI, pod: Obj, node: Obj, memory: Memory, log: _Log) -> None
     log.debug("Parsing config file...", 3)
     log.debug("Selecting specific MIG config...", 3)
     log.debug("Asserting MIG mode configuration...", 3)
-    log.echo("Selected MIG mode settings from configuration currently applied", "Applying the selected MIG config to the node")
+    log.echo(
+        "Selected MIG mode settings from configuration currently applied",
+        "Applying the selected MIG config to the node",
+    )
     log.debug("Parsing config file...", 4)
     log.debug("Selecting specific MIG config...", 4)
     log.debug("Running apply-start hook", 4)
@@ -441,7 +484,7 @@ def _finish(api: LogAPI, pod: Obj, node: Obj, memory: Memory, log: _Log) -> None
             log.echo(f'pod "{name_of(validator)}" deleted')
         except ApiError:
             pass
-    log.echo("Restarting all GPU clients previously shutdown in Kubernetes by reenabling their component-specific nodeSelector labels")
+    log.echo(RESTART)
     labels = labels_of(node)
     node = _label(api, node, {label: _true(labels.get(label)) for label in GPU_CLIENT_LABELS}, log)
     log.echo(f"Changing the '{STATE_LABEL}' node label to 'success'")
@@ -458,6 +501,8 @@ def _exit(api: ClusterAPI, node: Obj, state: str, log: _Log, *, restore_clients:
             "component-specific nodeSelector labels"
         )
         labels = labels_of(node)
-        node = _label(api, node, {label: _true(labels.get(label)) for label in GPU_CLIENT_LABELS[:4]}, log)
+        node = _label(
+            api, node, {label: _true(labels.get(label)) for label in GPU_CLIENT_LABELS[:4]}, log
+        )
     log.echo(f"Changing the '{STATE_LABEL}' node label to '{state}'")
     _label(api, node, {STATE_LABEL: state}, log)

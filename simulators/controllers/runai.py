@@ -23,6 +23,7 @@ GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migPr
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
@@ -57,7 +58,12 @@ WORKLOAD_KINDS = {
     "distributed": "DistributedWorkload",
     "inference": "InferenceWorkload",
 }
-PRIORITY_CLASSES = {"training": "train", "distributed": "train", "workspace": "build", "inference": "inference"}
+PRIORITY_CLASSES = {
+    "training": "train",
+    "distributed": "train",
+    "workspace": "build",
+    "inference": "inference",
+}
 QUEUES = "queues.scheduling.run.ai"
 PODGROUPS = "podgroups.scheduling.run.ai"
 PROJECTS = "projects.run.ai"
@@ -221,7 +227,12 @@ def run_queues(api: ClusterAPI) -> None:
         kids = sorted(children.get(name_of(queue), []))
         want: dict[str, Any] = {"childQueues": kids} if kids else {}
         if status(queue).get("childQueues") != want.get("childQueues"):
-            api.patch(QUEUES, name_of(queue), {"status": {"childQueues": kids or None}}, subresource="status")
+            api.patch(
+                QUEUES,
+                name_of(queue),
+                {"status": {"childQueues": kids or None}},
+                subresource="status",
+            )
 
 
 def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
@@ -268,7 +279,9 @@ def all_workloads(api: ClusterAPI) -> list[Obj]:
     out: list[Obj] = []
     for resource in WORKLOAD_RESOURCES.values():
         out.extend(items(api, resource))
-    out.sort(key=lambda w: (str(w["metadata"].get("creationTimestamp", "")), namespace_of(w), name_of(w)))
+    out.sort(
+        key=lambda w: (str(w["metadata"].get("creationTimestamp", "")), namespace_of(w), name_of(w))
+    )
     return out
 
 
@@ -282,7 +295,9 @@ def run_workloads(api: ClusterAPI) -> None:
     for workload in all_workloads(api):
         if is_deleting(workload):
             continue
-        mine = [p for p in pods if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)]
+        mine = [
+            p for p in pods if namespace_of(p) == namespace_of(workload) and owned_by(p, workload)
+        ]
         _sync_workload(api, workload, mine, groups)
 
 
@@ -302,9 +317,20 @@ def _sync_workload(api: ClusterAPI, workload: Obj, pods: list[Obj], groups: list
         for pod in pods:
             if not is_deleting(pod):
                 api.delete("pods", name_of(pod), namespace_of(pod))
-        _set_status(api, workload, {"phase": "Suspended", "runningPods": 0, "pendingPods": 0, "allocatedGpus": 0})
+        _set_status(
+            api,
+            workload,
+            {"phase": "Suspended", "runningPods": 0, "pendingPods": 0, "allocatedGpus": 0},
+        )
         return
-    group = next((g for g in groups if namespace_of(g) == namespace_of(workload) and name_of(g) == _podgroup_name(workload)), None)
+    group = next(
+        (
+            g
+            for g in groups
+            if namespace_of(g) == namespace_of(workload) and name_of(g) == _podgroup_name(workload)
+        ),
+        None,
+    )
     if group is None:
         group = _create_podgroup(api, workload, len(names))
     by_name = {name_of(p): p for p in pods}
@@ -313,18 +339,22 @@ def _sync_workload(api: ClusterAPI, workload: Obj, pods: list[Obj], groups: list
         _set_status(
             api,
             workload,
-            {"phase": "Completed", "runningPods": 0, "pendingPods": 0, "allocatedGpus": 0, "completionTime": now},
+            {
+                "phase": "Completed",
+                "runningPods": 0,
+                "pendingPods": 0,
+                "allocatedGpus": 0,
+                "completionTime": now,
+            },
         )
         emit(api, workload, "Normal", "Completed", "All pods completed successfully", COMPONENT)
         return
     for index, pod_name in enumerate(names):
-        pod = by_name.get(pod_name)
-        if pod is None or (status(pod).get("phase") == "Failed"):
-            if pod is not None:
-                try:
+        existing = by_name.get(pod_name)
+        if existing is None or status(existing).get("phase") == "Failed":
+            if existing is not None:
+                with contextlib.suppress(ApiError):
                     api.delete("pods", pod_name, namespace_of(workload), grace_period=0)
-                except ApiError:
-                    pass
             _create_pod(api, workload, group, pod_name, index)
     running = [p for p in pods if status(p).get("phase") == "Running" and not is_deleting(p)]
     before = int(wstatus.get("runningPods", 0) or 0)
@@ -354,7 +384,11 @@ def _phase(pods: list[Obj], names: list[str]) -> str:
         elif status(pod).get("phase") == "Running":
             phases.append("Running")
         elif spec(pod).get("nodeName"):
-            phases.append("Pending" if status(pod).get("phase") == "Pending" else str(status(pod).get("phase")))
+            phases.append(
+                "Pending"
+                if status(pod).get("phase") == "Pending"
+                else str(status(pod).get("phase"))
+            )
         else:
             phases.append("Pending")
     if len(set(phases)) == 1:
@@ -370,7 +404,13 @@ def _set_status(api: ClusterAPI, workload: Obj, update: dict[str, Any]) -> None:
     if all(current.get(k) == v for k, v in update.items()):
         return
     try:
-        api.patch(resource_of(workload), name_of(workload), {"status": update}, namespace_of(workload), subresource="status")
+        api.patch(
+            resource_of(workload),
+            name_of(workload),
+            {"status": update},
+            namespace_of(workload),
+            subresource="status",
+        )
     except ApiError as exc:
         if exc.code != 404:
             raise
@@ -395,7 +435,14 @@ def _create_podgroup(api: ClusterAPI, workload: Obj, members: int) -> Obj:
         },
     }
     created = api.create(PODGROUPS, group, namespace_of(workload))
-    emit(api, workload, "Normal", "PodGroupCreated", f"Pod group {name_of(created)} created", "pod-grouper")
+    emit(
+        api,
+        workload,
+        "Normal",
+        "PodGroupCreated",
+        f"Pod group {name_of(created)} created",
+        "pod-grouper",
+    )
     return created
 
 
@@ -403,7 +450,10 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
     kind = kind_of(workload)
     project = project_of(workload)
     limits: dict[str, str] = {}
-    annotations = {"pod-group-name": name_of(group), "user": labels_of(workload).get("user", "admin")}
+    annotations = {
+        "pod-group-name": name_of(group),
+        "user": labels_of(workload).get("user", "admin"),
+    }
     mig = value(workload, "migProfile")
     if mig:
         limits[f"nvidia.com/mig-{mig}"] = "1"
@@ -415,7 +465,10 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         gpus = int(float(value(workload, "gpu", 1) or 0))
         if gpus:
             limits["nvidia.com/gpu"] = str(gpus)
-    container: dict[str, Any] = {"name": name_of(workload), "image": str(value(workload, "image", ""))}
+    container: dict[str, Any] = {
+        "name": name_of(workload),
+        "image": str(value(workload, "image", "")),
+    }
     if limits:
         container["resources"] = {"limits": dict(limits), "requests": dict(limits)}
     labels = {

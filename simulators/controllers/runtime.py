@@ -49,7 +49,9 @@ def logrus(now: datetime, level: str, message: str, offset_s: int = 0) -> str:
 # ---------------------------------------------------------------------------- images
 
 
-def _device_plugin(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _device_plugin(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     start = [
         klog(now, "I", "main.go:235", '"Starting NVIDIA Device Plugin" version="v0.17.1"'),
@@ -57,7 +59,9 @@ def _device_plugin(api: ClusterAPI, pod: Obj, container: dict[str, object], node
         klog(now, "I", "main.go:245", "Starting OS watcher.", 1),
         klog(now, "I", "main.go:260", "Starting Plugins.", 1),
         klog(now, "I", "main.go:317", "Loading configuration.", 2),
-        klog(now, "I", "main.go:342", "Updating config with default resource matching patterns.", 40),
+        klog(
+            now, "I", "main.go:342", "Updating config with default resource matching patterns.", 40
+        ),
         klog(now, "I", "main.go:356", "Retrieving plugins.", 45),
     ]
     if node is None:
@@ -90,7 +94,13 @@ def _device_plugin(api: ClusterAPI, pod: Obj, container: dict[str, object], node
                 f"nvidia-{short}.sock",
                 61,
             ),
-            klog(now, "I", "server.go:146", f"Registered device plugin for '{resource}' with Kubelet", 63),
+            klog(
+                now,
+                "I",
+                "server.go:146",
+                f"Registered device plugin for '{resource}' with Kubelet",
+                63,
+            ),
         ]
     if not resources:
         lines.append(klog(now, "I", "main.go:380", "No devices found. Waiting indefinitely.", 60))
@@ -141,14 +151,18 @@ def _driver(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj |
     )
 
 
-def _toolkit(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _toolkit(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     return Behaviour(
         (
             logrus(now, "info", "Parsing arguments"),
             logrus(now, "info", "Starting nvidia-toolkit"),
             logrus(now, "info", "Verifying Flags"),
-            logrus(now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"),
+            logrus(
+                now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"
+            ),
             logrus(now, "info", "Setting up runtime"),
             logrus(now, "info", "Successfully loaded config"),
             logrus(now, "info", "Sending SIGHUP signal to containerd", 1),
@@ -159,44 +173,61 @@ def _toolkit(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj 
     )
 
 
-def _dcgm_exporter(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _dcgm_exporter(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     return Behaviour(
         (
             logrus(now, "info", "Starting dcgm-exporter"),
             logrus(now, "info", "DCGM successfully initialized!"),
             logrus(now, "info", "Collecting DCP Metrics"),
-            logrus(now, "info", "Falling back to metric file '/etc/dcgm-exporter/dcp-metrics-included.csv'"),
+            logrus(
+                now,
+                "info",
+                "Falling back to metric file '/etc/dcgm-exporter/dcp-metrics-included.csv'",
+            ),
             logrus(now, "info", "Initializing system entities of type: GPU", 1),
             logrus(now, "info", "Pipeline starting", 2),
             logrus(now, "info", "Starting webserver", 2),
-            logrus(now, "info", "Listening on", 2).replace('"Listening on"', '"Listening on" address="[::]:9400"'),
+            logrus(now, "info", "Listening on", 2).replace(
+                '"Listening on"', '"Listening on" address="[::]:9400"'
+            ),
         )
     )
 
 
-def _validator(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _validator(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     return Behaviour(("all validations are successful",))
 
 
-def _mig_manager(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _mig_manager(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     # MIG Manager's own lines are written by its controller as it moves through its states.
     return Behaviour(())
 
 
-def _operator(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _operator(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
+    ts = f"{now.timestamp():.3f}"
     return Behaviour(
         (
-            f'{{"level":"info","ts":{now.timestamp():.3f},"logger":"setup","msg":"version: v24.9.2"}}',
-            f'{{"level":"info","ts":{now.timestamp():.3f},"logger":"setup","msg":"starting manager"}}',
+            f'{{"level":"info","ts":{ts},"logger":"setup","msg":"version: v24.9.2"}}',
+            f'{{"level":"info","ts":{ts},"logger":"setup","msg":"starting manager"}}',
             f'{{"level":"info","ts":{now.timestamp() + 1:.3f},"logger":"controllers.ClusterPolicy",'
             '"msg":"ClusterPolicy is ready as all resources have been successfully reconciled"}',
         )
     )
 
 
-def _coredns(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _coredns(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     return Behaviour(
         (
             ".:53",
@@ -209,21 +240,33 @@ def _coredns(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj 
     )
 
 
-def _kube_proxy(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _kube_proxy(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     host = node_name(pod)
     return Behaviour(
         (
             klog(now, "I", "server_linux.go:66", '"Using iptables proxy"'),
-            klog(now, "I", "server.go:677", f'"Successfully retrieved node IP(s)" IPs=["{host}"]', 12),
+            klog(
+                now, "I", "server.go:677", f'"Successfully retrieved node IP(s)" IPs=["{host}"]', 12
+            ),
             klog(now, "I", "server.go:489", '"Version info" version="v1.31.4"', 20),
             klog(now, "I", "config.go:199", '"Starting service config controller"', 30),
-            klog(now, "I", "shared_informer.go:320", '"Caches are synced" controller="service config"', 131),
+            klog(
+                now,
+                "I",
+                "shared_informer.go:320",
+                '"Caches are synced" controller="service config"',
+                131,
+            ),
         )
     )
 
 
-def _quickstart(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _quickstart(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     return Behaviour(
         (
             "Epoch 1/2",
@@ -253,7 +296,9 @@ def _triton(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj |
     )
 
 
-def _jupyter(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _jupyter(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     clock = now.strftime("%H:%M:%S.") + "441"
     host = name_of(pod)
@@ -265,7 +310,9 @@ def _jupyter(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj 
     )
 
 
-def _pytorch(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _pytorch(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     world = max(1, int(_gpu_limit(container)))
     return Behaviour(
         (
@@ -290,12 +337,16 @@ def _gpu_limit(container: dict[str, object]) -> str:
         return "0"
 
 
-def _runai_component(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _runai_component(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     now = api.now()
     return Behaviour((logrus(now, "info", f"{container.get('name', 'runai')} started"),))
 
 
-def _default(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+def _default(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     return Behaviour(())
 
 
@@ -320,7 +371,18 @@ RULES: tuple[tuple[str, Rule], ...] = (
 )
 
 
-def behaviour(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+# Images whose containers finish on their own (the kubelet checks only these for an exit).
+EXITING_IMAGES = ("quickstart",)
+
+
+def may_exit(container: dict[str, object]) -> bool:
+    image = str(container.get("image", ""))
+    return any(fragment in image for fragment in EXITING_IMAGES)
+
+
+def behaviour(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
     image = str(container.get("image", ""))
     # GFD ships in the device plugin's image; the container's name tells them apart.
     if container.get("name") == "gpu-feature-discovery":

@@ -25,26 +25,37 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
 def items(api: ClusterAPI, resource: str, namespace: str | None = None, **kw: str) -> list[Obj]:
-    """The objects of a list call, sorted by namespace and name for stable controllers."""
+    """The objects of a list call, sorted by namespace and name for stable controllers.
+
+    Controllers only read what they list (every change goes through a verb), so on the mock
+    store they read its objects in place instead of paying for a deep copy of each.
+    """
+    iterate = getattr(api, "iter_objects", None)
+    if iterate is not None and not any(kw.values()):
+        return list(iterate(resource, namespace))
     listed = api.list(resource, namespace, **kw)
     objs: list[Obj] = list(listed.get("items", []))
     objs.sort(key=lambda o: (namespace_of(o), name_of(o)))
     return objs
 
 
-def get_or_none(api: ClusterAPI, resource: str, name: str, namespace: str | None = None) -> Obj | None:
+def get_or_none(
+    api: ClusterAPI, resource: str, name: str, namespace: str | None = None
+) -> Obj | None:
+    """The object, or None. On the mock store this is the stored object itself: read only."""
+    iterate = getattr(api, "iter_objects", None)
+    if iterate is not None:
+        for obj in iterate(resource, namespace):
+            if obj.get("metadata", {}).get("name") == name:
+                result: Obj = obj
+                return result
+        return None
     try:
         return api.get(resource, name, namespace)
     except ApiError as exc:
         if exc.code == 404:
             return None
         raise
-
-
-def meta(obj: Obj) -> dict[str, Any]:
-    value = obj.setdefault("metadata", {})
-    assert isinstance(value, dict)
-    return value
 
 
 def name_of(obj: Obj) -> str:
@@ -255,7 +266,9 @@ def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
 
 
 def untolerated_taint(
-    node: Obj, tolerations: list[dict[str, Any]], effects: tuple[str, ...] = ("NoSchedule", "NoExecute")
+    node: Obj,
+    tolerations: list[dict[str, Any]],
+    effects: tuple[str, ...] = ("NoSchedule", "NoExecute"),
 ) -> dict[str, Any] | None:
     for taint in spec(node).get("taints") or []:
         if taint.get("effect") not in effects:

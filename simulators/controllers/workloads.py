@@ -40,18 +40,33 @@ DAEMON_TOLERATIONS: tuple[dict[str, Any], ...] = (
 )
 
 
-def template_hash(template: Any, collisions: int = 0) -> str:
+_HASHES: dict[str, str] = {}
+
+
+def template_hash(template: Any, collisions: int = 0, owner: Obj | None = None) -> str:
     """A pod template's hash as Kubernetes renders it: a 32-bit number, safe-encoded digit by
-    digit (hence names like ``coredns-7c9f6d8b5``)."""
+    digit (hence names like ``coredns-7c9f6d8b5``). With `owner`, remembered per generation."""
+    key = ""
+    if owner is not None:
+        meta = owner.get("metadata", {})
+        key = f"{meta.get('uid')}/{meta.get('generation')}/{collisions}"
+        cached = _HASHES.get(key)
+        if cached is not None:
+            return cached
     text = json.dumps(template, sort_keys=True, separators=(",", ":"))
+    key = key or f"{collisions}|{text}"
     number = stable_hash("template", text, collisions) % (2**32)
-    return "".join(SAFE_ALPHABET[ord(ch) % len(SAFE_ALPHABET)] for ch in str(number))
+    result = "".join(SAFE_ALPHABET[ord(ch) % len(SAFE_ALPHABET)] for ch in str(number))
+    if len(_HASHES) > 4096:
+        _HASHES.clear()
+    _HASHES[key] = result
+    return result
 
 
 def pod_ready(pod: Obj) -> bool:
     for cond in status(pod).get("conditions") or []:
         if cond.get("type") == "Ready":
-            return cond.get("status") == "True"
+            return bool(cond.get("status") == "True")
     return False
 
 
@@ -74,7 +89,12 @@ def _pod_from_template(
         meta["name"] = name
     else:
         meta["generateName"] = generate
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": deep_copy(template.get("spec") or {})}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": deep_copy(template.get("spec") or {}),
+    }
 
 
 def _create_pod(api: ClusterAPI, owner: Obj, pod: Obj, component: str) -> Obj | None:
@@ -102,7 +122,9 @@ def _patch_status(api: ClusterAPI, resource: str, obj: Obj, wanted: dict[str, An
     if all(current.get(k) == v for k, v in wanted.items()):
         return
     try:
-        api.patch(resource, name_of(obj), {"status": wanted}, namespace_of(obj), subresource="status")
+        api.patch(
+            resource, name_of(obj), {"status": wanted}, namespace_of(obj), subresource="status"
+        )
     except ApiError as exc:
         if exc.code != 404:
             raise
@@ -110,6 +132,16 @@ def _patch_status(api: ClusterAPI, resource: str, obj: Obj, wanted: dict[str, An
 
 def _owned_pods(pods: list[Obj], owner: Obj) -> list[Obj]:
     return [p for p in pods if namespace_of(p) == namespace_of(owner) and owned_by(p, owner)]
+
+
+def by_owner(objs: list[Obj]) -> dict[str, list[Obj]]:
+    """Objects grouped by their controller's uid (one pass instead of one per owner)."""
+    out: dict[str, list[Obj]] = {}
+    for obj in objs:
+        ref = controller_of(obj)
+        if ref is not None:
+            out.setdefault(str(ref.get("uid", "")), []).append(obj)
+    return out
 
 
 # ---------------------------------------------------------------------------- DaemonSet
@@ -172,16 +204,16 @@ def _available(pod: Obj) -> bool:
 
 def run_daemonsets(api: ClusterAPI) -> None:
     nodes = items(api, "nodes")
-    pods = items(api, "pods")
+    owned = by_owner(items(api, "pods"))
     for ds in items(api, "daemonsets.apps"):
         if is_deleting(ds):
             continue
-        _sync_daemonset(api, ds, nodes, _owned_pods(pods, ds))
+        _sync_daemonset(api, ds, nodes, owned.get(uid_of(ds), []))
 
 
 def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> None:
     component = "daemonset-controller"
-    revision = template_hash(spec(ds).get("template"))
+    revision = template_hash(spec(ds).get("template"), owner=ds)
     by_node: dict[str, list[Obj]] = {}
     for pod in pods:
         by_node.setdefault(pod_node(pod), []).append(pod)
@@ -220,7 +252,11 @@ def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj])
     _roll_daemonset(api, ds, pods, revision, component)
     fresh = [p for p in pods if active(p)]
     ready = sum(1 for p in fresh if pod_ready(p))
-    updated = sum(1 for p in fresh if p["metadata"].get("labels", {}).get("controller-revision-hash") == revision)
+    updated = sum(
+        1
+        for p in fresh
+        if p["metadata"].get("labels", {}).get("controller-revision-hash") == revision
+    )
     _patch_status(
         api,
         "daemonsets.apps",
@@ -238,7 +274,9 @@ def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj])
     )
 
 
-def _roll_daemonset(api: ClusterAPI, ds: Obj, pods: list[Obj], revision: str, component: str) -> None:
+def _roll_daemonset(
+    api: ClusterAPI, ds: Obj, pods: list[Obj], revision: str, component: str
+) -> None:
     """RollingUpdate: old unavailable pods go at once, available ones maxUnavailable at a time."""
     strategy = spec(ds).get("updateStrategy") or {}
     if strategy.get("type") == "OnDelete":
@@ -249,7 +287,11 @@ def _roll_daemonset(api: ClusterAPI, ds: Obj, pods: list[Obj], revision: str, co
     except ValueError:
         budget = 1
     live = [p for p in pods if active(p)]
-    old = [p for p in live if p["metadata"].get("labels", {}).get("controller-revision-hash") != revision]
+    old = [
+        p
+        for p in live
+        if p["metadata"].get("labels", {}).get("controller-revision-hash") != revision
+    ]
     unavailable = sum(1 for p in live if not _available(p))
     for pod in old:
         if not _available(pod):
@@ -264,11 +306,11 @@ def _roll_daemonset(api: ClusterAPI, ds: Obj, pods: list[Obj], revision: str, co
 
 
 def run_replicasets(api: ClusterAPI) -> None:
-    pods = items(api, "pods")
+    owned = by_owner(items(api, "pods"))
     for rs in items(api, "replicasets.apps"):
         if is_deleting(rs):
             continue
-        _sync_replicaset(api, rs, _owned_pods(pods, rs))
+        _sync_replicaset(api, rs, owned.get(uid_of(rs), []))
 
 
 def _delete_order(pod: Obj) -> tuple[int, int, str]:
@@ -287,7 +329,9 @@ def _sync_replicaset(api: ClusterAPI, rs: Obj, pods: list[Obj]) -> None:
     if len(live) < want:
         template = spec(rs).get("template") or {}
         for _ in range(want - len(live)):
-            created = _create_pod(api, rs, _pod_from_template(rs, template, generate=f"{name_of(rs)}-"), component)
+            created = _create_pod(
+                api, rs, _pod_from_template(rs, template, generate=f"{name_of(rs)}-"), component
+            )
             if created is not None:
                 live.append(created)
     elif len(live) > want:
@@ -313,17 +357,20 @@ def _sync_replicaset(api: ClusterAPI, rs: Obj, pods: list[Obj]) -> None:
 
 
 def run_deployments(api: ClusterAPI) -> None:
-    replicasets = items(api, "replicasets.apps")
+    owned = by_owner(items(api, "replicasets.apps"))
     for deploy in items(api, "deployments.apps"):
         if is_deleting(deploy):
             continue
-        owned = [r for r in replicasets if namespace_of(r) == namespace_of(deploy) and owned_by(r, deploy)]
-        _sync_deployment(api, deploy, owned)
+        _sync_deployment(api, deploy, owned.get(uid_of(deploy), []))
 
 
 def _revision(rs: Obj) -> int:
     try:
-        return int(rs.get("metadata", {}).get("annotations", {}).get("deployment.kubernetes.io/revision", "0"))
+        return int(
+            rs.get("metadata", {})
+            .get("annotations", {})
+            .get("deployment.kubernetes.io/revision", "0")
+        )
     except ValueError:
         return 0
 
@@ -333,7 +380,7 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
     dspec = spec(deploy)
     want = int(dspec.get("replicas", 1))
     template = dspec.get("template") or {}
-    pth = template_hash(template, int(status(deploy).get("collisionCount", 0)))
+    pth = template_hash(template, int(status(deploy).get("collisionCount", 0)), owner=deploy)
     new_name = f"{name_of(deploy)}-{pth}"
     new = next((r for r in owned if name_of(r) == new_name), None)
     revision = max([_revision(r) for r in owned], default=0)
@@ -361,23 +408,48 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
         try:
             new = api.create("replicasets.apps", rs_obj, namespace_of(deploy))
         except ApiError as exc:
-            emit(api, deploy, "Warning", "FailedCreate", f"Error creating: {exc.message}", component)
+            emit(
+                api, deploy, "Warning", "FailedCreate", f"Error creating: {exc.message}", component
+            )
             return
-        emit(api, deploy, "Normal", "ScalingReplicaSet", f"Scaled up replica set {new_name} to {want} from 0", component)
+        emit(
+            api,
+            deploy,
+            "Normal",
+            "ScalingReplicaSet",
+            f"Scaled up replica set {new_name} to {want} from 0",
+            component,
+        )
         owned = [*owned, new]
     elif int(spec(new).get("replicas", 0)) != want:
         before = int(spec(new).get("replicas", 0))
         api.patch("replicasets.apps", new_name, {"spec": {"replicas": want}}, namespace_of(deploy))
         verb = "up" if want > before else "down"
-        emit(api, deploy, "Normal", "ScalingReplicaSet", f"Scaled {verb} replica set {new_name} to {want} from {before}", component)
+        emit(
+            api,
+            deploy,
+            "Normal",
+            "ScalingReplicaSet",
+            f"Scaled {verb} replica set {new_name} to {want} from {before}",
+            component,
+        )
     new_available = int(status(new).get("availableReplicas", 0))
     for old in owned:
         if name_of(old) == new_name or int(spec(old).get("replicas", 0)) == 0:
             continue
         if new_available >= want:
             before = int(spec(old).get("replicas", 0))
-            api.patch("replicasets.apps", name_of(old), {"spec": {"replicas": 0}}, namespace_of(old))
-            emit(api, deploy, "Normal", "ScalingReplicaSet", f"Scaled down replica set {name_of(old)} to 0 from {before}", component)
+            api.patch(
+                "replicasets.apps", name_of(old), {"spec": {"replicas": 0}}, namespace_of(old)
+            )
+            emit(
+                api,
+                deploy,
+                "Normal",
+                "ScalingReplicaSet",
+                f"Scaled down replica set {name_of(old)} to 0 from {before}",
+                component,
+            )
     total = sum(int(status(r).get("replicas", 0)) for r in owned)
     ready = sum(int(status(r).get("readyReplicas", 0)) for r in owned)
     available = sum(int(status(r).get("availableReplicas", 0)) for r in owned)
@@ -419,7 +491,9 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
     _patch_status(api, "deployments.apps", deploy, wanted)
 
 
-def _deploy_condition(deploy: Obj, kind: str, value: bool, reason: str, message: str, now: str) -> dict[str, Any]:
+def _deploy_condition(
+    deploy: Obj, kind: str, value: bool, reason: str, message: str, now: str
+) -> dict[str, Any]:
     prior = next((c for c in status(deploy).get("conditions") or [] if c.get("type") == kind), None)
     flag = "True" if value else "False"
     same = prior is not None and prior.get("status") == flag
@@ -438,17 +512,20 @@ def _deploy_condition(deploy: Obj, kind: str, value: bool, reason: str, message:
 
 
 def run_jobs(api: ClusterAPI) -> None:
-    pods = items(api, "pods")
+    owned = by_owner(items(api, "pods"))
     for job in items(api, "jobs.batch"):
         if is_deleting(job):
             continue
-        _sync_job(api, job, _owned_pods(pods, job))
+        _sync_job(api, job, owned.get(uid_of(job), []))
 
 
 def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
     component = "job-controller"
     jstatus = status(job)
-    complete = any(c.get("type") in ("Complete", "Failed") and c.get("status") == "True" for c in jstatus.get("conditions") or [])
+    complete = any(
+        c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+        for c in jstatus.get("conditions") or []
+    )
     completions = int(spec(job).get("completions", 1) or 1)
     succeeded = sum(1 for p in pods if status(p).get("phase") == "Succeeded")
     failed = sum(1 for p in pods if status(p).get("phase") == "Failed")
@@ -468,7 +545,12 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
     if succeeded >= completions:
         wanted["completionTime"] = now
         wanted["conditions"] = [
-            {"type": "SuccessCriteriaMet", "status": "True", "lastProbeTime": now, "lastTransitionTime": now},
+            {
+                "type": "SuccessCriteriaMet",
+                "status": "True",
+                "lastProbeTime": now,
+                "lastTransitionTime": now,
+            },
             {"type": "Complete", "status": "True", "lastProbeTime": now, "lastTransitionTime": now},
         ]
         wanted["active"] = None
@@ -484,7 +566,9 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
                 "job-name": name_of(job),
             }
         )
-        created = _create_pod(api, job, _pod_from_template(job, template, generate=f"{name_of(job)}-"), component)
+        created = _create_pod(
+            api, job, _pod_from_template(job, template, generate=f"{name_of(job)}-"), component
+        )
         if created is not None:
             wanted["active"] = 1
     _patch_status(api, "jobs.batch", job, wanted)
@@ -494,17 +578,17 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
 
 
 def run_statefulsets(api: ClusterAPI) -> None:
-    pods = items(api, "pods")
+    owned = by_owner(items(api, "pods"))
     for sts in items(api, "statefulsets.apps"):
         if is_deleting(sts):
             continue
-        _sync_statefulset(api, sts, _owned_pods(pods, sts))
+        _sync_statefulset(api, sts, owned.get(uid_of(sts), []))
 
 
 def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
     component = "statefulset-controller"
     want = int(spec(sts).get("replicas", 1))
-    revision = f"{name_of(sts)}-{template_hash(spec(sts).get('template'))}"
+    revision = f"{name_of(sts)}-{template_hash(spec(sts).get('template'), owner=sts)}"
     by_name = {name_of(p): p for p in pods}
     for ordinal in range(want):
         pod_name = f"{name_of(sts)}-{ordinal}"

@@ -41,12 +41,16 @@ def _layout_applied(api: ClusterAPI, node_name: str, layout_name: str) -> bool:
 
 
 def _plugin_running(api: ClusterAPI, node_name: str) -> bool:
-    pods = items(api, "pods", kubelet.GPU_OPERATOR_NS, label_selector=f"app={kubelet.DEVICE_PLUGIN_APP}")
+    pods = items(
+        api, "pods", kubelet.GPU_OPERATOR_NS, label_selector=f"app={kubelet.DEVICE_PLUGIN_APP}"
+    )
     for pod in pods:
         if spec(pod).get("nodeName") != node_name or pod["metadata"].get("deletionTimestamp"):
             continue
         statuses = status(pod).get("containerStatuses") or []
-        if statuses and all(c.get("ready") and "running" in (c.get("state") or {}) for c in statuses):
+        if statuses and all(
+            c.get("ready") and "running" in (c.get("state") or {}) for c in statuses
+        ):
             return True
     return False
 
@@ -186,7 +190,11 @@ def validate_training(world: World) -> bool:
     for wl in _workloads(world):
         if runai.kind_of(wl) != "training" or status(wl).get("phase") != "Completed":
             continue
-        if runai.value(wl, "gpuFraction") or runai.value(wl, "gpuMemory") or runai.value(wl, "migProfile"):
+        if (
+            runai.value(wl, "gpuFraction")
+            or runai.value(wl, "gpuMemory")
+            or runai.value(wl, "migProfile")
+        ):
             continue
         if str(runai.value(wl, "gpu", "")) in ("1", "1.0"):
             return True
@@ -231,7 +239,11 @@ def validate_reclaim(world: World) -> bool:
             if not isinstance(record, dict):
                 continue
             by_project = str(record.get("byProject", ""))
-            if record.get("reason") != "Reclaimed" or not by_project or by_project == victim_project:
+            if (
+                record.get("reason") != "Reclaimed"
+                or not by_project
+                or by_project == victim_project
+            ):
                 continue
             reclaimer = _workload(world, by_project, str(record.get("byWorkload", "")))
             if not _running(reclaimer) or reclaimer is None:

@@ -18,6 +18,7 @@ from simulators.controllers import hardware
 from simulators.controllers import runai as runai_ctl
 from simulators.engine.messages import gpus as fmt_gpus
 from simulators.engine.mig import mig_profile
+from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl.common import parse_ts, since
 from simulators.lab.render import format_gpus, format_quota, padded_table, runai_table
@@ -60,12 +61,24 @@ NAME_FLAGS = [
     Flag("project", long="project", short="p", takes_value=True),
     Flag("follow", long="follow", short="f"),
     Flag("tail", long="tail", takes_value=True),
+    Flag("stdin", long="stdin", short="i"),
+    Flag("tty", long="tty", short="t"),
     Flag("help", long="help", short="h"),
 ]
 
 V2_NOUNS = {
-    "training": ("submit", "list", "describe", "logs", "delete", "suspend", "resume", "pytorch"),
-    "workspace": ("submit", "list", "describe", "logs", "delete", "suspend", "resume"),
+    "training": (
+        "submit",
+        "list",
+        "describe",
+        "logs",
+        "exec",
+        "delete",
+        "suspend",
+        "resume",
+        "pytorch",
+    ),
+    "workspace": ("submit", "list", "describe", "logs", "exec", "delete", "suspend", "resume"),
     "workload": ("list", "describe"),
     "project": ("list", "set"),
     "cluster": ("list", "set"),
@@ -77,6 +90,7 @@ TOP = (
     "config",
     "delete",
     "describe",
+    "exec",
     "list",
     "login",
     "logout",
@@ -182,6 +196,9 @@ def _dispatch(ctx: Context, args: list[str]) -> Output:
     if cmd == "logs":
         parsed = parse(rest, NAME_FLAGS)
         return _logs(ctx, _find(ctx, parsed, None), parsed)
+    if cmd == "exec":
+        parsed = parse(rest, NAME_FLAGS)
+        return _exec(ctx, _find(ctx, parsed, None), parsed)
     if cmd == "delete":
         if rest and rest[0] == "job":
             rest = rest[1:]
@@ -265,6 +282,8 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         return Output(_describe(ctx, wl))
     if verb == "logs":
         return _logs(ctx, wl, parsed)
+    if verb == "exec":
+        return _exec(ctx, wl, parsed)
     label = "workspace" if runai_ctl.kind_of(wl) == "workspace" else "training"
     name = _name(wl)
     if verb == "delete":
@@ -789,6 +808,31 @@ def _describe(ctx: Context, wl: Obj) -> str:
     return "\n".join(lines)
 
 
+def _exec(ctx: Context, wl: Obj, parsed: Parsed) -> Output:
+    """`runai workspace exec NAME -- COMMAND`: pods/exec in the workload's first running pod."""
+    command = parsed.after_dashdash
+    if not command:
+        raise _err("a command is required after --, for example: -- nvidia-smi")
+    running = [p for p in _pods(ctx, wl) if (p.get("status") or {}).get("phase") == "Running"]
+    if not running:
+        raise _err(f"workload {_name(wl)} has no running pods (status {_phase(wl)})")
+    pod = running[0]
+    if command[0] in ("bash", "sh", "/bin/bash", "/bin/sh") and len(command) == 1:
+        raise _err(
+            "interactive shells are not available in this lab terminal; run one command after "
+            "--, e.g. -- nvidia-smi"
+        )
+    try:
+        text = ctx.api.exec(pod["metadata"]["name"], pod["metadata"]["namespace"], list(command))
+    except ApiError as exc:
+        return Output.error(f"Error: {exc.message}", 126 if exc.code == 500 else 1)
+    body = text.rstrip("\n")
+    last = body.rsplit("\n", 1)[-1]
+    if last.startswith("command terminated with exit code "):
+        return Output(body, int(last.rsplit(" ", 1)[-1]))
+    return Output(body)
+
+
 def _logs(ctx: Context, wl: Obj, parsed: Parsed) -> Output:
     started = [
         p
@@ -817,6 +861,7 @@ Available Commands (v2 style):
   training pytorch submit|list|describe|logs|delete
   workspace submit|list|describe|logs|delete|suspend|resume
   workload list|describe
+  workspace|training exec <name> -- <command>
   node list, nodepool list
 
 Older v1 style (still accepted on this 2.17 cluster):

@@ -27,7 +27,7 @@ import yaml
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import EPOCH, STEP_SECONDS, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import gpu_operator, hardware, mig_manager, runai
+from simulators.controllers import gpu_operator, gpu_state, hardware, mig_manager, runai
 from simulators.controllers.manager import run_controllers
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.errors import LabError
@@ -39,7 +39,7 @@ KUBERNETES_VERSION = "v1.31.4"
 # Steps the world runs just before the learner's first command.
 WARMUP_STEPS = 6
 DAY = 86400
-CLUSTER_AGE = 31 * DAY
+CLUSTER_AGE = 31 * DAY + 3600  # so objects made in its first minutes still read 31d
 # Steps the cluster runs after each staged change, so it settles before the clock jumps on.
 SETTLE_STEPS = 4
 RUNAI_VERSION = "2.17.42"
@@ -61,6 +61,28 @@ RUNAI_COMPONENTS = (
     "status-updater",
     "workload-controller",
 )
+COREFILE = """.:53 {
+    errors
+    health {
+       lameduck 5s
+    }
+    ready
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+       pods insecure
+       fallthrough in-addr.arpa ip6.arpa
+       ttl 30
+    }
+    prometheus :9153
+    forward . /etc/resolv.conf {
+       max_concurrent 1000
+    }
+    cache 30
+    loop
+    reload
+    loadbalance
+}
+"""
+RELOADER_IMAGE = "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0"
 TICKETS_DIR = Path(__file__).resolve().parents[2] / "content" / "tickets"
 
 
@@ -134,6 +156,8 @@ class World:
         run_controllers(self.api)
 
     def to_json(self) -> dict[str, Any]:
+        """The whole world. The watch history is compacted first: a saved lab has no watchers."""
+        self.api.compact_watch_log()
         return {"cluster": self.api.to_json(), "host": self.state.to_json()}
 
     @classmethod
@@ -193,6 +217,8 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     while api.clock.seconds < 0:
         _settle(api, 1)
     api.clock.seconds = 0
+    # Nobody watched the build: keep the saved state small.
+    api.compact_watch_log()
     return world
 
 
@@ -297,7 +323,7 @@ def _base_cluster(api: MockCluster, spec: dict[str, Any]) -> None:
         api.patch("nodes", name, {"status": _node_status(index, name, stamp)}, subresource="status")
     _kube_system(api)
     policy = gpu_operator.default_cluster_policy(
-        str(spec.get("strategy", "single")), gpu_operator.gpu_state.DEFAULT_MIG_CONFIG
+        str(spec.get("strategy", "single")), gpu_state.DEFAULT_MIG_CONFIG
     )
     api.create("clusterpolicies.nvidia.com", policy)
     api.create(
@@ -409,13 +435,7 @@ def _kube_system(api: MockCluster) -> None:
         "configmaps",
         {
             "metadata": {"name": "coredns", "namespace": "kube-system"},
-            "data": {
-                "Corefile": ".:53 {\n    errors\n    health {\n       lameduck 5s\n    }\n    ready\n"
-                "    kubernetes cluster.local in-addr.arpa ip6.arpa {\n       pods insecure\n"
-                "       fallthrough in-addr.arpa ip6.arpa\n       ttl 30\n    }\n"
-                "    prometheus :9153\n    forward . /etc/resolv.conf {\n       max_concurrent 1000\n"
-                "    }\n    cache 30\n    loop\n    reload\n    loadbalance\n}\n"
-            },
+            "data": {"Corefile": COREFILE},
         },
         "kube-system",
     )
@@ -532,7 +552,7 @@ def _runai(api: MockCluster) -> None:
                             },
                             {
                                 "name": "config-reloader",
-                                "image": "quay.io/prometheus-operator/prometheus-config-reloader:v0.76.0",
+                                "image": RELOADER_IMAGE,
                             },
                         ]
                     },
@@ -626,14 +646,17 @@ def _documents(world: World, filename: str) -> list[dict[str, Any]]:
 
 
 def _apply_doc(api: MockCluster, doc: dict[str, Any]) -> None:
-    """`kubectl apply -f` of one document: create it with its last-applied annotation."""
+    """`kubectl apply -f` of one document, with the last-applied annotation kubectl writes."""
+    from simulators.lab.kubectl.apply import LAST_APPLIED, go_json
+
+    info = api.registry.by_kind(str(doc.get("apiVersion", "v1")), str(doc.get("kind", "")))
     obj = json.loads(json.dumps(doc))
     meta = obj.setdefault("metadata", {})
-    meta.setdefault("annotations", {})["kubectl.kubernetes.io/last-applied-configuration"] = (
-        json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
-    )
-    info = api.registry.by_kind(str(obj.get("apiVersion", "v1")), str(obj.get("kind", "")))
     namespace = str(meta.get("namespace") or "default") if info.namespaced else None
+    if namespace is not None:
+        meta["namespace"] = namespace
+    annotations = meta.setdefault("annotations", {})
+    annotations[LAST_APPLIED] = go_json(obj) + "\n"
     api.create(info.key, obj, namespace)
 
 
@@ -683,7 +706,8 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
     if not node:
         return
     # Stage the placement: the Job controller makes the pod, the scheduler chose this node.
-    from simulators.controllers import scheduler, workloads
+    from simulators.controllers import workloads
+    from simulators.controllers.util import DEFAULT_SCHEDULER
 
     workloads.run_jobs(api)
     pods = [
@@ -702,7 +726,7 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
                 "Normal",
                 "Scheduled",
                 f"Successfully assigned {namespace}/{pod['metadata']['name']} to {node}",
-                scheduler.DEFAULT_SCHEDULER,
+                DEFAULT_SCHEDULER,
             )
 
 

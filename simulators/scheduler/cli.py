@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from simulators.cluster.api import ApiError
-from simulators.cluster.kube import KubeCluster, KubeError
+from simulators.cluster.kube import KubeError, KubernetesCluster
 from simulators.scheduler.lease import LeaderElector
 from simulators.scheduler.runner import Scheduler
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{stamp} {identity}: {line}", flush=True)
 
     try:
-        api = KubeCluster.from_config(args.kubeconfig, allow_writes=True)
+        api = KubernetesCluster.from_config(args.kubeconfig)
     except KubeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

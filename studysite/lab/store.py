@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from simulators.lab import CommandResult, LabSession
+from simulators.lab import CommandResult, LabError, LabSession
 from studysite.lab import cluster
 from studysite.lab.models import LoggedCommand, SavedLab
 
@@ -52,7 +52,15 @@ def open_lab(session_key: str, ticket: str) -> OpenLab:
         lab = _new(session_key, ticket)
         saved = SavedLab.objects.create(session_key=session_key, ticket=ticket, state=lab.to_json())
         return OpenLab(lab, exam_mode=False, saved_id=saved.pk, logged=0)
-    lab, logged = restore(saved)
+    try:
+        lab, logged = restore(saved)
+    except LabError:
+        # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
+        lab = _new(session_key, ticket)
+        with transaction.atomic():
+            SavedLab.objects.filter(pk=saved.pk).update(state=lab.to_json())
+            LoggedCommand.objects.filter(lab_id=saved.pk).delete()
+        return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=0)
     return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=logged)
 
 

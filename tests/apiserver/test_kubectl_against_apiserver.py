@@ -270,3 +270,22 @@ def test_a_pods_resources_change_only_by_replacing_it(sample_server: RunningServ
         )
     )
     assert limits == '{"nvidia.com/gpu":2}'
+
+
+def test_wait_for_a_node_condition(sample_server: RunningServer) -> None:
+    waited = sample_server.kubectl(
+        "wait", "--for=condition=Ready", "node/gpu-node1", "--timeout=20s"
+    )
+    assert ok(waited).strip() == "node/gpu-node1 condition met"
+
+
+def test_a_server_dry_run_leaves_the_node_alone(sample_server: RunningServer) -> None:
+    answer = sample_server.kubectl("label", "node", "gpu-node1", "lab/dry=run", "--dry-run=server")
+    assert ok(answer).strip() == "node/gpu-node1 labeled (server dry run)"
+    assert "lab/dry" not in ok(sample_server.kubectl("get", "node", "gpu-node1", "--show-labels"))
+
+
+def test_auth_can_i_and_whoami(sample_server: RunningServer) -> None:
+    assert ok(sample_server.kubectl("auth", "can-i", "create", "pods")).strip() == "yes"
+    whoami = ok(sample_server.kubectl("auth", "whoami")).splitlines()
+    assert whoami[1].split() == ["Username", "kubernetes-admin"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 
@@ -63,3 +64,45 @@ def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
         assert listing.count("MIG 1g.10gb") == 56
         ok(server.kubectl("uncordon", "gpu-node2"))
         assert all(checklist(server).values())
+        ds = ("ds/nvidia-device-plugin-daemonset", "-n", "gpu-operator")
+        ok(server.kubectl("rollout", "restart", *ds))
+        status = ok(server.kubectl("rollout", "status", *ds, "--timeout=60s"))
+        assert status.splitlines()[-1] == (
+            'daemon set "nvidia-device-plugin-daemonset" successfully rolled out'
+        )
+
+
+def test_mig_mixed_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("mig-mixed", tmp_path, timeout=120) as server:
+        assert not any(checklist(server).values())
+        config = server.home / "custom-mig-config.yaml"
+        config.write_text(
+            config.read_text().replace("mig-config.yaml:", "config.yaml:"), encoding="utf-8"
+        )
+        ok(server.kubectl("apply", "-f", "custom-mig-config.yaml"))
+        ok(
+            server.kubectl(
+                "delete", "pod", "-n", "gpu-operator", "-l", "app=nvidia-mig-manager",
+                "--field-selector", "spec.nodeName=gpu-node3",
+            )
+        )  # fmt: skip
+        strategy = '{"spec":{"mig":{"strategy":"mixed"}}}'
+        ok(server.kubectl("patch", "clusterpolicies.nvidia.com/cluster-policy", "--type",
+                          "merge", "-p", strategy))  # fmt: skip
+        ok(server.kubectl("uncordon", "gpu-node3"))
+        ok(server.kubectl("delete", "pod", "triton"))
+        triton = server.home / "triton.yaml"
+        triton.write_text(
+            triton.read_text().replace("nvidia.com/gpu: 1", "nvidia.com/mig-1g.10gb: 1"),
+            encoding="utf-8",
+        )
+        ok(server.kubectl("apply", "-f", "triton.yaml"))
+        waited = server.kubectl("wait", "--for=condition=Ready", "pod/triton", "--timeout=60s")
+        assert ok(waited).strip() == "pod/triton condition met"
+        done = checklist(server)
+        for _ in range(20):
+            if all(done.values()):
+                break
+            time.sleep(1)
+            done = checklist(server)
+        assert done == {"layout-applied": True, "strategy-mixed": True, "triton-on-slice": True}

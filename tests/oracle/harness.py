@@ -116,8 +116,10 @@ class Oracle:
         assert binary is not None
         words = shlex.split(line)[1:]
         env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), "KUBECACHEDIR": str(self.cache)}
+        # kadmin has no editor: kubectl edit falls back to vi, which is not on this PATH.
         env.pop("KUBE_EDITOR", None)
-        env["EDITOR"] = "/nonexistent/vi"
+        env.pop("EDITOR", None)
+        env["PATH"] = "/nonexistent"
         result = subprocess.run(
             [binary, f"--cache-dir={self.cache}", *words],
             stdout=subprocess.PIPE,

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import yaml
+
 from simulators.cluster.api import ApiError
+from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl import (
     api_resources,
@@ -184,6 +187,8 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         return _starting(sorted(options), current)
     positionals = _positionals(words[1:], verb.flags)
     cluster = ctx.api
+    if words[-1] in ("-L", "--label-columns", "-l", "--selector"):
+        return _label_candidates(ctx, current, with_values=words[-1] in ("-l", "--selector"))
     if words[-1] in ("-n", "--namespace"):
         return _starting(_names(ctx, "namespaces", None), current)
     if sub in ("cordon", "uncordon", "drain"):
@@ -194,16 +199,15 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         return _starting(_names(ctx, "pods", _ns(words)), current)
     if sub in ("get", "describe", "label", "annotate", "delete", "patch", "edit", "scale"):
         if not positionals:
-            types = sorted(
-                {i.plural for i in cluster.resources()}
-                | {n for i in cluster.resources() for n in i.short_names}
-            )
+            types = sorted({i.plural for i in cluster.resources()})
             return _starting(types, current)
         try:
             info = cluster.resolve(positionals[0])
         except ApiError:
             return []
-        if sub in ("label", "annotate") and len(positionals) >= 2:
+        if sub == "label" and len(positionals) >= 2:
+            return _label_candidates(ctx, current, with_values=True)
+        if sub == "annotate" and len(positionals) >= 2:
             return []
         return _starting(_names(ctx, info.key, _ns(words) if info.namespaced else None), current)
     if sub == "rollout" and not positionals:
@@ -247,6 +251,43 @@ def _names(ctx: Context, resource: str, namespace: str | None) -> list[str]:
     except ApiError:
         return []
     return sorted(str(i["metadata"]["name"]) for i in items)
+
+
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+
+
+def _mig_layouts(ctx: Context) -> list[str]:
+    """The layouts MIG Manager's config offers (the ConfigMap the ClusterPolicy names)."""
+    cluster = ctx.api
+    try:
+        policies = cluster.list("clusterpolicies.nvidia.com").get("items", [])
+        spec = (policies[0].get("spec") or {}) if policies else {}
+        name = ((spec.get("migManager") or {}).get("config") or {}).get("name")
+        config = cluster.get("configmaps", str(name or "default-mig-parted-config"), "gpu-operator")
+        parsed = yaml.safe_load(str((config.get("data") or {}).get("config.yaml", ""))) or {}
+        return sorted(str(k) for k in (parsed.get("mig-configs") or {}))
+    except (ApiError, yaml.YAMLError, AttributeError):
+        return sorted(NAMED_LAYOUTS)
+
+
+def _label_candidates(ctx: Context, current: str, with_values: bool) -> list[str]:
+    """Node label keys (and `key=value` pairs for label and -l), MIG layouts for mig.config."""
+    try:
+        nodes = ctx.api.list("nodes").get("items", [])
+    except ApiError:
+        return []
+    labels = [n["metadata"].get("labels") or {} for n in nodes]
+    prefix, _, word = current.rpartition(",")
+    prefix = f"{prefix}," if prefix else ""
+    if with_values and "=" in word:
+        key = word.partition("=")[0]
+        values = {str(lab[key]) for lab in labels if key in lab}
+        if key == MIG_CONFIG_LABEL:
+            values.update(_mig_layouts(ctx))
+        return _starting(sorted(f"{prefix}{key}={v}" for v in values), current)
+    keys = sorted({str(k) for lab in labels for k in lab})
+    suffix = "=" if with_values else ""
+    return _starting([f"{prefix}{k}{suffix}" for k in keys], current)
 
 
 def _starting(options: list[str], current: str) -> list[str]:

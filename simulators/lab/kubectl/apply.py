@@ -220,6 +220,14 @@ def _apply(
         return f"{kind_name(info)}/{name} created{_dry(parsed)}"
     if _unchanged(doc, current, annotation):
         return f"{kind_name(info)}/{name} unchanged{_dry(parsed)}"
+    warning = ""
+    if LAST_APPLIED not in ((current.get("metadata") or {}).get("annotations") or {}):
+        warning = (
+            f"Warning: resource {info.plural}/{name} is missing the {LAST_APPLIED} annotation "
+            "which is required by kubectl apply. kubectl apply should only be used on resources "
+            "created declaratively by either kubectl create --save-config or kubectl apply. The "
+            "missing annotation will be patched automatically.\n"
+        )
     patch = {k: v for k, v in applied.items() if k not in ("apiVersion", "kind", "status")}
     if not _dry(parsed):
         try:
@@ -233,7 +241,7 @@ def _apply(
                     exc.details,
                 )
             raise exc from None
-    return f"{kind_name(info)}/{name} configured{_dry(parsed)}"
+    return f"{warning}{kind_name(info)}/{name} configured{_dry(parsed)}"
 
 
 def _replace(

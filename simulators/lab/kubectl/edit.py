@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from simulators.cluster.api import ApiError
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    error_text,
+    namespace,
+    targets,
+)
 from simulators.lab.tool import Context, Output
 
 FLAGS = [*COMMON, Flag("output", long="output", short="o", takes_value=True)]
@@ -16,5 +23,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             "Example resource specifications include:\n   '-f rsrc.yaml'\n"
             "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"
         )
+    # kubectl fetches what it will edit first, so a wrong name is the server's error.
+    cluster = ctx.api
+    for group in targets(cluster, parsed.positionals, verb="edit"):
+        scope = namespace(parsed) if group.info.namespaced else None
+        for name in group.names:
+            try:
+                cluster.get(group.info.key, name, scope)
+            except ApiError as exc:
+                return Output.error(error_text(exc))
     # kubectl's editor is $KUBE_EDITOR, $EDITOR or vi; with none installed exec fails like this.
     return Output.error('error: unable to launch the editor "vi"')

@@ -191,11 +191,15 @@ def _sort_key(value: Any) -> Any:
 # ------------------------------------------------------------------------- yaml, json, name
 
 
-class _GoYamlDumper(yaml.SafeDumper):
+# libyaml's emitter when PyYAML has it (tenfold faster); the representers stay ours.
+_BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _GoYamlDumper(_BaseDumper):  # type: ignore[valid-type,misc]
     """sigs.k8s.io/yaml's look: sorted keys, unindented lists, double-quoted ambiguous strings."""
 
 
-def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+def _str_representer(dumper: yaml.BaseDumper, data: str) -> yaml.ScalarNode:
     if "\n" in data:
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
     node = dumper.represent_scalar("tag:yaml.org,2002:str", data)

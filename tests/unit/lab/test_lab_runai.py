@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lab_helpers import wait
 
 from simulators.lab import LabSession
@@ -48,6 +50,8 @@ def test_training_submit_confirms_then_the_list_shows_it_running(validate: LabSe
         out.output
         == "Creating training t1...\nTo track the workload's status, run 'runai training list'"
     )
+    # The workload controller, the scheduler and the kubelet each take a step, as on a cluster.
+    wait(validate, 3)
     lines = validate.run("runai training list -p team-a").output.split("\n")
     assert lines[0].split() == [
         "Workload",
@@ -71,6 +75,7 @@ def test_a_half_gpu_workspace_shows_gpu_alloc_0_50(validate: LabSession) -> None
         out
         == "Creating workspace nb1...\nTo track the workload's status, run 'runai workspace list'"
     )
+    wait(validate, 3)
     row = validate.run("runai workspace list -p team-a").output.split("\n")[2]
     assert row.split() == ["nb1", "Workspace", "Running", "team-a", "1/1", "0.50"]
 
@@ -85,6 +90,7 @@ def test_pytorch_submit_names_master_and_worker_pods(validate: LabSession) -> No
         "Creating distributed training workload llm-ft...\n"
         "To track the workload's status, run 'runai training pytorch list'"
     )
+    wait(validate, 3)
     pods = validate.run("kubectl get pods -n runai-team-a -o wide").output
     assert "llm-ft-master-0" in pods and "llm-ft-worker-0" in pods
     assert pods.count("Running") == 2
@@ -100,6 +106,7 @@ def test_v1_submit_and_list_jobs_use_the_v1_wording(validate: LabSession) -> Non
         "The job 'nb1' has been submitted successfully\n"
         "You can run `runai describe job nb1 -p team-a` to check the job status"
     )
+    wait(validate, 3)
     lines = validate.run("runai list jobs").output.split("\n")
     assert lines[0] == "Showing jobs for project team-a"
     assert "GPUs Allocated (Requested)" in lines[1] and "PODs Running (Pending)" in lines[1]
@@ -158,14 +165,18 @@ def test_deleting_a_workload_frees_its_gpus_and_its_pods(validate: LabSession) -
 def test_draining_a_node_sends_runai_pods_back_to_the_scheduler(validate: LabSession) -> None:
     logged_in(validate)
     validate.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 8")
-    wait(validate, 1)
-    node = validate.world.state.runai.workloads[0].pods[0].node
-    assert node is not None
+    wait(validate, 3)
+    node = _pod(validate, "t1-0-0")["spec"]["nodeName"]
     out = validate.run(f"kubectl drain {node} --ignore-daemonsets").output
     assert "evicting pod runai-team-a/t1-0-0" in out
-    wait(validate, 1)
-    moved = validate.world.state.runai.workloads[0].pods[0]
-    assert moved.status == "Running" and moved.node != node
+    wait(validate, 4)
+    moved = _pod(validate, "t1-0-0")
+    assert moved["status"]["phase"] == "Running" and moved["spec"]["nodeName"] != node
+
+
+def _pod(session: LabSession, name: str) -> dict[str, Any]:
+    pod: dict[str, Any] = session.world.api.get("pods", name, "runai-team-a")
+    return pod
 
 
 def test_helm_upgrade_install_reports_release_and_revision(validate: LabSession) -> None:
@@ -187,3 +198,52 @@ def test_helm_upgrade_install_reports_release_and_revision(validate: LabSession)
     fresh = validate.run(cmd.replace("runai-cluster runai/", "runai-cluster2 runai/")).output
     assert fresh.split("\n")[0] == 'Release "runai-cluster2" does not exist. Installing it now.'
     assert "REVISION: 1" in fresh
+
+
+def test_node_list_shows_each_nodes_pool_gpus_and_allocation(pending: LabSession) -> None:
+    lines = pending.run("runai node list").output.split("\n")
+    assert lines[0].split()[:3] == ["Node", "Status", "Node"]
+    assert lines[1] == RULE
+    rows = [line.split() for line in lines[2:]]
+    assert [r[0] for r in rows] == ["gpu-node1", "gpu-node2", "gpu-node3"]
+    assert all(r[2] == "default" and r[4] == "8" for r in rows)
+    assert sum(float(r[5]) for r in rows) == 18.0  # team-llm's 12 plus team-vision's 6
+
+
+def test_nodepool_list_sums_the_pools_nodes(pending: LabSession) -> None:
+    lines = pending.run("runai nodepool list").output.split("\n")
+    assert lines[0].split() == [
+        "Node",
+        "Pool",
+        "Status",
+        "Nodes",
+        "GPU",
+        "Devices",
+        "Allocated",
+        "GPUs",
+        "Cluster",
+    ]
+    assert lines[2].split() == ["default", "Ready", "3", "24", "18.00", "dgx-cluster"]
+
+
+def test_exec_in_a_half_gpu_workspace_sees_half_the_memory(validate: LabSession) -> None:
+    logged_in(validate)
+    validate.run(
+        "runai workspace submit nb1 -p team-a -i jupyter/scipy-notebook --gpu-portion-request 0.5"
+    )
+    wait(validate, 3)
+    out = validate.run("runai workspace exec nb1 -p team-a -- nvidia-smi").output
+    assert "/  40779MiB |" in out
+    assert validate.run("runai workspace exec nb1 -p team-a -- nvidia-smi -L").output.startswith(
+        "GPU 0: NVIDIA H100 80GB HBM3"
+    )
+    pod = validate.run("kubectl exec -n runai-team-a nb1-0-0 -- nvidia-smi").output
+    assert "/  40779MiB |" in pod
+
+
+def test_helm_releases_are_secrets_in_the_release_namespace(validate: LabSession) -> None:
+    validate.run("helm upgrade -i monitoring nvidia/gpu-operator -n gpu-operator")
+    secrets = validate.run("kubectl get secrets -n gpu-operator -l owner=helm -o name").output
+    assert "secret/sh.helm.release.v1.monitoring.v1" in secrets.split("\n")
+    listed = validate.run("helm list -n gpu-operator").output
+    assert "monitoring" in listed and "gpu-operator" in listed

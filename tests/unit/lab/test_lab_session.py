@@ -124,7 +124,9 @@ def test_completion_knows_pods_per_namespace_and_files(mixed: LabSession) -> Non
         c.startswith("nvidia-mig-manager-")
         for c in mixed.complete("kubectl logs -n gpu-operator nvidia-mig")
     )
-    assert mixed.complete("kubectl logs -n ") == sorted(mixed.world.backend.list_namespaces())
+    assert mixed.complete("kubectl logs -n ") == sorted(
+        n["metadata"]["name"] for n in mixed.world.api.list("namespaces")["items"]
+    )
     assert mixed.complete("cat tr") == ["triton.yaml"]
     assert mixed.complete("kubectl apply -f cu") == ["custom-mig-config.yaml"]
 

@@ -1,0 +1,60 @@
+"""The Run:ai tickets solved against the apiserver: the lab's runai and kubectl over
+KubernetesCluster (the official client), as in real-cluster mode. The MIG tickets are solved
+with the real kubectl in test_ticket_over_apiserver.py."""
+
+from __future__ import annotations
+
+import shlex
+import threading
+from types import SimpleNamespace
+
+import pytest
+from kubernetes import client
+
+from simulators.cluster.kube import KubernetesCluster
+from simulators.cluster.server import World, make_server
+from simulators.lab import checks, kubectl, runai, tickets
+from simulators.lab.tool import Context
+from simulators.lab.world import build_world
+
+# Steps of cluster time a learner lets pass between two commands (the server steps once more
+# for each change a command makes).
+STEPS_BETWEEN_COMMANDS = 3
+
+
+@pytest.mark.parametrize("ticket", ["pending-workspace", "validate-runai"])
+def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
+    lab = build_world(ticket, 0)
+    definition = tickets.load_ticket(ticket)
+    served = World(lab.api, step=lambda api: lab.tick())
+    server = make_server(served, 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        configuration = client.Configuration()
+        configuration.host = f"http://127.0.0.1:{server.server_address[1]}"
+        api = KubernetesCluster(client.ApiClient(configuration))
+        ctx = Context(world=SimpleNamespace(api=api, state=lab.state))  # type: ignore[arg-type]
+        tools = {"kubectl": kubectl.run, "runai": runai.run}
+
+        def done() -> dict[str, bool]:
+            with served.lock:
+                return {i.id: checks.evaluate(ticket, i.id, lab) for i in definition.checklist}
+
+        assert not all(done().values())
+        for line in definition.answer_key:
+            words = shlex.split(line)
+            output = tools[words[0]](ctx, words[1:])
+            assert output.code == 0, f"{line}: {output.text}"
+            for _ in range(STEPS_BETWEEN_COMMANDS):
+                served.advance()
+        for _ in range(30):
+            if all(done().values()):
+                break
+            served.advance()
+        assert all(done().values()), done()
+    finally:
+        server.stopping = True
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
