@@ -171,7 +171,12 @@ class PodModel:
     def _add_nodes(self) -> None:
         held = _kube_gpu_usage(self.pods)
         for name, node in sorted(self.nodes.items()):
-            allocatable = status(node).get("allocatable") or {}
+            # Allocatable, or capacity for what a kubelet has not yet made allocatable (a node
+            # whose capacity was just patched to advertise an extended resource).
+            allocatable = {
+                **(status(node).get("capacity") or {}),
+                **(status(node).get("allocatable") or {}),
+            }
             advertised = any(
                 str(k).startswith("nvidia.com/") and str(v) not in ("0", "")
                 for k, v in allocatable.items()
