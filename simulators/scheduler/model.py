@@ -204,18 +204,21 @@ class PodModel:
                 cordoned = True
             labels = labels_of(node)
             pool = next((labels[k] for k in POOL_LABELS if labels.get(k)), DEFAULT_POOL)
-            self.devices[name] = devices
-            self.cluster.add_node(
-                EngineNode(
-                    name,
-                    gpus=count,
-                    pool=pool,
-                    labels=labels,
-                    cordoned=cordoned,
-                    mig_layout=layout,
-                    gpu_operator_healthy=advertised,
+            try:
+                self.cluster.add_node(
+                    EngineNode(
+                        name,
+                        gpus=count,
+                        pool=pool,
+                        labels=labels,
+                        cordoned=cordoned,
+                        mig_layout=layout,
+                        gpu_operator_healthy=advertised,
+                    )
                 )
-            )
+            except EngineError:
+                continue  # a node the engine cannot model gets nothing scheduled on it
+            self.devices[name] = devices
 
     # ------------------------------------------------------------------ queues
     def _add_queues(self) -> None:
@@ -232,20 +235,23 @@ class PodModel:
             parent = str(spec(queue).get("parentQueue") or "") or None
             if parent is not None:
                 add(parent, depth + 1)
+            added.add(name)
             deserved, weight, limit = runai.queue_quota(queue)
-            quotas = {
-                pool: PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)
-                for pool in self.cluster.pools
-            }
             try:
                 priority = int(spec(queue).get("priority") or 0)
             except (TypeError, ValueError):
                 priority = 0
-            if name in parents:
-                self.cluster.add_department(name, quotas, priority=priority, parent=parent)
-            else:
-                self.cluster.add_project(name, parent, quotas, priority=priority)
-            added.add(name)
+            try:
+                quotas = {
+                    pool: PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)
+                    for pool in self.cluster.pools
+                }
+                if name in parents:
+                    self.cluster.add_department(name, quotas, priority=priority, parent=parent)
+                else:
+                    self.cluster.add_project(name, parent, quotas, priority=priority)
+            except EngineError:
+                pass  # a queue the engine refuses (or whose parent it refused): its pods wait
 
         for name in by_name:
             add(name)

@@ -197,6 +197,10 @@ class Scheduler:
                     continue
                 self.log(f"watch: {error.message}")
                 self.stop.wait(1.0)
+            except Exception as error:  # a broken stream: start over from a fresh list
+                self.log(f"watch: {type(error).__name__}")
+                version = ""
+                self.stop.wait(1.0)
 
     def run(self, *, resync_seconds: float = 5.0, retry_seconds: float = 2.0) -> None:
         watcher = threading.Thread(target=self.watch_pods, name="pod-watch", daemon=True)
@@ -224,6 +228,9 @@ class Scheduler:
                     self.cycle()
                 except ApiError as error:
                     self.log(f"cycle failed: {error.message}")
+                    self.stop.wait(retry_seconds)
+                except Exception as error:  # one odd object must not stop the scheduler
+                    self.log(f"cycle failed: {type(error).__name__}: {error}")
                     self.stop.wait(retry_seconds)
         finally:
             self.stop.set()
