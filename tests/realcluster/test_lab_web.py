@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 
+from simulators.cluster.kube import KubernetesCluster
 from studysite.lab import cluster
 from tests.cluster_server import RunningServer, start_cluster_server
 
@@ -110,3 +111,32 @@ async def test_no_frame_carries_the_clusters_address(real_mode: RunningServer) -
     assert "coredns-" in text
     for secret in _secrets(real_mode):
         assert secret not in text
+
+
+def test_a_learner_gets_a_namespace_of_their_own_to_change(
+    client: Client, real_mode: RunningServer, settings: Any
+) -> None:
+    settings.LAB_ALLOW_WRITES = True
+    settings.LAB_LEARNER_NAMESPACE_PREFIX = "lab-"
+    client.get("/lab/explore/")
+    own = cluster.learner_namespace(client.session.session_key)
+    assert own is not None and own.startswith("lab-")
+    client.post("/lab/explore/command", {"line": "kubectl get namespaces"})
+    admin = KubernetesCluster(real_mode.client())
+    for namespace in (own, "default"):
+        admin.create(
+            "pods",
+            {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "x"}]}},
+            namespace,
+        )
+    client.post("/lab/explore/command", {"line": f"kubectl label pod p -n {own} team=me"})
+    client.post("/lab/explore/command", {"line": "kubectl label pod p -n default team=me"})
+    body = client.get("/lab/explore/").content.decode()
+    assert "Mode: real cluster, changes allowed in your namespaces only" in body
+    assert own in body  # created on first use: kubectl get namespaces lists it
+    assert "pod/p labeled" in body
+    assert (
+        "Error from server (Forbidden): pods &quot;p&quot; is forbidden: User "
+        "&quot;lab-learner&quot; cannot get resource &quot;pods&quot; in API group "
+        "&quot;&quot; in the namespace &quot;default&quot;" in body
+    )
