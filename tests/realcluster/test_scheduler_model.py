@@ -168,3 +168,66 @@ def test_a_follower_binds_nothing() -> None:
     assert not follower.try_acquire_or_renew()
     assert Scheduler(api, follower, log=lambda line: None).cycle().bound == []
     assert not api.get("pods", "train", "default")["spec"].get("nodeName")
+
+
+class Flaky:
+    """The mock store behind an API that answers 503 while `down` is set."""
+
+    def __init__(self, api: MockCluster) -> None:
+        self.api = api
+        self.down = True
+        self.failures = 0
+
+    def __getattr__(self, name: str) -> Any:
+        target = getattr(self.api, name)
+        if not callable(target) or name in ("now", "info", "resolve", "resources"):
+            return target
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if self.down:
+                from simulators.cluster.api import ApiError
+
+                self.failures += 1
+                raise ApiError(503, "ServiceUnavailable", "unavailable")
+            return target(*args, **kwargs)
+
+        return call
+
+
+def test_the_scheduler_rides_out_an_api_that_is_down() -> None:
+    import threading
+    import time
+
+    store = sample_cluster(0)
+    _queues(store, team=24)
+    _pod(store, "train", "team", gpus=1)
+    api = Flaky(store)
+    lines: list[str] = []
+    leader = LeaderElector(
+        api,  # type: ignore[arg-type]
+        namespace="runai",
+        name="runai-scheduler",
+        identity="me",
+        monotonic=time.monotonic,
+        lease_seconds=3,
+    )
+    scheduler = Scheduler(api, leader, log=lines.append)  # type: ignore[arg-type]
+    runner = threading.Thread(
+        target=scheduler.run, kwargs={"resync_seconds": 0.2, "retry_seconds": 0.1}, daemon=True
+    )
+    runner.start()
+    try:
+        deadline = time.monotonic() + 30
+        while api.failures < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert runner.is_alive()
+        assert not store.get("pods", "train", "default")["spec"].get("nodeName")
+        api.down = False
+        while not store.get("pods", "train", "default")["spec"].get("nodeName"):
+            assert time.monotonic() < deadline, lines
+            time.sleep(0.05)
+    finally:
+        scheduler.stop.set()
+        scheduler.wake.set()
+        runner.join(timeout=10)
+    assert "bound default/train to gpu-node1" in lines
