@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
+from simulators.cluster.fields import check_fields
 from simulators.cluster.patches import apply_patch
 from simulators.cluster.printers import format_label_selector, table
 from simulators.cluster.store import MockCluster
@@ -84,10 +85,13 @@ class World:
     steps: int = 0
     files: dict[str, str] = field(default_factory=dict)  # the ticket's home-folder files
 
+    last_step: float = 0.0  # time.monotonic() of the last step
+
     def advance(self) -> None:
         with self.lock:
             self.step(self.api)
             self.steps += 1
+            self.last_step = time.monotonic()
 
 
 # --------------------------------------------------------------------- discovery
@@ -585,6 +589,8 @@ class Handler(BaseHTTPRequestHandler):
                 if not isinstance(body, dict):
                     raise ApiError(400, "BadRequest", "the request body must be an object")
                 self._check_kind(info, body)
+                if query.get("fieldValidation") == "Strict":
+                    check_fields(info, body)
                 with world.lock:
                     created = api.create(key, body, target.namespace)
                 advance()
@@ -635,6 +641,8 @@ class Handler(BaseHTTPRequestHandler):
                     f"the URL ({name})",
                 )
             meta["name"] = name
+            if query.get("fieldValidation") == "Strict":
+                check_fields(info, body)
             with world.lock:
                 updated = api.update(key, body, target.namespace, subresource=sub)
             advance()
@@ -652,6 +660,12 @@ class Handler(BaseHTTPRequestHandler):
                     "application/strategic-merge-patch+json",
                 )
             body = self._body()
+            if (
+                query.get("fieldValidation") == "Strict"
+                and patch_type != "json"
+                and isinstance(body, dict)
+            ):
+                check_fields(info, body)
             with world.lock:
                 patched = api.patch(
                     key, name, body, target.namespace, patch_type=patch_type, subresource=sub
@@ -1010,9 +1024,14 @@ def start_ticker(
     """Step the world at least once a second, so controllers move while nobody writes."""
 
     def tick() -> None:
+        # A step is due a second after the last one, whoever made it: a request that changed
+        # something stepped the world already.
+        world.last_step = max(world.last_step, time.monotonic())
         while not server.stopping:
-            time.sleep(seconds)
-            if not server.stopping:
+            due = world.last_step + seconds - time.monotonic()
+            if due > 0:
+                time.sleep(due)
+            elif not server.stopping:
                 world.advance()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)

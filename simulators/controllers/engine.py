@@ -10,8 +10,6 @@ Nothing about scheduling is decided here; this module only translates.
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
 from simulators.controllers import gpu_state, hardware, kubelet, runai
@@ -19,6 +17,7 @@ from simulators.controllers.util import (
     RUNAI_SCHEDULER,
     annotations_of,
     emit,
+    get_or_none,
     gpu_requests,
     holds_resources,
     is_deleting,
@@ -237,7 +236,28 @@ class Model:
             pod.devices = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
 
 
+SCHEDULER_DEPLOYMENT = "runai-scheduler-default"
+RUNAI_NAMESPACE = "runai"
+
+
+def scheduler_running(api: ClusterAPI) -> bool:
+    """Run:ai's scheduler schedules only while its own pod runs (a cluster without the
+    Deployment, such as a bare test cluster, counts as having it)."""
+    if get_or_none(api, "deployments.apps", SCHEDULER_DEPLOYMENT, RUNAI_NAMESPACE) is None:
+        return True
+    for pod in items(api, "pods", RUNAI_NAMESPACE):
+        if labels_of(pod).get("app") != SCHEDULER_DEPLOYMENT or is_deleting(pod):
+            continue
+        if any(
+            "running" in (c.get("state") or {}) for c in status(pod).get("containerStatuses") or []
+        ):
+            return True
+    return False
+
+
 def run(api: ClusterAPI) -> CycleResult | None:
+    if not scheduler_running(api):
+        return None
     model = Model(api)
     if not model.workloads:
         return None
@@ -356,7 +376,3 @@ def _record(
     if involved is None:
         return
     emit(api, involved, "Warning" if type_ == "Warning" else "Normal", reason, message, SOURCE)
-
-
-def clock_of(api: ClusterAPI) -> datetime:
-    return api.now()

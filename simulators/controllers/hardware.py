@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from simulators.cluster.api import Obj
 from simulators.controllers.util import annotations_of, name_of, uid_of
@@ -151,8 +150,3 @@ def free_devices(
             if resource == wanted:
                 out.append((gpu.index, slot))
     return out
-
-
-def describe(node: Obj) -> dict[str, Any]:
-    """A JSON-safe summary, handy in tests."""
-    return {"gpus": [g.mig for g in gpus(node)]}

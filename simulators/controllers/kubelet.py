@@ -44,7 +44,6 @@ BACKOFF_START = 10
 BACKOFF_MAX = 300
 GPU_OPERATOR_NS = "gpu-operator"
 DEVICE_PLUGIN_APP = "nvidia-device-plugin-daemonset"
-FRACTION_ANNOTATION = "gpu-fraction"
 
 
 class KubeletAPI(ClusterAPI, Protocol):
@@ -411,15 +410,28 @@ def _maybe_exit(
         return False
     cstatus["ready"] = False
     cstatus["started"] = False
-    cstatus["state"] = {
-        "terminated": {
-            "exitCode": behaviour.exit_code,
-            "reason": "Completed" if behaviour.exit_code == 0 else "Error",
-            "startedAt": started,
-            "finishedAt": timestamp(api),
-            "containerID": cstatus.get("containerID", ""),
-        }
+    terminated = {
+        "exitCode": behaviour.exit_code,
+        "reason": "Completed" if behaviour.exit_code == 0 else "Error",
+        "startedAt": started,
+        "finishedAt": timestamp(api),
+        "containerID": cstatus.get("containerID", ""),
     }
+    policy = spec(pod).get("restartPolicy", "Always")
+    if policy == "Always" or (policy == "OnFailure" and behaviour.exit_code != 0):
+        # A container that exits under restartPolicy Always is restarted, with back-off.
+        cname = str(container.get("name"))
+        backoff = min(BACKOFF_START * 2 ** int(cstatus.get("restartCount", 0)), BACKOFF_MAX)
+        cstatus["lastState"] = {"terminated": terminated}
+        cstatus["state"] = {
+            "waiting": {
+                "reason": "CrashLoopBackOff",
+                "message": f"back-off {_duration(backoff)} restarting failed container={cname} "
+                f"pod={name_of(pod)}_{namespace_of(pod)}({uid_of(pod)})",
+            }
+        }
+        return True
+    cstatus["state"] = {"terminated": terminated}
     return True
 
 

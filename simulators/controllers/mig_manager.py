@@ -120,8 +120,29 @@ def render_config(layouts: dict[str, MigLayout]) -> str:
 DEFAULT_CONFIG_TEXT = render_config(dict(NAMED_LAYOUTS))
 
 
+_PARSED: dict[str, dict[str, MigLayout] | ConfigError] = {}
+
+
 def parse_config(text: str) -> dict[str, MigLayout]:
-    """Parse a mig-parted config.yaml; raise ConfigError with mig-parted's words."""
+    """Parse a mig-parted config.yaml; raise ConfigError with mig-parted's words.
+
+    Remembered per text: the ConfigMap is read every step and rarely changes.
+    """
+    known = _PARSED.get(text)
+    if known is None:
+        try:
+            known = _parse_config(text)
+        except ConfigError as exc:
+            known = exc
+        if len(_PARSED) > 64:
+            _PARSED.clear()
+        _PARSED[text] = known
+    if isinstance(known, ConfigError):
+        raise ConfigError(str(known))
+    return dict(known)
+
+
+def _parse_config(text: str) -> dict[str, MigLayout]:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

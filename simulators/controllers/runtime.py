@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from simulators.cluster.api import ClusterAPI, Obj
 from simulators.controllers import gpu_state
-from simulators.controllers.util import annotations_of, name_of, spec
+from simulators.controllers.util import name_of, spec
 
 # Run:ai's quickstart images train for about a minute, then exit 0.
 QUICKSTART_STEPS = 4
@@ -244,7 +244,7 @@ def _kube_proxy(
     api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
 ) -> Behaviour:
     now = api.now()
-    host = node_name(pod)
+    host = _internal_ip(node) or node_name(pod)
     return Behaviour(
         (
             klog(now, "I", "server_linux.go:66", '"Using iptables proxy"'),
@@ -393,9 +393,12 @@ def behaviour(
     return _default(api, pod, container, node)
 
 
+def _internal_ip(node: Obj | None) -> str:
+    for address in (node or {}).get("status", {}).get("addresses") or []:
+        if address.get("type") == "InternalIP":
+            return str(address.get("address", ""))
+    return ""
+
+
 def node_name(pod: Obj) -> str:
     return str(spec(pod).get("nodeName") or "")
-
-
-def annotated(pod: Obj, key: str) -> str:
-    return annotations_of(pod).get(key, "")

@@ -61,6 +61,38 @@ def run_node_lifecycle(api: ClusterAPI) -> None:
         else:
             continue
         api.patch("nodes", name_of(node), {"spec": {"taints": taints or None}})
+    _evict_for_no_execute(api)
+
+
+def _evict_for_no_execute(api: ClusterAPI) -> None:
+    """The taint eviction controller: pods that do not tolerate a NoExecute taint are deleted."""
+    tainted = {
+        name_of(n): n
+        for n in items(api, "nodes")
+        if any(t.get("effect") == "NoExecute" for t in spec(n).get("taints") or [])
+    }
+    if not tainted:
+        return
+    for pod in items(api, "pods"):
+        node = tainted.get(str(spec(pod).get("nodeName") or ""))
+        if node is None or is_deleting(pod):
+            continue
+        tolerations = list(spec(pod).get("tolerations") or [])
+        if untolerated_taint(node, tolerations, ("NoExecute",)) is None:
+            continue
+        emit(
+            api,
+            pod,
+            "Normal",
+            "TaintManagerEviction",
+            f"Marking for deletion Pod {namespace_of(pod)}/{name_of(pod)}",
+            "taint-eviction-controller",
+        )
+        try:
+            api.delete("pods", name_of(pod), namespace_of(pod))
+        except ApiError as exc:
+            if exc.code != 404:
+                raise
 
 
 # ---------------------------------------------------------------------------- scheduling

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.cluster.clock import format_time, parse_time
+from simulators.cluster.clock import format_time
 from simulators.cluster.quantity import QuantityError, parse_quantity
 
 # Kubernetes' rand.SafeEncodeString alphabet: no vowels, no look-alike characters.
@@ -129,16 +128,6 @@ def timestamp(api: ClusterAPI) -> str:
     return format_time(api.now())
 
 
-def seconds_since(api: ClusterAPI, stamp: str | None) -> float:
-    if not stamp:
-        return 0.0
-    return (api.now() - parse_time(stamp)).total_seconds()
-
-
-def at(stamp: str) -> datetime:
-    return parse_time(stamp)
-
-
 def stable_hash(*parts: object) -> int:
     digest = hashlib.sha256("|".join(map(str, parts)).encode()).digest()
     return int.from_bytes(digest[:8], "big")
@@ -146,15 +135,6 @@ def stable_hash(*parts: object) -> int:
 
 def sha256_hex(*parts: object) -> str:
     return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
-
-
-def safe_encode(value: int, length: int = 10) -> str:
-    """A number in Kubernetes' safe alphabet (pod-template-hash style)."""
-    out = []
-    for _ in range(length):
-        value, rest = divmod(value, len(SAFE_ALPHABET))
-        out.append(SAFE_ALPHABET[rest])
-    return "".join(out)
 
 
 # ---------------------------------------------------------------------------- events
@@ -237,13 +217,6 @@ def node_usage(pods: Iterable[Obj], node_name: str) -> tuple[dict[str, Decimal],
         for key, value in pod_requests(pod).items():
             used[key] = used.get(key, Decimal(0)) + value
     return used, count
-
-
-def format_quantity(value: Decimal) -> str:
-    if value == value.to_integral_value():
-        return str(int(value))
-    millis = (value * 1000).to_integral_value()
-    return f"{int(millis)}m"
 
 
 def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:

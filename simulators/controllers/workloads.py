@@ -9,7 +9,6 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.patches import deep_copy
-from simulators.cluster.selectors import selector_from_match_labels
 from simulators.controllers.util import (
     SAFE_ALPHABET,
     controller_of,
@@ -147,12 +146,19 @@ def by_owner(objs: list[Obj]) -> dict[str, list[Obj]]:
 # ---------------------------------------------------------------------------- DaemonSet
 
 
-def node_should_run(ds: Obj, node: Obj) -> bool:
+def node_should_run(ds: Obj, node: Obj) -> tuple[bool, bool]:
+    """(should a daemon pod be placed here, may a running one stay), as nodeShouldRunDaemonPod.
+
+    A NoSchedule taint only stops new pods; a NoExecute one (or a selector that no longer
+    matches) removes the running pod too.
+    """
     pod_spec = dict(spec(ds).get("template", {}).get("spec") or {})
     if not matches_node_selector(pod_spec, node):
-        return False
+        return False, False
     tolerations = list(pod_spec.get("tolerations") or []) + list(DAEMON_TOLERATIONS)
-    return untolerated_taint(node, tolerations) is None
+    if untolerated_taint(node, tolerations, ("NoExecute",)) is not None:
+        return False, False
+    return untolerated_taint(node, tolerations) is None, True
 
 
 def _daemon_pod(ds: Obj, node: str, revision: str) -> Obj:
@@ -223,8 +229,8 @@ def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj])
     for node in nodes:
         node_name = name_of(node)
         mine = [p for p in by_node.get(node_name, []) if not is_deleting(p)]
-        should = node_should_run(ds, node)
-        if should:
+        should, may_stay = node_should_run(ds, node)
+        if should or (may_stay and mine):
             desired += 1
             for pod in mine:
                 if status(pod).get("phase") == "Failed":
@@ -640,12 +646,3 @@ def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
             "observedGeneration": sts.get("metadata", {}).get("generation", 1),
         },
     )
-
-
-def owner_kind(pod: Obj) -> str:
-    ref = controller_of(pod)
-    return str(ref.get("kind", "")) if ref else ""
-
-
-def matches(selector: dict[str, Any] | None, obj: Obj) -> bool:
-    return selector_from_match_labels(selector)(obj)

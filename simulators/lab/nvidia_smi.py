@@ -99,6 +99,11 @@ class Holder:
         return str(self.pod["metadata"].get("uid") or self.pod["metadata"].get("name"))
 
     @property
+    def key(self) -> str:
+        """One process per device: each GPU of a pod shows its own figures and PID."""
+        return f"{self.uid}/{self.gpu}/{self.slot}"
+
+    @property
     def interactive(self) -> bool:
         labels = self.pod["metadata"].get("labels") or {}
         kind = str(labels.get("workloadKind") or labels.get("runai/workload-kind") or "")
@@ -106,18 +111,18 @@ class Holder:
 
     def memory(self, capacity: int) -> int:
         """MiB the pod's processes hold: most of what it may use, a fixed share per pod."""
-        share = 0.55 + (_hash("mem", self.uid) % 35) / 100
+        share = 0.55 + (_hash("mem", self.uid) % 35) / 100 + (_hash("m", self.key) % 3) / 100
         if self.interactive:
             share = 0.08 + (_hash("mem", self.uid) % 10) / 100
         return int(capacity * self.fraction * share)
 
     def utilization(self) -> int:
         if self.interactive:
-            return _hash("util", self.uid) % 4
-        return 86 + _hash("util", self.uid) % 13
+            return _hash("util", self.key) % 4
+        return 86 + _hash("util", self.key) % 13
 
     def pid(self) -> int:
-        return 10000 + _hash("pid", self.uid) % 3_990_000
+        return 10000 + _hash("pid", self.key) % 3_990_000
 
     def process(self) -> str:
         containers = (self.pod.get("spec") or {}).get("containers") or [{}]

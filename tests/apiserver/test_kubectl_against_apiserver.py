@@ -289,3 +289,16 @@ def test_auth_can_i_and_whoami(sample_server: RunningServer) -> None:
     assert ok(sample_server.kubectl("auth", "can-i", "create", "pods")).strip() == "yes"
     whoami = ok(sample_server.kubectl("auth", "whoami")).splitlines()
     assert whoami[1].split() == ["Username", "kubernetes-admin"]
+
+
+def test_a_typo_in_a_manifest_is_refused(sample_server: RunningServer) -> None:
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: typo\nspec:\n  contianers:\n"
+        "  - name: x\n    image: busybox\n"
+    )
+    refused = sample_server.kubectl("apply", "-f", "-", input=manifest)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        'Error from server (BadRequest): error when creating "STDIN": Pod in version "v1" '
+        'cannot be handled as a Pod: strict decoding error: unknown field "spec.contianers"'
+    )

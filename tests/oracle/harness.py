@@ -52,10 +52,10 @@ class Stepping:
             return attr
 
         def write(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return attr(*args, **kwargs)
-            finally:
-                step(self._api)
+            # The server steps after a write it accepted; a refused one changes nothing.
+            result = attr(*args, **kwargs)
+            step(self._api)
+            return result
 
         return write
 

@@ -11,7 +11,7 @@ import yaml
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name, see
+from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
 from simulators.lab.tool import Context, Output
 
 _FILE_FLAGS = [
@@ -37,7 +37,7 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 def read_sources(ctx: Context, parsed: Parsed, verb: str) -> list[tuple[str, str]]:
     names = parsed.all("filename")
     if not names:
-        raise KubectlError(f"error: must specify one of -f and -k\n\n{see(verb)}")
+        raise KubectlError("error: must specify one of -f and -k")
     sources = []
     for name in names:
         if name == "-":

@@ -30,7 +30,13 @@ class KubectlError(Exception):
 
 
 def see(sub: str) -> str:
+    """What pflag appends to a flag error."""
     return f"See 'kubectl {sub} --help' for usage."
+
+
+def usage(sub: str) -> str:
+    """What cmdutil.UsageErrorf appends to a usage error."""
+    return f"See 'kubectl {sub} -h' for help and examples"
 
 
 def api(ctx: Context) -> ClusterAPI:
@@ -57,6 +63,21 @@ def error_text(exc: ApiError) -> str:
     if exc.reason:
         return f"Error from server ({exc.reason}): {exc.message}"
     return f"Error from server: {exc.message}"
+
+
+def list_error(info: ResourceInfo, exc: ApiError, label: str = "", field: str = "") -> str:
+    """The resource builder's wording for a list the server refused (BadRequest, NotFound)."""
+    if exc.reason not in ("BadRequest", "NotFound"):
+        return error_text(exc)
+    resource = f"{info.group}/{info.version}, Resource={info.plural}"
+    if not label and not field:
+        message = f'Unable to list "{resource}": {exc.message}'
+    else:
+        message = (
+            f'Unable to find "{resource}" that match label selector "{label}", '
+            f'field selector "{field}": {exc.message}'
+        )
+    return error_text(ApiError(exc.code, exc.reason, message, exc.details))
 
 
 def namespace(parsed: Parsed) -> str:
@@ -86,8 +107,10 @@ def targets(cluster: ClusterAPI, positionals: list[str], verb: str = "get") -> l
     """`pods a b`, `deploy,ds`, `pod/a node/b` as kubectl's resource builder reads them."""
     if not positionals:
         raise KubectlError(
-            'error: you must specify the type of resource to get. Use "kubectl api-resources" '
-            "for a complete list of supported resources.\n\n"
+            'You must specify the type of resource to get. Use "kubectl api-resources" for a '
+            "complete list of supported resources.\n\nerror: Required resource not specified.\n"
+            'Use "kubectl explain <resource>" for a detailed description of that resource (e.g. '
+            "kubectl explain pods).\nSee 'kubectl get -h' for help and examples"
             if verb == "get"
             else "error: You must provide one or more resources by argument or filename.\n"
             "Example resource specifications include:\n   '-f rsrc.yaml'\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, see
+from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, usage
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -19,7 +19,7 @@ def nodes(cluster: ClusterAPI, parsed: Parsed, verb: str) -> list[Obj]:
     if selector:
         return list(cluster.list("nodes", label_selector=selector).get("items", []))
     if not parsed.positionals:
-        raise KubectlError(f"error: USAGE: {verb} NODE [flags]\n{see(verb)}")
+        raise KubectlError(f"error: USAGE: {verb} NODE [flags]\n{usage(verb)}")
     out = []
     for word in parsed.positionals:
         kind, sep, name = word.partition("/")

@@ -807,6 +807,97 @@ def describe_deployment(cluster: ClusterAPI, d: Obj, events: bool = True) -> str
     return w.text()
 
 
+def describe_replicaset(cluster: ClusterAPI, rs: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec, status = meta(rs), rs.get("spec") or {}, rs.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    w.write(0, f"Selector:\t{_selector_text(spec.get('selector'))}\n")
+    _labels(w, "Labels", m.get("labels"))
+    _annotations(w, "Annotations", m.get("annotations"))
+    controlled = _controller(rs)
+    if controlled:
+        w.write(0, f"Controlled By:\t{controlled}\n")
+    w.write(
+        0, f"Replicas:\t{status.get('replicas', 0)} current / {spec.get('replicas', 1)} desired\n"
+    )
+    running, waiting, succeeded, failed = _pod_counts(cluster, rs)
+    w.write(
+        0,
+        f"Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / "
+        f"{failed} Failed\n",
+    )
+    _pod_template(w, spec.get("template"))
+    conditions = status.get("conditions") or []
+    if conditions:
+        w.write(0, "Conditions:\n  Type\tStatus\tReason\n")
+        w.write(1, "----\t------\t------\n")
+        for c in conditions:
+            w.write(1, f"{c.get('type', '')} \t{c.get('status', '')}\t{c.get('reason', '')}\n")
+    if events:
+        _events(cluster, w, rs)
+    return w.text()
+
+
+def describe_serviceaccount(cluster: ClusterAPI, sa: Obj, events: bool = True) -> str:
+    w = Writer()
+    m = meta(sa)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    _labels(w, "Labels", m.get("labels"))
+    _annotations(w, "Annotations", m.get("annotations"))
+    names = [str(s.get("name", "")) for s in sa.get("imagePullSecrets") or []]
+    header = "Image pull secrets:"
+    if not names:
+        w.write(0, f"{header}\t<none>\n")
+    for i, name in enumerate(names):
+        w.write(0, f"{header if i == 0 else ' ' * len(header)}\t{name}\n")
+    if events:
+        _events(cluster, w, sa)
+    return w.text()
+
+
+def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec = meta(svc), svc.get("spec") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    _labels(w, "Labels", m.get("labels"))
+    _annotations(w, "Annotations", m.get("annotations"))
+    w.write(0, f"Selector:\t{format_labels(spec.get('selector') or {})}\n")
+    w.write(0, f"Type:\t{spec.get('type', '')}\n")
+    if spec.get("ipFamilyPolicy"):
+        w.write(0, f"IP Family Policy:\t{spec['ipFamilyPolicy']}\n")
+    families = spec.get("ipFamilies") or []
+    w.write(0, f"IP Families:\t{','.join(families) if families else '<none>'}\n")
+    w.write(0, f"IP:\t{spec.get('clusterIP', '')}\n")
+    ips = spec.get("clusterIPs") or []
+    w.write(0, f"IPs:\t{','.join(ips) if ips else '<none>'}\n")
+    if spec.get("externalIPs"):
+        w.write(0, f"External IPs:\t{','.join(spec['externalIPs'])}\n")
+    if spec.get("externalName"):
+        w.write(0, f"External Name:\t{spec['externalName']}\n")
+    for port in spec.get("ports") or []:
+        name = port.get("name") or "<unset>"
+        protocol = port.get("protocol", "TCP")
+        w.write(0, f"Port:\t{name}\t{port.get('port', 0)}/{protocol}\n")
+        w.write(0, f"TargetPort:\t{port.get('targetPort', port.get('port', 0))}/{protocol}\n")
+        if port.get("appProtocol"):
+            w.write(0, f"AppProtocol:\t{port['appProtocol']}\n")
+        if port.get("nodePort"):
+            w.write(0, f"NodePort:\t{name}\t{port['nodePort']}/{protocol}\n")
+        # Endpoints come from EndpointSlices, which this cluster does not serve.
+        w.write(0, "Endpoints:\t<none>\n")
+    w.write(0, f"Session Affinity:\t{spec.get('sessionAffinity', 'None')}\n")
+    if spec.get("externalTrafficPolicy"):
+        w.write(0, f"External Traffic Policy:\t{spec['externalTrafficPolicy']}\n")
+    if spec.get("internalTrafficPolicy"):
+        w.write(0, f"Internal Traffic Policy:\t{spec['internalTrafficPolicy']}\n")
+    if events:
+        _events(cluster, w, svc)
+    return w.text()
+
+
 def _smart_label(field: str) -> str:
     if any(not (ch.isalpha() or ch == "-") for ch in field):
         return field
@@ -885,6 +976,9 @@ DESCRIBERS: dict[str, Describer] = {
     "namespaces": describe_namespace,
     "daemonsets.apps": describe_daemonset,
     "deployments.apps": describe_deployment,
+    "replicasets.apps": describe_replicaset,
+    "serviceaccounts": describe_serviceaccount,
+    "services": describe_service,
 }
 
 
@@ -905,6 +999,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     groups = targets(cluster, args, verb="describe")
     found: list[tuple[ResourceInfo, Obj]] = []
     errors: list[str] = []
+    prefix_match = False
     selector = parsed.value("selector") or ""
     for group in groups:
         scope = ns if group.info.namespaced else None
@@ -921,6 +1016,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                         ]
                         if matches:
                             found += [(group.info, o) for o in matches]
+                            prefix_match = True
                             continue
                     errors.append(error_text(exc))
         else:
@@ -930,7 +1026,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 errors.append(error_text(exc))
                 continue
             found += [(group.info, o) for o in listed.get("items", [])]
-    show_events = parsed.has("show-events") or (len(found) <= 1 and not errors)
+    # kubectl shows events for one object found by its exact name (or when asked to).
+    show_events = parsed.has("show-events") or (len(found) <= 1 and not errors and not prefix_match)
     texts = [describe(cluster, info, obj, show_events) for info, obj in found]
     if not found and not errors:
         if all_ns:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from simulators.cluster.api import ApiError
 from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, namespace, see
+from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, namespace, usage
 from simulators.lab.kubectl.logs import default_container, pods_of
 from simulators.lab.tool import Context, Output
 
@@ -26,17 +26,15 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if not parsed.positionals:
         raise KubectlError(
             "error: expected 'exec (POD | TYPE/NAME) [-c CONTAINER] [flags] -- COMMAND [args...]'"
-            ".\nPOD or TYPE/NAME is a required argument for the exec command\n" + see("exec")
+            ".\nPOD or TYPE/NAME is a required argument for the exec command\n" + usage("exec")
         )
     if parsed.after_dashdash is None:
         if len(parsed.positionals) > 1:
             raise KubectlError(
                 "error: exec [POD] [COMMAND] is not supported anymore. "
-                "Use exec [POD] -- [COMMAND] instead\n" + see("exec")
+                "Use exec [POD] -- [COMMAND] instead\n" + usage("exec")
             )
-        raise KubectlError(
-            "error: you must specify at least one command for the container\n" + see("exec")
-        )
+        raise KubectlError("error: you must specify at least one command for the container")
     command = parsed.after_dashdash
     if not command:
         raise KubectlError("error: you must specify at least one command for the container")

@@ -12,6 +12,7 @@ from simulators.lab.kubectl.common import (
     Target,
     error_text,
     kind_name,
+    list_error,
     meta,
     namespace,
     targets,
@@ -77,7 +78,7 @@ def fetch(
     try:
         listed = cluster.list(resource, scope, label_selector=selector, field_selector=fields)
     except ApiError as exc:
-        errors.append(error_text(exc))
+        errors.append(list_error(target.info, exc, selector, fields))
         return []
     items = listed.get("items", [])
     return list(items) if isinstance(items, list) else []
@@ -97,15 +98,19 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if (parsed.value("selector") or parsed.value("field-selector")) and any(
         g.names for g in groups
     ):
-        raise KubectlError(
-            "error: selectors and the all flag cannot be used when passing resource/name arguments"
-        )
+        raise KubectlError("error: name cannot be provided when a selector is specified")
     errors: list[str] = []
     fetched = [(g, fetch(cluster, g, ns, parsed, errors)) for g in groups]
     single = len(groups) == 1 and len(groups[0].names) == 1
     sort_by = parsed.value("sort-by")
     if sort_by:
-        fetched = [(g, sort_objects(objs, sort_by)) for g, objs in fetched]
+        try:
+            fetched = [(g, sort_objects(objs, sort_by)) for g, objs in fetched]
+        except KubectlError:
+            if output not in ("", "wide"):
+                raise
+            # kubectl's table sorter drops every row when no row has the field.
+            fetched = [(g, []) for g, _ in fetched]
     objs_all = [o for _, objs in fetched for o in objs]
     text = ""
     if output in ("yaml", "json", "name") or output.startswith(("jsonpath", "custom-columns")):

@@ -5,7 +5,15 @@ from __future__ import annotations
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.selectors import selector_from_match_labels
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, namespace, resolve, see
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    error_text,
+    namespace,
+    resolve,
+    see,
+    usage,
+)
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -93,12 +101,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             if not parsed.positionals:
                 raise KubectlError(
                     "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\n"
-                    "POD or TYPE/NAME is a required argument for the logs command\n" + see("logs")
+                    "POD or TYPE/NAME is a required argument for the logs command\n" + usage("logs")
                 )
             if len(parsed.positionals) > 2:
                 raise KubectlError(
                     "error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\n"
-                    "POD or TYPE/NAME is a required argument for the logs command\n" + see("logs")
+                    "POD or TYPE/NAME is a required argument for the logs command\n" + usage("logs")
                 )
             pods, note = pods_of(cluster, parsed.positionals[0], ns)
             if note:

@@ -37,7 +37,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
     patch_text = parsed.value("patch")
     if patch_text is None:
-        raise KubectlError("error: must specify -p to patch\n" + see("patch"))
+        raise KubectlError(
+            "error: must specify --patch or --patch-file containing the contents of the patch"
+        )
     kind = parsed.value("type") or "strategic"
     if kind not in TYPES:
         raise KubectlError(

@@ -20,7 +20,7 @@ from simulators.lab.kubectl.tabwriter import table as tab_table
 OUTPUT_ERROR = (
     'error: unable to match a printer suitable for the output format "{0}", allowed formats '
     "are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,"
-    "jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml"
+    "jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,wide,yaml"
 )
 
 
@@ -156,6 +156,9 @@ def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
 
 def sort_objects(objs: list[Obj], spec: str) -> list[Obj]:
     path = relaxed(spec)
+    if len(objs) <= 1:
+        # kubectl leaves a table of one row unsorted, so a wrong field goes unnoticed there.
+        return objs
     try:
         found = [jsonpath.find(path, o) for o in objs]
     except jsonpath.JsonPathError as exc:

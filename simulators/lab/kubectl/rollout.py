@@ -13,7 +13,6 @@ from simulators.lab.kubectl.common import (
     error_text,
     kind_name,
     namespace,
-    see,
     targets,
 )
 from simulators.lab.tool import Context, Output
@@ -26,15 +25,47 @@ FLAGS = [
     Flag("revision", long="revision", takes_value=True),
 ]
 
+HELP = """Manage the rollout of one or many resources.
+        
+ Valid resource types include:
+
+  *  deployments
+  *  daemonsets
+  *  statefulsets
+
+Examples:
+  # Rollback to the previous deployment
+  kubectl rollout undo deployment/abc
+  
+  # Check the rollout status of a daemonset
+  kubectl rollout status daemonset/foo
+  
+  # Restart a deployment
+  kubectl rollout restart deployment/abc
+  
+  # Restart deployments with the 'app=nginx' label
+  kubectl rollout restart deployment --selector=app=nginx
+
+Available Commands:
+  history       View rollout history
+  pause         Mark the provided resource as paused
+  restart       Restart a resource
+  resume        Resume a paused resource
+  status        Show the status of the rollout
+  undo          Undo a previous rollout
+
+Usage:
+  kubectl rollout SUBCOMMAND [options]
+
+Use "kubectl rollout <command> --help" for more information about a given command.
+Use "kubectl options" for a list of global command-line options (applies to all commands)."""  # noqa: W293
+
 _KINDS = ("deployments.apps", "daemonsets.apps", "statefulsets.apps")
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
     if not parsed.positionals:
-        raise KubectlError(
-            'error: Required resource not specified.\nUse "kubectl explain <resource>" for a '
-            "detailed description of that resource (e.g. kubectl explain pods).\n" + see("rollout")
-        )
+        return Output(HELP, 1)
     action, words = parsed.positionals[0], parsed.positionals[1:]
     if action not in ("restart", "status", "history", "undo", "pause", "resume"):
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
-from simulators.cluster.server import World, kubeconfig, make_server
+from simulators.cluster.server import World, kubeconfig, make_server, start_ticker
 
 
 @pytest.fixture
@@ -300,3 +300,17 @@ def test_an_error_before_the_body_is_read_leaves_the_connection_usable(port: int
     second = connection.getresponse()
     assert (first.status, second.status) == (404, 200)
     assert json.loads(second.read())["gitVersion"] == "v1.31.4"
+
+
+def test_the_ticker_steps_a_quiet_world(world: World) -> None:
+    server = make_server(world, 0)
+    start_ticker(world, server, seconds=0.01)
+    try:
+        for _ in range(500):
+            if world.steps >= 3:
+                break
+            threading.Event().wait(0.01)
+    finally:
+        server.stopping = True
+        server.server_close()
+    assert world.steps >= 3

@@ -148,3 +148,18 @@ def test_runai_and_default_scheduler_pods_never_share_a_whole_gpu(validate: Worl
     taken = [d for devices in held.values() for d in devices]
     assert len(taken) == len(set(taken))
     assert "plain" in held
+
+
+def test_nothing_is_scheduled_while_the_runai_scheduler_pod_is_down(validate: World) -> None:
+    (scheduler,) = pods(validate, "runai", "app=runai-scheduler-default")
+    node = scheduler["spec"]["nodeName"]
+    validate.api.patch("nodes", node, {"spec": {"unschedulable": True}})
+    validate.api.evict(scheduler["metadata"]["name"], "runai")
+    _submit(validate, "t1", "team-a", 1)
+    ticks(validate, 1)
+    assert _phase(validate, "team-a", "t1") == "Pending"
+    assert not pods(validate, "runai-team-a")[0]["spec"].get("nodeName")
+    ticks(validate, 3)
+    (back,) = pods(validate, "runai", "app=runai-scheduler-default")
+    assert back["spec"]["nodeName"] != node and phase(back) == "Running"
+    assert _phase(validate, "team-a", "t1") == "Running"

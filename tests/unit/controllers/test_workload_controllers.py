@@ -150,3 +150,72 @@ def test_a_bound_pod_is_container_creating_for_one_step_then_runs(single: World)
         ("Created", "kubelet"),
         ("Started", "kubelet"),
     ]
+
+
+def test_a_container_that_exits_under_restart_policy_always_is_restarted_with_back_off(
+    single: World,
+) -> None:
+    single.api.create(
+        "pods",
+        {
+            "metadata": {"name": "quick"},
+            "spec": {"containers": [{"name": "c", "image": "gcr.io/run-ai-demo/quickstart"}]},
+        },
+        "default",
+    )
+    ticks(single, 6)
+    pod = single.api.get("pods", "quick", "default")
+    assert phase(pod) == "Running"
+    assert waiting_reason(pod) == "CrashLoopBackOff"
+    last = pod["status"]["containerStatuses"][0]["lastState"]["terminated"]
+    assert (last["reason"], last["exitCode"]) == ("Completed", 0)
+    ticks(single, 1)
+    restarted = single.api.get("pods", "quick", "default")["status"]["containerStatuses"][0]
+    assert restarted["restartCount"] == 1 and "running" in restarted["state"]
+
+
+def test_a_finished_container_under_restart_policy_never_completes_the_pod(single: World) -> None:
+    single.api.create(
+        "pods",
+        {
+            "metadata": {"name": "once"},
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "gcr.io/run-ai-demo/quickstart"}],
+            },
+        },
+        "default",
+    )
+    ticks(single, 7)
+    pod = single.api.get("pods", "once", "default")
+    assert phase(pod) == "Succeeded"
+    assert pod["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+
+
+def _on(world: World, namespace: str, selector: str, node: str) -> list[str]:
+    return [
+        p["metadata"]["name"]
+        for p in pods(world, namespace, selector)
+        if p["spec"].get("nodeName") == node and not p["metadata"].get("deletionTimestamp")
+    ]
+
+
+def test_a_daemonset_honours_taints_no_schedule_keeps_running_pods_no_execute_evicts(
+    single: World,
+) -> None:
+    taint = {"key": "maintenance", "value": "true", "effect": "NoSchedule"}
+    single.api.patch("nodes", "gpu-node3", {"spec": {"taints": [taint]}})
+    ticks(single, 2)
+    # NoSchedule: running daemon pods stay, but a deleted one is not replaced.
+    assert _on(single, "gpu-operator", "app=nvidia-driver-daemonset", "gpu-node3")
+    (plugin,) = _on(single, "gpu-operator", "app=nvidia-device-plugin-daemonset", "gpu-node3")
+    single.api.delete("pods", plugin, "gpu-operator")
+    ticks(single, 2)
+    assert not _on(single, "gpu-operator", "app=nvidia-device-plugin-daemonset", "gpu-node3")
+    # NoExecute: the running ones go too, except kube-proxy, which tolerates every taint.
+    single.api.patch("nodes", "gpu-node3", {"spec": {"taints": [{**taint, "effect": "NoExecute"}]}})
+    ticks(single, 2)
+    assert not _on(single, "gpu-operator", "app=nvidia-driver-daemonset", "gpu-node3")
+    assert _on(single, "kube-system", "k8s-app=kube-proxy", "gpu-node3")
+    others = [p for p in pods(single) if p["spec"].get("nodeName") == "gpu-node3"]
+    assert all(p["metadata"]["namespace"] == "kube-system" for p in others)

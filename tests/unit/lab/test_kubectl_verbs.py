@@ -55,8 +55,12 @@ def test_custom_columns_without_a_colon_is_kubectls_error(lab: Lab) -> None:
     assert "expected <header>:<json-path-expr>" in result.text
 
 
-def test_sort_by_a_missing_field_is_kubectls_error(lab: Lab) -> None:
-    result = lab.run("kubectl get pods --sort-by=.status.nothing")
+def test_sort_by_a_missing_field_empties_a_table_and_fails_yaml_as_kubectl_does(lab: Lab) -> None:
+    # kubectl 1.36's table sorter drops the rows; its generic printers report the field.
+    assert lab.out("kubectl get pods --sort-by=.status.nothing") == (
+        "No resources found in default namespace."
+    )
+    result = lab.run("kubectl get pods --sort-by=.status.nothing -o yaml")
     assert 'couldn\'t find any field with path "{.status.nothing}"' in result.text
 
 
@@ -333,3 +337,22 @@ def test_completion_offers_verbs_types_and_names(lab: Lab) -> None:
     assert "get" in kubectl.complete(lab.ctx, [], "g")
     assert "nodes" in kubectl.complete(lab.ctx, ["get"], "no")
     assert kubectl.complete(lab.ctx, ["cordon"], "gpu") == ["gpu-node1"]
+
+
+def test_describe_deployment_shows_replicas_template_and_replica_sets(lab: Lab) -> None:
+    text = lab.out("kubectl describe deploy web")
+    assert "Replicas:               1 desired | 0 updated | 0 total | 0 available" in text
+    assert (
+        "Pod Template:\n  Labels:  app=web\n  Containers:\n   web:\n    Image:         nginx:1.27"
+        in text
+    )
+
+
+def test_describe_daemonset_counts_its_pods(lab: Lab) -> None:
+    text = lab.out("kubectl describe ds nvidia-device-plugin-daemonset -n gpu-operator")
+    assert "Pods Status:  0 Running / 1 Waiting / 0 Succeeded / 0 Failed" in text
+
+
+def test_describe_by_name_prefix_leaves_events_out_as_kubectl_does(lab: Lab) -> None:
+    assert "Events:" not in lab.out("kubectl describe pod web")
+    assert "Events:" in lab.out("kubectl describe pod web-5d8f7c9b6-abcde")
