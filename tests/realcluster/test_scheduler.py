@@ -200,3 +200,33 @@ def test_the_real_kubectl_shows_the_bound_pods_and_the_schedulers_events(
     assert "<invalid>" not in line
     described = cluster.server.kubectl("describe", "pod", "train-1")
     assert "runai-scheduler" in described.stdout
+
+
+def test_manage_py_runscheduler_is_the_same_scheduler(cluster: Cluster) -> None:
+    import subprocess
+    import sys
+
+    from tests.cluster_server import REPO_ROOT
+
+    _research(cluster, **{"team-a": 8})
+    cluster.pod("train-1", "team-a", 1)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "runscheduler",
+            "--kubeconfig",
+            str(cluster.server.kubeconfig),
+            "--identity",
+            "manage",
+            "--once",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "manage: bound default/train-1 to gpu-node1" in result.stdout
+    assert "manage: cycle: 1 bound, 0 evicted" in result.stdout
+    assert cluster.node_of("train-1") == "gpu-node1"
