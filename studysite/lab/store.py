@@ -115,7 +115,13 @@ def set_exam_mode(session_key: str, ticket: str, on: bool) -> None:
 
 def saved_labs(session_key: str) -> list[tuple[SavedLab, LabSession]]:
     """Every lab this session has opened, restored, in ticket order."""
-    rows = SavedLab.objects.filter(session_key=session_key).order_by("ticket")
+    # An exploration of a real cluster is no ticket: no progress, not exported, and restoring
+    # it would need the cluster (which a site back in mock mode no longer has).
+    rows = (
+        SavedLab.objects.filter(session_key=session_key)
+        .exclude(ticket=cluster.EXPLORE_ID)
+        .order_by("ticket")
+    )
     return [(saved, restore(saved)[0]) for saved in rows]
 
 

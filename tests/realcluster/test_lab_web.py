@@ -140,3 +140,20 @@ def test_a_learner_gets_a_namespace_of_their_own_to_change(
         "&quot;lab-learner&quot; cannot get resource &quot;pods&quot; in API group "
         "&quot;&quot; in the namespace &quot;default&quot;" in body
     )
+
+
+def test_an_exploration_is_no_ticket_progress_and_survives_a_switch_back_to_mock(
+    client: Client, real_mode: RunningServer, settings: Any
+) -> None:
+    client.get("/lab/explore/")
+    client.post("/lab/explore/command", {"line": "kubectl get nodes"})
+    exported = client.get("/progress/export")
+    assert exported.status_code == 200
+    assert '"explore"' not in exported.content.decode()
+    assert "0 of 4 lab tickets solved" in client.get("/progress/").content.decode()
+    settings.LAB_BACKEND = "mock"
+    cluster._client.cache_clear()
+    index = client.get("/lab/")
+    assert index.status_code == 200
+    assert "Mode: simulated cluster." in index.content.decode()
+    assert client.get("/lab/explore/").status_code == 404
