@@ -109,7 +109,14 @@ def mig_strategy(api: ClusterAPI, nodes: list[Obj]) -> MigStrategy:
 
 
 def gpu_request(pod: Obj) -> GpuRequest | None:
-    """The pod's GPU request as the engine counts it (None: no GPU asked for)."""
+    """The pod's GPU request as the engine counts it (None: no GPU asked for, or nonsense)."""
+    try:
+        return _gpu_request(pod)
+    except (EngineError, ValueError, ArithmeticError):
+        return None
+
+
+def _gpu_request(pod: Obj) -> GpuRequest | None:
     annotations = annotations_of(pod)
     requests = gpu_requests(pod)
     for resource, amount in sorted(requests.items()):
@@ -159,6 +166,12 @@ class PodModel:
         # node name -> its nvidia.com/gpu devices in the engine's index order
         self.devices: dict[str, list[Device]] = {}
         self.groups: dict[tuple[str, str], Group] = {}
+        # Pods on their way out that still hold GPUs (evicted or deleted, not yet stopped).
+        self.terminating = [
+            p
+            for p in self.pods
+            if is_deleting(p) and spec(p).get("nodeName") and gpu_request(p) is not None
+        ]
         self.api_pods: dict[tuple[str, str], Obj] = {}
         # "runai-<project>/<engine pod>" (how the engine names a pod in its messages) -> the
         # API's "namespace/name"
@@ -334,13 +347,10 @@ class PodModel:
         pod.status = PodStatus.RELEASING if is_deleting(api_pod) else PodStatus.RUNNING
         started = status(api_pod).get("startTime") or api_pod["metadata"].get("creationTimestamp")
         pod.started_at = parse_time(str(started)) if started else None
-        annotations = annotations_of(api_pod)
-        pod.portion = 1.0
-        if annotations.get(runai.FRACTION):
-            pod.portion = float(annotations[runai.FRACTION])
-        elif annotations.get(runai.MEMORY):
-            pod.portion = GpuRequest.memory(annotations[runai.MEMORY]).units()
         request = gpu_request(api_pod)
+        pod.portion = 1.0
+        if request is not None and request.kind in ("portion", "memory"):
+            pod.portion = request.units()
         if request is not None and request.mig_profile is not None and self.strategy == "mixed":
             pod.extended_resource = request.resource_name
             return True

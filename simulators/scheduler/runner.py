@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.controllers import hardware
 from simulators.controllers.util import emit, is_deleting, name_of, namespace_of, spec
-from simulators.engine import CycleResult, EngineError, PodStatus
+from simulators.engine import ACTIONS, CycleResult, EngineError, PodStatus
 from simulators.scheduler.lease import LeaderElector
 from simulators.scheduler.model import PodModel
 
@@ -60,7 +60,12 @@ class Scheduler:
         if not model.groups:
             return report
         try:
-            result = model.cluster.run_cycle()
+            # No settling: the engine takes last cycle's releasing pods as gone, but on a
+            # cluster a Terminating pod holds its GPUs until the kubelet has stopped it. While
+            # any does, only allocate: the pod it makes room for is bound by the first cycle
+            # that no longer sees it, and nobody else is evicted for the same need meanwhile.
+            actions = ("allocate",) if model.terminating else ACTIONS
+            result = model.cluster.run_cycle(actions, settle=False)
         except EngineError as error:
             self.log(f"cycle skipped: {error}")
             return report

@@ -231,3 +231,36 @@ def test_the_scheduler_rides_out_an_api_that_is_down() -> None:
         scheduler.wake.set()
         runner.join(timeout=10)
     assert "bound default/train to gpu-node1" in lines
+
+
+def test_a_higher_priority_pod_preempts_and_binds_only_once_its_victim_is_gone() -> None:
+    api = sample_cluster(0)
+    _queues(api, team=24)
+    for index in range(3):
+        _pod(api, f"train-{index}", "team", gpus=8)
+    leader = elector(api, "me", FakeClock())
+    assert leader.try_acquire_or_renew()
+    scheduler = Scheduler(api, leader, log=lambda line: None)
+    assert len(scheduler.cycle().bound) == 3
+    api.create(
+        "podgroups.scheduling.run.ai",
+        {"metadata": {"name": "serve"}, "spec": {"minMember": 1, "priorityClassName": "inference"}},
+        "default",
+    )
+    _pod(api, "serve", "team", gpus=8, annotations={"pod-group-name": "serve"})
+    first = scheduler.cycle()
+    assert len(first.evicted) == 1 and first.bound == []
+    victim = first.evicted[0].split("/")[1]
+    evicted = api.list("events", "default", field_selector=f"involvedObject.name={victim}")
+    assert [e["message"] for e in evicted["items"] if e["reason"] == "Evicted"] == [
+        "Preempted by a higher-priority job: team/serve (priority 125) needs the GPUs; this job "
+        "has priority 50"
+    ]
+    # The victim is Terminating and still holds its GPUs: nothing is bound onto them, and no
+    # second pod is taken for the same need.
+    second = scheduler.cycle()
+    assert (second.bound, second.evicted) == ([], [])
+    node = api.get("pods", victim, "default")["spec"]["nodeName"]
+    api.delete("pods", victim, "default", grace_period=0)
+    assert scheduler.cycle().bound == ["default/serve"]
+    assert api.get("pods", "serve", "default")["spec"]["nodeName"] == node
