@@ -439,6 +439,15 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
             f"Scaled {verb} replica set {new_name} to {want} from {before}",
             component,
         )
+    revision_text = str(_revision(new))
+    annotations = deploy.get("metadata", {}).get("annotations") or {}
+    if annotations.get("deployment.kubernetes.io/revision") != revision_text:
+        api.patch(
+            "deployments.apps",
+            name_of(deploy),
+            {"metadata": {"annotations": {"deployment.kubernetes.io/revision": revision_text}}},
+            namespace_of(deploy),
+        )
     new_available = int(status(new).get("availableReplicas", 0))
     for old in owned:
         if name_of(old) == new_name or int(spec(old).get("replicas", 0)) == 0:

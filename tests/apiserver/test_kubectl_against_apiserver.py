@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 
 from tests.cluster_server import RunningServer
 
@@ -210,19 +209,21 @@ def test_cordon_and_drain_evict_all_but_daemonset_pods(fresh_server: RunningServ
 
 def test_delete_and_a_watch_that_sees_it(fresh_server: RunningServer) -> None:
     watcher = fresh_server.popen_kubectl(
-        "get", "pods", "-n", "kube-system", "--watch", "--request-timeout=8s"
+        "get", "pods", "-n", "kube-system", "--watch", "--request-timeout=60s"
     )
+    assert watcher.stdout is not None
     try:
-        time.sleep(1.5)
+        # The header and the one pod's row: the watch is listening before the delete.
+        seen = watcher.stdout.readline() + watcher.stdout.readline()
         deleted = fresh_server.kubectl(
             "delete", "pod", "-n", "kube-system", "coredns-7c65d6cfc9-4hx2m", "--wait=false"
         )
         assert "deleted" in ok(deleted)
-        out, _ = watcher.communicate(timeout=20)
+        seen += watcher.stdout.readline()
     finally:
-        if watcher.poll() is None:
-            watcher.kill()
-    rows = [line.split() for line in out.splitlines()]
+        watcher.kill()
+        watcher.communicate(timeout=20)
+    rows = [line.split() for line in seen.splitlines()]
     assert rows[0][:3] == ["NAME", "READY", "STATUS"]
     assert rows[1][2] == "Running"
     assert any(row[2] == "Terminating" for row in rows[2:])

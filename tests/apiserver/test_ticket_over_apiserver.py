@@ -34,8 +34,12 @@ def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
         assert "node/gpu-node2 drained" in drained
         watcher = server.popen_kubectl(
             "get", "node", "gpu-node2", "-L", "nvidia.com/mig.config.state", "--watch",
-            "--request-timeout=12s",
+            "--request-timeout=120s",
         )  # fmt: skip
+        state_path = "jsonpath={.metadata.labels.nvidia\\.com/mig\\.config\\.state}"
+        assert watcher.stdout is not None
+        # The watch's header and first row: it is listening before anything changes.
+        seen = watcher.stdout.readline() + watcher.stdout.readline()
         try:
             ok(
                 server.kubectl(
@@ -46,11 +50,17 @@ def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
                     "--overwrite",
                 )
             )
-            out, _ = watcher.communicate(timeout=40)
+            # MIG Manager needs a few steps (one a second): wait for it as a learner would.
+            for _ in range(90):
+                state = ok(server.kubectl("get", "node", "gpu-node2", "-o", state_path))
+                if state == "success":
+                    break
+                time.sleep(1)
+            time.sleep(1.5)  # the watch's last event on its way
         finally:
-            if watcher.poll() is None:
-                watcher.kill()
-        states = [line.split()[-1] for line in out.splitlines()[1:]]
+            watcher.terminate()
+            out, _ = watcher.communicate(timeout=20)
+        states = [line.split()[-1] for line in (seen + out).splitlines()[1:]]
         assert states[0] == "success"
         assert "pending" in states
         assert states[-1] == "success" and states.index("pending") < len(states) - 1

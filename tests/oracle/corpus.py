@@ -66,6 +66,21 @@ CORPUS: dict[str, list[str]] = {
         "kubectl top pods -A",
         "kubectl edit node gpu-node1",
         "kubectl edit node gpu-node7",
+        # Two MIG profiles under the single strategy: the device plugin crash-loops. Each
+        # annotate is a write, so both clusters take a step.
+        "kubectl drain gpu-node2 --ignore-daemonsets --delete-emptydir-data",
+        "kubectl label nodes gpu-node2 nvidia.com/mig.config=all-balanced --overwrite",
+        "kubectl annotate ns default step=1",
+        "kubectl annotate ns default step=2 --overwrite",
+        "kubectl annotate ns default step=3 --overwrite",
+        "kubectl annotate ns default step=4 --overwrite",
+        "kubectl annotate ns default step=5 --overwrite",
+        "kubectl annotate ns default step=6 --overwrite",
+        "kubectl get pods -n gpu-operator --field-selector spec.nodeName=gpu-node2",
+        "kubectl describe pod -n gpu-operator -l app=nvidia-device-plugin-daemonset",
+        "kubectl logs -n gpu-operator -l app=nvidia-device-plugin-daemonset --tail 4",
+        "kubectl get node gpu-node2 -L nvidia.com/mig.config,nvidia.com/mig.config.state",
+        "kubectl describe node gpu-node2",
     ],
     "mig-mixed": [
         "kubectl get node gpu-node3 -L nvidia.com/mig.config,nvidia.com/mig.config.state",
@@ -99,6 +114,18 @@ CORPUS: dict[str, list[str]] = {
         "kubectl get pods -n runai-team-vision -L workloadName,user",
         'kubectl get pods -n runai-team-vision -o jsonpath=\'{range .items[*]}{.metadata.name}{"\\t"}{.spec.nodeName}{"\\n"}{end}\'',  # noqa: E501
         "kubectl get nodes -o custom-columns=NAME:.metadata.name,GPUS:.status.allocatable.nvidia\\.com/gpu",  # noqa: E501
+        "kubectl get interactiveworkloads -n runai-team-vision -o wide",
+        "kubectl describe interactiveworkload nb-alice -n runai-team-vision",
+        # The fix with kubectl alone: delete the idle workspace, then let the scheduler work.
+        "kubectl delete interactiveworkload nb-alice -n runai-team-vision",
+        "kubectl annotate ns default step=1",
+        "kubectl annotate ns default step=2 --overwrite",
+        "kubectl annotate ns default step=3 --overwrite",
+        "kubectl annotate ns default step=4 --overwrite",
+        "kubectl get pods -n runai-team-vision -o wide",
+        "kubectl describe pod nb-carol-0-0 -n runai-team-vision",
+        "kubectl get podgroups -n runai-team-vision -o yaml",
+        "kubectl get events -n runai-team-vision --sort-by=.lastTimestamp",
     ],
     "validate-runai": [
         "kubectl get pods -n runai",
@@ -133,6 +160,8 @@ CORPUS: dict[str, list[str]] = {
         "kubectl label ns runai tier-",
         "kubectl get ns runai --show-labels",
         "kubectl get pod -n kube-system -l k8s-app=kube-dns -o yaml",
+        "kubectl get pods -n runai -o json",
+        "kubectl get events -n runai -o json",
         "kubectl scale deploy/runai-agent -n runai --replicas=1",
         # Last: the real kubectl stamps restartedAt from its own clock, the lab from the cluster's.
         "kubectl rollout restart deploy/runai-scheduler-default -n runai",

@@ -17,6 +17,7 @@ from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl import (
     api_resources,
     apply,
+    cluster_info,
     config,
     cordon,
     delete,
@@ -48,6 +49,7 @@ VERBS: dict[str, Verb] = {
     "annotate": Verb(label.FLAGS, label.run_annotate),
     "api-resources": Verb(api_resources.FLAGS, api_resources.run),
     "apply": Verb(apply.APPLY_FLAGS, apply.run_apply),
+    "cluster-info": Verb(cluster_info.FLAGS, cluster_info.run),
     "config": Verb(config.FLAGS, config.run),
     "cordon": Verb(cordon.FLAGS, cordon.run_cordon),
     "create": Verb(apply.CREATE_FLAGS, apply.run_create),
@@ -91,6 +93,7 @@ Deploy Commands:
   scale           Set a new size for a deployment, replica set, or replication controller
 
 Cluster Management Commands:
+  cluster-info    Display cluster information
   top             Display resource (CPU/memory) usage
   cordon          Mark node as unschedulable
   uncordon        Mark node as schedulable

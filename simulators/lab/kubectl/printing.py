@@ -276,7 +276,20 @@ def to_yaml(doc: Any) -> str:
 
 
 def to_json(doc: Any) -> str:
-    return json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
+    """json.MarshalIndent: sorted keys, 4 spaces, and Go's HTML-safe escapes."""
+    text = json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
+    for char, escape in _GO_JSON_ESCAPES:
+        text = text.replace(char, escape)
+    return text
+
+
+_GO_JSON_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def list_doc(items: list[Obj]) -> Obj:

@@ -116,6 +116,8 @@ def test_rollout_restart_makes_a_new_replicaset_and_replaces_the_pods(single: Wo
     assert not before & {p["metadata"]["name"] for p in after}
     messages = [e["message"] for e in events(single, "kube-system", "coredns")]
     assert any(m.startswith("Scaled up replica set coredns-") for m in messages)
+    deploy = single.api.get("deployments.apps", "coredns", "kube-system")
+    assert deploy["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
 
 
 def test_a_pending_pod_has_no_container_statuses_and_says_why(mixed: World) -> None:

@@ -356,3 +356,28 @@ def test_describe_daemonset_counts_its_pods(lab: Lab) -> None:
 def test_describe_by_name_prefix_leaves_events_out_as_kubectl_does(lab: Lab) -> None:
     assert "Events:" not in lab.out("kubectl describe pod web")
     assert "Events:" in lab.out("kubectl describe pod web-5d8f7c9b6-abcde")
+
+
+def test_cluster_info_lists_the_control_plane_and_cluster_services(lab: Lab) -> None:
+    lab.api.create(
+        "services",
+        {
+            "metadata": {
+                "name": "kube-dns",
+                "namespace": "kube-system",
+                "labels": {
+                    "kubernetes.io/cluster-service": "true",
+                    "kubernetes.io/name": "CoreDNS",
+                },
+            },
+            "spec": {"ports": [{"name": "dns", "port": 53, "protocol": "UDP"}]},
+        },
+        "kube-system",
+    )
+    assert lab.out("kubectl cluster-info").split("\n") == [
+        "Kubernetes control plane is running at https://10.0.0.10:6443",
+        "CoreDNS is running at https://10.0.0.10:6443/api/v1/namespaces/kube-system/services/"
+        "kube-dns:dns/proxy",
+        "",
+        "To further debug and diagnose cluster problems, use 'kubectl cluster-info dump'.",
+    ]
