@@ -17,6 +17,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "simulators.cluster.serve",
         "a ticket's cluster as a Kubernetes API for your kubectl: --ticket ID [--kubeconfig P]",
     ),
+    "scheduler": (
+        "simulators.scheduler.cli",
+        "the engine as runai-scheduler on a cluster: --kubeconfig PATH",
+    ),
 }
 
 # The engine's commands take their own name as the first argument.

@@ -234,6 +234,22 @@ SECURE_CSP = {
 # The lab terminal's limits: one command line, and how many frames a second.
 LAB_MAX_LINE_BYTES = env_int("LAB_MAX_LINE_BYTES", 4096, minimum=64)
 LAB_MAX_FRAMES_PER_SECOND = env_int("LAB_MAX_FRAMES_PER_SECOND", 20, minimum=1)
+# Real-cluster mode: "kubernetes" runs the lab's tools against the cluster of KUBECONFIG (or the
+# in-cluster service account) for free exploration; the tickets stay on the simulated cluster.
+LAB_BACKEND = env_str("LAB_BACKEND", "mock").strip().lower()
+if LAB_BACKEND not in {"mock", "kubernetes"}:
+    raise ImproperlyConfigured(f"LAB_BACKEND must be mock or kubernetes, got {LAB_BACKEND!r}")
+LAB_KUBECONFIG = env_str("LAB_KUBECONFIG", "")
+# Read-only unless this is on; writes then only in LAB_NAMESPACES (and a learner's own namespace
+# when LAB_LEARNER_NAMESPACE_PREFIX is set: PREFIX + a hash of the session, created on first use).
+LAB_ALLOW_WRITES = env_bool("LAB_ALLOW_WRITES", False)
+LAB_NAMESPACES = env_list("LAB_NAMESPACES", [])
+LAB_LEARNER_NAMESPACE_PREFIX = env_str("LAB_LEARNER_NAMESPACE_PREFIX", "")
+if LAB_ALLOW_WRITES and not (LAB_NAMESPACES or LAB_LEARNER_NAMESPACE_PREFIX):
+    raise ImproperlyConfigured(
+        "LAB_ALLOW_WRITES needs LAB_NAMESPACES or LAB_LEARNER_NAMESPACE_PREFIX: learners may "
+        "only change namespaces on an allow-list"
+    )
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.
 LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
 

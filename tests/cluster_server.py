@@ -86,7 +86,7 @@ class RunningServer:
 
 @contextmanager
 def start_cluster_server(
-    ticket: str, tmp_path: Path, *, seed: int = 0, timeout: float = 30
+    ticket: str, tmp_path: Path, *, seed: int = 0, timeout: float = 30, args: tuple[str, ...] = ()
 ) -> Iterator[RunningServer]:
     kubeconfig = tmp_path / "kubeconfig"
     process = subprocess.Popen(
@@ -105,6 +105,7 @@ def start_cluster_server(
             str(kubeconfig),
             "--files",
             str(tmp_path / "home"),
+            *args,
         ],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,

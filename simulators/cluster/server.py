@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from email.utils import formatdate
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -299,6 +300,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         del format, args
+
+    def date_time_string(self, timestamp: float | None = None) -> str:
+        # The Date header is the cluster's clock, as a real API server's is: external clients
+        # (the real-cluster scheduler) stamp their events with it.
+        del timestamp
+        return formatdate(self.world.api.now().timestamp(), usegmt=True)
 
     # ---- plumbing
     def _send_json(self, code: int, body: Any, content_type: str = "application/json") -> None:

@@ -19,14 +19,17 @@ import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simulators.lab import checks
 from simulators.lab.errors import LabError
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
-from simulators.lab.world import World, build_world
+from simulators.lab.world import HostState, World, build_world
+
+if TYPE_CHECKING:
+    from simulators.cluster.api import ClusterAPI
 
 log = logging.getLogger(__name__)
 
@@ -111,11 +114,11 @@ class SessionState:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SessionState:
+    def from_json(cls, data: dict[str, Any], world: World | None = None) -> SessionState:
         return cls(
             ticket_id=str(data["ticket_id"]),
             seed=int(data["seed"]),
-            world=World.from_json(data["world"]),
+            world=world if world is not None else World.from_json(data["world"]),
             transcript=[
                 TranscriptEntry(str(e["line"]), str(e["output"]), int(e["step"]))
                 for e in data.get("transcript") or []
@@ -124,6 +127,38 @@ class SessionState:
             hints_shown=int(data.get("hints_shown", 0)),
             done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
         )
+
+
+class ClusterWorld(World):
+    """A real cluster behind the API: a step only counts commands; the cluster moves itself."""
+
+    def __init__(self, api: ClusterAPI, state: HostState) -> None:
+        self.api = api  # type: ignore[assignment]
+        self.state = state
+
+    @property
+    def now(self) -> int:
+        return self.state.step * 10
+
+    def tick(self) -> None:
+        self.state.step += 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cluster": None, "host": self.state.to_json()}
+
+
+# Real-cluster mode's "ticket": no staged world, no checklist, free exploration.
+EXPLORE = Ticket(
+    id="explore",
+    title="Free exploration of your cluster",
+    story=(
+        "This terminal runs against a real Kubernetes cluster. Look around with kubectl, "
+        "runai, helm and nvidia-smi; the tickets need the simulated cluster."
+    ),
+    checklist=(),
+    hints=("Start with kubectl get nodes -L nvidia.com/gpu.product",),
+    answer_key=(),
+)
 
 
 class LabSession:
@@ -146,6 +181,25 @@ class LabSession:
         ticket = load_ticket(ticket_id, content_dir)
         world = build_world(ticket.world, seed)
         return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
+
+    @classmethod
+    def on_cluster(cls, api: ClusterAPI, data: JSON = None) -> LabSession:
+        """Free exploration of a real cluster (real-cluster mode): the tools run on ``api``.
+
+        Nothing is staged and nothing is simulated (the cluster's own controllers act); only
+        the kadmin host is kept, so ``data`` (a saved ``to_json()``) restores the transcript,
+        history and home folder, never the cluster.
+        """
+        host = HostState(seed=0)
+        state = SessionState(ticket_id=EXPLORE.id, seed=0, world=ClusterWorld(api, host))
+        if isinstance(data, dict) and isinstance(data.get("world"), dict):
+            try:
+                saved = SessionState.from_json({**data, "world": {}}, world=state.world)
+                saved.world.state = HostState.from_json(data["world"].get("host"))
+                state = saved
+            except (LabError, TypeError, ValueError, KeyError, AttributeError):
+                pass  # a damaged save: start afresh, the cluster is unchanged anyway
+        return cls(state, EXPLORE)
 
     def to_json(self) -> dict[str, Any]:
         """Everything (world, transcript, step, hints shown) as JSON-safe values."""

@@ -17,7 +17,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from simulators.lab import LabSession, list_tickets
-from studysite.lab import store
+from studysite.lab import cluster, store
 
 CLOSE_NO_SESSION = 4401
 CLOSE_UNKNOWN_TICKET = 4404
@@ -58,7 +58,10 @@ class LabConsumer(AsyncWebsocketConsumer):
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
         session = self.scope.get("session")
         self.session_key = session.session_key if session else None
-        if self.ticket not in {ticket.id for ticket in list_tickets()}:
+        known = {ticket.id for ticket in list_tickets()}
+        if cluster.real_mode():
+            known.add(cluster.EXPLORE_ID)
+        if self.ticket not in known:
             await self.close(code=CLOSE_UNKNOWN_TICKET)
         elif not self.session_key:
             await self.close(code=CLOSE_NO_SESSION)

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import transaction
 
 from simulators.lab import CommandResult, LabError, LabSession
+from studysite.lab import cluster
 from studysite.lab.models import LoggedCommand, SavedLab
 
 SNAPSHOT_EVERY = 25
@@ -34,6 +35,9 @@ def too_long(line: str) -> bool:
 
 def restore(saved: SavedLab) -> tuple[LabSession, int]:
     """The lab as the learner left it: the snapshot with the logged lines replayed."""
+    if saved.ticket == cluster.EXPLORE_ID:
+        # A real cluster is never replayed on: its commands really happened (see record).
+        return cluster.explore(saved.session_key, saved.state), 0
     lab = LabSession.from_json(saved.state)
     log = list(saved.log.values_list("line", "hints"))
     for line, hints in log:
@@ -45,19 +49,25 @@ def open_lab(session_key: str, ticket: str) -> OpenLab:
     saved = SavedLab.objects.filter(session_key=session_key, ticket=ticket).first()
     if saved is None:
         # Saved at once: the page and its websocket must see the same (seeded) world.
-        lab = LabSession.new(ticket, seed=secrets.randbits(32))
+        lab = _new(session_key, ticket)
         saved = SavedLab.objects.create(session_key=session_key, ticket=ticket, state=lab.to_json())
         return OpenLab(lab, exam_mode=False, saved_id=saved.pk, logged=0)
     try:
         lab, logged = restore(saved)
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
-        lab = LabSession.new(ticket, seed=secrets.randbits(32))
+        lab = _new(session_key, ticket)
         with transaction.atomic():
             SavedLab.objects.filter(pk=saved.pk).update(state=lab.to_json())
             LoggedCommand.objects.filter(lab_id=saved.pk).delete()
         return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=0)
     return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=logged)
+
+
+def _new(session_key: str, ticket: str) -> LabSession:
+    if ticket == cluster.EXPLORE_ID:
+        return cluster.explore(session_key)
+    return LabSession.new(ticket, seed=secrets.randbits(32))
 
 
 def run_line(opened: OpenLab, line: str) -> CommandResult:
@@ -72,6 +82,9 @@ def record(opened: OpenLab, line: str) -> None:
     """Keep the line just run, so that the lab survives a reload or a restart."""
     if too_long(line) or not line.strip():
         return  # neither changed the lab
+    if opened.lab.ticket_id == cluster.EXPLORE_ID:
+        snapshot(opened)
+        return
     if opened.logged + 1 >= SNAPSHOT_EVERY:
         snapshot(opened)
         return
@@ -90,7 +103,7 @@ def snapshot(opened: OpenLab) -> None:
 
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
-    opened.lab = LabSession.new(ticket, seed=secrets.randbits(32))
+    opened.lab = _new(session_key, ticket)
     snapshot(opened)
     return opened
 
@@ -102,7 +115,13 @@ def set_exam_mode(session_key: str, ticket: str, on: bool) -> None:
 
 def saved_labs(session_key: str) -> list[tuple[SavedLab, LabSession]]:
     """Every lab this session has opened, restored, in ticket order."""
-    rows = SavedLab.objects.filter(session_key=session_key).order_by("ticket")
+    # An exploration of a real cluster is no ticket: no progress, not exported, and restoring
+    # it would need the cluster (which a site back in mock mode no longer has).
+    rows = (
+        SavedLab.objects.filter(session_key=session_key)
+        .exclude(ticket=cluster.EXPLORE_ID)
+        .order_by("ticket")
+    )
     return [(saved, restore(saved)[0]) for saved in rows]
 
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from simulators.lab import ChecklistItem, Ticket, list_tickets, load_ticket
-from studysite.lab import store
+from studysite.lab import cluster, store
 from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.sessions import session_key
 
@@ -18,6 +18,8 @@ def checklist_context(items: list[ChecklistItem]) -> dict[str, object]:
 
 
 def find_ticket(ticket_id: str) -> Ticket:
+    if ticket_id == cluster.EXPLORE_ID and cluster.real_mode():
+        return cluster.EXPLORE
     if ticket_id not in {ticket.id for ticket in list_tickets()}:
         raise Http404("No such ticket")
     return load_ticket(ticket_id)
@@ -27,7 +29,7 @@ def find_ticket(ticket_id: str) -> Ticket:
 def index(request: HttpRequest) -> HttpResponse:
     progress = store.progress(session_key(request))
     rows = [(ticket, progress.get(ticket.id)) for ticket in list_tickets()]
-    return render(request, "lab/index.html", {"rows": rows})
+    return render(request, "lab/index.html", {"rows": rows, **cluster.mode_context()})
 
 
 @require_safe
@@ -42,6 +44,8 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
         "exam_mode": opened.exam_mode,
         "logged_in": logged_in(opened.lab),
         "next_ticket": next_ticket(ticket_id),
+        **cluster.mode_context(),
+        "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
     }
     return render(request, "lab/ticket.html", context)
 
