@@ -75,7 +75,7 @@ def _device_list(
     return hardware.free_devices(node, "nvidia.com/gpu", held, strategy)
 
 
-def _kube_gpu_usage(pods: list[Obj]) -> dict[str, float]:
+def kube_gpu_usage(pods: list[Obj]) -> dict[str, float]:
     """GPUs held on each node by pods the Run:ai scheduler does not place."""
     used: dict[str, float] = {}
     for pod in pods:
@@ -114,7 +114,7 @@ class Model:
 
     def _add_nodes(self) -> None:
         operator_pods = [p for p in self.pods if namespace_of(p) == kubelet.GPU_OPERATOR_NS]
-        used = _kube_gpu_usage(self.pods)
+        used = kube_gpu_usage(self.pods)
         for name, node in sorted(self.nodes.items()):
             layout_per_gpu = hardware.read_layout(node)
             layout = hardware.current_layout(node)

@@ -29,7 +29,7 @@ from datetime import datetime
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
 from simulators.controllers import gpu_state, hardware, runai
-from simulators.controllers.engine import _kube_gpu_usage
+from simulators.controllers.engine import kube_gpu_usage
 from simulators.controllers.util import (
     RUNAI_SCHEDULER,
     annotations_of,
@@ -182,7 +182,7 @@ class PodModel:
 
     # ------------------------------------------------------------------ nodes
     def _add_nodes(self) -> None:
-        held = _kube_gpu_usage(self.pods)
+        held = kube_gpu_usage(self.pods)
         for name, node in sorted(self.nodes.items()):
             # Allocatable, or capacity for what a kubelet has not yet made allocatable (a node
             # whose capacity was just patched to advertise an extended resource).
