@@ -83,6 +83,27 @@ _GENERATION_GROUPS = frozenset({"apps", "batch", "policy"})
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 
 
+# The enums of the GPU Operator's ClusterPolicy schema that a learner is likely to patch; the
+# API server checks a custom resource against its CRD's OpenAPI schema on every write.
+_CLUSTER_POLICY_ENUMS = {("mig", "strategy"): ("single", "mixed")}
+
+
+def _cluster_policy_causes(obj: Obj) -> list[tuple[str, str]]:
+    causes: list[tuple[str, str]] = []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    for (section, field), allowed in _CLUSTER_POLICY_ENUMS.items():
+        value = (spec.get(section) or {}).get(field) if isinstance(spec, dict) else None
+        if value is not None and value not in allowed:
+            supported = ", ".join(f'"{v}"' for v in allowed)
+            causes.append(
+                (
+                    f"spec.{section}.{field}",
+                    f'Unsupported value: "{value}": supported values: {supported}',
+                )
+            )
+    return causes
+
+
 def _invalid(info: ResourceInfo, name: str, causes: list[tuple[str, str]]) -> ApiError:
     text = ", ".join(f"{field}: {msg}" for field, msg in causes)
     if len(causes) > 1:
@@ -267,6 +288,8 @@ class MockCluster:
                 causes.append(("metadata.labels", f'Invalid value: "{key}": {_LABEL_KEY_MSG}'))
         if info.kind == "Pod":
             causes.extend(_pod_causes(obj))
+        if info.kind == "ClusterPolicy":
+            causes.extend(_cluster_policy_causes(obj))
         if causes:
             raise _invalid(info, name, causes)
 

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from controller_helpers import allocatable, labels, log_of, phase, pod_on, ticks, waiting_reason
-
 from simulators.lab.world import World
+from tests.unit.controllers.controller_helpers import (
+    allocatable,
+    labels,
+    log_of,
+    phase,
+    pod_on,
+    ticks,
+    waiting_reason,
+)
 
 STATE = "nvidia.com/mig.config.state"
 

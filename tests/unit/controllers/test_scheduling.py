@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from controller_helpers import events, phase, pods, ticks
-
 from simulators.controllers import runai
 from simulators.controllers.scheduler import fit_error
 from simulators.lab.world import World
+from tests.unit.controllers.controller_helpers import events, phase, pods, ticks
 
 
 def test_the_failed_scheduling_message_is_kube_schedulers(single: World) -> None:

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections import Counter
 
-from controller_helpers import events, phase, pod_on, pods, ticks, waiting_reason
-
 from simulators.lab.world import World
+from tests.unit.controllers.controller_helpers import (
+    events,
+    phase,
+    pod_on,
+    pods,
+    ticks,
+    waiting_reason,
+)
 
 
 def _drain(world: World, node: str) -> list[str]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from controller_helpers import labels, pods
 
 from simulators.controllers import hardware
 from simulators.lab import LabError, LabSession
 from simulators.lab.world import World
+from tests.unit.controllers.controller_helpers import labels, pods
 
 
 def test_the_world_is_the_guides_dgx_cluster(single: World) -> None:

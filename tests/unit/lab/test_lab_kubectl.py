@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from lab_helpers import run_all, wait
 
 from simulators.lab import LabSession
+from tests.unit.lab.lab_helpers import run_all, wait
 
 
 def test_get_nodes_shows_the_three_dgx_nodes_31_days_old(single: LabSession) -> None:
@@ -281,9 +281,6 @@ def test_patch_of_the_custom_resource_needs_a_merge_type(single: LabSession) -> 
     assert out.startswith("Error from server (UnsupportedMediaType)")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the mock store does not validate custom resources against their schema"
-)
 def test_patch_rejects_an_unknown_strategy_value(single: LabSession) -> None:
     out = single.run(
         "kubectl patch clusterpolicy cluster-policy --type merge "

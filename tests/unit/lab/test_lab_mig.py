@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from lab_helpers import done, run_all, wait
-
 from simulators.lab import LabSession
+from tests.unit.lab.lab_helpers import done, run_all, wait
 
 STATE = "kubectl get node {node} -L nvidia.com/mig.config,nvidia.com/mig.config.state"
 LABEL = "kubectl label nodes gpu-node2 nvidia.com/mig.config={layout} --overwrite"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from lab_helpers import wait
-
 from simulators.lab import LabSession
+from tests.unit.lab.lab_helpers import wait
 
 RULE = "─" * 84
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from lab_helpers import run_all
 
 from simulators.lab import LabError, LabSession
+from tests.unit.lab.lab_helpers import run_all
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -55,12 +56,18 @@ def test_a_runai_session_round_trips_mid_reclaim(validate: LabSession) -> None:
         ],
     )
     restored = LabSession.from_json(json.dumps(validate.to_json()))
-    for line in [
-        "runai training list -A",
-        "runai training list -A",
-        "runai training describe a3 -p team-a",
-    ]:
-        assert restored.run(line) == validate.run(line)
+    # Saved while team-b's training waits for the GPUs team-a borrowed: the reclaim has not
+    # happened yet, so both copies must carry it out the same way from here.
+    listing = restored.run("runai training list -A")
+    assert listing == validate.run("runai training list -A")
+    assert re.search(r"^b1 +Training +Pending", listing.output, re.M)
+    assert len(re.findall(r"^a\d +Training +Running +team-a", listing.output, re.M)) == 3
+    pods = restored.run("kubectl get pods -A -l runai/queue")
+    assert pods == validate.run("kubectl get pods -A -l runai/queue")
+    assert re.search(r"^runai-team-b +b1-0-0 +1/1 +Running", pods.output, re.M)
+    assert restored.run("runai training describe a3 -p team-a") == validate.run(
+        "runai training describe a3 -p team-a"
+    )
 
 
 def test_from_json_refuses_garbage_with_the_labs_error() -> None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from lab_helpers import done, run_all, wait
 
 from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession, UnknownTicketError, list_tickets, load_ticket
+from tests.unit.lab.lab_helpers import done, run_all, wait
 
 TICKETS = ["mig-single", "mig-mixed", "pending-workspace", "validate-runai"]
 
