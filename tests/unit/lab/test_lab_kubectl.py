@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from simulators.lab import LabSession
 from tests.unit.lab.lab_helpers import run_all, wait
 
