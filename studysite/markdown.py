@@ -147,7 +147,7 @@ def _render_worked_example(
             for t in example.tries
         )
         return (
-            _PARSER.render(example.markdown)
+            str(_PARSER.render(example.markdown))
             + (f'<ul class="worked-example-try">{tries}</ul>' if tries else "")
             + "</div>\n"
         )

@@ -257,6 +257,11 @@ class LabSession:
         return self._world
 
     @property
+    def runai_logged_in(self) -> bool:
+        """Whether the runai CLI on the admin host is logged in (the lab page's notice)."""
+        return self.world.state.runai.logged_in
+
+    @property
     def transcript(self) -> list[TranscriptEntry]:
         return list(self._state.transcript)
 

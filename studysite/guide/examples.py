@@ -14,13 +14,14 @@ returns the engine's figures it was written from (`facts`), for the content test
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from simulators.engine import (
     Cluster,
     GpuRequest,
     Node,
+    Placement,
     PoolQuota,
     PoolSpec,
     ProjectSpec,
@@ -52,7 +53,7 @@ class WorkedExample:
     facts: dict[str, object] = field(default_factory=dict)
 
 
-def _table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def _table(header: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
@@ -322,7 +323,7 @@ def gang_waits() -> WorkedExample:
 # ---------------------------------------------------------------------------- section 10
 
 
-def _placed(strategy: str) -> tuple[dict[str, float], dict[str, str], str]:
+def _placed(strategy: Placement) -> tuple[dict[str, float], dict[str, str], str]:
     cluster = Cluster(clock=StepClock())
     cluster.add_node_pool("a100", placement=strategy)
     for i in (1, 2, 3):

@@ -10,6 +10,7 @@ from studysite.guide.pages import CSRF, READ_STATE, TOC, contents, section_page
 from studysite.guide.progress import aread_sections, read_sections, set_read
 from studysite.guide.search import MAX_QUERY_LENGTH, search
 from studysite.guide.sections import Section, load_guide
+from studysite.htmx import HtmxHttpRequest, is_partial, render_page, vary_on_htmx
 
 
 def find_section(slug: str) -> Section:
@@ -46,18 +47,17 @@ async def section(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-def mark_read(request: HttpRequest, slug: str) -> HttpResponse:
+def mark_read(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     current = find_section(slug)
     read = set_read(request, slug, request.POST.get("read") == "1")
-    if not request.htmx:
-        return redirect(current.url)
+    if not is_partial(request):
+        return vary_on_htmx(redirect(current.url))
     context = {"section": current, "read": read}
-    return render(request, "guide/section.html#read-state", context)
+    return vary_on_htmx(render(request, "guide/section.html#read-state", context))
 
 
 @require_safe
-def search_page(request: HttpRequest) -> HttpResponse:
+def search_page(request: HtmxHttpRequest) -> HttpResponse:
     query = request.GET.get("q", "").strip()[:MAX_QUERY_LENGTH]
     context = {"query": query, "hits": search(query)}
-    template = "guide/search.html#results" if request.htmx else "guide/search.html"
-    return render(request, template, context)
+    return render_page(request, "guide/search.html", context, partial="results")

@@ -6,9 +6,8 @@ from simulators.lab import LabSession, TicketSummary, list_tickets
 
 
 def logged_in(lab: LabSession) -> bool:
-    """Whether the lab's runai CLI is logged in; True when the saved state doesn't say."""
-    runai = lab.to_json().get("world", {}).get("runai", {})
-    return bool(runai.get("logged_in", True)) if isinstance(runai, dict) else True
+    """Whether the lab's runai CLI is logged in."""
+    return lab.runai_logged_in
 
 
 def next_ticket(ticket_id: str) -> TicketSummary | None:

@@ -230,7 +230,7 @@ class _Reader:
             if not _KEBAB.match(record_id) or record_id in ids:
                 raise self.fail(record_id, "id must be unique lowercase-kebab")
             ids.add(record_id)
-        return records
+        return list(records)
 
     def text(self, record: dict[str, Any], field: str, where: str) -> str:
         value = record.get(field)

@@ -12,12 +12,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
+from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key, session_key
 from studysite.study import bank, quiz, store
 from studysite.study.content import load_study
@@ -31,7 +32,7 @@ PAGE = "study/bank/practice.html"
 COUNTS = {"10": 10, "20": 20, "all": None}
 
 
-def _set(request: HttpRequest) -> dict[str, Any] | None:
+def _set(request: HtmxHttpRequest) -> dict[str, Any] | None:
     found = request.session.get(SET_KEY)
     known = bank.load().by_id
     if not isinstance(found, dict) or not isinstance(found.get("ids"), list):
@@ -41,12 +42,12 @@ def _set(request: HttpRequest) -> dict[str, Any] | None:
     return found
 
 
-def clear_set(request: HttpRequest) -> None:
+def clear_set(request: HtmxHttpRequest) -> None:
     request.session.pop(SET_KEY, None)
 
 
 @require_safe
-def bank_home(request: HttpRequest) -> HttpResponse:
+def bank_home(request: HtmxHttpRequest) -> HttpResponse:
     found = bank.load()
     latest = store.latest_bank_results(existing_key(request))
     current = _set(request)
@@ -69,7 +70,7 @@ def _left(current: dict[str, Any] | None) -> int:
     return len(current["ids"]) - len(current.get("answers", {})) if current else 0
 
 
-def _plan(request: HttpRequest) -> tuple[list[str], str]:
+def _plan(request: HtmxHttpRequest) -> tuple[list[str], str]:
     """The questions of a new practice set and its title; raises AnswerError."""
     found, form = bank.load(), request.POST
     by = form.get("by", "")
@@ -98,7 +99,7 @@ def _plan(request: HttpRequest) -> tuple[list[str], str]:
 
 
 @require_POST
-def bank_start(request: HttpRequest) -> HttpResponse:
+def bank_start(request: HtmxHttpRequest) -> HttpResponse:
     try:
         ids, title = _plan(request)
     except quiz.AnswerError as error:
@@ -118,7 +119,7 @@ def bank_start(request: HttpRequest) -> HttpResponse:
     return redirect("study:bank-practice")
 
 
-def _current(request: HttpRequest) -> dict[str, Any]:
+def _current(request: HtmxHttpRequest) -> dict[str, Any]:
     current = _set(request)
     if current is None:
         raise Problem(
@@ -165,7 +166,7 @@ def _summary(current: dict[str, Any]) -> dict[str, Any]:
 
 @require_safe
 @friendly
-def bank_practice(request: HttpRequest) -> HttpResponse:
+def bank_practice(request: HtmxHttpRequest) -> HttpResponse:
     current = _current(request)
     answers = current.get("answers", {})
     next_id = next((qid for qid in current["ids"] if qid not in answers), None)
@@ -199,7 +200,7 @@ def _known(current: dict[str, Any], question_id: str) -> bank.BankQuestion:
 
 @require_POST
 @friendly
-def bank_answer(request: HttpRequest) -> HttpResponse:
+def bank_answer(request: HtmxHttpRequest) -> HttpResponse:
     current = _current(request)
     item = _known(current, request.POST.get("question", ""))
     answers: dict[str, bool] = current.setdefault("answers", {})
@@ -225,7 +226,7 @@ def bank_answer(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @friendly
-def bank_answered(request: HttpRequest, question_id: str) -> HttpResponse:
+def bank_answered(request: HtmxHttpRequest, question_id: str) -> HttpResponse:
     current = _current(request)
     item = _known(current, question_id)
     chosen = current.get("chosen", {}).get(item.id)

@@ -6,12 +6,13 @@ import random
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
+from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key, session_key
 from studysite.study import cards, store
 from studysite.study.content import load_study
@@ -29,7 +30,7 @@ def _section(slug: str) -> tuple[str, str]:
     return "", "There are no cards for that section, so every card is shown."
 
 
-def _deck(request: HttpRequest, slug: str, focus: str = "", note: str = "") -> dict[str, Any]:
+def _deck(request: HtmxHttpRequest, slug: str, focus: str = "", note: str = "") -> dict[str, Any]:
     study, now = load_study(), timezone.now()
     section, problem = _section(slug)
     pool = [card for card in study.cards if not section or card.section.slug == section]
@@ -55,7 +56,7 @@ def _deck(request: HttpRequest, slug: str, focus: str = "", note: str = "") -> d
     }
 
 
-def _answer(request: HttpRequest, section: str, note: str, focus: str = "") -> HttpResponse:
+def _answer(request: HtmxHttpRequest, section: str, note: str, focus: str = "") -> HttpResponse:
     """After a change: the new deck for htmx, else a redirect back to the deck."""
     if is_partial(request):
         return page(request, TEMPLATE, _deck(request, section, focus, note), "deck")
@@ -65,7 +66,7 @@ def _answer(request: HttpRequest, section: str, note: str, focus: str = "") -> H
 
 
 @require_safe
-def cards_home(request: HttpRequest) -> HttpResponse:
+def cards_home(request: HtmxHttpRequest) -> HttpResponse:
     message = pop_flash(request)
     context = _deck(request, request.GET.get("section", ""), request.GET.get("card", ""))
     context["note"] = context["note"] or (message["text"] if message else "")
@@ -73,7 +74,7 @@ def cards_home(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def cards_grade(request: HttpRequest) -> HttpResponse:
+def cards_grade(request: HtmxHttpRequest) -> HttpResponse:
     card = load_study().card_by_id.get(request.POST.get("card", ""))
     rating = request.POST.get("rating", "")
     section = request.POST.get("section", "")
@@ -89,7 +90,7 @@ def cards_grade(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def cards_undo(request: HttpRequest) -> HttpResponse:
+def cards_undo(request: HtmxHttpRequest) -> HttpResponse:
     card_id = store.undo_last_grade(session_key(request))
     section = request.POST.get("section", "")
     if card_id is None:
@@ -98,7 +99,7 @@ def cards_undo(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def cards_shuffle(request: HttpRequest) -> HttpResponse:
+def cards_shuffle(request: HtmxHttpRequest) -> HttpResponse:
     if request.session.pop(SHUFFLE_KEY, None) is None:
         request.session[SHUFFLE_KEY] = random.Random().randrange(2**31)
         note = "Cards shuffled."

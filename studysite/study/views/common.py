@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Concatenate
+from typing import Concatenate
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
-from django.utils.cache import patch_vary_headers
+
+from studysite.htmx import HtmxHttpRequest, is_partial, render_page
+
+__all__ = ["Problem", "form_error_status", "friendly", "is_partial", "page"]
 
 
 class Problem(Exception):
@@ -20,12 +23,12 @@ class Problem(Exception):
 
 
 def friendly[**P](
-    view: Callable[Concatenate[HttpRequest, P], HttpResponse],
-) -> Callable[Concatenate[HttpRequest, P], HttpResponse]:
+    view: Callable[Concatenate[HtmxHttpRequest, P], HttpResponse],
+) -> Callable[Concatenate[HtmxHttpRequest, P], HttpResponse]:
     """Turn a Problem raised by the view into a page that says what went wrong."""
 
     @functools.wraps(view)
-    def wrapper(request: HttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+    def wrapper(request: HtmxHttpRequest, *args: P.args, **kwargs: P.kwargs) -> HttpResponse:
         try:
             return view(request, *args, **kwargs)
         except Problem as problem:
@@ -33,29 +36,13 @@ def friendly[**P](
             context["back_label"] = problem.back_label
             return render(request, "study/problem.html", context, status=problem.status)
 
-    return wrapper
+    return wrapper  # type: ignore[return-value]  # functools.wraps keeps the signature
 
 
-def is_partial(request: HttpRequest) -> bool:
-    """An htmx swap (not htmx restoring history, which needs the whole page)."""
-    return bool(request.htmx) and not request.htmx.history_restore_request
-
-
-def form_error_status(request: HttpRequest) -> int:
+def form_error_status(request: HtmxHttpRequest) -> int:
     # htmx swaps only 2xx responses; without it a re-shown form is a 400.
     return 200 if is_partial(request) else 400
 
 
-def page(
-    request: HttpRequest,
-    template: str,
-    context: dict[str, Any],
-    partial: str | None = None,
-    status: int = 200,
-) -> HttpResponse:
-    """The whole page, or only its `partial` region for an htmx request."""
-    swap = partial is not None and is_partial(request)
-    name = f"{template}#{partial}" if swap else template
-    response = render(request, name, {**context, "swap": swap}, status=status)
-    patch_vary_headers(response, ["HX-Request"])
-    return response
+# The study views' name for the site's htmx-aware render.
+page = render_page

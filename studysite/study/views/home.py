@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -13,6 +13,7 @@ from django.views.decorators.http import require_safe
 from simulators.lab import list_tickets
 from studysite.guide.progress import read_sections
 from studysite.guide.sections import load_guide
+from studysite.htmx import HtmxHttpRequest
 from studysite.lab import store as lab_store
 from studysite.sessions import existing_key
 from studysite.study import bank, cards, store
@@ -69,7 +70,7 @@ def _lab_in_progress(found: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
     ]
 
 
-def continue_context(request: HttpRequest) -> dict[str, Any]:
+def continue_context(request: HtmxHttpRequest) -> dict[str, Any]:
     """What this browser has under way, for the "continue where you left off" panel."""
     key, guide, study, now = existing_key(request), load_guide(), load_study(), timezone.now()
     read = read_sections(request)
@@ -94,7 +95,7 @@ def continue_context(request: HttpRequest) -> dict[str, Any]:
 
 
 @require_safe
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HtmxHttpRequest) -> HttpResponse:
     context = continue_context(request)
     context["tools"] = [(reverse(name), label, text) for name, label, text in TOOLS]
     context["read"] = read_sections(request)

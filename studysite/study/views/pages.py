@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from studysite.htmx import HtmxHttpRequest
 from studysite.study.content import load_study
 from studysite.study.reference import clean_query, filter_items
 from studysite.study.views.common import page
 
 
 @require_safe
-def reference(request: HttpRequest) -> HttpResponse:
+def reference(request: HtmxHttpRequest) -> HttpResponse:
     query = clean_query(request.GET.get("q", ""))
     items = load_study().reference
     context = {"study_tool": "reference", "query": query, "total": len(items)}
@@ -21,5 +22,5 @@ def reference(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def traps(request: HttpRequest) -> HttpResponse:
+def traps(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "study/traps.html", {"study_tool": "traps", "study": load_study()})

@@ -7,13 +7,14 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from studysite.guide.progress import read_sections
 from studysite.guide.sections import load_guide
+from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key
 from studysite.study import progress, store
 from studysite.study.flash import flash, pop_flash
@@ -23,7 +24,7 @@ TEMPLATE = "study/progress/home.html"
 FILENAME = "runai-study-progress.json"
 
 
-def _context(request: HttpRequest, error: str = "") -> dict[str, Any]:
+def _context(request: HtmxHttpRequest, error: str = "") -> dict[str, Any]:
     read = read_sections(request)
     return {
         "study_tool": "progress",
@@ -37,21 +38,21 @@ def _context(request: HttpRequest, error: str = "") -> dict[str, Any]:
     }
 
 
-def _read_upload(upload: UploadedFile | None) -> bytes:
+def _read_upload(upload: UploadedFile[bytes] | None) -> bytes:
     if upload is None:
         raise ProgressDataError("Choose a progress file to import.")
     if upload.size is not None and upload.size > progress.MAX_FILE_BYTES:
         return b" " * (progress.MAX_FILE_BYTES + 1)  # reported as too large, unread
-    return upload.read(progress.MAX_FILE_BYTES + 1)
+    return bytes(upload.read(progress.MAX_FILE_BYTES + 1))
 
 
 @require_safe
-def progress_home(request: HttpRequest) -> HttpResponse:
+def progress_home(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, TEMPLATE, _context(request))
 
 
 @require_safe
-def progress_export(request: HttpRequest) -> HttpResponse:
+def progress_export(request: HtmxHttpRequest) -> HttpResponse:
     document = progress.export_progress(request, timezone.now())
     response = HttpResponse(json.dumps(document, indent=2), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{FILENAME}"'
@@ -59,7 +60,7 @@ def progress_export(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def progress_import(request: HttpRequest) -> HttpResponse:
+def progress_import(request: HtmxHttpRequest) -> HttpResponse:
     try:
         found = progress.parse_file(_read_upload(request.FILES.get("file")))
         imported = progress.import_progress(request, found)
@@ -71,13 +72,13 @@ def progress_import(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def progress_reset_confirm(request: HttpRequest) -> HttpResponse:
+def progress_reset_confirm(request: HtmxHttpRequest) -> HttpResponse:
     context = {"study_tool": "progress", "parts": parts(), "error": ""}
     return render(request, "study/progress/reset.html", context)
 
 
 @require_POST
-def progress_reset(request: HttpRequest) -> HttpResponse:
+def progress_reset(request: HtmxHttpRequest) -> HttpResponse:
     try:
         erased = progress.reset_progress(request, request.POST.getlist("part"))
     except ProgressDataError as error:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
+from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key, session_key
 from studysite.study import quiz, store
 from studysite.study.content import Question, load_study
@@ -25,7 +26,7 @@ PRACTICE_PAGE = "study/quiz/practice.html"
 SINGLE_PAGE = "study/quiz/single.html"
 
 
-def _attempt(request: HttpRequest, attempt_id: int) -> QuizAttempt:
+def _attempt(request: HtmxHttpRequest, attempt_id: int) -> QuizAttempt:
     attempt = store.find_attempt(existing_key(request), attempt_id)
     if attempt is None:
         raise Problem(
@@ -98,7 +99,7 @@ def _feedback(attempt: QuizAttempt, question: Question) -> dict[str, Any]:
 
 
 @require_safe
-def quiz_home(request: HttpRequest) -> HttpResponse:
+def quiz_home(request: HtmxHttpRequest) -> HttpResponse:
     key = existing_key(request)
     context: dict[str, Any] = {**TOOL, "history": store.finished_attempts(key)}
     context |= {"open": store.open_attempt(key), "total": len(load_study().questions)}
@@ -108,7 +109,7 @@ def quiz_home(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def quiz_start(request: HttpRequest) -> HttpResponse:
+def quiz_start(request: HtmxHttpRequest) -> HttpResponse:
     key = session_key(request)
     try:
         mode, question_ids = _plan(request.POST, key)
@@ -130,7 +131,7 @@ def quiz_start(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @friendly
-def quiz_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def quiz_attempt(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     if attempt.finished:
         return redirect("study:quiz-results", attempt.pk)
@@ -142,7 +143,7 @@ def quiz_attempt(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @require_POST
 @friendly
-def quiz_answer(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def quiz_answer(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     question = _question(attempt, request.POST.get("question", ""))
     if attempt.mode != quiz.PRACTICE or attempt.finished or question.id in attempt.answers:
@@ -160,7 +161,7 @@ def quiz_answer(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @require_safe
 @friendly
-def quiz_feedback(request: HttpRequest, attempt_id: int, question_id: str) -> HttpResponse:
+def quiz_feedback(request: HtmxHttpRequest, attempt_id: int, question_id: str) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     question = _question(attempt, question_id)
     if question.id not in attempt.answers:
@@ -169,7 +170,7 @@ def quiz_feedback(request: HttpRequest, attempt_id: int, question_id: str) -> Ht
 
 
 def _exam(
-    attempt: QuizAttempt, error: str = "", chosen: dict[str, Sequence[str]] | None = None
+    attempt: QuizAttempt, error: str = "", chosen: Mapping[str, Sequence[str]] | None = None
 ) -> dict[str, Any]:
     study = load_study()
     chosen = chosen or {}
@@ -187,7 +188,7 @@ def _exam(
 
 @require_POST
 @friendly
-def quiz_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def quiz_submit(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     questions = [load_study().question_by_id[qid] for qid in attempt.question_ids]
     form = {key: request.POST.getlist(key) for key in request.POST}
@@ -202,7 +203,7 @@ def quiz_submit(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @require_POST
 @friendly
-def quiz_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def quiz_finish(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     store.finish_now(attempt, timezone.now())
     return redirect("study:quiz-results", attempt.pk)
@@ -210,7 +211,7 @@ def quiz_finish(request: HttpRequest, attempt_id: int) -> HttpResponse:
 
 @require_safe
 @friendly
-def quiz_results(request: HttpRequest, attempt_id: int) -> HttpResponse:
+def quiz_results(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
     if not attempt.finished:
         return redirect("study:quiz-attempt", attempt.pk)
@@ -270,13 +271,13 @@ def _known_question(question_id: str) -> Question:
 
 @require_safe
 @friendly
-def quiz_question(request: HttpRequest, question_id: str) -> HttpResponse:
+def quiz_question(request: HtmxHttpRequest, question_id: str) -> HttpResponse:
     question = _known_question(question_id)
     context = _single(question, quiz.new_seed(random.Random()))
     return page(request, SINGLE_PAGE, context, "region")
 
 
-def _single_feedback(request: HttpRequest, verdict: quiz.Verdict, seed: int) -> dict[str, Any]:
+def _single_feedback(request: HtmxHttpRequest, verdict: quiz.Verdict, seed: int) -> dict[str, Any]:
     made_due = []
     if not verdict.correct:
         key = session_key(request)
@@ -292,7 +293,7 @@ def _single_feedback(request: HttpRequest, verdict: quiz.Verdict, seed: int) -> 
 
 @require_POST
 @friendly
-def quiz_question_answer(request: HttpRequest, question_id: str) -> HttpResponse:
+def quiz_question_answer(request: HtmxHttpRequest, question_id: str) -> HttpResponse:
     question = _known_question(question_id)
     seed_text = request.POST.get("seed", "")
     seed = int(seed_text) if seed_text.isdecimal() and len(seed_text) < 12 else 0

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key, session_key
 from studysite.study import scenarios, store
 from studysite.study.content import Scenario, load_study
@@ -61,7 +62,7 @@ def _context(scenario: Scenario, progress: Progress, error: str = "", note: str 
 
 
 @require_safe
-def scenario_list(request: HttpRequest) -> HttpResponse:
+def scenario_list(request: HtmxHttpRequest) -> HttpResponse:
     found = store.all_scenario_progress(existing_key(request))
     rows = [(scenario, found.get(scenario.id, Progress())) for scenario in load_study().scenarios]
     context = {"study_tool": "scenarios", "rows": rows}
@@ -70,7 +71,7 @@ def scenario_list(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @friendly
-def scenario_detail(request: HttpRequest, scenario_id: str) -> HttpResponse:
+def scenario_detail(request: HtmxHttpRequest, scenario_id: str) -> HttpResponse:
     scenario = _scenario(scenario_id)
     progress = store.scenario_progress(existing_key(request), scenario)
     return page(request, TEMPLATE, _context(scenario, progress), "stage")
@@ -78,7 +79,7 @@ def scenario_detail(request: HttpRequest, scenario_id: str) -> HttpResponse:
 
 @require_POST
 @friendly
-def scenario_step(request: HttpRequest, scenario_id: str, step: str) -> HttpResponse:
+def scenario_step(request: HtmxHttpRequest, scenario_id: str, step: str) -> HttpResponse:
     scenario, key = _scenario(scenario_id), session_key(request)
     progress = store.scenario_progress(key, scenario)
     try:
