@@ -10,6 +10,9 @@ import pytest
 
 from studysite.guide.search import search
 
+# On PostgreSQL the search runs in the site database (the second pass of `make test`).
+pytestmark = pytest.mark.django_db
+
 # (query, slug of the guide section expected in the first three results)
 QUERIES: list[tuple[str, str]] = [
     # questions
