@@ -58,8 +58,10 @@ def fit_on(
         chosen = [i for i, free in enumerate(available) if free >= 1 - EPSILON]
         if len(chosen) < need:
             return None
-        chosen.sort(key=lambda i: (0 if idle[i] >= 1 - EPSILON else 1, i))
-        return Seat(UNASSIGNED, node_state, tuple(sorted(chosen[:need])), 1.0, None)
+        if available is not idle:
+            chosen.sort(key=lambda i: (0 if idle[i] >= 1 - EPSILON else 1, i))
+            chosen = sorted(chosen[:need])
+        return Seat(UNASSIGNED, node_state, tuple(chosen[:need]), 1.0, None)
     best: tuple[float, int] | None = None
     portion_used = 0.0
     for index, free in enumerate(available):
