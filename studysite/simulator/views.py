@@ -6,11 +6,13 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 from django_htmx.http import push_url, reswap, retarget
 
+from studysite.limits import expensive
 from studysite.simulator.page import build_page
 from studysite.simulator.state import Parsed, parse_query, to_url
 
 
 @require_safe
+@expensive("simulator")
 def simulator(request: HttpRequest) -> HttpResponse:
     """Parse the query, run the engine, render; htmx gets only the part that changed."""
     parsed = parse_query(dict(request.GET.lists()))

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from studysite.guide.progress import read_sections
 from studysite.guide.sections import load_guide
+from studysite.limits import expensive
 from studysite.sessions import existing_key
 from studysite.study import progress, store
 from studysite.study.flash import flash, pop_flash
@@ -57,6 +58,7 @@ def progress_export(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
+@expensive("import")
 def progress_import(request: HttpRequest) -> HttpResponse:
     try:
         found = progress.parse_file(_read_upload(request.FILES.get("file")))
