@@ -119,7 +119,10 @@ def session_exists(session: Any) -> bool:
 
 
 class LabConsumer(AsyncWebsocketConsumer):
-    closing = False
+    # `accepting` turns off at a flood or disconnect: later frames are dropped unread.
+    # `closed` stops sends once the socket is gone.
+    accepting = False
+    closed = False
     worker: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
@@ -138,14 +141,19 @@ class LabConsumer(AsyncWebsocketConsumer):
         self.opened = await in_pool(store.open_lab, self.session_key, self.ticket)
         self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(MAX_QUEUED_FRAMES)
+        # A frame to handle, an error to send in its turn, or None: stop.
+        self.queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(
+            MAX_QUEUED_FRAMES + 1
+        )
         await self.accept()
         await self.send_json(replay_frame(self.opened.lab))
         await self.send_json(checklist_frame(self.opened.lab))
+        self.accepting = True
         self.worker = asyncio.create_task(self.work())
 
     async def disconnect(self, code: int) -> None:
-        self.closing = True
+        self.accepting = False
+        self.closed = True
         if self.worker is not None:
             # A command already in the pool still finishes and is saved; queued ones are dropped.
             self.worker.cancel()
@@ -153,37 +161,49 @@ class LabConsumer(AsyncWebsocketConsumer):
                 await self.worker
 
     async def flood(self) -> None:
-        self.closing = True
+        """Drop what is queued, answer the command in hand, then close with 4429."""
+        self.accepting = False
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+        if self.worker is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.worker
+        self.closed = True
         await self.close(code=CLOSE_TOO_MANY)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.closing:
-            return  # frames that arrive after the close are dropped, never run
+        if not self.accepting:
+            return  # frames that arrive after a flood's close are dropped, never run
         if not self.limiter.allow() or not self.shared_limiter.allow():
             await self.flood()
             return
+        if self.queue.qsize() >= MAX_QUEUED_FRAMES:
+            await self.flood()
+            return
+        self.queue.put_nowait(self.parse(text_data))
+
+    @staticmethod
+    def parse(text_data: str | None) -> dict[str, Any] | str:
+        """The frame as a dict, or the error to answer it with."""
         limit = settings.LAB_MAX_LINE_BYTES + FRAME_OVERHEAD
         if text_data is None or len(text_data) > limit:
-            await self.send_error(f"frame refused: send JSON text of at most {limit} bytes")
-            return
+            return f"frame refused: send JSON text of at most {limit} bytes"
         try:
             frame = json.loads(text_data)
         except (ValueError, RecursionError):
             frame = None
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            await self.send_error("frame refused: not a JSON object with a type")
-            return
+            return "frame refused: not a JSON object with a type"
         if not all(is_text(value) for value in frame.values() if isinstance(value, str)):
-            await self.send_error("frame refused: the text is not valid UTF-8 (a lone surrogate)")
-            return
-        try:
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            await self.flood()
+            return "frame refused: the text is not valid UTF-8 (a lone surrogate)"
+        return frame
 
     async def work(self) -> None:
-        while not self.closing:
-            frame = await self.queue.get()
+        while (frame := await self.queue.get()) is not None:
+            if isinstance(frame, str):
+                await self.send_error(frame)
+                continue
             try:
                 await self.dispatch_frame(frame)
             except asyncio.CancelledError:
@@ -217,7 +237,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "data": message})
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        if not self.closing:
+        if not self.closed:
             await self.send(text_data=json.dumps(content))
 
 
