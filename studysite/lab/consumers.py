@@ -21,9 +21,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import DatabaseSyncToAsync, database_sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError, connection
 
 from simulators.lab import LabSession, list_tickets
 from studysite.lab import store
@@ -45,9 +46,21 @@ POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-command")
 
 
 async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
-    """Run blocking lab and database work in the command pool, with Django's connection care."""
-    result: T = await DatabaseSyncToAsync(func, thread_sensitive=False, executor=POOL)(*args)
-    return result
+    """Run blocking lab and database work in the command pool.
+
+    Each pool thread keeps its database connection open between commands
+    (reconnecting per command cost more than most commands); a database error
+    closes it, so the next command starts on a fresh one.
+    """
+    return await asyncio.get_running_loop().run_in_executor(POOL, _with_connection, func, args)
+
+
+def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
+    try:
+        return func(*args)
+    except DatabaseError:
+        connection.close()
+        raise
 
 
 class RateLimiter:

@@ -7,9 +7,9 @@ the log grows long, when replaying it would cost more than REPLAY_COST_SECONDS o
 CPU, or when a command ran out of its budget, so that opening a lab never
 re-runs an expensive command.
 
-One writer per lab: `apply` runs a command on the lab as last saved and keeps it
-only if no other writer (another tab, the form, another server process) saved a
-change in between; otherwise it reloads and runs the command again. The check is
+One writer per lab: `apply` runs a command on the lab as this writer last saw it
+and keeps it only if no other writer (another tab, the form, another server
+process) saved a change in between; otherwise it reloads and runs it again. The check is
 a conditional UPDATE of `next_position`, so it holds on SQLite and PostgreSQL
 alike. A per-lab lock in this process keeps same-process writers in arrival
 order without wasted runs. A command is committed before `apply` returns, so
@@ -24,7 +24,7 @@ import weakref
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
 from simulators.lab import CommandResult, LabSession, budget
@@ -36,6 +36,15 @@ REPLAY_COST_SECONDS = 0.05
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
+# The one-writer check and the log append, in SQL that SQLite and PostgreSQL share.
+CLAIM = (
+    f"UPDATE {SavedLab._meta.db_table} SET next_position = next_position + 1,"
+    " replay_cost = %s, done_items = %s, total_items = %s WHERE id = %s AND next_position = %s"
+)
+APPEND = (
+    f"INSERT INTO {LoggedCommand._meta.db_table} (lab_id, position, line, hints)"
+    " VALUES (%s, %s, %s, %s)"
+)
 
 
 @dataclass
@@ -124,15 +133,8 @@ def _lock_for(saved_id: int) -> threading.Lock:
         return lock
 
 
-def _refresh(opened: OpenLab) -> None:
-    """Catch up with changes other writers saved since this lab was loaded."""
-    row = (
-        SavedLab.objects.filter(pk=opened.saved_id)
-        .values_list("next_position", "exam_mode")
-        .first()
-    )
-    if row is not None and row == (opened.version, opened.exam_mode):
-        return
+def _reload(opened: OpenLab) -> None:
+    """Catch up with what other writers saved (or start again if the row was deleted)."""
     fresh = open_lab(opened.session_key, opened.ticket)
     for name in OpenLab.__dataclass_fields__:
         setattr(opened, name, getattr(fresh, name))
@@ -141,47 +143,56 @@ def _refresh(opened: OpenLab) -> None:
 def apply(opened: OpenLab, line: str) -> CommandResult:
     """Run one line and keep it, as the terminal and the form fallback both do.
 
-    Blocking: call it from a worker thread, never on the event loop.
+    Optimistic: the line runs on the lab as this writer last saw it, and is kept
+    only if nobody saved in between; otherwise the lab is reloaded and the line
+    runs again. Blocking: call it from a worker thread, never on the event loop.
     """
     message = too_long(line)
     if message:
         return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
     with _lock_for(opened.saved_id):
         for _ in range(MAX_ATTEMPTS):
-            _refresh(opened)
             meter = budget.Meter(limits())
             with budget.metered(meter):
                 result = opened.lab.run(line, hints=not opened.exam_mode)
             if not line.strip() or _commit(opened, line, meter):
                 return result
-        _refresh(opened)
+            _reload(opened)
         return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
 
 
 def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
-    """Save the command just run unless another writer got there first."""
+    """Save the command just run unless another writer got there first.
+
+    The common case (append to the log) is two plain SQL statements: this runs
+    for every command of every learner, and the ORM's query building cost more
+    than the command itself.
+    """
     cost = opened.replay_cost + meter.spent()
     fold = meter.exceeded or opened.logged + 1 >= SNAPSHOT_EVERY or cost > REPLAY_COST_SECONDS
-    fields: dict[str, object] = {"next_position": F("next_position") + 1, **_counts(opened.lab)}
-    if fold:
-        fields |= {"state": opened.lab.to_json(), "replay_cost": 0.0}
-    else:
-        fields["replay_cost"] = cost
+    counts = _counts(opened.lab)
     with transaction.atomic():
-        claimed = SavedLab.objects.filter(pk=opened.saved_id, next_position=opened.version).update(
-            **fields
-        )
-        if not claimed:
-            return False
         if fold:
-            LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
-        else:
-            LoggedCommand.objects.create(
-                lab_id=opened.saved_id,
-                position=opened.version,
-                line=line,
-                hints=not opened.exam_mode,
+            claimed = SavedLab.objects.filter(
+                pk=opened.saved_id, next_position=opened.version
+            ).update(
+                next_position=F("next_position") + 1,
+                state=opened.lab.to_json(),
+                replay_cost=0.0,
+                **counts,
             )
+            if claimed:
+                LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
+        else:
+            done, total = counts["done_items"], counts["total_items"]
+            with connection.cursor() as cursor:
+                cursor.execute(CLAIM, [cost, done, total, opened.saved_id, opened.version])
+                claimed = cursor.rowcount
+                if claimed:
+                    row = [opened.saved_id, opened.version, line, not opened.exam_mode]
+                    cursor.execute(APPEND, row)
+    if not claimed:
+        return False
     opened.version += 1
     opened.logged, opened.replay_cost = (0, 0.0) if fold else (opened.logged + 1, cost)
     return True
