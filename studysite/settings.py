@@ -196,6 +196,7 @@ LAB_MAX_FRAMES_PER_SECOND = env_int("LAB_MAX_FRAMES_PER_SECOND", 20, minimum=1)
 # stage; exact websocket origins besides the site's own; request bodies; expensive
 # requests (simulator, import, lab form): CPU seconds per client a minute.
 LAB_COMMAND_CPU_MS = env_int("LAB_COMMAND_CPU_MS", 250, minimum=10)
+LAB_SESSION_CPU_MS_PER_SECOND = env_int("LAB_SESSION_CPU_MS_PER_SECOND", 100, minimum=1)
 LAB_MAX_OUTPUT_BYTES = env_int("LAB_MAX_OUTPUT_BYTES", 512 * 1024, minimum=4096)
 LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 4 * 1024 * 1024, minimum=65536)

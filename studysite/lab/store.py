@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ REPLAY_COST_SECONDS = 0.05
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
+SLOW_DOWN = "bash: your recent commands used a lot of processor time; wait a few seconds"
 # The one-writer check and the log append, in SQL that SQLite and PostgreSQL share.
 CLAIM = (
     f"UPDATE {SavedLab._meta.db_table} SET next_position = next_position + 1,"
@@ -133,6 +135,36 @@ def _lock_for(saved_id: int) -> threading.Lock:
         return lock
 
 
+class CpuShare:
+    """Per browser session: command CPU time refilled at a rate, with a burst of ten seconds' worth.
+
+    One learner's expensive commands then cost the others at most this share of a
+    processor; an ordinary command (a few ms) never meets it.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allows(self, key: str, now: float) -> bool:
+        rate = settings.LAB_SESSION_CPU_MS_PER_SECOND / 1000
+        with self.lock:
+            tokens, last = self.buckets.get(key, (rate * 10, now))
+            tokens = min(rate * 10, tokens + (now - last) * rate)
+            self.buckets[key] = (tokens, now)
+            return tokens > 0
+
+    def charge(self, key: str, seconds: float) -> None:
+        with self.lock:
+            if len(self.buckets) > 50_000:
+                self.buckets.clear()  # a forgotten bucket is a full one: harmless
+            tokens, last = self.buckets.get(key, (0.0, time.monotonic()))
+            self.buckets[key] = (tokens - seconds, last)
+
+
+cpu_share = CpuShare()
+
+
 def _reload(opened: OpenLab) -> None:
     """Catch up with what other writers saved (or start again if the row was deleted)."""
     fresh = open_lab(opened.session_key, opened.ticket)
@@ -150,11 +182,14 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
     message = too_long(line)
     if message:
         return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+    if not cpu_share.allows(opened.session_key, time.monotonic()):
+        return CommandResult(line[:80], SLOW_DOWN, opened.lab.checklist(), opened.lab.step)
     with _lock_for(opened.saved_id):
         for _ in range(MAX_ATTEMPTS):
             meter = budget.Meter(limits())
             with budget.metered(meter):
                 result = opened.lab.run(line, hints=not opened.exam_mode)
+            cpu_share.charge(opened.session_key, meter.spent())
             if not line.strip() or _commit(opened, line, meter):
                 return result
             _reload(opened)

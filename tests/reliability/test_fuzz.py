@@ -108,7 +108,10 @@ def random_frame(rng: random.Random) -> tuple[str, str]:
 
 
 @override_settings(
-    LAB_MAX_FRAMES_PER_SECOND=1_000_000, LAB_COMMAND_CPU_MS=10, LAB_MAX_OUTPUT_BYTES=OUTPUT_LIMIT
+    LAB_MAX_FRAMES_PER_SECOND=1_000_000,
+    LAB_SESSION_CPU_MS_PER_SECOND=1_000_000,
+    LAB_COMMAND_CPU_MS=10,
+    LAB_MAX_OUTPUT_BYTES=OUTPUT_LIMIT,
 )
 async def test_ten_thousand_hostile_lines_all_get_an_answer_and_nothing_breaks() -> None:
     rng = random.Random(11)
