@@ -127,6 +127,16 @@ def test_2_sed_stages_that_multiply_their_input_stop_at_the_output_limit() -> No
     assert "output stopped at the lab's limit" in result.output or "CPU time" in result.output
 
 
+@override_settings(LAB_SESSION_CPU_MS_PER_SECOND=10)
+async def test_1_a_session_that_keeps_sending_expensive_commands_is_slowed_down() -> None:
+    comm, _ = await connect(TICKET, await new_session_key())
+    outputs = [await run(comm, "kubectl get pods -A -o yaml") for _ in range(30)]
+    await comm.disconnect()
+    assert outputs[-1] == (
+        "bash: your recent commands used a lot of processor time; wait a few seconds"
+    )
+
+
 # ---------------------------------------------------------------- 3. same-session races
 
 
@@ -161,6 +171,7 @@ async def test_3_two_tabs_taking_turns_lose_nothing() -> None:
 # ---------------------------------------------------------------- 4. large outputs
 
 
+@override_settings(LAB_SESSION_CPU_MS_PER_SECOND=1_000_000)  # 20 yaml dumps back to back
 async def test_4_the_replay_after_many_large_outputs_is_a_bounded_tail() -> None:
     key = await new_session_key()
     comm, _ = await connect(TICKET, key)
