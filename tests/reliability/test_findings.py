@@ -54,7 +54,9 @@ def transcript_lines(lab: LabSession) -> list[str]:
 # ---------------------------------------------------------------- 1. a command freezes the server
 
 
-@pytest.mark.parametrize(("line", "expected"), CATASTROPHIC)
+@pytest.mark.parametrize(
+    ("line", "expected"), CATASTROPHIC, ids=["grep-alternation", "sed-alternation", "dot-stars"]
+)
 def test_1_regexes_that_backtrack_forever_in_python_are_answered_by_a_linear_engine(
     line: str, expected: str | None
 ) -> None:

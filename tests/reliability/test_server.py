@@ -83,20 +83,29 @@ def form_command(server: Server, cookie: str, line: str) -> int:
 
 
 def send_large_body(server: Server, size: int, chunked: bool) -> bytes:
-    """Stream `size` bytes of a multipart POST; what the server answered, if anything."""
+    """Stream a multipart POST carrying a `size`-byte file; what the server answered."""
     boundary = "x" * 20
+    opening = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="p.json"\r\n'
+        "Content-Type: application/octet-stream\r\n\r\n"
+    ).encode()
+    closing = f"\r\n--{boundary}--\r\n".encode()
+    block = b"a" * (1 << 20)
+    parts = [opening, *[block] * (size // len(block)), closing]
+    length = sum(len(part) for part in parts)
     head = (
         f"POST /progress/import HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
         f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
-        + ("Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {size}\r\n")
+        + ("Transfer-Encoding: chunked\r\n" if chunked else f"Content-Length: {length}\r\n")
         + "\r\n"
     )
-    block = b"a" * (1 << 20)
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as conn:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as conn:
         conn.sendall(head.encode())
         try:
-            for _ in range(size // len(block)):
-                conn.sendall(b"%x\r\n%s\r\n" % (len(block), block) if chunked else block)
+            for part in parts:
+                conn.sendall(b"%x\r\n%s\r\n" % (len(part), part) if chunked else part)
+            if chunked:
+                conn.sendall(b"0\r\n\r\n")
         except OSError:
             pass  # the server closed the connection after refusing the body
         try:
@@ -190,17 +199,20 @@ def test_13_a_hundred_learners_connecting_at_once_all_get_in(server: Server) -> 
 
 
 def test_14_kill_9_during_commands_loses_no_acknowledged_command() -> None:
+    """Killed right after an answer arrives (the old crash window), or at a random moment."""
     with running_server() as server:
         cookie = server.new_session()
         acknowledged: list[str] = []
         rng = random.Random(14)
-        for round_ in range(3):
+        for round_ in range(4):
+            kill_after = rng.randint(3, 12) if round_ % 2 == 0 else None
 
-            async def type_until_killed(round_: int = round_) -> None:
+            async def type_until_killed(
+                round_: int = round_, kill_after: int | None = kill_after
+            ) -> None:
                 socket_ = await open_terminal(server, cookie)
-                killer = asyncio.get_running_loop().call_later(
-                    rng.uniform(0.3, 0.8), server.process.kill
-                )
+                delay = rng.uniform(0.3, 0.8)
+                killer = asyncio.get_running_loop().call_later(delay, server.process.kill)
                 try:
                     for n in range(1000):
                         line = f"kubectl label node gpu-node1 r{round_}-{n}=yes"
@@ -208,6 +220,8 @@ def test_14_kill_9_during_commands_loses_no_acknowledged_command() -> None:
                         frame = json.loads(await socket_.recv())
                         if frame["type"] == "output" and "labeled" in frame["data"]:
                             acknowledged.append(line)
+                            if n + 1 == kill_after:
+                                server.process.kill()
                         await socket_.recv()  # the checklist
                         await asyncio.sleep(0.06)  # under 20 frames a second
                 except websockets.ConnectionClosed:
