@@ -184,16 +184,20 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
         return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
     if not cpu_share.allows(opened.session_key, time.monotonic()):
         return CommandResult(line[:80], SLOW_DOWN, opened.lab.checklist(), opened.lab.step)
-    with _lock_for(opened.saved_id):
-        for _ in range(MAX_ATTEMPTS):
-            meter = budget.Meter(limits())
-            with budget.metered(meter):
-                result = opened.lab.run(line, hints=not opened.exam_mode)
-            cpu_share.charge(opened.session_key, meter.spent())
-            if not line.strip() or _commit(opened, line, meter):
-                return result
-            _reload(opened)
-        return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
+    started = time.thread_time()
+    try:
+        with _lock_for(opened.saved_id):
+            for _ in range(MAX_ATTEMPTS):
+                meter = budget.Meter(limits())
+                with budget.metered(meter):
+                    result = opened.lab.run(line, hints=not opened.exam_mode)
+                if not line.strip() or _commit(opened, line, meter):
+                    return result
+                _reload(opened)
+            return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
+    finally:
+        # The save counts too: a command over budget rewrites the whole snapshot.
+        cpu_share.charge(opened.session_key, time.thread_time() - started)
 
 
 def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
