@@ -1,4 +1,8 @@
-"""ASGI entry point: HTTP through Django, websockets through Channels."""
+"""ASGI entry point: HTTP through Django, websockets through Channels.
+
+Both pass through the site-wide limits first (studysite.limits): request bodies
+are refused before they are buffered, and websockets need an exact origin.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +16,20 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studysite.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from studysite.limits import (  # noqa: E402
+    BodyLimitMiddleware,
+    ExactOriginValidator,
+    limit_daphne_bodies,
+)
 from studysite.routing import websocket_urlpatterns  # noqa: E402
+
+limit_daphne_bodies()
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "http": BodyLimitMiddleware(django_asgi_app),
+        "websocket": ExactOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -250,6 +250,15 @@ if LAB_ALLOW_WRITES and not (LAB_NAMESPACES or LAB_LEARNER_NAMESPACE_PREFIX):
         "LAB_ALLOW_WRITES needs LAB_NAMESPACES or LAB_LEARNER_NAMESPACE_PREFIX: learners may "
         "only change namespaces on an allow-list"
     )
+# Hardening (README "Limits"): each command's CPU time and output at every pipeline
+# stage; exact websocket origins besides the site's own; request bodies; expensive
+# requests (simulator, import, lab form): CPU seconds per client a minute.
+LAB_COMMAND_CPU_MS = env_int("LAB_COMMAND_CPU_MS", 250, minimum=10)
+LAB_SESSION_CPU_MS_PER_SECOND = env_int("LAB_SESSION_CPU_MS_PER_SECOND", 100, minimum=1)
+LAB_MAX_OUTPUT_BYTES = env_int("LAB_MAX_OUTPUT_BYTES", 512 * 1024, minimum=4096)
+LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
+MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 4 * 1024 * 1024, minimum=65536)
+EXPENSIVE_CPU_SECONDS_PER_MINUTE = env_int("EXPENSIVE_CPU_SECONDS_PER_MINUTE", 20, minimum=1)
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.
 LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
 

@@ -1,14 +1,19 @@
 """The home folder: ls, cat, sed (no editor on the admin host) and grep for pipes.
 
 Files live in the world state as name -> text. sed's basic and extended regular
-expressions are translated to Python's; patterns prone to catastrophic
-backtracking are refused, since a web worker must never hang on a regex.
+expressions are translated to Python's syntax and run by RE2, whose matching time
+is linear, since a web worker must never hang on a regex. Every stage checks the
+command's budget (simulators.lab.budget) as its output grows.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Protocol
 
+import re2
+
+from simulators.lab import budget
 from simulators.lab.state import sim_datetime
 from simulators.lab.tool import Context, Output
 
@@ -109,7 +114,36 @@ class RegexError(Exception):
     pass
 
 
-_DANGEROUS = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)\s*[*+{?]")
+MAX_PATTERN = 512
+
+
+class Match(Protocol):
+    def start(self) -> int: ...
+    def end(self) -> int: ...
+    def expand(self, template: str) -> str: ...
+
+
+class Regex(Protocol):
+    def search(self, text: str) -> Match | None: ...
+    def finditer(self, text: str) -> list[Match]: ...
+    def subn(self, repl: str, text: str, count: int = 0) -> tuple[str, int]: ...
+
+
+def compile_regex(pattern: str, ignore_case: bool = False) -> Regex:
+    """RE2, whose matching time is linear in the text: no pattern can freeze the lab.
+
+    RE2 lacks backreferences in the pattern (as GNU grep -E mostly does too) and
+    reports them as an invalid expression.
+    """
+    options = re2.Options()
+    options.log_errors = False
+    options.case_sensitive = not ignore_case
+    options.max_mem = 8 << 20
+    try:
+        regex: Regex = re2.compile(pattern, options)
+    except re2.error:
+        raise RegexError("Invalid preceding regular expression") from None
+    return regex
 
 
 def translate(pattern: str, extended: bool) -> str:
@@ -159,12 +193,8 @@ def translate(pattern: str, extended: bool) -> str:
             out.append(ch)
         i += 1
     result = "".join(out)
-    if _DANGEROUS.search(result) or len(result) > 512:
-        raise RegexError("regular expression too complex for this lab")
-    try:
-        re.compile(result)
-    except re.error:
-        raise RegexError("Invalid preceding regular expression") from None
+    if len(result) > MAX_PATTERN:
+        raise RegexError("regular expression too long for this lab")
     return result
 
 
@@ -268,38 +298,59 @@ def sed_substitute(text: str, exprs: list[str], extended: bool) -> str:
         for part in _split_commands(expr):
             pattern, repl, flags = _parse_s(part.strip(), n)
             try:
-                regex = translate(pattern, extended)
+                ignore_case = "I" in flags or "i" in flags
+                compiled = compile_regex(translate(pattern, extended), ignore_case)
             except RegexError as exc:
                 raise SedError(f"sed: -e expression #{n}, char {len(part)}: {exc}") from None
             count = 0 if "g" in flags else 1
             digits = "".join(c for c in flags if c.isdigit())
-            re_flags = re.IGNORECASE if ("I" in flags or "i" in flags) else 0
-            commands.append(
-                (regex, _replacement(repl), count, int(digits) if digits else 0, re_flags)
-            )
+            nth = budget.bounded_int(digits, 1 << 20) if digits else 0
+            commands.append((compiled, _replacement(repl), count, nth or 0))
     lines = text.split("\n")
     out_lines = []
+    size = 0
     for line in lines:
-        for regex, repl, count, nth, re_flags in commands:
+        for compiled, repl, count, nth in commands:
             try:
                 if nth:
-                    line = _replace_nth(line, regex, repl, nth, re_flags)
+                    line = _replace_nth(line, compiled, repl, nth)
                 else:
-                    line = re.sub(regex, repl, line, count=count, flags=re_flags)
-            except (re.error, IndexError):
+                    line = _substitute(line, compiled, repl, count, size)
+            except (re2.error, re.error, IndexError):
                 raise SedError(
                     "sed: -e expression #1: invalid reference on `s' command's RHS"
                 ) from None
+        size += len(line) + 1
+        budget.check_output(size, "sed")
         out_lines.append(line)
     return "\n".join(out_lines)
 
 
-def _replace_nth(line: str, regex: str, repl: str, nth: int, flags: int) -> str:
-    matches = list(re.finditer(regex, line, flags))
-    if len(matches) < nth:
-        return line
-    m = matches[nth - 1]
-    return line[: m.start()] + m.expand(repl) + line[m.end() :]
+def _substitute(line: str, regex: Regex, repl: str, count: int, size: int) -> str:
+    """regex.sub, but one match at a time when the result could outgrow the budget."""
+    room = budget.limits().output_bytes - size
+    if (len(line) + 1) * (len(repl) + 1) <= room:
+        return regex.subn(repl, line, count)[0]
+    out: list[str] = []
+    last = 0
+    for n, match in enumerate(regex.finditer(line), start=1):
+        out.append(line[last : match.start()])
+        out.append(match.expand(repl))
+        last = match.end()
+        size += len(out[-1]) + len(out[-2])
+        if n % 64 == 0:
+            budget.check_output(size, "sed")
+        if n == count:
+            break
+    out.append(line[last:])
+    return "".join(out)
+
+
+def _replace_nth(line: str, regex: Regex, repl: str, nth: int) -> str:
+    for n, match in enumerate(regex.finditer(line), start=1):
+        if n == nth:
+            return line[: match.start()] + match.expand(repl) + line[match.end() :]
+    return line
 
 
 def _split_commands(expr: str) -> list[str]:
@@ -425,12 +476,13 @@ def grep(ctx: Context, args: list[str]) -> Output:
                         return Output.error(f"grep: option requires an argument -- '{flag}'", 2)
                     i += 1
                     value = args[i]
-                if not value.isdigit():
+                context = budget.bounded_int(value, 1 << 30)
+                if context is None:
                     return Output.error(f"grep: {value}: invalid context length argument", 2)
                 if flag in "AC":
-                    after = int(value)
+                    after = context
                 if flag in "BC":
-                    before = int(value)
+                    before = context
             else:
                 for ch in arg[1:]:
                     if ch == "i":
@@ -463,7 +515,7 @@ def grep(ctx: Context, args: list[str]) -> Output:
             2,
         )
     try:
-        regex = re.compile(translate(pattern, extended), re.IGNORECASE if ignore else 0)
+        regex = compile_regex(translate(pattern, extended), ignore_case=ignore)
     except RegexError as exc:
         return Output.error(f"grep: {exc}", 2)
     texts: list[tuple[str, str]] = []
@@ -478,7 +530,11 @@ def grep(ctx: Context, args: list[str]) -> Output:
     matched_any = False
     for name, text in texts:
         lines = text.rstrip("\n").split("\n") if text else []
-        hits = [bool(regex.search(line)) != invert for line in lines]
+        hits = []
+        for n, line in enumerate(lines):
+            hits.append(bool(regex.search(line)) != invert)
+            if n % 256 == 255:
+                budget.check_time()
         if count_only:
             out.append(str(sum(hits)))
             matched_any = matched_any or any(hits)
@@ -523,9 +579,10 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
             files.append(arg)
             i += 1
             continue
-        if not value.lstrip("+-").isdigit():
+        parsed = budget.bounded_int(value.lstrip("+-"), 1 << 30)
+        if parsed is None:
             return Output.error(f"{name}: invalid number of lines: '{value}'")
-        count = abs(int(value))
+        count = parsed
     text = ctx.stdin
     if files:
         found = read(ctx, files[0])

@@ -3,13 +3,18 @@
 `{.a.b}`, `['k']`, `[0]`, `[*]`, `\\.` inside keys, `range`/`end`, and string literals.
 
 Missing keys print nothing, as with kubectl get (it allows missing keys).
+The template has no regular expressions (kubectl's filters are not in the subset);
+its output is checked against the command's budget as it grows, since a short
+template (`{@}{@}...`, nested ranges) can multiply a list many times over.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from simulators.lab import budget
 
 
 class JsonPathError(Exception):
@@ -171,23 +176,36 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def _run(nodes: list[_Node], data: Any) -> str:
-    out = []
+@dataclass
+class _Sink:
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        budget.check_output(self.size, "kubectl")
+
+
+def _run(nodes: list[_Node], data: Any, sink: _Sink) -> None:
     for node in nodes:
         if node.kind == "text":
-            out.append(node.text)
+            sink.add(node.text)
         elif node.kind == "path":
             values = _walk([data], _segments(node.text))
-            out.append(" ".join(_format(v) for v in values))
+            sink.add(" ".join(_format(v) for v in values))
         else:
             assert node.body is not None
             for item in _walk([data], _segments(node.text)):
-                out.append(_run(node.body, item))
-    return "".join(out)
+                # Nested ranges with empty bodies cost time without output.
+                budget.check_time()
+                _run(node.body, item, sink)
 
 
 def evaluate(template: str, data: Any) -> str:
-    return _run(_parse(_tokenize(template), template), data)
+    sink = _Sink()
+    _run(_parse(_tokenize(template), template), data, sink)
+    return "".join(sink.parts)
 
 
 def find(path: str, data: Any) -> list[Any]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from simulators.lab import files, helm, kubectl, runai
+from simulators.lab import budget, files, helm, kubectl, runai
+from simulators.lab.budget import BudgetExceeded
 from simulators.lab.tool import Context, Output
 
 PROMPT = "admin@kadmin:~$ "
-MAX_LINE_BYTES = 4096
+# The default; the web layer sets its own (LAB_MAX_LINE_BYTES) through budget.Limits.
+MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
 
 OPERATORS = ("&&", "||", ";", "|", ">>", ">", "<", "&")
 
@@ -203,8 +205,13 @@ class Shell:
         }
 
     def execute(self, line: str) -> Output:
-        if len(line.encode("utf-8", errors="replace")) > MAX_LINE_BYTES:
-            return Output.error(f"bash: line too long (over {MAX_LINE_BYTES} bytes)", 2)
+        with budget.ensured():
+            return self._execute(line)
+
+    def _execute(self, line: str) -> Output:
+        too_long = budget.line_too_long(line)
+        if too_long:
+            return Output.error(too_long, 2)
         if "\x00" in line:
             return Output.error("bash: warning: command substitution: ignored null byte", 2)
         try:
@@ -213,15 +220,22 @@ class Shell:
             return Output.error(str(exc), 2)
         outputs: list[str] = []
         code = 0
-        for connector, pipeline in program:
-            if connector == "&&" and code != 0:
-                continue
-            if connector == "||" and code == 0:
-                continue
-            result = self._pipeline(pipeline)
-            code = result.code
-            if result.text:
-                outputs.append(result.text)
+        size = 0
+        try:
+            for connector, pipeline in program:
+                if connector == "&&" and code != 0:
+                    continue
+                if connector == "||" and code == 0:
+                    continue
+                result = self._pipeline(pipeline)
+                code = result.code
+                if result.text:
+                    outputs.append(result.text)
+                    size += len(result.text) + 1
+                    budget.check_output(size, "bash")
+        except BudgetExceeded as exc:
+            # Like a shell killed by its limits: what ran before stays, then one line.
+            return Output("\n".join([*outputs, str(exc)]), 1)
         return Output("\n".join(outputs), code)
 
     def _pipeline(self, pipeline: Pipeline) -> Output:
@@ -231,8 +245,11 @@ class Shell:
         for index, cmd in enumerate(pipeline.commands):
             last = index == len(pipeline.commands) - 1
             self.ctx.stdin = stdin
-            result = self._simple(cmd)
-            self.ctx.stdin = ""
+            try:
+                result = self._simple(cmd)
+            finally:
+                self.ctx.stdin = ""
+            budget.check_output(len(result.text), cmd.argv[0][:40])
             if not last:
                 # stderr of earlier stages still reaches the terminal; their stdout feeds
                 # the next stage. Error lines of a failing stage are shown, not piped.
@@ -271,7 +288,7 @@ class Shell:
 
     def complete(self, line: str) -> list[str]:
         """Candidates for the word under the cursor (the end of the line)."""
-        if len(line.encode("utf-8", errors="replace")) > MAX_LINE_BYTES:
+        if budget.line_too_long(line):
             return []
         try:
             tokens = tokenize(line, lenient=True)

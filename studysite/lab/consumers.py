@@ -1,29 +1,66 @@
 """The lab terminal's websocket: parse a frame, call the lab, send frames back.
 
-Bound to the browser session (the cookie the page set); the origin is checked by
-AllowedHostsOriginValidator in asgi.py. Limits: frame size and frames per second.
+Bound to an existing browser session (the cookie the page set); the origin is
+checked exactly in studysite.limits. Limits: frame size, frames per second per
+connection and per session, and a short queue of frames waiting for their turn.
+
+`receive` only parses and queues, so the server's own buffer of incoming frames
+drains at once; one task per connection then works through the queue in order.
+Commands run in a small thread pool (never on the event loop) within their budget
+(simulators.lab.budget), and each is saved before its output is sent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError, connection
 
 from simulators.lab import LabSession, list_tickets
 from studysite.lab import cluster, store
 
+log = logging.getLogger(__name__)
+
 CLOSE_NO_SESSION = 4401
 CLOSE_UNKNOWN_TICKET = 4404
 CLOSE_TOO_MANY = 4429
-# A line may be 4 KiB; its JSON frame (quotes, escapes, the type) may be larger.
+# A line may be LAB_MAX_LINE_BYTES; its JSON frame (quotes, escapes, the type) may be larger.
 FRAME_OVERHEAD = 1024
+# Frames accepted but not yet handled, per connection; more is a flood.
+MAX_QUEUED_FRAMES = 8
+# The replay sends at most this much of the transcript's end.
+REPLAY_BYTES = 256 * 1024
+OMITTED = "[earlier output omitted]\n"
+# Commands of every connection in this process run in these threads.
+POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-command")
+
+
+async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
+    """Run blocking lab and database work in the command pool.
+
+    Each pool thread keeps its database connection open between commands
+    (reconnecting per command cost more than most commands); a database error
+    closes it, so the next command starts on a fresh one.
+    """
+    return await asyncio.get_running_loop().run_in_executor(POOL, _with_connection, func, args)
+
+
+def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
+    try:
+        return func(*args)
+    except DatabaseError:
+        connection.close()
+        raise
 
 
 class RateLimiter:
@@ -45,71 +82,168 @@ class RateLimiter:
         return True
 
 
+# One bucket per browser session, shared by its tabs in this process.
+_session_limiters: dict[str, RateLimiter] = {}
+
+
+def session_limiter(key: str) -> RateLimiter:
+    if len(_session_limiters) > 10_000:
+        _session_limiters.clear()  # an idle bucket is a full one; forgetting it is harmless
+    limiter = _session_limiters.get(key)
+    if limiter is None:
+        limiter = _session_limiters[key] = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
+    return limiter
+
+
+def replay_tail(text: str, limit: int = REPLAY_BYTES) -> str:
+    """The end of the transcript, cut at a line, with a line saying what was left out."""
+    if len(text) * 4 <= limit:
+        return text
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return text
+    tail = data[-limit:].decode("utf-8", "ignore")
+    newline = tail.find("\n")
+    return OMITTED + (tail[newline + 1 :] if newline >= 0 else tail)
+
+
 def checklist_frame(lab: LabSession) -> dict[str, Any]:
     return {"type": "checklist", "items": [item.to_dict() for item in lab.checklist()]}
 
 
 def replay_frame(lab: LabSession) -> dict[str, Any]:
-    return {"type": "output", "data": lab.replay(), "replay": True}
+    return {"type": "output", "data": replay_tail(lab.replay()), "replay": True}
+
+
+def is_text(value: object) -> bool:
+    """A str that encodes as UTF-8 (a lone surrogate from JSON's \\ud800 does not)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def session_exists(session: Any) -> bool:
+    """The cookie names a live, non-empty session (an invented or expired key loads empty)."""
+    return bool(session.keys())
 
 
 class LabConsumer(AsyncWebsocketConsumer):
+    # `accepting` turns off at a flood or disconnect: later frames are dropped unread.
+    # `closed` stops sends once the socket is gone.
+    accepting = False
+    closed = False
+    worker: asyncio.Task[None] | None = None
+
     async def connect(self) -> None:
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
         session = self.scope.get("session")
-        self.session_key = session.session_key if session else None
         known = {ticket.id for ticket in list_tickets()}
         if cluster.real_mode():
             known.add(cluster.EXPLORE_ID)
         if self.ticket not in known:
             await self.close(code=CLOSE_UNKNOWN_TICKET)
-        elif not self.session_key:
+            return
+        if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
-        else:
-            self.opened = await database_sync_to_async(store.open_lab)(
-                self.session_key, self.ticket
-            )
-            self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
-            await self.accept()
-            await self.send_json(replay_frame(self.opened.lab))
-            await self.send_json(checklist_frame(self.opened.lab))
+            return
+        if not await database_sync_to_async(session_exists)(session):
+            await self.close(code=CLOSE_NO_SESSION)
+            return
+        self.session_key = session.session_key
+        self.opened = await in_pool(store.open_lab, self.session_key, self.ticket)
+        self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
+        self.shared_limiter = session_limiter(self.session_key)
+        # A frame to handle, an error to send in its turn, or None: stop.
+        self.queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(
+            MAX_QUEUED_FRAMES + 1
+        )
+        await self.accept()
+        await self.send_json(replay_frame(self.opened.lab))
+        await self.send_json(checklist_frame(self.opened.lab))
+        self.accepting = True
+        self.worker = asyncio.create_task(self.work())
+
+    async def disconnect(self, code: int) -> None:
+        self.accepting = False
+        self.closed = True
+        if self.worker is not None:
+            # A command already in the pool still finishes and is saved; queued ones are dropped.
+            self.worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.worker
+
+    async def flood(self) -> None:
+        """Drop what is queued, answer the command in hand, then close with 4429."""
+        self.accepting = False
+        while not self.queue.empty():
+            self.queue.get_nowait()
+        self.queue.put_nowait(None)
+        if self.worker is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.worker
+        self.closed = True
+        await self.close(code=CLOSE_TOO_MANY)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.limiter.allow():
-            await self.close(code=CLOSE_TOO_MANY)
+        if not self.accepting:
+            return  # frames that arrive after a flood's close are dropped, never run
+        if not self.limiter.allow() or not self.shared_limiter.allow():
+            await self.flood()
             return
-        if text_data is None or len(text_data) > settings.LAB_MAX_LINE_BYTES + FRAME_OVERHEAD:
-            await self.send_error("frame refused: send JSON text of at most 4 KiB")
+        if self.queue.qsize() >= MAX_QUEUED_FRAMES:
+            await self.flood()
             return
+        self.queue.put_nowait(self.parse(text_data))
+
+    @staticmethod
+    def parse(text_data: str | None) -> dict[str, Any] | str:
+        """The frame as a dict, or the error to answer it with."""
+        limit = settings.LAB_MAX_LINE_BYTES + FRAME_OVERHEAD
+        if text_data is None or len(text_data) > limit:
+            return f"frame refused: send JSON text of at most {limit} bytes"
         try:
             frame = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):
             frame = None
         if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
-            await self.send_error("frame refused: not a JSON object with a type")
-            return
-        await self.dispatch_frame(frame)
+            return "frame refused: not a JSON object with a type"
+        if not all(is_text(value) for value in frame.values() if isinstance(value, str)):
+            return "frame refused: the text is not valid UTF-8 (a lone surrogate)"
+        return frame
+
+    async def work(self) -> None:
+        while (frame := await self.queue.get()) is not None:
+            if isinstance(frame, str):
+                await self.send_error(frame)
+                continue
+            try:
+                await self.dispatch_frame(frame)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("lab frame failed")
+                await self.send_error("lab: internal error; the frame was ignored")
 
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
-        kind, lab = frame["type"], self.opened.lab
+        kind = frame["type"]
         if kind == "line" and isinstance(frame.get("data"), str):
-            result = store.run_line(self.opened, frame["data"])
+            # Saved (committed) in the pool before its output goes out.
+            result = await in_pool(store.apply, self.opened, frame["data"])
             output: dict[str, Any] = {"type": "output", "data": result.output}
             await self.send_json({**output, "clear": True} if result.clear else output)
-            await self.send_json(checklist_frame(lab))
-            # Kept before the next frame is read, but after the learner has the answer: the
-            # server writes frames a loop turn or two later, and the database write runs in a
-            # worker thread that competes for the GIL, so give the frames a head start
-            # (measured with bench_lab: p50 3.2 ms -> 2.3 ms).
-            await asyncio.sleep(0.002)
-            await database_sync_to_async(store.record)(self.opened, frame["data"])
+            await self.send_json(
+                {"type": "checklist", "items": [item.to_dict() for item in result.checklist]}
+            )
         elif kind == "complete" and isinstance(frame.get("line"), str):
-            items = [] if self.opened.exam_mode else lab.complete(frame["line"])
+            lab = self.opened.lab
+            items = [] if self.opened.exam_mode else await in_pool(lab.complete, frame["line"])
             await self.send_json({"type": "completions", "items": items})
         elif kind == "reset":
-            self.opened = await database_sync_to_async(store.reset_lab)(
-                self.session_key, self.ticket
-            )
+            self.opened = await in_pool(store.reset_lab, self.session_key, self.ticket)
             await self.send_json(replay_frame(self.opened.lab))
             await self.send_json(checklist_frame(self.opened.lab))
         else:
@@ -119,7 +253,15 @@ class LabConsumer(AsyncWebsocketConsumer):
         await self.send_json({"type": "error", "data": message})
 
     async def send_json(self, content: dict[str, Any]) -> None:
-        await self.send(text_data=json.dumps(content))
+        if not self.closed:
+            await self.send(text_data=json.dumps(content))
+
+
+class NoRouteConsumer(AsyncWebsocketConsumer):
+    """Any websocket path without a route: refused at the handshake, like an HTTP 404."""
+
+    async def connect(self) -> None:
+        await self.close(code=CLOSE_UNKNOWN_TICKET)
 
 
 class EchoConsumer(AsyncWebsocketConsumer):

@@ -10,6 +10,12 @@ class SavedLab(models.Model):
     then are rows of LoggedCommand. The lab is deterministic, so snapshot + replay
     gives back exactly the lab the learner left, while each command costs one small
     insert instead of rewriting the whole snapshot.
+
+    `next_position` counts every change ever made; a writer applies its command only
+    if the count is still the one it loaded (see store.apply), so tabs, the form
+    and several server processes never lose or reorder each other's commands.
+    `replay_cost` is the CPU time replaying the log costs, kept small by snapshots.
+    `done_items`/`total_items` copy the checklist so lists need no replay (-1: not yet known).
     """
 
     session_key = models.CharField(max_length=40, db_index=True)
@@ -17,6 +23,10 @@ class SavedLab(models.Model):
     state = models.JSONField()
     exam_mode = models.BooleanField(default=False)
     updated = models.DateTimeField(auto_now=True)
+    next_position = models.PositiveBigIntegerField(default=0)
+    replay_cost = models.FloatField(default=0.0)
+    done_items = models.SmallIntegerField(default=-1)
+    total_items = models.SmallIntegerField(default=-1)
 
     class Meta:
         constraints = [

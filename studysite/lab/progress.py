@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 
-from simulators.lab import LabError, LabSession, list_tickets
+from simulators.lab import LabError, LabSession, files, list_tickets
+from simulators.lab.session import MAX_HISTORY, MAX_STORED_OUTPUT, MAX_TRANSCRIPT
 from studysite.lab import store
 from studysite.lab.models import SavedLab
 from studysite.sessions import existing_key, session_key
@@ -36,8 +38,32 @@ def checked_rows(data: Any) -> list[tuple[str, bool, dict[str, Any]]]:
             ) from None
         if lab.ticket_id != entry["ticket"]:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} is another ticket's.")
+        problem = over_limits(lab)
+        if problem:
+            raise ProgressDataError(f"The saved lab for {entry['ticket']} {problem}.")
         rows.append((entry["ticket"], bool(entry.get("exam_mode")), lab.to_json()))
     return rows
+
+
+def over_limits(lab: LabSession) -> str | None:
+    """What in an imported lab exceeds what the live lab would ever keep, if anything."""
+    line_limit = settings.LAB_MAX_LINE_BYTES
+    transcript, history = lab.transcript, lab.history
+    saved_files = lab.world.state.files
+    if len(transcript) > MAX_TRANSCRIPT:
+        return f"has {len(transcript)} transcript entries; the lab keeps {MAX_TRANSCRIPT}"
+    if len(history) > MAX_HISTORY:
+        return f"has {len(history)} history lines; the lab keeps {MAX_HISTORY}"
+    lines = [entry.line for entry in transcript] + history
+    if any(len(line.encode("utf-8", "replace")) > line_limit for line in lines):
+        return f"has a command longer than {line_limit} bytes"
+    if any(len(entry.output) > MAX_STORED_OUTPUT for entry in transcript):
+        return f"has an output longer than {MAX_STORED_OUTPUT // 1024} KiB"
+    if len(saved_files) > files.MAX_FILES or any(
+        len(text.encode("utf-8", "replace")) > files.MAX_FILE_BYTES for text in saved_files.values()
+    ):
+        return "has more or larger files than the lab allows"
+    return None
 
 
 def import_(request: HttpRequest, data: Any) -> None:
@@ -54,7 +80,8 @@ def reset(request: HttpRequest) -> None:
 
 
 def summary(request: HttpRequest) -> str:
-    solved = sum(lab.is_complete() for _, lab in store.saved_labs(existing_key(request)))
+    counts = store.progress(existing_key(request)).values()
+    solved = sum(done == total for done, total in counts)
     return f"{solved} of {len(list_tickets())} lab tickets solved"
 
 

@@ -2,23 +2,52 @@
 
 The lab itself (world, shell, tickets) lives in simulators.lab and serialises to
 JSON. Here it is kept as a snapshot plus the lines typed since (see SavedLab): a
-command appends one row, and every SNAPSHOT_EVERY commands the snapshot is
-rewritten and the log emptied.
+command appends one row, and the snapshot is rewritten (and the log emptied) when
+the log grows long, when replaying it would cost more than REPLAY_COST_SECONDS of
+CPU, or when a command ran out of its budget, so that opening a lab never
+re-runs an expensive command.
+
+One writer per lab: `apply` runs a command on the lab as this writer last saw it
+and keeps it only if no other writer (another tab, the form, another server
+process) saved a change in between; otherwise it reloads and runs it again. The check is
+a conditional UPDATE of `next_position`, so it holds on SQLite and PostgreSQL
+alike. A per-lab lock in this process keeps same-process writers in arrival
+order without wasted runs. A command is committed before `apply` returns, so
+its output is never sent before it is durable.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+import time
+import weakref
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 
-from simulators.lab import CommandResult, LabError, LabSession
+from simulators.lab import CommandResult, LabError, LabSession, budget
 from studysite.lab import cluster
 from studysite.lab.models import LoggedCommand, SavedLab
 
 SNAPSHOT_EVERY = 25
+# Logged commands whose CPU time adds up to more than this are folded into a snapshot.
+REPLAY_COST_SECONDS = 0.05
+# Writers that keep losing the race (another process writing as fast) give up politely.
+MAX_ATTEMPTS = 8
+BUSY = "bash: the lab is busy with commands from another tab; try again"
+SLOW_DOWN = "bash: your recent commands used a lot of processor time; wait a few seconds"
+# The one-writer check and the log append, in SQL that SQLite and PostgreSQL share.
+CLAIM = (
+    f"UPDATE {SavedLab._meta.db_table} SET next_position = next_position + 1,"
+    " replay_cost = %s, done_items = %s, total_items = %s WHERE id = %s AND next_position = %s"
+)
+APPEND = (
+    f"INSERT INTO {LoggedCommand._meta.db_table} (lab_id, position, line, hints)"
+    " VALUES (%s, %s, %s, %s)"
+)
 
 
 @dataclass
@@ -26,42 +55,70 @@ class OpenLab:
     lab: LabSession
     exam_mode: bool
     saved_id: int
-    logged: int
+    session_key: str = ""
+    ticket: str = ""
+    version: int = 0
+    logged: int = 0
+    replay_cost: float = 0.0
 
 
-def too_long(line: str) -> bool:
-    return len(line.encode("utf-8", errors="replace")) > settings.LAB_MAX_LINE_BYTES
+def limits() -> budget.Limits:
+    return budget.Limits(
+        cpu_seconds=settings.LAB_COMMAND_CPU_MS / 1000,
+        output_bytes=settings.LAB_MAX_OUTPUT_BYTES,
+        line_bytes=settings.LAB_MAX_LINE_BYTES,
+    )
+
+
+def too_long(line: str) -> str | None:
+    """The shell's message for a line over LAB_MAX_LINE_BYTES, else None."""
+    with budget.metered(budget.Meter(limits())):
+        return budget.line_too_long(line)
 
 
 def restore(saved: SavedLab) -> tuple[LabSession, int]:
     """The lab as the learner left it: the snapshot with the logged lines replayed."""
     if saved.ticket == cluster.EXPLORE_ID:
-        # A real cluster is never replayed on: its commands really happened (see record).
+        # A real cluster is never replayed on: its commands really happened (see _commit).
         return cluster.explore(saved.session_key, saved.state), 0
     lab = LabSession.from_json(saved.state)
     log = list(saved.log.values_list("line", "hints"))
     for line, hints in log:
-        lab.run(line, hints=hints)
+        with budget.metered(budget.Meter(limits())):
+            lab.run(line, hints=hints)
     return lab, len(log)
 
 
-def open_lab(session_key: str, ticket: str) -> OpenLab:
-    saved = SavedLab.objects.filter(session_key=session_key, ticket=ticket).first()
-    if saved is None:
-        # Saved at once: the page and its websocket must see the same (seeded) world.
-        lab = _new(session_key, ticket)
-        saved = SavedLab.objects.create(session_key=session_key, ticket=ticket, state=lab.to_json())
-        return OpenLab(lab, exam_mode=False, saved_id=saved.pk, logged=0)
+def _opened(saved: SavedLab) -> OpenLab:
     try:
         lab, logged = restore(saved)
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
-        lab = _new(session_key, ticket)
+        lab, logged = _new(saved.session_key, saved.ticket), 0
         with transaction.atomic():
-            SavedLab.objects.filter(pk=saved.pk).update(state=lab.to_json())
+            SavedLab.objects.filter(pk=saved.pk).update(
+                state=lab.to_json(),
+                next_position=F("next_position") + 1,
+                replay_cost=0.0,
+                **_counts(lab),
+            )
             LoggedCommand.objects.filter(lab_id=saved.pk).delete()
-        return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=0)
-    return OpenLab(lab, exam_mode=saved.exam_mode, saved_id=saved.pk, logged=logged)
+        saved.refresh_from_db()
+    return OpenLab(
+        lab,
+        exam_mode=saved.exam_mode,
+        saved_id=saved.pk,
+        session_key=saved.session_key,
+        ticket=saved.ticket,
+        version=saved.next_position,
+        logged=logged,
+        replay_cost=saved.replay_cost,
+    )
+
+
+def _counts(lab: LabSession) -> dict[str, int]:
+    items = lab.checklist()
+    return {"done_items": sum(item.done for item in items), "total_items": len(items)}
 
 
 def _new(session_key: str, ticket: str) -> LabSession:
@@ -70,47 +127,164 @@ def _new(session_key: str, ticket: str) -> LabSession:
     return LabSession.new(ticket, seed=secrets.randbits(32))
 
 
-def run_line(opened: OpenLab, line: str) -> CommandResult:
-    """Run one line, as the terminal and the form fallback both do."""
-    if too_long(line):
-        items = opened.lab.checklist()
-        return CommandResult(line[:80], "bash: line too long (limit 4 KiB)", items, opened.lab.step)
-    return opened.lab.run(line, hints=not opened.exam_mode)
+def open_lab(session_key: str, ticket: str) -> OpenLab:
+    saved = SavedLab.objects.filter(session_key=session_key, ticket=ticket).first()
+    if saved is None:
+        # Saved at once: the page and its websocket must see the same (seeded) world.
+        lab = _new(session_key, ticket)
+        try:
+            with transaction.atomic():
+                saved = SavedLab.objects.create(
+                    session_key=session_key, ticket=ticket, state=lab.to_json(), **_counts(lab)
+                )
+        except IntegrityError:
+            # Another tab created it first: use theirs.
+            saved = SavedLab.objects.get(session_key=session_key, ticket=ticket)
+            return _opened(saved)
+        return OpenLab(lab, False, saved.pk, session_key, ticket)
+    return _opened(saved)
 
 
-def record(opened: OpenLab, line: str) -> None:
-    """Keep the line just run, so that the lab survives a reload or a restart."""
-    if too_long(line) or not line.strip():
-        return  # neither changed the lab
-    if opened.lab.ticket_id == cluster.EXPLORE_ID:
-        snapshot(opened)
-        return
-    if opened.logged + 1 >= SNAPSHOT_EVERY:
-        snapshot(opened)
-        return
-    LoggedCommand.objects.create(
-        lab_id=opened.saved_id, position=opened.logged, line=line, hints=not opened.exam_mode
+_locks: weakref.WeakValueDictionary[int, threading.Lock] = weakref.WeakValueDictionary()
+_locks_guard = threading.Lock()
+
+
+def _lock_for(saved_id: int) -> threading.Lock:
+    with _locks_guard:
+        lock = _locks.get(saved_id)
+        if lock is None:
+            lock = threading.Lock()
+            _locks[saved_id] = lock
+        return lock
+
+
+class CpuShare:
+    """Per browser session: command CPU time refilled at a rate, with a burst of ten seconds' worth.
+
+    One learner's expensive commands then cost the others at most this share of a
+    processor; an ordinary command (a few ms) never meets it.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.buckets: dict[str, tuple[float, float]] = {}
+
+    def allows(self, key: str, now: float) -> bool:
+        rate = settings.LAB_SESSION_CPU_MS_PER_SECOND / 1000
+        with self.lock:
+            tokens, last = self.buckets.get(key, (rate * 10, now))
+            tokens = min(rate * 10, tokens + (now - last) * rate)
+            self.buckets[key] = (tokens, now)
+            return tokens > 0
+
+    def charge(self, key: str, seconds: float) -> None:
+        with self.lock:
+            if len(self.buckets) > 50_000:
+                self.buckets.clear()  # a forgotten bucket is a full one: harmless
+            tokens, last = self.buckets.get(key, (0.0, time.monotonic()))
+            self.buckets[key] = (tokens - seconds, last)
+
+
+cpu_share = CpuShare()
+
+
+def _reload(opened: OpenLab) -> None:
+    """Catch up with what other writers saved (or start again if the row was deleted)."""
+    fresh = open_lab(opened.session_key, opened.ticket)
+    for name in OpenLab.__dataclass_fields__:
+        setattr(opened, name, getattr(fresh, name))
+
+
+def apply(opened: OpenLab, line: str) -> CommandResult:
+    """Run one line and keep it, as the terminal and the form fallback both do.
+
+    Optimistic: the line runs on the lab as this writer last saw it, and is kept
+    only if nobody saved in between; otherwise the lab is reloaded and the line
+    runs again. Blocking: call it from a worker thread, never on the event loop.
+    """
+    message = too_long(line)
+    if message:
+        return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+    if not cpu_share.allows(opened.session_key, time.monotonic()):
+        return CommandResult(line[:80], SLOW_DOWN, opened.lab.checklist(), opened.lab.step)
+    started = time.thread_time()
+    try:
+        with _lock_for(opened.saved_id):
+            for _ in range(MAX_ATTEMPTS):
+                meter = budget.Meter(limits())
+                with budget.metered(meter):
+                    result = opened.lab.run(line, hints=not opened.exam_mode)
+                if not line.strip() or _commit(opened, line, meter):
+                    return result
+                _reload(opened)
+            return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
+    finally:
+        # The save counts too: a command over budget rewrites the whole snapshot.
+        cpu_share.charge(opened.session_key, time.thread_time() - started)
+
+
+def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
+    """Save the command just run unless another writer got there first.
+
+    The common case (append to the log) is two plain SQL statements: this runs
+    for every command of every learner, and the ORM's query building cost more
+    than the command itself.
+    """
+    cost = opened.replay_cost + meter.spent()
+    fold = (
+        meter.exceeded
+        or opened.logged + 1 >= SNAPSHOT_EVERY
+        or cost > REPLAY_COST_SECONDS
+        # A real cluster's commands really happened: kept as a snapshot, never replayed.
+        or opened.ticket == cluster.EXPLORE_ID
     )
-    opened.logged += 1
-
-
-def snapshot(opened: OpenLab) -> None:
+    counts = _counts(opened.lab)
     with transaction.atomic():
-        SavedLab.objects.filter(pk=opened.saved_id).update(state=opened.lab.to_json())
-        LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
-    opened.logged = 0
+        if fold:
+            claimed = SavedLab.objects.filter(
+                pk=opened.saved_id, next_position=opened.version
+            ).update(
+                next_position=F("next_position") + 1,
+                state=opened.lab.to_json(),
+                replay_cost=0.0,
+                **counts,
+            )
+            if claimed:
+                LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
+        else:
+            done, total = counts["done_items"], counts["total_items"]
+            with connection.cursor() as cursor:
+                cursor.execute(CLAIM, [cost, done, total, opened.saved_id, opened.version])
+                claimed = cursor.rowcount
+                if claimed:
+                    row = [opened.saved_id, opened.version, line, not opened.exam_mode]
+                    cursor.execute(APPEND, row)
+    if not claimed:
+        return False
+    opened.version += 1
+    opened.logged, opened.replay_cost = (0, 0.0) if fold else (opened.logged + 1, cost)
+    return True
 
 
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
-    opened.lab = _new(session_key, ticket)
-    snapshot(opened)
-    return opened
+    lab = _new(session_key, ticket)
+    with _lock_for(opened.saved_id), transaction.atomic():
+        SavedLab.objects.filter(pk=opened.saved_id).update(
+            state=lab.to_json(),
+            next_position=F("next_position") + 1,
+            replay_cost=0.0,
+            **_counts(lab),
+        )
+        LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
+    return open_lab(session_key, ticket)
 
 
 def set_exam_mode(session_key: str, ticket: str, on: bool) -> None:
     open_lab(session_key, ticket)
-    SavedLab.objects.filter(session_key=session_key, ticket=ticket).update(exam_mode=on)
+    SavedLab.objects.filter(session_key=session_key, ticket=ticket).update(
+        exam_mode=on, next_position=F("next_position") + 1
+    )
 
 
 def saved_labs(session_key: str) -> list[tuple[SavedLab, LabSession]]:
@@ -126,9 +300,23 @@ def saved_labs(session_key: str) -> list[tuple[SavedLab, LabSession]]:
 
 
 def progress(session_key: str) -> dict[str, tuple[int, int]]:
-    """Done and total checklist items per ticket this session has opened."""
+    """Done and total checklist items per ticket this session has opened (no replay)."""
     result: dict[str, tuple[int, int]] = {}
-    for saved, lab in saved_labs(session_key):
-        items = lab.checklist()
-        result[saved.ticket] = (sum(item.done for item in items), len(items))
+    rows = SavedLab.objects.filter(session_key=session_key).exclude(ticket=cluster.EXPLORE_ID)
+    for saved in rows.defer("state"):
+        if saved.total_items < 0:
+            # Saved before the counts were kept: count once, and keep the counts.
+            counts = _counts(restore(SavedLab.objects.get(pk=saved.pk))[0])
+            SavedLab.objects.filter(pk=saved.pk).update(**counts)
+            saved.done_items, saved.total_items = counts["done_items"], counts["total_items"]
+        result[saved.ticket] = (saved.done_items, saved.total_items)
     return result
+
+
+def delete_orphans() -> int:
+    """Delete the labs of sessions that no longer exist (expired or cleared)."""
+    from django.contrib.sessions.models import Session
+
+    live = Session.objects.values("session_key")
+    _, per_model = SavedLab.objects.exclude(session_key__in=live).delete()
+    return per_model.get("lab.SavedLab", 0)

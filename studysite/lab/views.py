@@ -7,9 +7,13 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from simulators.lab import ChecklistItem, Ticket, list_tickets, load_ticket
+from simulators.lab import ChecklistItem, LabSession, Ticket, list_tickets, load_ticket
+from simulators.lab.session import TranscriptEntry
+from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from studysite.lab import cluster, store
+from studysite.lab.consumers import REPLAY_BYTES
 from studysite.lab.page_extras import logged_in, next_ticket
+from studysite.limits import expensive
 from studysite.sessions import session_key
 
 
@@ -25,6 +29,16 @@ def find_ticket(ticket_id: str) -> Ticket:
     return load_ticket(ticket_id)
 
 
+def transcript_tail(lab: LabSession) -> tuple[list[TranscriptEntry], bool]:
+    """The transcript's last entries that fit the replay limit, and whether any were left out."""
+    entries = lab.transcript
+    size, start = 0, len(entries)
+    while start > 0 and size + len(entries[start - 1].output) <= REPLAY_BYTES:
+        start -= 1
+        size += len(entries[start].output) + len(entries[start].line)
+    return entries[start:], start > 0
+
+
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
     progress = store.progress(session_key(request))
@@ -36,9 +50,12 @@ def index(request: HttpRequest) -> HttpResponse:
 def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
     ticket = find_ticket(ticket_id)
     opened = store.open_lab(session_key(request), ticket_id)
+    transcript, omitted = transcript_tail(opened.lab)
     context = {
         "ticket": ticket,
         "lab": opened.lab,
+        "transcript": transcript,
+        "omitted": omitted,
         "checklist": checklist_context(opened.lab.checklist()),
         "history": json.dumps(opened.lab.history[-200:]),
         "exam_mode": opened.exam_mode,
@@ -51,17 +68,22 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
 
 
 @require_POST
-def command(request: HttpRequest, ticket_id: str) -> HttpResponse:
+@expensive("lab-command")
+def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
     ticket, key = find_ticket(ticket_id), session_key(request)
-    opened = store.open_lab(key, ticket_id)
     line = request.POST.get("line", "")
-    result = store.run_line(opened, line)
-    store.record(opened, line)
-    if not request.htmx:
-        return redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript")
+    if "\ufffd" in line:
+        # Django decodes a form's invalid UTF-8 (a lone surrogate's bytes) as U+FFFD.
+        return HttpResponse(
+            "The command is not valid UTF-8 text.", status=400, content_type="text/plain"
+        )
+    opened = store.open_lab(key, ticket_id)
+    result = store.apply(opened, line)
+    if not is_partial(request):
+        return vary_on_htmx(redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript"))
     context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}
     context |= {"logged_in": logged_in(opened.lab), "next_ticket": next_ticket(ticket_id)}
-    return render(request, "lab/ticket.html#command-result", context)
+    return vary_on_htmx(render(request, "lab/ticket.html#command-result", context))
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -6,12 +6,14 @@ from django.views.decorators.http import require_safe
 from django_htmx.http import push_url, reswap, retarget
 
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
+from studysite.limits import expensive
 from studysite.simulator.page import build_page
 from studysite.simulator.query import parse_query, to_url
 from studysite.simulator.state import Parsed
 
 
 @require_safe
+@expensive("simulator")
 def simulator(request: HtmxHttpRequest) -> HttpResponse:
     """Parse the query, run the engine, render; htmx gets only the part that changed."""
     parsed = parse_query(dict(request.GET.lists()))

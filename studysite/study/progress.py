@@ -20,10 +20,11 @@ Use studysite.sessions.session_key(request) to key database rows.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import transaction
@@ -35,6 +36,9 @@ FORMAT = "runai-study-progress"
 VERSION = 1
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# Whole numbers beyond what JSON readers agree on (2**53) are no progress this site writes.
+MAX_INTEGER = 2**53
+_DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
 class ProgressDataError(ValueError):
@@ -98,6 +102,7 @@ def parse_file(raw: bytes) -> dict[str, Any]:
             "That file isn't a progress file: it is not valid JSON. "
             "Choose the .json file that Export progress saved."
         ) from None
+    check_values(document)
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ProgressDataError(
             "That file isn't a progress file from this site. "
@@ -117,6 +122,48 @@ def parse_file(raw: bytes) -> dict[str, Any]:
             f"That progress file has parts this site doesn't know: {', '.join(unknown)}."
         )
     return found
+
+
+def _value_problem(value: Any) -> str | None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "has text that is not valid UTF-8 (a lone surrogate)"
+        if _DATE_LIKE.match(value):
+            try:
+                moment = datetime.fromisoformat(value)
+                if moment.tzinfo is not None:
+                    moment = moment.astimezone(UTC)
+            except (ValueError, OverflowError):
+                return f"has a date this site cannot use: {value[:40]!r}"
+            if not 1970 <= moment.year <= 9000:
+                return f"has a date out of range: {value[:40]!r}"
+    elif isinstance(value, float) and not math.isfinite(value):
+        return "has a number that is not finite (NaN or Infinity)"
+    elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INTEGER:
+        return "has a whole number too large for this site"
+    return None
+
+
+def check_values(document: Any) -> None:
+    """Every string valid UTF-8, every date usable, every number finite and in range."""
+    pending: list[tuple[Any, str]] = [(document, "")]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                pending.append((key, where))
+                pending.append((item, f"{where} → {str(key)[:40]!r}"))
+        elif isinstance(value, list):
+            pending.extend((item, f"{where} → {index}") for index, item in enumerate(value))
+        else:
+            problem = _value_problem(value)
+            if problem:
+                safe_where = where.encode("utf-8", "replace").decode("utf-8")
+                raise ProgressDataError(
+                    f"That progress file {problem}" + (f" (at {safe_where[3:]})." if where else ".")
+                )
 
 
 def import_progress(request: HttpRequest, found: dict[str, Any]) -> list[str]:

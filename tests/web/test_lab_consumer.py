@@ -130,7 +130,7 @@ async def test_reset_brings_back_the_starting_cluster(session_key: str) -> None:
         ('{"type": "launch"}', "frame refused: unknown or incomplete frame 'launch'"),
         ('{"type": "line"}', "frame refused: unknown or incomplete frame 'line'"),
         ('{"type": "line", "data": 5}', "frame refused: unknown or incomplete frame 'line'"),
-        ("x" * 10_000, "frame refused: send JSON text of at most 4 KiB"),
+        ("x" * 10_000, "frame refused: send JSON text of at most 5120 bytes"),
     ],
 )
 async def test_a_bad_frame_gets_a_one_line_error_and_the_session_survives(
@@ -148,7 +148,7 @@ async def test_a_line_over_4_kib_is_refused_in_one_line(session_key: str) -> Non
     comm = await connect("mig-single", session_key)
     await comm.send_to(text_data=json.dumps({"type": "line", "data": "echo " + "a" * 4200}))
     frame = await receive(comm)
-    assert frame["data"] == "bash: line too long (limit 4 KiB)"
+    assert frame["data"] == "bash: line too long (over 4096 bytes)"
     await comm.disconnect()
 
 

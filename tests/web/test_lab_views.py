@@ -80,7 +80,7 @@ def test_a_line_over_4_kib_gets_one_line_and_nothing_breaks(client: Client) -> N
         "/lab/mig-single/command", {"line": "x" * 5000}, headers={"HX-Request": "true"}
     )
     assert response.status_code == 200
-    assert "bash: line too long (limit 4 KiB)" in response.content.decode()
+    assert "bash: line too long (over 4096 bytes)" in response.content.decode()
 
 
 def test_reset_asks_first_then_starts_over(client: Client) -> None:

@@ -245,8 +245,8 @@ def errors_for(query: str) -> dict[str, str]:
         ("-3", "Can't be negative (-3). Enter 0 or more."),
         ("abc", "“abc” is not a number. Enter a whole number of GPUs."),
         ("2.5", "Use a whole number of GPUs: 2.5 is not whole."),
-        ("5000", "Too large: at most 4096 GPUs."),
-        ("1e9", "Too large: at most 4096 GPUs."),
+        ("5000", "Too large: at most 1024 GPUs."),
+        ("1e9", "Too large: at most 1024 GPUs."),
         ("", "Enter a whole number of GPUs."),
         ("NaN", "“NaN” is not a number. Enter a whole number of GPUs."),
         ("1_000", "“1_000” is not a number. Enter a whole number of GPUs."),
@@ -263,7 +263,7 @@ def test_each_kind_of_value_has_its_own_rule() -> None:
         "pool=9999&p=Team,1,2,-1,limit:1.5,prio:101&p=team-b,0,4097,101&p=team-b,0,0,1"
     )
     assert errors == {
-        "pool-0-gpus": "Too large: at most 4096 GPUs.",
+        "pool-0-gpus": "Too large: at most 1024 GPUs.",
         "p-0-name": (
             "Use lowercase letters, digits and hyphens, starting with a letter "
             "(at most 30 characters)."
@@ -271,7 +271,7 @@ def test_each_kind_of_value_has_its_own_rule() -> None:
         "p-0-weight": "Can't be negative (-1). Enter 0 or more.",
         "p-0-limit": "Use a whole number of GPUs: 1.5 is not whole.",
         "p-0-priority": "Too large: at most 100.",
-        "p-1-demand-0": "Too large: at most 4096 GPUs.",
+        "p-1-demand-0": "Too large: at most 1024 GPUs.",
         "p-1-weight": "Too large: at most 100.",
         "p-2-name": "Another project or department already has this name.",
     }
@@ -299,11 +299,11 @@ def test_an_unknown_department_is_flagged_on_the_project() -> None:
 
 
 def test_total_demand_in_a_pool_is_capped_as_a_whole() -> None:
-    checked = check(parse("pool=24&p=a,0,4096,1&p=b,0,1,1").state)
+    checked = check(parse("pool=24&p=a,0,256,1&p=b,0,1,1").state)
     assert checked.scenario is None and checked.errors == {}
     assert checked.form_errors == (
-        "All projects' demand in node pool default adds up to 4097 GPUs; the simulator "
-        "takes at most 4096 in one pool.",
+        "All projects' demand in node pool default adds up to 257 GPUs; the simulator "
+        "takes at most 256 in one pool.",
     )
 
 
@@ -314,9 +314,9 @@ def test_a_bad_step_drops_only_the_step() -> None:
         ("step=team-a,x", "step-extra", "“x” is not a number. Enter a whole number of GPUs."),
         ("step=team-a,4,mars", "step-pool", "Choose one of the node pools."),
         (
-            "step=team-a,4090",
+            "step=team-a,250",
             "step-extra",
-            "Too large: demand in one pool can add up to at most 4096 GPUs.",
+            "Too large: demand in one pool can add up to at most 256 GPUs.",
         ),
     ]:
         checked = check(parse(f"{to_query(DEFAULT_STATE)}&{query}").state)

@@ -312,7 +312,7 @@ BAD = [
     ("p=team-a,-3,4,1", "p-0-quota-0", "Can't be negative (-3). Enter 0 or more."),
     ("p=team-a,8,lots,1", "p-0-demand-0", "“lots” is not a number. Enter a whole number of GPUs."),
     ("p=team-a,8,2.5,1", "p-0-demand-0", "Use a whole number of GPUs: 2.5 is not whole."),
-    ("p=team-a,8,99999,1", "p-0-demand-0", "Too large: at most 4096 GPUs."),
+    ("p=team-a,8,99999,1", "p-0-demand-0", "Too large: at most 1024 GPUs."),
     ("p=team-a,8,4,1,limit:-1", "p-0-limit", "Can't be negative (-1). Enter 0 or more."),
     ("p=team-a,8,4,x", "p-0-weight", "“x” is not a number. Enter a number."),
     ("p=Team-A,8,4,1", "p-0-name", "Use lowercase letters, digits and hyphens"),
@@ -328,7 +328,7 @@ def test_a_bad_value_gets_a_message_beside_its_field_and_the_rest_is_kept(
     assert messages[field_id].startswith(message)
     assert inputs[field_id]["aria-invalid"] == "true"
     assert f"{field_id}-msg" in inputs[field_id]["aria-describedby"].split()
-    assert messages["pool-0-gpus"] == "Too large: at most 4096 GPUs."
+    assert messages["pool-0-gpus"] == "Too large: at most 1024 GPUs."
     assert inputs["p-1-name"]["value"] == "team-b" and inputs["p-1-demand-0"]["value"] == "16"
     assert "aria-invalid" not in inputs["p-1-demand-0"]
     assert pool_tables(page) == {}, "no result while a value needs fixing"
@@ -351,8 +351,8 @@ def test_with_htmx_the_messages_come_out_of_band_with_a_spoken_summary(client: C
 
 
 def test_too_much_demand_in_one_pool_is_refused_as_a_whole(client: Client) -> None:
-    page = get_page(client, "/simulator/?pool=24&p=a,0,3000,1&p=b,0,3000,1")
-    assert "adds up to 6000 GPUs; the simulator takes at most 4096 in one pool." in text_of(page)
+    page = get_page(client, "/simulator/?pool=24&p=a,0,200,1&p=b,0,200,1")
+    assert "adds up to 400 GPUs; the simulator takes at most 256 in one pool." in text_of(page)
     assert pool_tables(page) == {}
 
 

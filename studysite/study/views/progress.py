@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST, require_safe
 from studysite.guide.progress import read_sections
 from studysite.guide.sections import load_guide
 from studysite.htmx import HtmxHttpRequest
+from studysite.limits import expensive
 from studysite.sessions import existing_key
 from studysite.study import progress, store
 from studysite.study.flash import flash, pop_flash
@@ -60,7 +61,8 @@ def progress_export(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_POST
-def progress_import(request: HtmxHttpRequest) -> HttpResponse:
+from studysite.htmx import HtmxHttpRequest
+from studysite.limits import expensive
     try:
         found = progress.parse_file(_read_upload(request.FILES.get("file")))
         imported = progress.import_progress(request, found)

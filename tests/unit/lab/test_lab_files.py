@@ -53,7 +53,7 @@ def test_grep_filters_stdin_and_files(mixed: LabSession) -> None:
     assert mixed.run("cat triton.yaml | grep -c containers").output == "1"
 
 
-def test_regexes_prone_to_catastrophic_backtracking_are_refused(single: LabSession) -> None:
+def test_regexes_prone_to_catastrophic_backtracking_run_in_linear_time(single: LabSession) -> None:
     single.world.state.files["a.txt"] = "a" * 3000 + "\n"
-    out = single.run("grep -E '(a+)+$' a.txt").output
-    assert out == "grep: regular expression too complex for this lab"
+    assert single.run("grep -E '(a+)+$' a.txt").output == "a" * 3000
+    assert single.run("grep -cE '(a|a)*b' a.txt").output == "0"

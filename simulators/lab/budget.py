@@ -1,0 +1,136 @@
+"""Each command's budget: CPU time, output size at every pipeline stage, line length.
+
+A lab command is untrusted input. The caller (the web layer) sets the limits and
+reads back what the command cost; the shell and its stages check the budget as
+they go and stop with a one-line error like a shell's when it runs out. The
+budget travels in a context variable so that deep code (sed, grep, jsonpath)
+can check it without every tool signature carrying it; a worker thread started
+with the caller's context (asyncio.to_thread) sees the same budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+DEFAULT_CPU_SECONDS = 0.25
+DEFAULT_OUTPUT_BYTES = 512 * 1024
+DEFAULT_LINE_BYTES = 4096
+
+
+class BudgetExceeded(Exception):
+    """A command ran out of budget; str() is the one-line error the learner sees."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_seconds: float = DEFAULT_CPU_SECONDS
+    output_bytes: int = DEFAULT_OUTPUT_BYTES
+    line_bytes: int = DEFAULT_LINE_BYTES
+
+
+@dataclass
+class Meter:
+    """One command's spending against its limits.
+
+    `clock` is CPU time of the running thread by default: wall time would charge a
+    command for the time other learners' commands held the processor.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    clock: Callable[[], float] = time.thread_time
+    started: float = -1.0
+    exceeded: bool = False
+
+    def start(self) -> None:
+        self.started = self.clock()
+        self.exceeded = False
+
+    def spent(self) -> float:
+        """CPU seconds since start (0 before it)."""
+        return 0.0 if self.started < 0 else max(0.0, self.clock() - self.started)
+
+    def check_time(self) -> None:
+        if self.started >= 0 and self.spent() > self.limits.cpu_seconds:
+            self.exceeded = True
+            ms = round(self.limits.cpu_seconds * 1000)
+            raise BudgetExceeded(f"bash: command stopped: it used more than {ms} ms of CPU time")
+
+    def check_output(self, size: int, stage: str) -> None:
+        """`size` characters produced so far by `stage`; stops past the output limit."""
+        if size > self.limits.output_bytes:
+            self.exceeded = True
+            kib = self.limits.output_bytes // 1024
+            raise BudgetExceeded(
+                f"{stage}: output stopped at the lab's limit of {kib} KiB"
+                " (narrow it with grep, head or -o jsonpath)"
+            )
+        self.check_time()
+
+
+_current: ContextVar[Meter | None] = ContextVar("lab_budget", default=None)
+
+
+def current() -> Meter:
+    """The running command's meter; an unlimited-time default outside a command."""
+    meter = _current.get()
+    return meter if meter is not None else Meter()
+
+
+def limits() -> Limits:
+    return current().limits
+
+
+@contextmanager
+def metered(meter: Meter) -> Iterator[Meter]:
+    """Run the body (one command) against `meter`, started now."""
+    token = _current.set(meter)
+    meter.start()
+    try:
+        yield meter
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def ensured() -> Iterator[Meter]:
+    """The caller's meter if a command is already metered, else a default one."""
+    meter = _current.get()
+    if meter is not None:
+        yield meter
+        return
+    with metered(Meter()) as fresh:
+        yield fresh
+
+
+def check_time() -> None:
+    current().check_time()
+
+
+def check_output(size: int, stage: str) -> None:
+    current().check_output(size, stage)
+
+
+def line_too_long(line: str) -> str | None:
+    """bash's message for a line over the configured limit, or None if it fits."""
+    limit = limits().line_bytes
+    if len(line) * 4 <= limit or len(line.encode("utf-8", errors="replace")) <= limit:
+        return None
+    return f"bash: line too long (over {limit} bytes)"
+
+
+def bounded_int(text: str, maximum: int) -> int | None:
+    """A count typed by the learner, capped at `maximum`; None unless all digits.
+
+    Python's int() refuses more than 4,300 digits (and is quadratic below that),
+    so a long run of digits is capped from its length alone.
+    """
+    if not text.isascii() or not text.isdigit():
+        return None
+    stripped = text.lstrip("0") or "0"
+    if len(stripped) > len(str(maximum)):
+        return maximum
+    return min(int(stripped), maximum)

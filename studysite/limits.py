@@ -1,0 +1,246 @@
+"""Limits that guard the whole site, below and beside Django.
+
+- `BodyLimitMiddleware` (ASGI): a request body over MAX_REQUEST_BODY_BYTES gets a
+  413 before it is buffered, judged by Content-Length and by counting the chunks
+  as they stream in. Any ASGI server that streams bodies (uvicorn, hypercorn,
+  daphne) gets it from studysite.asgi.
+- `limit_daphne_bodies`: daphne (which `make serve` runs through runserver) hands
+  bodies to Twisted, which reads them whole and parses multipart forms in memory
+  before any ASGI code runs; this makes Twisted refuse them at the same limit.
+- `ExactOriginValidator`: a websocket's Origin must be the site itself (scheme,
+  host and port) or one of LAB_ALLOWED_ORIGINS.
+- `expensive`: a view decorator limiting the CPU a client spends a minute on costly views.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.http.request import split_domain_port, validate_host
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def too_large_message(limit: int) -> bytes:
+    return (
+        f"Request body too large: this site accepts at most {limit // 1024} KiB per request.\n"
+    ).encode()
+
+
+class BodyLimitMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = settings.MAX_REQUEST_BODY_BYTES
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"").strip()
+        if declared and (not declared.isdigit() or len(declared) > 15 or int(declared) > limit):
+            await self.refuse(send, limit)
+            return
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client went away
+            body = message.get("body", b"")
+            total += len(body)
+            if total > limit:
+                await self.refuse(send, limit)
+                return
+            chunks.append(body)
+            if not message.get("more_body"):
+                break
+        first: list[Message] = [{"type": "http.request", "body": b"".join(chunks)}]
+
+        async def replay() -> Message:
+            return first.pop() if first else await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def refuse(send: Send, limit: int) -> None:
+        body = too_large_message(limit)
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"text/plain; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+def limit_daphne_bodies() -> None:
+    """Make daphne's Twisted requests refuse big bodies while they arrive."""
+    try:
+        from daphne.http_protocol import WebRequest
+    except ImportError:
+        return
+    if getattr(WebRequest, "body_limited", False):
+        return
+    got_length = WebRequest.gotLength
+    handle_chunk = WebRequest.handleContentChunk
+    request_received = WebRequest.requestReceived
+
+    def refuse(request: Any) -> None:
+        request.body_refused = True
+        request.content = io.BytesIO()
+        body = too_large_message(settings.MAX_REQUEST_BODY_BYTES)
+        head = (
+            "HTTP/1.1 413 Payload Too Large\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        request.channel.transport.write(head.encode() + body)
+        request.channel.transport.loseConnection()
+
+    def patched_got_length(self: Any, length: int | None) -> None:
+        # Twisted would also parse a multipart form in memory; Django parses it itself.
+        self._parsePOSTFormSubmission = False
+        self.body_seen = 0
+        self.body_refused = False
+        got_length(self, length)
+        if length is not None and length > settings.MAX_REQUEST_BODY_BYTES:
+            refuse(self)
+
+    def patched_handle_chunk(self: Any, data: bytes) -> None:
+        if getattr(self, "body_refused", False):
+            return
+        self.body_seen = getattr(self, "body_seen", 0) + len(data)
+        if self.body_seen > settings.MAX_REQUEST_BODY_BYTES:
+            refuse(self)
+            return
+        handle_chunk(self, data)
+
+    def patched_request_received(self: Any, *args: Any) -> None:
+        if not getattr(self, "body_refused", False):
+            request_received(self, *args)
+
+    WebRequest.gotLength = patched_got_length
+    WebRequest.handleContentChunk = patched_handle_chunk
+    WebRequest.requestReceived = patched_request_received
+    WebRequest.body_limited = True
+
+
+def _origin_tuple(origin: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(origin.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
+
+
+def site_origin(scope: Scope) -> tuple[str, str, int] | None:
+    """The origin a page of this site has, from the websocket's Host and scheme."""
+    headers = dict(scope.get("headers") or [])
+    host = headers.get(b"host", b"").decode("latin-1")
+    domain, _ = split_domain_port(host)
+    if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
+        return None
+    secure = scope.get("scheme") in ("wss", "https")
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if proxy is not None:
+        forwarded = headers.get(proxy[0][5:].lower().replace("_", "-").encode(), b"")
+        secure = secure or forwarded.decode("latin-1") == proxy[1]
+    return _origin_tuple(f"{'https' if secure else 'http'}://{host}")
+
+
+def origin_allowed(scope: Scope) -> bool:
+    headers = dict(scope.get("headers") or [])
+    raw = headers.get(b"origin")
+    if raw is None:
+        return False
+    origin = _origin_tuple(raw.decode("latin-1"))
+    if origin is None:
+        return False
+    allowed = {_origin_tuple(item) for item in settings.LAB_ALLOWED_ORIGINS}
+    return origin == site_origin(scope) or origin in allowed
+
+
+class ExactOriginValidator:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.denier = WebsocketDenier.as_asgi()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket" and not origin_allowed(scope):
+            await self.denier(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def client_id(request: HttpRequest) -> str:
+    if settings.SECURE_PROXY_SSL_HEADER is not None:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        if forwarded:
+            return str(forwarded.split(",")[-1].strip())
+    return str(request.META.get("REMOTE_ADDR", ""))
+
+
+def _window_key(bucket: str, client: str, now: float) -> str:
+    return f"cpu:{bucket}:{client}:{int(now // 60)}"
+
+
+def spent_this_minute(bucket: str, client: str, now: float) -> float:
+    return float(cache.get(_window_key(bucket, client, now), 0.0))
+
+
+def charge(bucket: str, client: str, seconds: float, now: float) -> None:
+    """Add CPU seconds to the client's one-minute window (a cache entry per window)."""
+    key = _window_key(bucket, client, now)
+    cache.set(key, float(cache.get(key, 0.0)) + seconds, timeout=70)
+
+
+def expensive(bucket: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
+    """Each client may spend EXPENSIVE_CPU_SECONDS_PER_MINUTE of CPU here; then a 429.
+
+    Charged by the CPU each request really cost, so ordinary use (a few ms a
+    request) never meets the limit while a client sending the largest setups in a
+    loop does.
+    """
+
+    def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+        @functools.wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            limit, client = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE, client_id(request)
+            if spent_this_minute(bucket, client, time.time()) >= limit:
+                return HttpResponse(
+                    "Too many expensive requests from your address this minute. "
+                    "Wait a minute and try again.",
+                    status=429,
+                    content_type="text/plain; charset=utf-8",
+                    headers={"Retry-After": "60"},
+                )
+            started = time.thread_time()
+            try:
+                return view(request, *args, **kwargs)
+            finally:
+                charge(bucket, client, time.thread_time() - started, time.time())
+
+        return wrapped
+
+    return decorate

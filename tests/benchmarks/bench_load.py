@@ -1,0 +1,178 @@
+"""Many learners at once on one server process, then the same beside a hostile one.
+
+N sessions connect at once, then each sends a command a second for T seconds
+(commands a learner types: get, describe, label, a grep). Prints errors, handshake
+failures and the round trip's p50/p99/max. Then the same again while one more
+session sends issue 11's worst commands back to back (catastrophic regexes,
+jsonpath and sed amplifiers). Prints the server's RSS before, between and after.
+Goals (issue 11): 0 errors, 0 handshake failures, p99 under 100 ms, and the second
+run's p99 within 20% of the first. Prints, never asserts.
+
+    .venv/bin/python -m tests.benchmarks.bench_load [--sessions 300] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from dataclasses import dataclass, field
+
+import websockets
+
+from tests.reliability.server import Server, running_server
+
+TICKET = "mig-single"
+COMMANDS = [
+    "kubectl get nodes",
+    "kubectl get pods -A",
+    "kubectl describe node gpu-node2",
+    "kubectl get nodes | grep gpu",
+    "kubectl label node gpu-node1 bench=yes --overwrite",
+]
+WORST = [
+    "kubectl get nodes | sed 's/.*/aaaaaaaaaaaaaaaaaaaaaaaaaaaa/' | grep -E '(a|a)*b'",
+    "kubectl get nodes | sed 's/.*/aaaaaaaaaaaaaaaaaaaaaaaaaaaa/' | sed -E 's/(a|a)*b/x/'",
+    "kubectl get pods -A -o yaml | grep 'a.*a.*a.*a.*a.*a.*x'",
+    "kubectl get pods -A -o jsonpath='" + "{@}" * 1300 + "'",
+    "kubectl get pods -A -o yaml" + " | sed 's/./&&&&&&&&/g'" * 6,
+]
+
+
+@dataclass
+class Tally:
+    times: list[float] = field(default_factory=list)
+    errors: int = 0
+    handshake_failures: int = 0
+    worst_sent: int = 0
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+Terminal = websockets.ClientConnection
+
+
+async def open_terminal(server: Server, cookie: str) -> Terminal:
+    socket_ = await websockets.connect(
+        server.url(f"/ws/lab/{TICKET}/"),
+        additional_headers={"Origin": server.origin, "Cookie": cookie},
+        open_timeout=60,
+        max_size=None,
+    )
+    await socket_.recv()  # replay
+    await socket_.recv()  # checklist
+    return socket_
+
+
+async def round_trip(socket_: Terminal, line: str) -> bool:
+    await socket_.send(json.dumps({"type": "line", "data": line}))
+    output = json.loads(await socket_.recv())
+    await socket_.recv()  # checklist
+    return bool(output.get("type") == "output")
+
+
+async def connect_all(server: Server, cookies: list[str], tally: Tally) -> list[Terminal]:
+    """Every session opens its terminal at the same moment."""
+    results = await asyncio.gather(
+        *(open_terminal(server, cookie) for cookie in cookies), return_exceptions=True
+    )
+    tally.handshake_failures += sum(isinstance(r, BaseException) for r in results)
+    return [r for r in results if not isinstance(r, BaseException)]
+
+
+async def learner(socket_: Terminal, seconds: float, tally: Tally) -> None:
+    rng = random.Random()
+    await asyncio.sleep(rng.uniform(0, 1))  # connected at once; their typing is not in step
+    end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < end:
+            began = time.perf_counter()
+            if await round_trip(socket_, rng.choice(COMMANDS)):
+                tally.times.append((time.perf_counter() - began) * 1000)
+            else:
+                tally.errors += 1
+            await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - began)))
+    except Exception:
+        tally.errors += 1
+    finally:
+        await socket_.close()
+
+
+async def attacker(server: Server, cookie: str, stop: asyncio.Event, tally: Tally) -> None:
+    """Back to back, reconnecting whenever the server closes the socket."""
+    while not stop.is_set():
+        try:
+            socket_ = await open_terminal(server, cookie)
+            while not stop.is_set():
+                await round_trip(socket_, WORST[tally.worst_sent % len(WORST)])
+                tally.worst_sent += 1
+        except Exception:
+            await asyncio.sleep(0.1)
+
+
+async def run_once(
+    server: Server, cookies: list[str], seconds: float, hostile: str | None
+) -> Tally:
+    tally, stop = Tally(), asyncio.Event()
+    terminals = await connect_all(server, cookies, tally)
+    bad = asyncio.create_task(attacker(server, hostile, stop, tally)) if hostile else None
+    await asyncio.gather(*(learner(socket_, seconds, tally) for socket_ in terminals))
+    stop.set()
+    if bad is not None:
+        await bad
+    return tally
+
+
+def report(label: str, tally: Tally, sessions: int) -> float:
+    p99 = percentile(tally.times, 0.99)
+    print(
+        f"{label:28} {sessions:>8} {len(tally.times):>8} {tally.errors:>7} "
+        f"{tally.handshake_failures:>10} {percentile(tally.times, 0.5):>8.1f} {p99:>8.1f} "
+        f"{max(tally.times, default=float('nan')):>8.1f}"
+        + (f"   (worst commands sent: {tally.worst_sent})" if tally.worst_sent else "")
+    )
+    return p99
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=300)
+    parser.add_argument("--seconds", type=float, default=60)
+    args = parser.parse_args()
+    with running_server() as server:
+        cookies = [server.new_session() for _ in range(args.sessions)]
+        hostile = server.new_session()
+        rss = [server.rss_kib()]
+        print(f"{args.sessions} sessions, a command a second each for {args.seconds:.0f} s")
+        print(
+            f"{'run':28} {'sessions':>8} {'replies':>8} {'errors':>7} {'handshake':>10} "
+            f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"
+        )
+        calm = report(
+            "learners only",
+            asyncio.run(run_once(server, cookies, args.seconds, None)),
+            args.sessions,
+        )
+        rss.append(server.rss_kib())
+        busy = report(
+            "beside the worst commands",
+            asyncio.run(run_once(server, cookies, args.seconds, hostile)),
+            args.sessions,
+        )
+        rss.append(server.rss_kib())
+        print(f"p99 beside the worst commands / alone: {busy / calm:.2f} (goal: at most 1.20)")
+        print(
+            "server RSS (MiB) before, between, after: "
+            + ", ".join(f"{kib / 1024:.0f}" for kib in rss)
+        )
+
+
+if __name__ == "__main__":
+    main()

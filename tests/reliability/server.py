@@ -1,0 +1,112 @@
+"""A real server process for the reliability tests: its port, its pid, its database.
+
+Like tests.live_server, but it hands back the process so that a test can read its
+memory or kill it, and the database file so that a test can read what was saved.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.live_server import REPO_ROOT, free_port, wait_for_port
+
+
+@dataclass
+class Server:
+    port: int
+    process: subprocess.Popen[bytes]
+    database: Path
+    env: dict[str, str]
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def url(self, path: str) -> str:
+        return f"ws://127.0.0.1:{self.port}{path}"
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def new_session(self, ticket: str = "mig-single") -> str:
+        """A learner's first visit: the ticket page sets the session cookie."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("GET", f"/lab/{ticket}/")
+        response = conn.getresponse()
+        response.read()
+        for name, value in response.getheaders():
+            if name.lower() == "set-cookie" and value.startswith("sessionid="):
+                return value.split(";", 1)[0]
+        raise RuntimeError("the lab page set no session cookie")
+
+    def saved_lines(self, cookie: str, ticket: str = "mig-single") -> list[str]:
+        """The commands the database holds for this session's lab: transcript and log."""
+        import json
+
+        key = cookie.split("=", 1)[1]
+        with sqlite3.connect(self.database) as db:
+            row = db.execute(
+                "select id, state from lab_savedlab where session_key = ? and ticket = ?",
+                (key, ticket),
+            ).fetchone()
+            if row is None:
+                return []
+            logged = [
+                line
+                for (line,) in db.execute(
+                    "select line from lab_loggedcommand where lab_id = ? order by position",
+                    (row[0],),
+                )
+            ]
+        transcript = [entry["line"] for entry in json.loads(row[1])["transcript"]]
+        return transcript + logged
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def start(self) -> None:
+        """(Re)start the server on the same port and database."""
+        command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        self.process = subprocess.Popen(
+            [*command, "studysite.asgi:application"],
+            cwd=REPO_ROOT,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for_port(self.port, self.process)
+
+
+@contextlib.contextmanager
+def running_server(**settings: str) -> Iterator[Server]:
+    with tempfile.TemporaryDirectory() as folder:
+        database = Path(folder) / "db.sqlite3"
+        env = {**os.environ, "DEBUG": "0", "DATABASE_PATH": str(database), **settings}
+        env.pop("DJANGO_SETTINGS_MODULE", None)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+        )
+        server = Server(free_port(), None, database, env)  # type: ignore[arg-type]
+        server.start()
+        try:
+            yield server
+        finally:
+            if server.process.poll() is None:
+                server.process.terminate()
+                server.process.wait(timeout=10)
