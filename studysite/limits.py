@@ -31,7 +31,8 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# Any ASGI application: Django's handler and Channels' routers type their arguments their own way.
+ASGIApp = Callable[..., Awaitable[None]]
 
 
 def too_large_message(limit: int) -> bytes:

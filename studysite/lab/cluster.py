@@ -21,6 +21,16 @@ from simulators.cluster.api import ApiError
 from simulators.cluster.kube import KubeCluster, load_client
 from simulators.lab.session import EXPLORE, LabSession
 
+__all__ = [
+    "EXPLORE",
+    "EXPLORE_ID",
+    "cluster_for",
+    "explore",
+    "learner_namespace",
+    "mode_context",
+    "real_mode",
+]
+
 EXPLORE_ID = EXPLORE.id
 _created: set[str] = set()
 

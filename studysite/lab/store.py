@@ -257,7 +257,12 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
                 cursor.execute(CLAIM, [cost, done, total, opened.saved_id, opened.version])
                 claimed = cursor.rowcount
                 if claimed:
-                    row = [opened.saved_id, opened.version, line, not opened.exam_mode]
+                    row: list[int | str | bool] = [
+                        opened.saved_id,
+                        opened.version,
+                        line,
+                        not opened.exam_mode,
+                    ]
                     cursor.execute(APPEND, row)
     if not claimed:
         return False

@@ -61,8 +61,8 @@ def progress_export(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @require_POST
-from studysite.htmx import HtmxHttpRequest
-from studysite.limits import expensive
+@expensive("import")
+def progress_import(request: HtmxHttpRequest) -> HttpResponse:
     try:
         found = progress.parse_file(_read_upload(request.FILES.get("file")))
         imported = progress.import_progress(request, found)
