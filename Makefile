@@ -42,11 +42,12 @@ lint: $(VENV)/.test
 	$(VENV)/bin/lint-imports
 
 # First pass: everything on SQLite (tests/multiproc start their own PostgreSQL and Redis).
-# Second pass: the non-browser tests again on PostgreSQL and Redis, stopped even on failure.
+# Second pass: the tests that use the database (web, reliability) again on PostgreSQL and Redis,
+# which are stopped even on failure. The others (engine, lab, cluster) never touch it.
 test: setup-test lint services
 	$(PY) manage.py check
 	$(VENV)/bin/pytest --cov --cov-report=term
-	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider
+	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider tests/web tests/reliability
 
 bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_guide

@@ -138,11 +138,6 @@ def test_a_section_marked_read_on_worker_1_shows_as_read_on_worker_2(
     assert "1 of " in body
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="needs the database-level single-writer guarantee for a lab (the hardening issue, "
-    "branch harden): two sockets on one lab each keep their own copy and log positions clash",
-)
 def test_two_workers_typing_into_one_lab_at_once_lose_no_command(two_workers: list[int]) -> None:
     first, second = two_workers
     browser = Browser()
