@@ -7,23 +7,29 @@ are refused before they are buffered, and websockets need an exact origin.
 from __future__ import annotations
 
 import os
+import sys
 
 from django.core.asgi import get_asgi_application
+from django.core.exceptions import ImproperlyConfigured
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "studysite.settings")
 
-# Django must be set up before anything imports models.
-django_asgi_app = get_asgi_application()
+# Django must be set up before anything imports models. A bad environment variable stops the
+# server with one line naming it, not a traceback from deep inside the server's import.
+try:
+    django_asgi_app = get_asgi_application()
+except ImproperlyConfigured as error:
+    sys.exit(f"error: {error}")
 
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.sessions import SessionMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter
+from channels.sessions import SessionMiddlewareStack
 
-from studysite.limits import (  # noqa: E402
+from studysite.limits import (
     BodyLimitMiddleware,
     ExactOriginValidator,
     limit_daphne_bodies,
 )
-from studysite.routing import websocket_urlpatterns  # noqa: E402
+from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
 
