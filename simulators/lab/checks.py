@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.controllers import gpu_state, hardware, kubelet, mig_manager, runai
+from simulators.controllers import gpu_state, hardware, image_pull, kubelet, mig_manager, runai
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.world import World
@@ -258,6 +258,45 @@ def validate_reclaim(world: World) -> bool:
     return False
 
 
+# ---------------------------------------------------------------------------- image-pull
+
+NLP_NAMESPACE = runai.namespace_for("team-nlp")
+
+
+def _ngc_secrets(world: World) -> set[str]:
+    return {
+        secret["metadata"]["name"]
+        for secret in items(world.api, "secrets", NLP_NAMESPACE)
+        if image_pull.authorizes_ngc(secret)
+    }
+
+
+def pull_credentials_stored(world: World) -> bool:
+    return bool(_ngc_secrets(world))
+
+
+def pull_credentials_used(world: World) -> bool:
+    good = _ngc_secrets(world)
+    try:
+        account = world.api.get("serviceaccounts", "default", NLP_NAMESPACE)
+    except ApiError:
+        account = {}
+    named = {str(ref.get("name")) for ref in account.get("imagePullSecrets") or []}
+    if named & good:
+        return True
+    # Or the training's own pods name a working secret.
+    pods = [
+        p
+        for p in items(world.api, "pods", NLP_NAMESPACE)
+        if labels_of(p).get("workloadName") == "ft-llama"
+    ]
+    return bool(pods) and all(set(image_pull.pull_secret_names(p)) & good for p in pods)
+
+
+def pull_training_runs(world: World) -> bool:
+    return _running(_workload(world, "team-nlp", "ft-llama"))
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -280,6 +319,11 @@ CHECKS: dict[str, dict[str, Check]] = {
         "fractions-share": validate_fractions,
         "gang-starts": validate_gang,
         "reclaim-works": validate_reclaim,
+    },
+    "image-pull": {
+        "credentials-stored": pull_credentials_stored,
+        "credentials-used": pull_credentials_used,
+        "training-runs": pull_training_runs,
     },
 }
 

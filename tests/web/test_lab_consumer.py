@@ -211,3 +211,22 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
     now[0] += 1 / 3
     assert limiter.allow() is True
     assert limiter.allow() is False
+
+
+async def test_the_image_pull_ticket_is_solved_over_the_websocket(session_key: str) -> None:
+    from simulators.lab import load_ticket
+
+    comm = await connect("image-pull", session_key)
+    checklist: dict[str, Any] = {}
+    for line in load_ticket("image-pull").answer_key:
+        await comm.send_to(text_data=json.dumps({"type": "line", "data": line}))
+        output = await receive(comm)
+        assert output["type"] == "output" and "internal error" not in output["data"]
+        checklist = await receive(comm)
+    assert [item["id"] for item in checklist["items"]] == [
+        "credentials-stored",
+        "credentials-used",
+        "training-runs",
+    ]
+    assert all(item["done"] for item in checklist["items"]), checklist
+    await comm.disconnect()

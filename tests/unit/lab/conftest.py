@@ -35,3 +35,8 @@ def pending() -> LabSession:
 @pytest.fixture
 def validate() -> LabSession:
     return LabSession.new("validate-runai", seed=0)
+
+
+@pytest.fixture
+def pull() -> LabSession:
+    return LabSession.new("image-pull", seed=0)
