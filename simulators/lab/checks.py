@@ -297,6 +297,37 @@ def pull_training_runs(world: World) -> bool:
     return _running(_workload(world, "team-nlp", "ft-llama"))
 
 
+# ---------------------------------------------------------------------------- department-cap
+
+
+def dept_room(world: World) -> bool:
+    try:
+        queue = world.api.get(runai.QUEUES, "research")
+    except ApiError:
+        return False
+    _deserved, _weight, limit = runai.queue_quota(queue)
+    return limit is None or limit >= 12 - 1e-9
+
+
+def dept_sweep_runs(world: World) -> bool:
+    return _running(_workload(world, "team-rl", "rl-sweep"))
+
+
+def dept_work_kept(world: World) -> bool:
+    # Judged once the sweep runs, so that the start does not tick it.
+    if not dept_sweep_runs(world):
+        return False
+    for project, name in (
+        ("team-llm", "llm-sft"),
+        ("team-rl", "rl-agent"),
+        ("team-prod", "prod-train"),
+    ):
+        wl = _workload(world, project, name)
+        if wl is None or not _running(wl) or status(wl).get("evictions"):
+            return False
+    return True
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -324,6 +355,11 @@ CHECKS: dict[str, dict[str, Check]] = {
         "credentials-stored": pull_credentials_stored,
         "credentials-used": pull_credentials_used,
         "training-runs": pull_training_runs,
+    },
+    "department-cap": {
+        "department-room": dept_room,
+        "sweep-runs": dept_sweep_runs,
+        "work-kept": dept_work_kept,
     },
 }
 

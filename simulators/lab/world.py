@@ -573,8 +573,9 @@ def _story(spec: dict[str, Any], world: World) -> list[tuple[int, Any]]:
     # Projects and departments exist from early on (the install was validated a month ago).
     runai_spec = spec.get("runai") or {}
     projects = list(runai_spec.get("projects") or [])
+    departments = {str(d["name"]): d for d in runai_spec.get("departments") or []}
     if projects:
-        actions.append((-30 * DAY, lambda: _projects(api, projects)))
+        actions.append((-30 * DAY, lambda: _projects(api, projects, departments)))
     node_specs = spec.get("nodes") or {}
     if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
         actions.append((-DAY, lambda: _yesterday(api, spec, world)))
@@ -730,16 +731,29 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
             )
 
 
-def _projects(api: MockCluster, projects: list[dict[str, Any]]) -> None:
-    departments = sorted({str(p.get("department", "default")) for p in projects})
-    for dept in departments:
-        api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": {"deservedGpus": -1}})
+def _limit(spec: dict[str, Any]) -> float:
+    return -1 if spec.get("limit") is None else float(spec["limit"])
+
+
+def _projects(
+    api: MockCluster, projects: list[dict[str, Any]], departments: dict[str, dict[str, Any]]
+) -> None:
+    names = sorted({str(p.get("department", "default")) for p in projects} | set(departments))
+    for dept in names:
+        # A department without quota or limit in the story has none (-1): its projects' own.
+        given = departments.get(dept, {})
+        quota: dict[str, Any] = {
+            "deservedGpus": float(given["quota"]) if given.get("quota") is not None else -1
+        }
+        if given.get("limit") is not None:
+            quota["maxAllowedGpus"] = _limit(given)
+        api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": quota})
     for project in projects:
         name = str(project["name"])
         body: dict[str, Any] = {
             "department": str(project.get("department", "default")),
             "deservedGpus": float(project.get("quota", 0)),
-            "maxAllowedGpus": -1 if project.get("limit") is None else float(project["limit"]),
+            "maxAllowedGpus": _limit(project),
             "gpuOverQuotaWeight": float(project.get("over_quota_weight", 1)),
             "namespace": runai.namespace_for(name),
         }

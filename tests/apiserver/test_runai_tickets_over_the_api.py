@@ -24,7 +24,9 @@ from tests.cluster_server import start_cluster_server
 STEPS_BETWEEN_COMMANDS = 3
 
 
-@pytest.mark.parametrize("ticket", ["pending-workspace", "validate-runai", "image-pull"])
+@pytest.mark.parametrize(
+    "ticket", ["pending-workspace", "validate-runai", "image-pull", "department-cap"]
+)
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
     lab = build_world(ticket, 0)
     definition = tickets.load_ticket(ticket)
@@ -72,3 +74,14 @@ def test_the_image_pull_world_is_served_by_python_m_simulators_apiserver(tmp_pat
         waiting = pods[0].status.container_statuses[0].state.waiting
         assert pods[0].spec.node_name and waiting.reason in ("ErrImagePull", "ImagePullBackOff")
         assert (server.home / "ngc-api-key.txt").read_text().startswith("nvapi-")
+
+
+def test_the_department_cap_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("department-cap", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = {p.metadata.name: p for p in core.list_namespaced_pod("runai-team-rl").items}
+        assert sorted(pods) == ["rl-agent-0-0", "rl-sweep-0-0"]
+        assert pods["rl-sweep-0-0"].spec.node_name is None
+        assert pods["rl-agent-0-0"].status.phase == "Running"

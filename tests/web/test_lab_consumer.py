@@ -213,20 +213,25 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
     assert limiter.allow() is False
 
 
-async def test_the_image_pull_ticket_is_solved_over_the_websocket(session_key: str) -> None:
+@pytest.mark.parametrize(
+    ("ticket", "items"),
+    [
+        ("image-pull", ["credentials-stored", "credentials-used", "training-runs"]),
+        ("department-cap", ["department-room", "sweep-runs", "work-kept"]),
+    ],
+)
+async def test_a_new_ticket_is_solved_over_the_websocket(
+    session_key: str, ticket: str, items: list[str]
+) -> None:
     from simulators.lab import load_ticket
 
-    comm = await connect("image-pull", session_key)
+    comm = await connect(ticket, session_key)
     checklist: dict[str, Any] = {}
-    for line in load_ticket("image-pull").answer_key:
+    for line in load_ticket(ticket).answer_key:
         await comm.send_to(text_data=json.dumps({"type": "line", "data": line}))
         output = await receive(comm)
         assert output["type"] == "output" and "internal error" not in output["data"]
         checklist = await receive(comm)
-    assert [item["id"] for item in checklist["items"]] == [
-        "credentials-stored",
-        "credentials-used",
-        "training-runs",
-    ]
+    assert [item["id"] for item in checklist["items"]] == items
     assert all(item["done"] for item in checklist["items"]), checklist
     await comm.disconnect()

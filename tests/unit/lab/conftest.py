@@ -40,3 +40,8 @@ def validate() -> LabSession:
 @pytest.fixture
 def pull() -> LabSession:
     return LabSession.new("image-pull", seed=0)
+
+
+@pytest.fixture
+def dept() -> LabSession:
+    return LabSession.new("department-cap", seed=0)

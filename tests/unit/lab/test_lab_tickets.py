@@ -8,7 +8,14 @@ from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession, UnknownTicketError, list_tickets, load_ticket
 from tests.unit.lab.lab_helpers import done, run_all, wait
 
-TICKETS = ["mig-single", "mig-mixed", "pending-workspace", "validate-runai", "image-pull"]
+TICKETS = [
+    "mig-single",
+    "mig-mixed",
+    "pending-workspace",
+    "validate-runai",
+    "image-pull",
+    "department-cap",
+]
 
 
 def workload_phases(session: LabSession) -> dict[str, str]:
