@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.clock import EPOCH, parse_time
 from simulators.controllers import gpu_state, hardware, image_pull, kubelet, mig_manager, runai
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
@@ -328,6 +329,40 @@ def dept_work_kept(world: World) -> bool:
     return True
 
 
+# ---------------------------------------------------------------------------- gang-fragmentation
+
+
+def gang_started(world: World) -> bool:
+    wl = _workload(world, "team-llm", "llm-dist")
+    return (
+        wl is not None
+        and runai.pod_count(wl) == 2
+        and bool(status(wl).get("gangStarts"))
+        and _running(wl)
+    )
+
+
+def gang_stale_freed(world: World) -> bool:
+    wl = _workload(world, "team-vision", "nb-old")
+    return wl is None or status(wl).get("phase") == "Suspended" or not runai.active_of(wl)
+
+
+def gang_active_kept(world: World) -> bool:
+    # Judged once the gang runs, so that the start does not tick it; a notebook whose pod was
+    # restarted lost its kernel, so it has to be the pod that ran before the session.
+    wl = _workload(world, "team-vision", "nb-ana")
+    if not gang_started(world) or not _running(wl) or status(wl or {}).get("evictions"):
+        return False
+    pods = [
+        p
+        for p in items(world.api, "pods", runai.namespace_for("team-vision"))
+        if labels_of(p).get("workloadName") == "nb-ana"
+    ]
+    return bool(pods) and all(
+        parse_time(str(p["metadata"]["creationTimestamp"])) < EPOCH for p in pods
+    )
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -360,6 +395,11 @@ CHECKS: dict[str, dict[str, Check]] = {
         "department-room": dept_room,
         "sweep-runs": dept_sweep_runs,
         "work-kept": dept_work_kept,
+    },
+    "gang-fragmentation": {
+        "gang-started": gang_started,
+        "stale-freed": gang_stale_freed,
+        "active-kept": gang_active_kept,
     },
 }
 

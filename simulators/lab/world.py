@@ -774,6 +774,8 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         user=str(spec.get("user", "admin")),
     )
     created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
+    if spec.get("node"):
+        _place_runai_pods(api, created, str(spec["node"]))
     # Last activity is told relative to the session's start (EPOCH): "idle for 21 days".
     idle = int(spec.get("idle_minutes") or 0)
     stamp = format_time(EPOCH - timedelta(minutes=idle))
@@ -784,6 +786,28 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         obj["metadata"]["namespace"],
         subresource="status",
     )
+
+
+def _place_runai_pods(api: MockCluster, workload: Obj, node: str) -> None:
+    """Stage where the scheduler put a workload's pods back then (on a fuller cluster)."""
+    from simulators.controllers.util import RUNAI_SCHEDULER, emit
+
+    runai.run_workloads(api)
+    namespace = str(workload["metadata"]["namespace"])
+    name = str(workload["metadata"]["name"])
+    for pod in api.list("pods", namespace, label_selector=f"workloadName={name}")["items"]:
+        if pod["spec"].get("nodeName"):
+            continue
+        pod_name = str(pod["metadata"]["name"])
+        api.bind(pod_name, namespace, node)
+        emit(
+            api,
+            api.get("pods", pod_name, namespace),
+            "Normal",
+            "Scheduled",
+            f"Successfully assigned {namespace}/{pod_name} to {node}",
+            RUNAI_SCHEDULER,
+        )
 
 
 def describe_world(world: World) -> dict[str, Any]:

@@ -25,7 +25,8 @@ STEPS_BETWEEN_COMMANDS = 3
 
 
 @pytest.mark.parametrize(
-    "ticket", ["pending-workspace", "validate-runai", "image-pull", "department-cap"]
+    "ticket",
+    ["pending-workspace", "validate-runai", "image-pull", "department-cap", "gang-fragmentation"],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
     lab = build_world(ticket, 0)
@@ -85,3 +86,16 @@ def test_the_department_cap_world_is_served_by_python_m_simulators_apiserver(
         assert sorted(pods) == ["rl-agent-0-0", "rl-sweep-0-0"]
         assert pods["rl-sweep-0-0"].spec.node_name is None
         assert pods["rl-agent-0-0"].status.phase == "Running"
+
+
+def test_the_gang_fragmentation_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("gang-fragmentation", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = core.list_namespaced_pod("runai-team-llm").items
+        assert sorted(p.metadata.name for p in pods) == ["llm-dist-master-0", "llm-dist-worker-0"]
+        assert all(p.spec.node_name is None for p in pods)
+        vision = {p.metadata.name: p for p in core.list_namespaced_pod("runai-team-vision").items}
+        assert vision["nb-old-0-0"].spec.node_name == "gpu-node3"
+        assert vision["nb-ana-0-0"].spec.node_name == "gpu-node2"

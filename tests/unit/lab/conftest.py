@@ -45,3 +45,8 @@ def pull() -> LabSession:
 @pytest.fixture
 def dept() -> LabSession:
     return LabSession.new("department-cap", seed=0)
+
+
+@pytest.fixture
+def gang() -> LabSession:
+    return LabSession.new("gang-fragmentation", seed=0)

@@ -15,6 +15,7 @@ TICKETS = [
     "validate-runai",
     "image-pull",
     "department-cap",
+    "gang-fragmentation",
 ]
 
 
