@@ -363,6 +363,51 @@ def gang_active_kept(world: World) -> bool:
     )
 
 
+# ---------------------------------------------------------------------------- inference-priority
+
+
+def _chat_api(world: World) -> Obj | None:
+    wl = _workload(world, "team-serve", "chat-api")
+    return wl if wl is not None and runai.kind_of(wl) == "inference" else None
+
+
+def inference_runs(world: World) -> bool:
+    wl = _chat_api(world)
+    return wl is not None and _running(wl) and not runai.preemptible_of(wl)
+
+
+def inference_within_quota(world: World) -> bool:
+    # Judged once the server runs, so that the start does not tick it.
+    if not inference_runs(world):
+        return False
+    held = sum(
+        _allocated(w)
+        for w in _workloads(world)
+        if runai.project_of(w) == "team-serve" and not runai.preemptible_of(w)
+    )
+    return held <= _quota(world, "team-serve") + 1e-9
+
+
+def inference_borrowed_returned(world: World) -> bool:
+    if not inference_runs(world):
+        return False
+    records = [
+        record
+        for w in _workloads(world)
+        for record in status(w).get("evictions") or []
+        if isinstance(record, dict)
+    ]
+    # Nobody anywhere was preempted within their own project; team-serve reclaimed something.
+    if any(r.get("reason") == "Preempted" for r in records):
+        return False
+    if not any(
+        r.get("reason") == "Reclaimed" and r.get("byProject") == "team-serve" for r in records
+    ):
+        return False
+    kept = sum(_allocated(w) for w in _workloads(world) if runai.project_of(w) == "team-train")
+    return kept + 1e-9 >= _quota(world, "team-train")
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -400,6 +445,11 @@ CHECKS: dict[str, dict[str, Check]] = {
         "gang-started": gang_started,
         "stale-freed": gang_stale_freed,
         "active-kept": gang_active_kept,
+    },
+    "inference-priority": {
+        "inference-runs": inference_runs,
+        "within-quota": inference_within_quota,
+        "borrowed-returned": inference_borrowed_returned,
     },
 }
 

@@ -26,7 +26,14 @@ STEPS_BETWEEN_COMMANDS = 3
 
 @pytest.mark.parametrize(
     "ticket",
-    ["pending-workspace", "validate-runai", "image-pull", "department-cap", "gang-fragmentation"],
+    [
+        "pending-workspace",
+        "validate-runai",
+        "image-pull",
+        "department-cap",
+        "gang-fragmentation",
+        "inference-priority",
+    ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
     lab = build_world(ticket, 0)
@@ -99,3 +106,13 @@ def test_the_gang_fragmentation_world_is_served_by_python_m_simulators_apiserver
         vision = {p.metadata.name: p for p in core.list_namespaced_pod("runai-team-vision").items}
         assert vision["nb-old-0-0"].spec.node_name == "gpu-node3"
         assert vision["nb-ana-0-0"].spec.node_name == "gpu-node2"
+
+
+def test_the_inference_priority_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("inference-priority", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = core.list_namespaced_pod("runai-team-train").items
+        assert len(pods) == 5 and all(p.status.phase == "Running" for p in pods)
+        assert core.list_namespaced_pod("runai-team-serve").items == []

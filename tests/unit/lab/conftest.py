@@ -50,3 +50,8 @@ def dept() -> LabSession:
 @pytest.fixture
 def gang() -> LabSession:
     return LabSession.new("gang-fragmentation", seed=0)
+
+
+@pytest.fixture
+def serve() -> LabSession:
+    return LabSession.new("inference-priority", seed=0)

@@ -16,6 +16,7 @@ TICKETS = [
     "image-pull",
     "department-cap",
     "gang-fragmentation",
+    "inference-priority",
 ]
 
 
