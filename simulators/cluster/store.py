@@ -1093,6 +1093,19 @@ def _default_pod_spec(spec: Obj) -> None:
                 port.setdefault("protocol", "TCP")
 
 
+def _service_account_pull_secrets(cluster: MockCluster, pod: Obj, spec: Obj) -> None:
+    """The ServiceAccount admission plugin: a new pod without imagePullSecrets gets its
+    ServiceAccount's, so patching the account helps only pods created afterwards."""
+    namespace = str(pod.get("metadata", {}).get("namespace") or "default")
+    try:
+        account = cluster.get("serviceaccounts", str(spec["serviceAccountName"]), namespace)
+    except ApiError:
+        return
+    secrets = [dict(ref) for ref in account.get("imagePullSecrets") or [] if isinstance(ref, dict)]
+    if secrets:
+        spec["imagePullSecrets"] = secrets
+
+
 def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster, *, creating: bool = False) -> None:
     """What the API server's defaulting and built-in admission add on create and update."""
     kind = info.kind
@@ -1101,6 +1114,8 @@ def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster, *, creating: bo
         if "serviceAccountName" not in spec and "serviceAccount" not in spec:
             spec["serviceAccountName"] = spec["serviceAccount"] = "default"
         _default_pod_spec(spec)
+        if creating and not spec.get("imagePullSecrets"):
+            _service_account_pull_secrets(cluster, obj, spec)
         # The DefaultTolerationSeconds admission plugin acts on create only.
         tolerations = spec.setdefault("tolerations", []) if creating else []
         for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):

@@ -155,7 +155,13 @@ class Model:
         parents = [q for q in queues if not spec(q).get("parentQueue")]
         children = [q for q in queues if spec(q).get("parentQueue")]
         for queue in parents:
-            self.cluster.add_department(name_of(queue))
+            deserved, weight, limit = runai.queue_quota(queue)
+            quotas = (
+                {"default": PoolQuota(deserved=deserved, over_quota_weight=weight, limit=limit)}
+                if deserved is not None or limit is not None
+                else None
+            )
+            self.cluster.add_department(name_of(queue), quotas=quotas)
         known = {name_of(q) for q in parents}
         for queue in children:
             parent = str(spec(queue)["parentQueue"])

@@ -6,6 +6,9 @@ Per step, for each pod bound to a node:
 - next step: the containers start (events Pulled, Created, Started from ``kubelet``), write their
   logs, and run, exit (``Completed``) or crash; a crashed container waits in
   ``CrashLoopBackOff`` for 10s, 20s, 40s... (at most 5 minutes) before the next restart;
+- an image from a private registry (``image_pull``) is pulled only with a pull secret that the
+  registry accepts; otherwise the container waits in ``ErrImagePull``, then ``ImagePullBackOff``,
+  and the pull is retried the step after;
 - a pod being deleted has its containers stopped (``Killing``) and is removed.
 
 The device manager hands a pod the GPUs (or MIG devices) it asks for and registers what the
@@ -20,7 +23,7 @@ from typing import Any, Protocol
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
-from simulators.controllers import gpu_state, hardware, runtime
+from simulators.controllers import gpu_state, hardware, image_pull, runtime
 from simulators.controllers.util import (
     annotations_of,
     emit,
@@ -277,8 +280,12 @@ def _sync_pod(
             continue
         state = cstatus.get("state") or {}
         if "waiting" in state:
-            if _due(api, cstatus):
-                _start(api, pod, node, container, cstatus)
+            if state["waiting"].get("reason") == "ErrImagePull":
+                _pull_back_off(api, pod, node, container, cstatus)
+                changed = True
+            elif _due(api, cstatus):
+                if _pull(api, pod, node, container, cstatus):
+                    _start(api, pod, node, container, cstatus)
                 changed = True
             elif state["waiting"].get("reason") == "CrashLoopBackOff":
                 emit(
@@ -312,6 +319,66 @@ def _due(api: ClusterAPI, cstatus: dict[str, Any]) -> bool:
     return api.now() >= parse_time(str(finished)) + timedelta(seconds=backoff)
 
 
+def _pull(
+    api: KubeletAPI, pod: Obj, node: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> bool:
+    """Fetch a private image with the pod's pull secrets; False (ErrImagePull) when refused."""
+    image = str(container.get("image", ""))
+    if not image_pull.needs_login(image) or cstatus.get("imageID"):
+        return True
+    host = name_of(node)
+    result = image_pull.try_pull(api, pod, image)
+    if result.missing_secrets:
+        emit(
+            api,
+            pod,
+            "Warning",
+            "FailedToRetrieveImagePullSecret",
+            f"Unable to retrieve some image pull secrets ({', '.join(result.missing_secrets)}); "
+            "attempting to pull the image may not succeed.",
+            "kubelet",
+            host=host,
+        )
+    emit(api, pod, "Normal", "Pulling", f'Pulling image "{image}"', "kubelet", host=host)
+    if result.ok:
+        size = 8_000_000_000 + stable_hash("image-size", image) % 4_000_000_000
+        emit(
+            api,
+            pod,
+            "Normal",
+            "Pulled",
+            f'Successfully pulled image "{image}" in 41.2s (41.2s including waiting). '
+            f"Image size: {size} bytes.",
+            "kubelet",
+            host=host,
+        )
+        return True
+    message = image_pull.unauthorized(image)
+    emit(
+        api,
+        pod,
+        "Warning",
+        "Failed",
+        f'Failed to pull image "{image}": {message}',
+        "kubelet",
+        host=host,
+    )
+    emit(api, pod, "Warning", "Failed", "Error: ErrImagePull", "kubelet", host=host)
+    cstatus["state"] = {"waiting": {"reason": "ErrImagePull", "message": message}}
+    return False
+
+
+def _pull_back_off(
+    api: KubeletAPI, pod: Obj, node: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> None:
+    image = str(container.get("image", ""))
+    host = name_of(node)
+    message = f'Back-off pulling image "{image}"'
+    emit(api, pod, "Normal", "BackOff", message, "kubelet", host=host)
+    emit(api, pod, "Warning", "Failed", "Error: ImagePullBackOff", "kubelet", host=host)
+    cstatus["state"] = {"waiting": {"reason": "ImagePullBackOff", "message": message}}
+
+
 def _container_id(pod: Obj, name: str, restarts: int) -> str:
     return f"containerd://{sha256_hex('ctr', uid_of(pod), name, restarts)}"
 
@@ -329,15 +396,16 @@ def _start(
     if restarting:
         cstatus["restartCount"] = int(cstatus.get("restartCount", 0)) + 1
         api.restart_log(namespace_of(pod), name_of(pod), cname)
-    emit(
-        api,
-        pod,
-        "Normal",
-        "Pulled",
-        f'Container image "{image}" already present on machine',
-        "kubelet",
-        host=host,
-    )
+    if not image_pull.needs_login(image) or cstatus.get("imageID"):
+        emit(
+            api,
+            pod,
+            "Normal",
+            "Pulled",
+            f'Container image "{image}" already present on machine',
+            "kubelet",
+            host=host,
+        )
     emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
     emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
     behaviour = runtime.behaviour(api, pod, container, node)
@@ -444,11 +512,16 @@ def _finish_status(api: ClusterAPI, pod: Obj, pod_status: dict[str, Any], now: s
         (c.get("state") or {}).get("waiting", {}).get("reason") == "ContainerCreating"
         for c in cstatuses
     )
+    # A container that waits without ever having run (its image not pulled) keeps the pod Pending.
+    never_started = any(
+        "waiting" in (c.get("state") or {}) and not (c.get("lastState") or {}).get("terminated")
+        for c in cstatuses
+    )
     restart_policy = spec(pod).get("restartPolicy", "Always")
     if cstatuses and all(terminated) and restart_policy != "Always":
         ok = all(int(t.get("exitCode", 1)) == 0 for t in terminated if t)
         pod_status["phase"] = "Succeeded" if ok else "Failed"
-    elif creating:
+    elif creating or never_started:
         pod_status["phase"] = "Pending"
     else:
         pod_status["phase"] = "Running"

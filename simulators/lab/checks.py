@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.controllers import gpu_state, hardware, kubelet, mig_manager, runai
+from simulators.cluster.clock import EPOCH, parse_time
+from simulators.controllers import gpu_state, hardware, image_pull, kubelet, mig_manager, runai
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.world import World
@@ -258,6 +259,155 @@ def validate_reclaim(world: World) -> bool:
     return False
 
 
+# ---------------------------------------------------------------------------- image-pull
+
+NLP_NAMESPACE = runai.namespace_for("team-nlp")
+
+
+def _ngc_secrets(world: World) -> set[str]:
+    return {
+        secret["metadata"]["name"]
+        for secret in items(world.api, "secrets", NLP_NAMESPACE)
+        if image_pull.authorizes_ngc(secret)
+    }
+
+
+def pull_credentials_stored(world: World) -> bool:
+    return bool(_ngc_secrets(world))
+
+
+def pull_credentials_used(world: World) -> bool:
+    good = _ngc_secrets(world)
+    try:
+        account = world.api.get("serviceaccounts", "default", NLP_NAMESPACE)
+    except ApiError:
+        account = {}
+    named = {str(ref.get("name")) for ref in account.get("imagePullSecrets") or []}
+    if named & good:
+        return True
+    # Or the training's own pods name a working secret.
+    pods = [
+        p
+        for p in items(world.api, "pods", NLP_NAMESPACE)
+        if labels_of(p).get("workloadName") == "ft-llama"
+    ]
+    return bool(pods) and all(set(image_pull.pull_secret_names(p)) & good for p in pods)
+
+
+def pull_training_runs(world: World) -> bool:
+    return _running(_workload(world, "team-nlp", "ft-llama"))
+
+
+# ---------------------------------------------------------------------------- department-cap
+
+
+def dept_room(world: World) -> bool:
+    try:
+        queue = world.api.get(runai.QUEUES, "research")
+    except ApiError:
+        return False
+    _deserved, _weight, limit = runai.queue_quota(queue)
+    return limit is None or limit >= 12 - 1e-9
+
+
+def dept_sweep_runs(world: World) -> bool:
+    return _running(_workload(world, "team-rl", "rl-sweep"))
+
+
+def dept_work_kept(world: World) -> bool:
+    # Judged once the sweep runs, so that the start does not tick it.
+    if not dept_sweep_runs(world):
+        return False
+    for project, name in (
+        ("team-llm", "llm-sft"),
+        ("team-rl", "rl-agent"),
+        ("team-prod", "prod-train"),
+    ):
+        wl = _workload(world, project, name)
+        if wl is None or not _running(wl) or status(wl).get("evictions"):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------------- gang-fragmentation
+
+
+def gang_started(world: World) -> bool:
+    wl = _workload(world, "team-llm", "llm-dist")
+    return (
+        wl is not None
+        and runai.pod_count(wl) == 2
+        and bool(status(wl).get("gangStarts"))
+        and _running(wl)
+    )
+
+
+def gang_stale_freed(world: World) -> bool:
+    wl = _workload(world, "team-vision", "nb-old")
+    return wl is None or status(wl).get("phase") == "Suspended" or not runai.active_of(wl)
+
+
+def gang_active_kept(world: World) -> bool:
+    # Judged once the gang runs, so that the start does not tick it; a notebook whose pod was
+    # restarted lost its kernel, so it has to be the pod that ran before the session.
+    wl = _workload(world, "team-vision", "nb-ana")
+    if not gang_started(world) or not _running(wl) or status(wl or {}).get("evictions"):
+        return False
+    pods = [
+        p
+        for p in items(world.api, "pods", runai.namespace_for("team-vision"))
+        if labels_of(p).get("workloadName") == "nb-ana"
+    ]
+    return bool(pods) and all(
+        parse_time(str(p["metadata"]["creationTimestamp"])) < EPOCH for p in pods
+    )
+
+
+# ---------------------------------------------------------------------------- inference-priority
+
+
+def _chat_api(world: World) -> Obj | None:
+    wl = _workload(world, "team-serve", "chat-api")
+    return wl if wl is not None and runai.kind_of(wl) == "inference" else None
+
+
+def inference_runs(world: World) -> bool:
+    wl = _chat_api(world)
+    return wl is not None and _running(wl) and not runai.preemptible_of(wl)
+
+
+def inference_within_quota(world: World) -> bool:
+    # Judged once the server runs, so that the start does not tick it.
+    if not inference_runs(world):
+        return False
+    held = sum(
+        _allocated(w)
+        for w in _workloads(world)
+        if runai.project_of(w) == "team-serve" and not runai.preemptible_of(w)
+    )
+    return held <= _quota(world, "team-serve") + 1e-9
+
+
+def inference_borrowed_returned(world: World) -> bool:
+    if not inference_runs(world):
+        return False
+    records = [
+        record
+        for w in _workloads(world)
+        for record in status(w).get("evictions") or []
+        if isinstance(record, dict)
+    ]
+    # Nobody anywhere was preempted within their own project; team-serve reclaimed something.
+    if any(r.get("reason") == "Preempted" for r in records):
+        return False
+    if not any(
+        r.get("reason") == "Reclaimed" and r.get("byProject") == "team-serve" for r in records
+    ):
+        return False
+    kept = sum(_allocated(w) for w in _workloads(world) if runai.project_of(w) == "team-train")
+    return kept + 1e-9 >= _quota(world, "team-train")
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -280,6 +430,26 @@ CHECKS: dict[str, dict[str, Check]] = {
         "fractions-share": validate_fractions,
         "gang-starts": validate_gang,
         "reclaim-works": validate_reclaim,
+    },
+    "image-pull": {
+        "credentials-stored": pull_credentials_stored,
+        "credentials-used": pull_credentials_used,
+        "training-runs": pull_training_runs,
+    },
+    "department-cap": {
+        "department-room": dept_room,
+        "sweep-runs": dept_sweep_runs,
+        "work-kept": dept_work_kept,
+    },
+    "gang-fragmentation": {
+        "gang-started": gang_started,
+        "stale-freed": gang_stale_freed,
+        "active-kept": gang_active_kept,
+    },
+    "inference-priority": {
+        "inference-runs": inference_runs,
+        "within-quota": inference_within_quota,
+        "borrowed-returned": inference_borrowed_returned,
     },
 }
 

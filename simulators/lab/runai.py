@@ -79,6 +79,7 @@ V2_NOUNS = {
         "pytorch",
     ),
     "workspace": ("submit", "list", "describe", "logs", "exec", "delete", "suspend", "resume"),
+    "inference": ("submit", "list", "describe", "logs", "delete"),
     "workload": ("list", "describe"),
     "project": ("list", "set"),
     "cluster": ("list", "set"),
@@ -91,6 +92,7 @@ TOP = (
     "delete",
     "describe",
     "exec",
+    "inference",
     "list",
     "login",
     "logout",
@@ -268,6 +270,9 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     elif noun == "workspace":
         kind_filter = ("workspace",)
         kind = "workspace"
+    elif noun == "inference":
+        kind_filter = ("inference",)
+        kind = "inference"
     else:
         kind_filter = ALL_KINDS
         kind = ""
@@ -284,7 +289,9 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         return _logs(ctx, wl, parsed)
     if verb == "exec":
         return _exec(ctx, wl, parsed)
-    label = "workspace" if runai_ctl.kind_of(wl) == "workspace" else "training"
+    label = {"workspace": "workspace", "inference": "inference"}.get(
+        runai_ctl.kind_of(wl), "training"
+    )
     name = _name(wl)
     if verb == "delete":
         _delete(ctx, wl)
@@ -360,7 +367,7 @@ def _v2_submit(ctx: Context, kind: str, args: list[str]) -> Output:
             f"Creating distributed training workload {name}...\n"
             "To track the workload's status, run 'runai training pytorch list'"
         )
-    noun = "workspace" if kind == "workspace" else "training"
+    noun = kind if kind in ("workspace", "inference") else "training"
     return Output(
         f"Creating {noun} {name}...\nTo track the workload's status, run 'runai {noun} list'"
     )
@@ -860,6 +867,7 @@ Available Commands (v2 style):
   training submit|list|describe|logs|delete|suspend|resume
   training pytorch submit|list|describe|logs|delete
   workspace submit|list|describe|logs|delete|suspend|resume
+  inference submit|list|describe|logs|delete
   workload list|describe
   workspace|training exec <name> -- <command>
   node list, nodepool list

@@ -573,8 +573,9 @@ def _story(spec: dict[str, Any], world: World) -> list[tuple[int, Any]]:
     # Projects and departments exist from early on (the install was validated a month ago).
     runai_spec = spec.get("runai") or {}
     projects = list(runai_spec.get("projects") or [])
+    departments = {str(d["name"]): d for d in runai_spec.get("departments") or []}
     if projects:
-        actions.append((-30 * DAY, lambda: _projects(api, projects)))
+        actions.append((-30 * DAY, lambda: _projects(api, projects, departments)))
     node_specs = spec.get("nodes") or {}
     if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
         actions.append((-DAY, lambda: _yesterday(api, spec, world)))
@@ -730,16 +731,29 @@ def _job(api: MockCluster, job: dict[str, Any]) -> None:
             )
 
 
-def _projects(api: MockCluster, projects: list[dict[str, Any]]) -> None:
-    departments = sorted({str(p.get("department", "default")) for p in projects})
-    for dept in departments:
-        api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": {"deservedGpus": -1}})
+def _limit(spec: dict[str, Any]) -> float:
+    return -1 if spec.get("limit") is None else float(spec["limit"])
+
+
+def _projects(
+    api: MockCluster, projects: list[dict[str, Any]], departments: dict[str, dict[str, Any]]
+) -> None:
+    names = sorted({str(p.get("department", "default")) for p in projects} | set(departments))
+    for dept in names:
+        # A department without quota or limit in the story has none (-1): its projects' own.
+        given = departments.get(dept, {})
+        quota: dict[str, Any] = {
+            "deservedGpus": float(given["quota"]) if given.get("quota") is not None else -1
+        }
+        if given.get("limit") is not None:
+            quota["maxAllowedGpus"] = _limit(given)
+        api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": quota})
     for project in projects:
         name = str(project["name"])
         body: dict[str, Any] = {
             "department": str(project.get("department", "default")),
             "deservedGpus": float(project.get("quota", 0)),
-            "maxAllowedGpus": -1 if project.get("limit") is None else float(project["limit"]),
+            "maxAllowedGpus": _limit(project),
             "gpuOverQuotaWeight": float(project.get("over_quota_weight", 1)),
             "namespace": runai.namespace_for(name),
         }
@@ -760,6 +774,8 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         user=str(spec.get("user", "admin")),
     )
     created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
+    if spec.get("node"):
+        _place_runai_pods(api, created, str(spec["node"]))
     # Last activity is told relative to the session's start (EPOCH): "idle for 21 days".
     idle = int(spec.get("idle_minutes") or 0)
     stamp = format_time(EPOCH - timedelta(minutes=idle))
@@ -770,6 +786,28 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         obj["metadata"]["namespace"],
         subresource="status",
     )
+
+
+def _place_runai_pods(api: MockCluster, workload: Obj, node: str) -> None:
+    """Stage where the scheduler put a workload's pods back then (on a fuller cluster)."""
+    from simulators.controllers.util import RUNAI_SCHEDULER, emit
+
+    runai.run_workloads(api)
+    namespace = str(workload["metadata"]["namespace"])
+    name = str(workload["metadata"]["name"])
+    for pod in api.list("pods", namespace, label_selector=f"workloadName={name}")["items"]:
+        if pod["spec"].get("nodeName"):
+            continue
+        pod_name = str(pod["metadata"]["name"])
+        api.bind(pod_name, namespace, node)
+        emit(
+            api,
+            api.get("pods", pod_name, namespace),
+            "Normal",
+            "Scheduled",
+            f"Successfully assigned {namespace}/{pod_name} to {node}",
+            RUNAI_SCHEDULER,
+        )
 
 
 def describe_world(world: World) -> dict[str, Any]:

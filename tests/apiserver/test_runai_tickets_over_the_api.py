@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shlex
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -16,13 +17,24 @@ from simulators.cluster.server import World, make_server
 from simulators.lab import checks, kubectl, runai, tickets
 from simulators.lab.tool import Context
 from simulators.lab.world import build_world
+from tests.cluster_server import start_cluster_server
 
 # Steps of cluster time a learner lets pass between two commands (the server steps once more
 # for each change a command makes).
 STEPS_BETWEEN_COMMANDS = 3
 
 
-@pytest.mark.parametrize("ticket", ["pending-workspace", "validate-runai"])
+@pytest.mark.parametrize(
+    "ticket",
+    [
+        "pending-workspace",
+        "validate-runai",
+        "image-pull",
+        "department-cap",
+        "gang-fragmentation",
+        "inference-priority",
+    ],
+)
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
     lab = build_world(ticket, 0)
     definition = tickets.load_ticket(ticket)
@@ -44,6 +56,8 @@ def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
         assert not all(done().values())
         for line in definition.answer_key:
             words = shlex.split(line)
+            if words[0] not in tools:
+                continue  # `cat` on kadmin: the host's side, not the API's
             output = tools[words[0]](ctx, words[1:])
             assert output.code == 0, f"{line}: {output.text}"
             for _ in range(STEPS_BETWEEN_COMMANDS):
@@ -58,3 +72,47 @@ def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def test_the_image_pull_world_is_served_by_python_m_simulators_apiserver(tmp_path: Path) -> None:
+    with start_cluster_server("image-pull", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = core.list_namespaced_pod("runai-team-nlp").items
+        assert [p.metadata.name for p in pods] == ["ft-llama-0-0"]
+        waiting = pods[0].status.container_statuses[0].state.waiting
+        assert pods[0].spec.node_name and waiting.reason in ("ErrImagePull", "ImagePullBackOff")
+        assert (server.home / "ngc-api-key.txt").read_text().startswith("nvapi-")
+
+
+def test_the_department_cap_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("department-cap", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = {p.metadata.name: p for p in core.list_namespaced_pod("runai-team-rl").items}
+        assert sorted(pods) == ["rl-agent-0-0", "rl-sweep-0-0"]
+        assert pods["rl-sweep-0-0"].spec.node_name is None
+        assert pods["rl-agent-0-0"].status.phase == "Running"
+
+
+def test_the_gang_fragmentation_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("gang-fragmentation", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = core.list_namespaced_pod("runai-team-llm").items
+        assert sorted(p.metadata.name for p in pods) == ["llm-dist-master-0", "llm-dist-worker-0"]
+        assert all(p.spec.node_name is None for p in pods)
+        vision = {p.metadata.name: p for p in core.list_namespaced_pod("runai-team-vision").items}
+        assert vision["nb-old-0-0"].spec.node_name == "gpu-node3"
+        assert vision["nb-ana-0-0"].spec.node_name == "gpu-node2"
+
+
+def test_the_inference_priority_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("inference-priority", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pods = core.list_namespaced_pod("runai-team-train").items
+        assert len(pods) == 5 and all(p.status.phase == "Running" for p in pods)
+        assert core.list_namespaced_pod("runai-team-serve").items == []

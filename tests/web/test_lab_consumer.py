@@ -211,3 +211,29 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
     now[0] += 1 / 3
     assert limiter.allow() is True
     assert limiter.allow() is False
+
+
+@pytest.mark.parametrize(
+    ("ticket", "items"),
+    [
+        ("image-pull", ["credentials-stored", "credentials-used", "training-runs"]),
+        ("department-cap", ["department-room", "sweep-runs", "work-kept"]),
+        ("gang-fragmentation", ["gang-started", "stale-freed", "active-kept"]),
+        ("inference-priority", ["inference-runs", "within-quota", "borrowed-returned"]),
+    ],
+)
+async def test_a_new_ticket_is_solved_over_the_websocket(
+    session_key: str, ticket: str, items: list[str]
+) -> None:
+    from simulators.lab import load_ticket
+
+    comm = await connect(ticket, session_key)
+    checklist: dict[str, Any] = {}
+    for line in load_ticket(ticket).answer_key:
+        await comm.send_to(text_data=json.dumps({"type": "line", "data": line}))
+        output = await receive(comm)
+        assert output["type"] == "output" and "internal error" not in output["data"]
+        checklist = await receive(comm)
+    assert [item["id"] for item in checklist["items"]] == items
+    assert all(item["done"] for item in checklist["items"]), checklist
+    await comm.disconnect()

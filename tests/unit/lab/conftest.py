@@ -35,3 +35,23 @@ def pending() -> LabSession:
 @pytest.fixture
 def validate() -> LabSession:
     return LabSession.new("validate-runai", seed=0)
+
+
+@pytest.fixture
+def pull() -> LabSession:
+    return LabSession.new("image-pull", seed=0)
+
+
+@pytest.fixture
+def dept() -> LabSession:
+    return LabSession.new("department-cap", seed=0)
+
+
+@pytest.fixture
+def gang() -> LabSession:
+    return LabSession.new("gang-fragmentation", seed=0)
+
+
+@pytest.fixture
+def serve() -> LabSession:
+    return LabSession.new("inference-priority", seed=0)

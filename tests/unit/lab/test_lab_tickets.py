@@ -8,7 +8,16 @@ from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession, UnknownTicketError, list_tickets, load_ticket
 from tests.unit.lab.lab_helpers import done, run_all, wait
 
-TICKETS = ["mig-single", "mig-mixed", "pending-workspace", "validate-runai"]
+TICKETS = [
+    "mig-single",
+    "mig-mixed",
+    "pending-workspace",
+    "validate-runai",
+    "image-pull",
+    "department-cap",
+    "gang-fragmentation",
+    "inference-priority",
+]
 
 
 def workload_phases(session: LabSession) -> dict[str, str]:
@@ -18,7 +27,7 @@ def workload_phases(session: LabSession) -> dict[str, str]:
     }
 
 
-def test_the_four_tickets_are_listed_in_the_guides_order() -> None:
+def test_the_tickets_are_listed_in_the_guides_order() -> None:
     assert [t.id for t in list_tickets()] == TICKETS
 
 
