@@ -342,9 +342,17 @@ def gang_started(world: World) -> bool:
     )
 
 
-def gang_stale_freed(world: World) -> bool:
-    wl = _workload(world, "team-vision", "nb-old")
-    return wl is None or status(wl).get("phase") == "Suspended" or not runai.active_of(wl)
+def gang_whole_nodes(world: World) -> bool:
+    """Each of llm-dist's workers runs on a node of its own: 8 GPUs of one node each."""
+    if not gang_started(world):
+        return False
+    pods = [
+        p
+        for p in items(world.api, "pods", runai.namespace_for("team-llm"))
+        if labels_of(p).get("workloadName") == "llm-dist" and status(p).get("phase") == "Running"
+    ]
+    nodes = {spec(p).get("nodeName") for p in pods}
+    return len(pods) == 2 and len(nodes) == 2
 
 
 def gang_active_kept(world: World) -> bool:
@@ -443,7 +451,7 @@ CHECKS: dict[str, dict[str, Check]] = {
     },
     "gang-fragmentation": {
         "gang-started": gang_started,
-        "stale-freed": gang_stale_freed,
+        "gang-whole-nodes": gang_whole_nodes,
         "active-kept": gang_active_kept,
     },
     "inference-priority": {

@@ -218,7 +218,7 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
     [
         ("image-pull", ["credentials-stored", "credentials-used", "training-runs"]),
         ("department-cap", ["department-room", "sweep-runs", "work-kept"]),
-        ("gang-fragmentation", ["gang-started", "stale-freed", "active-kept"]),
+        ("gang-fragmentation", ["gang-started", "gang-whole-nodes", "active-kept"]),
         ("inference-priority", ["inference-runs", "within-quota", "borrowed-returned"]),
     ],
 )
