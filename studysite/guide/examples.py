@@ -252,7 +252,12 @@ def preemption_by_priority() -> WorkedExample:
     return WorkedExample(
         "Preemption inside a project, by priority",
         markdown,
-        (),
+        (
+            TryIt(
+                "Priority in the lab: the inference-priority ticket (reclaim, not preemption)",
+                "/lab/inference-priority/",
+            ),
+        ),
         {
             "sweep_status": sweep.status,
             "urgent_status": urgent.status,
@@ -310,7 +315,12 @@ def gang_waits() -> WorkedExample:
     return WorkedExample(
         "A gang that waits",
         markdown,
-        (TryIt("Start a gang in the lab: the validate-runai ticket", "/lab/validate-runai/"),),
+        (
+            TryIt("Start a gang in the lab: the validate-runai ticket", "/lab/validate-runai/"),
+            TryIt(
+                "A gang that can't fit: the gang-fragmentation ticket", "/lab/gang-fragmentation/"
+            ),
+        ),
         {
             "free": free,
             "status_before": status_before,
@@ -372,7 +382,12 @@ def binpack_vs_spread() -> WorkedExample:
     return WorkedExample(
         "Bin-pack against spread on the same jobs",
         markdown,
-        (),
+        (
+            TryIt(
+                "Free whole nodes in the lab: the gang-fragmentation ticket",
+                "/lab/gang-fragmentation/",
+            ),
+        ),
         {
             strategy: {"used": used, "big": where["big"], "reason": reason}
             for strategy, (used, where, reason) in results.items()

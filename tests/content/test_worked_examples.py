@@ -150,3 +150,15 @@ def test_the_placement_example_fragments_only_under_spread(client: Client) -> No
 def test_an_unknown_example_names_the_ones_that_exist() -> None:
     with pytest.raises(KeyError, match="fairshare-steps"):
         worked_example("nope")
+
+
+def test_every_worked_example_links_to_where_the_learner_can_try_it() -> None:
+    from simulators.lab import list_tickets
+    from studysite.guide.examples import EXAMPLES, worked_example
+
+    tickets = {f"/lab/{ticket.id}/" for ticket in list_tickets()}
+    for name in EXAMPLES:
+        tries = worked_example(name).tries
+        assert tries, name
+        for attempt in tries:
+            assert attempt.url.startswith("/simulator/") or attempt.url in tickets, attempt.url
