@@ -28,7 +28,9 @@ TICKET = "mig-single"
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    with running_server() as live:
+    # These tests hammer one session on purpose; the per-session processor share has its own
+    # test (test_findings), and a busy CI machine must not turn their commands into "wait".
+    with running_server(LAB_SESSION_CPU_MS_PER_SECOND="10000") as live:
         yield live
 
 
