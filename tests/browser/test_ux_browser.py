@@ -276,6 +276,8 @@ def test_a_solved_ticket_celebrates_and_offers_the_next_one(page: Page, width: i
         expect(entries).to_have_count(before + 1, timeout=LAB_WAIT)
     expect(solved).to_be_visible(timeout=LAB_WAIT)
     expect(solved).to_contain_text("Ticket solved!")
+    # The panel pops in (0.5 s): judge its contrast once it has finished appearing.
+    solved.evaluate("e => Promise.all(e.getAnimations().map(a => a.finished))")
     axe_in_both_themes(page, "solved ticket")
     solved.get_by_role("link", name=re.compile("^Next ticket:")).click()
     expect(page).to_have_url(re.compile(r"/lab/validate-runai/$"))
