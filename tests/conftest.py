@@ -13,9 +13,14 @@ settings.load_profile("project")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Everything under tests/browser drives a real browser: mark it so it can be
     # selected (-m browser) or left out (-m "not browser").
     for item in items:
         if "tests/browser/" in str(item.path).replace("\\", "/"):
             item.add_marker(pytest.mark.browser)
+    # And run it last (after pytest-django has put database tests first): Playwright's sync
+    # API keeps an event loop running in this thread until the session ends, and no test
+    # after it could start one of its own (asyncio.run, async_to_sync, async tests).
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
