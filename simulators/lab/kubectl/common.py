@@ -7,6 +7,7 @@ from datetime import datetime
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.clock import parse_time
+from simulators.cluster.printers import human_duration
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.tool import Context
 
@@ -171,38 +172,6 @@ def parse_ts(text: str | None) -> datetime | None:
         return parse_time(text)
     except ValueError:
         return None
-
-
-def human_duration(seconds: float) -> str:
-    """apimachinery's duration.HumanDuration (kubectl's AGE)."""
-    s = int(seconds)
-    if s < -1:
-        return "<invalid>"
-    if s < 0:
-        return "0s"
-    if s < 120:
-        return f"{s}s"
-    minutes = s // 60
-    if minutes < 10:
-        rest = s % 60
-        return f"{minutes}m{rest}s" if rest else f"{minutes}m"
-    if minutes < 180:
-        return f"{minutes}m"
-    hours = s // 3600
-    if hours < 8:
-        rest = minutes % 60
-        return f"{hours}h{rest}m" if rest else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        rest = hours % 24
-        return f"{hours // 24}d{rest}h" if rest else f"{hours // 24}d"
-    if hours < 24 * 365 * 2:
-        return f"{hours // 24}d"
-    if hours < 24 * 365 * 8:
-        rest = (hours // 24) % 365
-        return f"{hours // 24 // 365}y{rest}d" if rest else f"{hours // 24 // 365}y"
-    return f"{hours // 24 // 365}y"
 
 
 def since(cluster: ClusterAPI, timestamp: str | None) -> str:
