@@ -7,8 +7,7 @@ from studysite.study.views.home import home
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    # The home page reads every tool's progress, so the study app serves it; the guide's
-    # own "" route below stays for reversing "guide:home".
+    # The home page reads every tool's progress, so the study app serves it.
     path("", home, name="home"),
     path("", include("studysite.guide.urls")),
     path("", include("studysite.lab.urls")),

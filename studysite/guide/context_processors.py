@@ -10,7 +10,7 @@ from studysite.guide.sections import load_guide
 
 # (key, label, URL name); the key is what a page marks as current.
 NAV = [
-    ("guide", "Guide", "guide:home"),
+    ("guide", "Guide", "home"),
     ("simulator", "Simulator", "simulator:page"),
     ("lab", "Lab", "lab:index"),
     ("quiz", "Quiz", "study:quiz"),

@@ -7,7 +7,6 @@ from studysite.guide import views
 app_name = "guide"
 
 urlpatterns = [
-    path("", views.home, name="home"),
     path("guide/<slug:slug>/", views.section, name="section"),
     path("guide/<slug:slug>/read", views.mark_read, name="mark-read"),
     path("search/", views.search_page, name="search"),

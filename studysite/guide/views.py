@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST, require_safe
 
 from studysite.guide.pages import CSRF, READ_STATE, TOC, contents, section_page
-from studysite.guide.progress import aread_sections, read_sections, set_read
+from studysite.guide.progress import aread_sections, set_read
 from studysite.guide.search import MAX_QUERY_LENGTH, search
 from studysite.guide.sections import Section, load_guide
 from studysite.htmx import HtmxHttpRequest, is_partial, render_page, vary_on_htmx
@@ -18,12 +18,6 @@ def find_section(slug: str) -> Section:
     if section is None:
         raise Http404("No such section")
     return section
-
-
-@require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    read = read_sections(request)
-    return render(request, "guide/home.html", {"read": read})
 
 
 # Async: under ASGI this skips two thread hops that cost more than rendering the page
