@@ -13,6 +13,15 @@ settings.load_profile("project")
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _a_fresh_client_budget() -> None:
+    # Expensive requests are limited per client and minute in the cache (studysite.limits);
+    # every test is a new learner, whatever the tests before it spent.
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Everything under tests/browser drives a real browser: mark it so it can be

@@ -202,6 +202,8 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
     only if nobody saved in between; otherwise the lab is reloaded and the line
     runs again. Blocking: call it from a worker thread, never on the event loop.
     """
+    # A terminal cannot send NUL, and PostgreSQL text cannot hold it: bash drops it too.
+    line = line.replace("\x00", "")
     message = too_long(line)
     if message:
         return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)

@@ -143,3 +143,13 @@ def test_every_ticket_can_be_solved_through_the_web_with_its_answer_key(
     assert f"{total} of {total} done" in page
     solved = f"1 of {len(list_tickets())} lab tickets solved"
     assert solved in client.get("/progress/").content.decode()
+
+
+def test_a_nul_character_in_a_command_is_dropped_as_a_terminal_would(client: Client) -> None:
+    client.get("/lab/mig-single/")
+    response = client.post("/lab/mig-single/command", {"line": "kubectl get no\x00des"})
+    assert response.status_code in (200, 302)
+    saved = SavedLab.objects.get(ticket="mig-single")
+    restored, _ = restore(saved)
+    assert restored.transcript[-1].line == "kubectl get nodes"
+    assert "gpu-node1" in restored.transcript[-1].output
