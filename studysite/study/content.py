@@ -453,7 +453,7 @@ def _bank_question(reader: _Reader, number: int, record: dict[str, Any]) -> Ques
 def load_bank_from(
     folder: Path, sections: Iterable[Section], study: StudyContent
 ) -> tuple[Question, ...]:
-    """Every bank file's questions, numbered across files in file-name order.
+    """Every bank file in `folder`, numbered across files in file-name order.
 
     Ids must be unique across the bank and the quiz, and every card or trap a
     question names must exist in `study`.
@@ -461,7 +461,7 @@ def load_bank_from(
     by_slug = {section.slug: section for section in sections}
     taken = {question.id: "quiz.yaml" for question in study.questions}
     questions: list[Question] = []
-    for path in sorted((folder / "bank").glob("*.yaml")):
+    for path in sorted(folder.glob("*.yaml")):
         reader = _Reader(f"bank/{path.name}", by_slug)
         for record in reader.records(_read_yaml(path), "questions"):
             question = _bank_question(reader, len(questions) + 1, record)
@@ -479,4 +479,4 @@ def load_bank_from(
 @functools.cache
 def load_bank() -> tuple[Question, ...]:
     """The practice bank: quiz-shaped questions, each with `.anchor` and `.topic` set."""
-    return load_bank_from(content_dir(), load_guide().sections, load_study())
+    return load_bank_from(content_dir() / "bank", load_guide().sections, load_study())

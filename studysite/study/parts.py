@@ -259,14 +259,14 @@ def _bank_answer(key: str, number: int, data: Any) -> BankAnswer:
     if not isinstance(chosen, list) or not all(isinstance(value, str) for value in chosen):
         raise ProgressDataError(f"{where}: 'chosen' must be a list of option ids")
     try:
-        checked = quiz.parse_answer(item.question, chosen)
+        checked = quiz.parse_answer(item, chosen)
     except quiz.AnswerError as error:
         raise ProgressDataError(f"{where}: {error}") from None
     return BankAnswer(
         session_key=key,
         question_id=item.id,
         chosen=list(checked),
-        correct=frozenset(checked) == item.question.correct_ids,
+        correct=frozenset(checked) == item.correct_ids,
         answered_at=_when(data.get("answered_at"), f"{where}: 'answered_at'"),
     )
 

@@ -85,7 +85,7 @@ def wrong(question: Question) -> list[Option]:
 def shown_bank_question(page: Page) -> Question:
     question_id = page.locator('input[name="question"]').get_attribute("value")
     assert question_id
-    return BANK.by_id[question_id].question
+    return BANK.by_id[question_id]
 
 
 def test_the_bank_practises_a_topic_then_gathers_the_misses_as_weak_spots(
@@ -95,7 +95,7 @@ def test_the_bank_practises_a_topic_then_gathers_the_misses_as_weak_spots(
     expect(page.get_by_role("heading", name="Question bank", level=1)).to_be_visible()
     no_sideways_scroll(page)
     axe_in_both_themes(page, "bank home")
-    page.get_by_label("MIG and fractions").check()
+    page.get_by_label("GPU fractions and MIG").check()
     page.get_by_role("button", name="Practise these topics").click()
     expect(page.get_by_role("heading", name=re.compile("Question 1 of 2"))).to_be_visible()
     assert "correct" not in page.locator("#quiz-region").inner_html().lower()
@@ -116,7 +116,7 @@ def test_the_bank_practises_a_topic_then_gathers_the_misses_as_weak_spots(
     no_sideways_scroll(page)
     axe_in_both_themes(page, "bank summary")
     page.get_by_role("link", name="Choose more questions").click()
-    topic = page.locator(".bank-list label").filter(has_text="MIG and fractions")
+    topic = page.locator(".bank-list label").filter(has_text="GPU fractions and MIG")
     expect(topic).to_contain_text("2 questions · 50% of 2 answered")
     page.get_by_role("button", name="Practise my weak spots").click()
     expect(page.get_by_role("heading", name=re.compile("Question 1 of 1"))).to_be_visible()

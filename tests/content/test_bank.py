@@ -184,7 +184,7 @@ FIELDS = {
 def load_one(tmp_path: Path, **changes: str) -> tuple[Question, ...]:
     (tmp_path / "bank").mkdir(exist_ok=True)
     (tmp_path / "bank" / "one.yaml").write_text(GOOD.format(**{**FIELDS, **changes}))
-    return load_bank_from(tmp_path, load_guide().sections, load_study())
+    return load_bank_from(tmp_path / "bank", load_guide().sections, load_study())
 
 
 def test_the_loader_reads_a_well_formed_bank_file(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import HttpResponse
 from django.test import Client
 
-from studysite.study import bank
+from studysite.study import bank, content
 from studysite.study.models import BankAnswer
 
 pytestmark = pytest.mark.django_db
@@ -40,11 +40,11 @@ def shown_id(client: Client) -> str:
 
 
 def right(question_id: str) -> list[str]:
-    return sorted(bank.load().by_id[question_id].question.correct_ids)
+    return sorted(bank.load().by_id[question_id].correct_ids)
 
 
 def wrong(question_id: str) -> list[str]:
-    options = bank.load().by_id[question_id].question.options
+    options = bank.load().by_id[question_id].options
     return [next(option.id for option in options if not option.correct)]
 
 
@@ -55,8 +55,8 @@ def start(client: Client, **form: str | list[str]) -> HttpResponse:
 def test_the_bank_page_lists_topics_and_sections_with_question_counts(client: Client) -> None:
     body = words(client.get("/bank/"))
     assert "5 more questions beyond the practice quiz" in body
-    assert "Quota and fair share 3 questions" in body
-    assert "MIG and fractions 2 questions" in body
+    assert "Quota, over-quota and fair share 3 questions" in body
+    assert "GPU fractions and MIG 2 questions" in body
     assert "6. Quota, over-quota, and fairness 2 questions" in body
     assert "You have answered 0 of 5 questions" in body
 
@@ -64,7 +64,7 @@ def test_the_bank_page_lists_topics_and_sections_with_question_counts(client: Cl
 def test_practising_a_topic_asks_only_that_topics_questions_without_the_answers(
     client: Client,
 ) -> None:
-    response = start(client, by="topics", topic=["mig"], count="all")
+    response = start(client, by="topics", topic=["fractions-mig"], count="all")
     assert response["Location"] == "/bank/practice/"
     seen = set()
     for _ in range(2):
@@ -86,7 +86,7 @@ def test_practising_sections_takes_their_questions(client: Client) -> None:
 
 
 def test_an_answer_is_marked_on_the_server_explained_and_kept(client: Client) -> None:
-    start(client, by="topics", topic=["quota"], count="all")
+    start(client, by="topics", topic=["quota-fairness"], count="all")
     question_id = shown_id(client)
     response = client.post(
         "/bank/practice/answer", {"question": question_id, "option": wrong(question_id)}
@@ -101,7 +101,7 @@ def test_an_answer_is_marked_on_the_server_explained_and_kept(client: Client) ->
 
 
 def test_an_htmx_answer_swaps_in_the_feedback(client: Client) -> None:
-    start(client, by="topics", topic=["mig"], count="all")
+    start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
     response = client.post(
         "/bank/practice/answer",
@@ -113,7 +113,7 @@ def test_an_htmx_answer_swaps_in_the_feedback(client: Client) -> None:
 
 
 def test_a_second_answer_to_the_same_question_does_not_count(client: Client) -> None:
-    start(client, by="topics", topic=["mig"], count="all")
+    start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
     client.post("/bank/practice/answer", {"question": question_id, "option": wrong(question_id)})
     client.post("/bank/practice/answer", {"question": question_id, "option": right(question_id)})
@@ -121,7 +121,7 @@ def test_a_second_answer_to_the_same_question_does_not_count(client: Client) -> 
 
 
 def test_an_empty_or_foreign_answer_gets_a_clear_message(client: Client) -> None:
-    start(client, by="topics", topic=["mig"], count="all")
+    start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
     response = client.post("/bank/practice/answer", {"question": question_id})
     assert response.status_code == 400 and "Choose an answer" in words(response)
@@ -145,7 +145,7 @@ def test_practice_without_a_set_points_back_to_the_chooser(client: Client) -> No
 
 
 def test_weak_spots_are_the_wrong_answers_then_the_lowest_scoring_topics(client: Client) -> None:
-    start(client, by="topics", topic=["quota"], count="all")
+    start(client, by="topics", topic=["quota-fairness"], count="all")
     for _ in range(3):
         question_id = shown_id(client)
         chosen = wrong(question_id) if question_id == "fixture-quota-weight" else right(question_id)
@@ -155,8 +155,8 @@ def test_weak_spots_are_the_wrong_answers_then_the_lowest_scoring_topics(client:
     client.post("/bank/practice/answer", {"question": missed_mig, "option": wrong(missed_mig)})
     body = words(client.get("/bank/"))
     assert "3 questions: the ones you last got wrong" in body
-    assert "Quota and fair share 3 questions · 67% of 3 answered" in body
-    assert "MIG and fractions 2 questions · 0% of 1 answered" in body
+    assert "Quota, over-quota and fair share 3 questions · 67% of 3 answered" in body
+    assert "GPU fractions and MIG 2 questions · 0% of 1 answered" in body
     start(client, by="weak")
     asked = set()
     for _ in range(3):
@@ -169,12 +169,12 @@ def test_weak_spots_are_the_wrong_answers_then_the_lowest_scoring_topics(client:
 
 
 def test_the_set_size_caps_the_questions(client: Client) -> None:
-    start(client, by="topics", topic=["quota", "mig"], count="10")
+    start(client, by="topics", topic=["quota-fairness", "fractions-mig"], count="10")
     assert "1 of 5" in words(client.get("/bank/practice/"))
 
 
 def test_bank_answers_are_exported_imported_and_reset_with_progress(client: Client) -> None:
-    start(client, by="topics", topic=["mig"], count="all")
+    start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
     client.post("/bank/practice/answer", {"question": question_id, "option": wrong(question_id)})
     document = json.loads(client.get("/progress/export").content)
@@ -204,48 +204,11 @@ def test_an_import_naming_an_unknown_bank_question_changes_nothing(client: Clien
     assert BankAnswer.objects.count() == 0
 
 
-def test_the_adapter_reads_a_bank_folder_in_the_quiz_shape() -> None:
+def test_the_bank_setting_reads_another_folder_with_the_contents_own_checks() -> None:
     found = bank.load()
     item = found.by_id["fixture-mig-single"]
-    assert item.question.kind == "single" and item.topic == "mig"
-    assert item.section.slug == "fractions-mig" and item.anchor_url.endswith("#mig")
-    assert "<code>all-1g.10gb</code>" in item.question.prompt_html
-    assert found.topic_label("mig") == "MIG and fractions"
-
-
-def test_the_adapter_takes_the_content_loaders_bank_when_there_is_one(
-    monkeypatch: pytest.MonkeyPatch, settings: Any
-) -> None:
-    from types import SimpleNamespace
-
-    from studysite.study import content
-
-    option = SimpleNamespace
-    loaded = [
-        SimpleNamespace(
-            id="from-loader",
-            kind="single",
-            prompt="Which `flag`?",
-            section=SimpleNamespace(slug="fractions-mig"),
-            anchor="gpu-memory",
-            topic="fractions",
-            options=(
-                option(id="a", text="`--gpu-memory-request`", correct=True, explanation="Yes."),
-                option(id="b", text="`--gpu-portion`", correct=False, explanation="No."),
-            ),
-            traps=(),
-            cards=(),
-        )
-    ]
-    monkeypatch.setattr(content, "load_bank", lambda: loaded, raising=False)
-    monkeypatch.setattr(content, "BANK_TOPICS", {"fractions": "GPU fractions"}, raising=False)
-    settings.STUDY_BANK_DIR = ""
-    bank.load_bank_from.cache_clear()
-    try:
-        found = bank.load()
-        item = found.by_id["from-loader"]
-        assert item.section.slug == "fractions-mig" and item.anchor_url.endswith("#gpu-memory")
-        assert "<code>--gpu-memory-request</code>" in item.question.options[0].text_html
-        assert found.topic_label("fractions") == "GPU fractions"
-    finally:
-        bank.load_bank_from.cache_clear()
+    assert item.kind == "single" and item.topic == "fractions-mig"
+    assert item.anchor_url == "/guide/fractions-mig/#whole-gpus-mig-and-fractions-compared"
+    assert "<code>all-1g.10gb</code>" in item.prompt_html
+    assert found.topic_label("fractions-mig") == "GPU fractions and MIG"
+    assert "fixture-mig-single" not in {question.id for question in content.load_bank()}

@@ -21,7 +21,7 @@ from django.views.decorators.http import require_POST, require_safe
 from studysite.htmx import HtmxHttpRequest
 from studysite.sessions import existing_key, session_key
 from studysite.study import bank, quiz, store
-from studysite.study.content import load_study
+from studysite.study.content import Question, load_study
 from studysite.study.flash import flash, pop_flash
 from studysite.study.parts import BANK_SET_KEY
 from studysite.study.views.common import Problem, form_error_status, friendly, is_partial, page
@@ -131,14 +131,14 @@ def _current(request: HtmxHttpRequest) -> dict[str, Any]:
 
 
 def _asking(
-    current: dict[str, Any], item: bank.BankQuestion, error: str = "", chosen: Sequence[str] = ()
+    current: dict[str, Any], item: Question, error: str = "", chosen: Sequence[str] = ()
 ) -> dict[str, Any]:
     return {
         **TOOL,
         "set": current,
         "item": item,
-        "question": item.question,
-        "options": quiz.option_order(item.question, current["seed"]),
+        "question": item,
+        "options": quiz.option_order(item, current["seed"]),
         "position": current["ids"].index(item.id) + 1,
         "total": len(current["ids"]),
         "action": reverse("study:bank-answer"),
@@ -175,8 +175,8 @@ def bank_practice(request: HtmxHttpRequest) -> HttpResponse:
     return page(request, PAGE, _asking(current, bank.load().by_id[next_id]), "region")
 
 
-def _feedback(current: dict[str, Any], item: bank.BankQuestion, chosen: Sequence[str]) -> Any:
-    verdict = quiz.Verdict(item.question, tuple(chosen))
+def _feedback(current: dict[str, Any], item: Question, chosen: Sequence[str]) -> Any:
+    verdict = quiz.Verdict(item, tuple(chosen))
     done = all(qid in current.get("answers", {}) for qid in current["ids"])
     return {
         **_asking(current, item),
@@ -187,7 +187,7 @@ def _feedback(current: dict[str, Any], item: bank.BankQuestion, chosen: Sequence
     }
 
 
-def _known(current: dict[str, Any], question_id: str) -> bank.BankQuestion:
+def _known(current: dict[str, Any], question_id: str) -> Question:
     if question_id not in current["ids"]:
         raise Problem(
             "That question isn't part of your practice set.",
@@ -207,13 +207,11 @@ def bank_answer(request: HtmxHttpRequest) -> HttpResponse:
     if item.id in answers:
         return redirect("study:bank-answered", item.id)
     try:
-        chosen = quiz.parse_answer(item.question, request.POST.getlist("option"))
+        chosen = quiz.parse_answer(item, request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _asking(current, item, str(error))
         return page(request, PAGE, context, "region", form_error_status(request))
-    correct, made_due = store.record_bank_answer(
-        session_key(request), item.question, chosen, timezone.now()
-    )
+    correct, made_due = store.record_bank_answer(session_key(request), item, chosen, timezone.now())
     answers[item.id] = correct
     current.setdefault("chosen", {})[item.id] = list(chosen)
     request.session[SET_KEY] = current
