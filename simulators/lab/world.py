@@ -785,9 +785,9 @@ def _projects(
         api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": quota})
     for project in projects:
         name = str(project["name"])
-        quota: Any = project.get("quota", 0)
-        per_pool: dict[str, Any] = quota if isinstance(quota, dict) else {}
-        total = sum(float(g) for g in per_pool.values()) if per_pool else float(quota)
+        given = project.get("quota", 0)
+        per_pool: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+        total = sum(float(g) for g in per_pool.values()) if per_pool else float(given or 0)
         body: dict[str, Any] = {
             "department": str(project.get("department", "default")),
             "deservedGpus": total,
