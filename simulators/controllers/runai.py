@@ -21,7 +21,8 @@ GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migPr
 without it, the project's ``defaultNodePools``, else ``default``). The lab's facts (for checks
 and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
 ``allocatedGpus``, ``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times
-all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``), ``lastActivityTime``.
+all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
+``lastActivityTime``.
 """
 
 from __future__ import annotations

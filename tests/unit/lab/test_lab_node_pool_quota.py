@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession
 from tests.unit.lab.lab_helpers import done, run_all, wait
@@ -12,7 +14,9 @@ NOTHING = {"notebook-runs": False, "within-pool-quota": False, "guaranteed-kept"
 
 
 def give_l40s_quota(project: str, gpus: int) -> str:
-    patch = '{"spec":{"nodePools":{"l40s":{"deservedGpus":%d}}}}' % gpus
+    patch = json.dumps(
+        {"spec": {"nodePools": {"l40s": {"deservedGpus": gpus}}}}, separators=(",", ":")
+    )
     return f"kubectl patch projects.run.ai {project} --type merge -p '{patch}'"
 
 
