@@ -224,12 +224,19 @@ def node_pools_of(workload: Obj, project: Obj | None = None) -> list[str]:
     return [DEFAULT_POOL]
 
 
-def pool_quotas(obj: Obj) -> dict[str, dict[str, Any]]:
-    """A project's or department's per-pool quotas (``spec.nodePools``), by pool."""
-    raw = spec(obj).get("nodePools")
-    if not isinstance(raw, dict):
-        return {}
-    return {str(k): v for k, v in raw.items() if isinstance(v, dict)}
+def deserved_total(body: dict[str, Any]) -> float | None:
+    """The GPUs a project or department deserves over all its pools (Run:ai shows this total),
+    or None when it has no per-pool quotas."""
+    pools = body.get("nodePools")
+    if not isinstance(pools, dict) or not pools:
+        return None
+    total = 0.0
+    for given in pools.values():
+        try:
+            total += max(0.0, float((given or {}).get("deservedGpus", 0)))
+        except (AttributeError, TypeError, ValueError):
+            continue
+    return total
 
 
 # ---------------------------------------------------------------------------- queues
@@ -279,9 +286,11 @@ def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
         except (TypeError, ValueError):
             return default
 
+    pools = body.get("nodePools")
+    total = deserved_total(body)
     quota_spec: dict[str, Any] = {
         "gpu": {
-            "quota": number("deservedGpus", -1),
+            "quota": number("deservedGpus", -1) if total is None else total,
             "limit": number("maxAllowedGpus", -1),
             "overQuotaWeight": number("gpuOverQuotaWeight", 1),
         },
@@ -289,7 +298,6 @@ def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
         "memory": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
     }
     queue_spec: dict[str, Any] = {"displayName": name, "resources": quota_spec}
-    pools = body.get("nodePools")
     if isinstance(pools, dict) and pools:
         queue_spec["nodePools"] = {
             str(pool): {"resources": {"gpu": _queue(name, None, given)["spec"]["resources"]["gpu"]}}

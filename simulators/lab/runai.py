@@ -545,6 +545,8 @@ def _project_list(ctx: Context) -> Output:
     rows = []
     for p in _projects(ctx):
         spec = p.get("spec") or {}
+        # With quotas per node pool, Run:ai shows their sum.
+        total = runai_ctl.deserved_total(spec)
         allocated = sum(
             _number((w.get("status") or {}).get("allocatedGpus"))
             for w in workloads
@@ -554,7 +556,7 @@ def _project_list(ctx: Context) -> Output:
             [
                 _name(p),
                 str(spec.get("department") or "default"),
-                format_quota(_number(spec.get("deservedGpus"))),
+                format_quota(_number(spec.get("deservedGpus") if total is None else total)),
                 fmt_gpus(allocated),
                 cluster,
             ]

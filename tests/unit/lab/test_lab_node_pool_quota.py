@@ -84,6 +84,8 @@ def test_the_admin_can_add_l40s_quota_out_of_the_idle_gpus_instead(pools: LabSes
     assert "l40s-node2" in out and "Status:           Running" in out
     assert evictions(pools) == {}
     assert pools.is_complete(), done(pools)
+    # Run:ai shows a project's quota over all its pools.
+    assert "team-vision  research    10         6" in pools.run("runai project list").output
 
 
 def test_in_another_order_both_pools_and_the_projects_default(pools: LabSession) -> None:
