@@ -927,6 +927,10 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
     prev = words[-1]
     if prev in ("-p", "--project") or (words[:1] in (["project"], ["config"]) and len(words) == 2):
         return [_name(p) for p in _projects(ctx) if _name(p).startswith(current)]
+    if prev == "--node-pools":
+        head, _, last = current.rpartition(",")
+        prefix = f"{head}," if head else ""
+        return [prefix + p for p in _pool_names(ctx) if p.startswith(last)]
     if prev in ("-i", "--image"):
         images = [
             "gcr.io/run-ai-demo/quickstart",

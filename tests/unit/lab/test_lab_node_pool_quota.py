@@ -190,3 +190,9 @@ def test_the_cli_solves_the_ticket_with_its_answer_key() -> None:
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert "NonPreemptibleOverQuota" in rows[0]["output"]
     assert [item["done"] for item in rows[-1]["checklist"]] == [True, True, True]
+
+
+def test_tab_completes_node_pool_names(pools: LabSession) -> None:
+    line = f"runai workspace submit nb2 -i {IMAGE} -g 2 --node-pools "
+    assert pools.complete(line + "l4") == ["l40s"]
+    assert pools.complete(line + "l40s,h") == ["l40s,h100"]
