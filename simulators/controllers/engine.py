@@ -138,10 +138,14 @@ class Model:
                 )
             elif held:
                 cordoned = True
+            model = hardware.gpu_model(node)
             self.cluster.add_node(
                 EngineNode(
                     name,
                     gpus=count,
+                    pool=runai.node_pool_of(node),
+                    gpu_memory_gib=model.memory_gib,
+                    gpu_product=model.label,
                     labels=labels_of(node),
                     cordoned=cordoned,
                     mig_layout=layout,
@@ -155,32 +159,30 @@ class Model:
         parents = [q for q in queues if not spec(q).get("parentQueue")]
         children = [q for q in queues if spec(q).get("parentQueue")]
         for queue in parents:
-            deserved, weight, limit = runai.queue_quota(queue)
-            quotas = (
-                {"default": PoolQuota(deserved=deserved, over_quota_weight=weight, limit=limit)}
+            quotas = {
+                pool: PoolQuota(deserved=deserved, over_quota_weight=weight, limit=limit)
+                for pool, (deserved, weight, limit) in runai.queue_pool_quotas(queue).items()
                 if deserved is not None or limit is not None
-                else None
-            )
-            self.cluster.add_department(name_of(queue), quotas=quotas)
+            }
+            self.cluster.add_department(name_of(queue), quotas=quotas or None)
         known = {name_of(q) for q in parents}
         for queue in children:
             parent = str(spec(queue)["parentQueue"])
             if parent not in known:
                 self.cluster.add_department(parent)
                 known.add(parent)
-            deserved, weight, limit = runai.queue_quota(queue)
             self.cluster.add_project(
                 name_of(queue),
                 department=parent,
                 quotas={
-                    "default": PoolQuota(
-                        deserved=deserved or 0.0, over_quota_weight=weight, limit=limit
-                    )
+                    pool: PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)
+                    for pool, (deserved, weight, limit) in runai.queue_pool_quotas(queue).items()
                 },
             )
 
     def _add_workloads(self) -> None:
         runai_pods = [p for p in self.pods if spec(p).get("schedulerName") == RUNAI_SCHEDULER]
+        projects = {name_of(p): p for p in items(self.api, runai.PROJECTS)}
         for workload in runai.all_workloads(self.api):
             project = runai.project_of(workload)
             if is_deleting(workload) or project not in self.cluster.queues:
@@ -190,6 +192,11 @@ class Model:
             if not runai.active_of(workload):
                 continue
             kind = runai.kind_of(workload)
+            # A pool without nodes is still a pool the workload waits in (the engine says so).
+            pools = runai.node_pools_of(workload, projects.get(project))
+            for pool in pools:
+                if pool not in self.cluster.pools:
+                    self.cluster.add_node_pool(pool)
             try:
                 engine_wl = self.cluster.submit(
                     name_of(workload),
@@ -200,6 +207,7 @@ class Model:
                     priority=runai.priority_of(workload),
                     preemptible=runai.preemptible_of(workload),
                     image=str(runai.value(workload, "image", "")),
+                    node_pool=list(dict.fromkeys(pools)),
                 )
             except EngineError:
                 continue

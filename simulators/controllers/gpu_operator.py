@@ -116,6 +116,8 @@ DRIVER = "nvidia-driver-daemonset"
 
 # The labels the operator puts on every GPU node so each component's DaemonSet selects it.
 DEPLOY_LABELS = (*(DEPLOY_PREFIX + c[3] for c in COMPONENTS), DEPLOY_PREFIX + "dcgm")
+# The MIG manager only goes to nodes whose GPUs can do MIG.
+NON_MIG_DEPLOY_LABELS = tuple(k for k in DEPLOY_LABELS if not k.endswith(".mig-manager"))
 
 
 def default_cluster_policy(strategy: str, config_name: str) -> Obj:
@@ -281,7 +283,8 @@ def _label_gpu_nodes(api: ClusterAPI) -> None:
         if not hardware.read_layout(node):
             continue
         labels = labels_of(node)
-        missing = {k: "true" for k in DEPLOY_LABELS if k not in labels}
+        wanted = DEPLOY_LABELS if hardware.gpu_model(node).mig_capable else NON_MIG_DEPLOY_LABELS
+        missing = {k: "true" for k in wanted if k not in labels}
         if labels.get("nvidia.com/gpu.present") != "true":
             missing["nvidia.com/gpu.present"] = "true"
         if missing:
@@ -308,6 +311,7 @@ def gfd_labels(node: Obj, strategy: str) -> dict[str, str]:
     """The nvidia.com/* labels GFD v0.17.1 derives for this node."""
     layout = hardware.read_layout(node)
     count = len(layout)
+    model = hardware.gpu_model(node)
     labels: dict[str, str] = {
         "nvidia.com/cuda.driver-version.full": DRIVER_VERSION,
         "nvidia.com/cuda.driver-version.major": DRIVER_VERSION.split(".")[0],
@@ -321,17 +325,17 @@ def gfd_labels(node: Obj, strategy: str) -> dict[str, str]:
         "nvidia.com/cuda.runtime-version.minor": "4",
         "nvidia.com/cuda.runtime.major": "12",
         "nvidia.com/cuda.runtime.minor": "4",
-        "nvidia.com/gpu.compute.major": "9",
-        "nvidia.com/gpu.compute.minor": "0",
-        "nvidia.com/gpu.family": "hopper",
-        "nvidia.com/gpu.machine": "DGXH100",
+        "nvidia.com/gpu.compute.major": str(model.compute[0]),
+        "nvidia.com/gpu.compute.minor": str(model.compute[1]),
+        "nvidia.com/gpu.family": model.family,
+        "nvidia.com/gpu.machine": model.machine,
         "nvidia.com/gpu.mode": "compute",
-        "nvidia.com/mig.capable": "true",
+        "nvidia.com/mig.capable": "true" if model.mig_capable else "false",
         "nvidia.com/mig.strategy": strategy,
         "nvidia.com/mps.capable": "false",
-        "nvidia.com/gpu.product": BASE_PRODUCT,
+        "nvidia.com/gpu.product": model.label,
         "nvidia.com/gpu.count": str(count),
-        "nvidia.com/gpu.memory": str(hardware.GPU_MEMORY_MIB),
+        "nvidia.com/gpu.memory": str(model.memory_mib),
         "nvidia.com/gpu.replicas": "1",
         "nvidia.com/gpu.sharing-strategy": "none",
     }

@@ -27,6 +27,65 @@ GPUS_ANNOTATION = "lab.kadmin/gpus"
 DEVICES_ANNOTATION = "lab.kadmin/gpu-devices"
 GPU_PRODUCT = "NVIDIA H100 80GB HBM3"
 GPU_MEMORY_MIB = 81559
+# The node's GPU model (which the driver reports; a node without it has the DGX's H100s).
+MODEL_ANNOTATION = "lab.kadmin/gpu-model"
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    """What a GPU model shows: nvidia-smi's name, GFD's labels, memory and power."""
+
+    key: str
+    product: str  # nvidia-smi's name
+    label: str  # GFD's nvidia.com/gpu.product
+    memory_mib: int
+    family: str  # GFD's nvidia.com/gpu.family
+    compute: tuple[int, int]
+    power_cap: int
+    idle_power: int
+    mig_capable: bool
+    machine: str  # GFD's nvidia.com/gpu.machine (the server's DMI product name)
+    instance_type: str
+
+    @property
+    def memory_gib(self) -> float:
+        return self.memory_mib / 1024
+
+
+GPU_MODELS: dict[str, GpuModel] = {
+    "H100": GpuModel(
+        "H100",
+        GPU_PRODUCT,
+        "NVIDIA-H100-80GB-HBM3",
+        GPU_MEMORY_MIB,
+        "hopper",
+        (9, 0),
+        700,
+        69,
+        True,
+        "DGXH100",
+        "dgx-h100",
+    ),
+    # Four L40S (48 GB GDDR6, PCIe, no MIG) in a Dell PowerEdge R760xa.
+    "L40S": GpuModel(
+        "L40S",
+        "NVIDIA L40S",
+        "NVIDIA-L40S",
+        46068,
+        "ada-lovelace",
+        (8, 9),
+        350,
+        33,
+        False,
+        "PowerEdge-R760xa",
+        "r760xa-l40s",
+    ),
+}
+
+
+def gpu_model(node: Obj) -> GpuModel:
+    """The node's GPU model (H100 unless the node says otherwise)."""
+    return GPU_MODELS.get(annotations_of(node).get(MODEL_ANNOTATION, "H100"), GPU_MODELS["H100"])
 
 
 @dataclass

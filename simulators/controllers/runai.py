@@ -2,7 +2,9 @@
 
 - ``departments.run.ai`` and ``projects.run.ai`` become KAI ``Queue`` objects
   (``queues.scheduling.run.ai``: a department is a top-level queue, a project a child queue
-  with its GPU quota, over-quota weight and limit); each project gets its namespace
+  with its GPU quota, over-quota weight and limit; a project or department with per-pool
+  quotas, ``spec.nodePools: {<pool>: {deservedGpus, maxAllowedGpus, gpuOverQuotaWeight}}``,
+  has them in its queue's ``spec.nodePools``); each project gets its namespace
   ``runai-<project>`` labelled ``runai/queue=<project>``.
 - A workload (``trainingworkloads.run.ai``, ``interactiveworkloads``, ``distributedworkloads``,
   ``inferenceworkloads``, all ``run.ai/v2alpha1``) becomes a ``PodGroup``
@@ -15,10 +17,12 @@
 Workload spec (Run:ai's ``{"value": ...}`` wrapped fields): ``name``, ``image``, ``gpu`` (whole
 GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migProfile``
 ("1g.10gb"), ``workers`` (distributed: pod count), ``priority`` (int), ``preemptible`` (bool),
-``active`` (bool, default true). The lab's facts (for checks and ``runai describe``) go in
-``status``: ``phase``, ``runningPods``, ``pendingPods``, ``allocatedGpus``, ``requestedGpus``,
-``startTime``, ``completionTime``, ``gangStarts`` (times all pods started together),
-``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``), ``lastActivityTime``.
+``active`` (bool, default true), ``nodePools`` ("l40s,h100": the node pools to try, in order;
+without it, the project's ``defaultNodePools``, else ``default``). The lab's facts (for checks
+and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
+``allocatedGpus``, ``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times
+all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
+``lastActivityTime``.
 """
 
 from __future__ import annotations
@@ -105,6 +109,7 @@ def workload_object(
     priority: int | None = None,
     preemptible: bool | None = None,
     user: str = "admin",
+    node_pools: list[str] | None = None,
 ) -> Obj:
     """A Run:ai workload custom resource as ``runai ... submit`` creates it."""
     wk = WorkloadKind(kind)
@@ -123,6 +128,8 @@ def workload_object(
         body["priority"] = {"value": priority}
     if preemptible is not None:
         body["preemptible"] = {"value": preemptible}
+    if node_pools:
+        body["nodePools"] = {"value": ",".join(node_pools)}
     return {
         "apiVersion": "run.ai/v2alpha1",
         "kind": WORKLOAD_KINDS[wk.value],
@@ -196,6 +203,42 @@ def active_of(workload: Obj) -> bool:
     return value(workload, "active", True) is not False
 
 
+DEFAULT_POOL = "default"
+POOL_LABEL = "run.ai/node-pool"
+
+
+def node_pool_of(node: Obj) -> str:
+    """The node pool a node belongs to: its ``run.ai/node-pool`` label, else ``default``."""
+    labels = labels_of(node)
+    return str(labels.get(POOL_LABEL) or labels.get("runai/node-pool") or DEFAULT_POOL)
+
+
+def node_pools_of(workload: Obj, project: Obj | None = None) -> list[str]:
+    """The node pools a workload may run in, in order of preference."""
+    raw = value(workload, "nodePools")
+    if isinstance(raw, str) and raw.strip():
+        return [p.strip() for p in raw.split(",") if p.strip()]
+    defaults = spec(project).get("defaultNodePools") if project is not None else None
+    if isinstance(defaults, list) and defaults:
+        return [str(p) for p in defaults]
+    return [DEFAULT_POOL]
+
+
+def deserved_total(body: dict[str, Any]) -> float | None:
+    """The GPUs a project or department deserves over all its pools (Run:ai shows this total),
+    or None when it has no per-pool quotas."""
+    pools = body.get("nodePools")
+    if not isinstance(pools, dict) or not pools:
+        return None
+    total = 0.0
+    for given in pools.values():
+        try:
+            total += max(0.0, float((given or {}).get("deservedGpus", 0)))
+        except (AttributeError, TypeError, ValueError):
+            continue
+    return total
+
+
 # ---------------------------------------------------------------------------- queues
 
 
@@ -243,9 +286,11 @@ def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
         except (TypeError, ValueError):
             return default
 
+    pools = body.get("nodePools")
+    total = deserved_total(body)
     quota_spec: dict[str, Any] = {
         "gpu": {
-            "quota": number("deservedGpus", -1),
+            "quota": number("deservedGpus", -1) if total is None else total,
             "limit": number("maxAllowedGpus", -1),
             "overQuotaWeight": number("gpuOverQuotaWeight", 1),
         },
@@ -253,6 +298,12 @@ def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
         "memory": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
     }
     queue_spec: dict[str, Any] = {"displayName": name, "resources": quota_spec}
+    if isinstance(pools, dict) and pools:
+        queue_spec["nodePools"] = {
+            str(pool): {"resources": {"gpu": _queue(name, None, given)["spec"]["resources"]["gpu"]}}
+            for pool, given in sorted(pools.items())
+            if isinstance(given, dict)
+        }
     if parent:
         queue_spec["parentQueue"] = parent
     return {
@@ -502,6 +553,18 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         if exc.code == 409:
             return
         raise
+
+
+def queue_pool_quotas(queue: Obj) -> dict[str, tuple[float | None, float, float | None]]:
+    """A queue's GPU quota in each node pool: its ``spec.nodePools``, else all in ``default``."""
+    pools = dig(queue.get("spec"), "nodePools")
+    if not isinstance(pools, dict) or not pools:
+        return {DEFAULT_POOL: queue_quota(queue)}
+    return {
+        str(pool): queue_quota({"spec": given})
+        for pool, given in pools.items()
+        if isinstance(given, dict)
+    }
 
 
 def queue_quota(queue: Obj) -> tuple[float | None, float, float | None]:

@@ -416,6 +416,85 @@ def inference_borrowed_returned(world: World) -> bool:
     return kept + 1e-9 >= _quota(world, "team-train")
 
 
+# ---------------------------------------------------------------------------- node-pool-quota
+
+# The work within quota that the story says must keep running: (project, workload).
+POOL_GUARDED = (
+    ("team-llm", "llm-pretrain"),
+    ("team-vision", "vis-train"),
+    ("team-render", "render-a"),
+    ("team-render", "render-b"),
+)
+
+
+def _pool_deserved(world: World, project: str, pool: str) -> float:
+    """A project's GPU quota in one node pool, as its queue gives it to the scheduler."""
+    try:
+        queue = world.api.get(runai.QUEUES, project)
+    except ApiError:
+        return 0.0
+    deserved, _weight, _limit = runai.queue_pool_quotas(queue).get(pool, (0.0, 1.0, None))
+    return deserved or 0.0
+
+
+def _running_pools(world: World, wl: Obj) -> dict[str, float]:
+    """GPUs a workload's running pods hold, by the node pool of their node."""
+    nodes = {str(n["metadata"]["name"]): n for n in items(world.api, "nodes")}
+    out: dict[str, float] = {}
+    for pod in items(world.api, "pods", str(wl["metadata"]["namespace"])):
+        if labels_of(pod).get("workloadName") != wl["metadata"]["name"]:
+            continue
+        node = nodes.get(str(spec(pod).get("nodeName") or ""))
+        if node is None or status(pod).get("phase") != "Running":
+            continue
+        pool = runai.node_pool_of(node)
+        out[pool] = out.get(pool, 0.0) + runai.gpu_units(wl)
+    return out
+
+
+def _vis_nb(world: World) -> Obj | None:
+    wl = _workload(world, "team-vision", "vis-nb")
+    return wl if wl is not None and runai.kind_of(wl) == "workspace" else None
+
+
+def pool_notebook_runs(world: World) -> bool:
+    wl = _vis_nb(world)
+    return wl is not None and _running(wl) and not runai.preemptible_of(wl)
+
+
+def pool_within_quota(world: World) -> bool:
+    # Judged once the notebook runs, so that the start does not tick it.
+    wl = _vis_nb(world)
+    if wl is None or not pool_notebook_runs(world):
+        return False
+    for pool in _running_pools(world, wl):
+        held = sum(
+            _running_pools(world, w).get(pool, 0.0)
+            for w in _workloads(world)
+            if runai.project_of(w) == "team-vision" and not runai.preemptible_of(w)
+        )
+        if held > _pool_deserved(world, "team-vision", pool) + 1e-9:
+            return False
+    return True
+
+
+def pool_guaranteed_kept(world: World) -> bool:
+    # Judged once the notebook runs, so that the start does not tick it.
+    if not pool_notebook_runs(world):
+        return False
+    held: dict[tuple[str, str], float] = {}
+    for project, name in POOL_GUARDED:
+        wl = _workload(world, project, name)
+        if wl is None or not _running(wl) or status(wl).get("evictions"):
+            return False
+        for pool, gpus in _running_pools(world, wl).items():
+            held[(project, pool)] = held.get((project, pool), 0.0) + gpus
+    return all(
+        gpus <= _pool_deserved(world, project, pool) + 1e-9
+        for (project, pool), gpus in held.items()
+    )
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "mig-single": {
         "layout-applied": single_layout,
@@ -458,6 +537,11 @@ CHECKS: dict[str, dict[str, Check]] = {
         "inference-runs": inference_runs,
         "within-quota": inference_within_quota,
         "borrowed-returned": inference_borrowed_returned,
+    },
+    "node-pool-quota": {
+        "notebook-runs": pool_notebook_runs,
+        "within-pool-quota": pool_within_quota,
+        "guaranteed-kept": pool_guaranteed_kept,
     },
 }
 

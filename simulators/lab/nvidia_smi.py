@@ -146,6 +146,7 @@ class GpuView:
     holders: list[Holder] = field(default_factory=list)
     # Inside a fractional pod the GPU's memory is the fraction's.
     memory_total: int = TOTAL_MIB
+    model: hardware.GpuModel = hardware.GPU_MODELS["H100"]
 
     @property
     def used(self) -> int:
@@ -154,7 +155,7 @@ class GpuView:
             1
             + base
             + sum(
-                h.memory(TOTAL_MIB if self.mig is None else _slot_mib(self, h))
+                h.memory(self.model.memory_mib if self.mig is None else _slot_mib(self, h))
                 for h in self.holders
             )
         )
@@ -198,6 +199,7 @@ def _bus(index: int) -> str:
 
 def node_gpus(api: ClusterAPI, node: Obj) -> list[GpuView]:
     """Every GPU of a node with the pods that hold it."""
+    model = hardware.gpu_model(node)
     views = [
         GpuView(
             index=g.index,
@@ -205,6 +207,8 @@ def node_gpus(api: ClusterAPI, node: Obj) -> list[GpuView]:
             bus=_bus(g.index),
             mig=g.mig,
             mig_uuids=g.mig_uuids,
+            memory_total=model.memory_mib,
+            model=model,
         )
         for g in hardware.gpus(node)
     ]
@@ -251,9 +255,11 @@ def pod_view(api: ClusterAPI, pod: Obj) -> tuple[list[GpuView], bool]:
                 if h.uid == str(pod["metadata"].get("uid") or pod["metadata"].get("name"))
                 and h.slot == slot
             ],
+            memory_total=base.memory_total,
+            model=base.model,
         )
         if slot is None and fraction < 1.0:
-            view.memory_total = int(TOTAL_MIB * fraction)
+            view.memory_total = int(base.model.memory_mib * fraction)
         seen.append(view)
     return seen, False
 
@@ -265,7 +271,7 @@ def list_gpus(gpus: list[GpuView]) -> str:
     """`nvidia-smi -L`: one line per GPU, then its MIG devices indented beneath it."""
     lines = []
     for gpu in gpus:
-        lines.append(f"GPU {gpu.index}: {hardware.GPU_PRODUCT} (UUID: {gpu.uuid})")
+        lines.append(f"GPU {gpu.index}: {gpu.model.product} (UUID: {gpu.uuid})")
         for i, profile in enumerate(gpu.mig or []):
             lines.append(f"  MIG {profile:<12}Device {i:>2}: (UUID: {gpu.mig_uuids[i]})")
     return "\n".join(lines)
@@ -273,8 +279,9 @@ def list_gpus(gpus: list[GpuView]) -> str:
 
 def _power(gpu: GpuView) -> int:
     if not gpu.holders:
-        return IDLE_POWER + _hash("idle", gpu.uuid) % 4
-    return min(POWER_CAP - 5, 110 + gpu.utilization * 5 + _hash("pw", gpu.uuid) % 20)
+        return gpu.model.idle_power + _hash("idle", gpu.uuid) % 4
+    busy = 110 + gpu.utilization * 5 + _hash("pw", gpu.uuid) % 20
+    return min(gpu.model.power_cap - 5, busy * gpu.model.power_cap // POWER_CAP)
 
 
 def _temp(gpu: GpuView) -> int:
@@ -302,12 +309,10 @@ def summary(gpus: list[GpuView], now: datetime, processes: bool) -> str:
         util = "N/A" if gpu.mig is not None else f"{gpu.utilization}%"
         perf = "P0"
         used = min(gpu.used, gpu.memory_total)
-        lines.append(
-            f"| {gpu.index:>3}  {hardware.GPU_PRODUCT:<31}On  |   {gpu.bus} Off |{'0':>21} |"
-        )
+        lines.append(f"| {gpu.index:>3}  {gpu.model.product:<31}On  |   {gpu.bus} Off |{'0':>21} |")
         lines.append(
             f"| N/A   {_temp(gpu)}C    {perf}{str(_power(gpu)) + 'W':>16}"
-            f" / {str(POWER_CAP) + 'W':>5} |"
+            f" / {str(gpu.model.power_cap) + 'W':>5} |"
             f"{str(used) + 'MiB':>11} / {str(gpu.memory_total) + 'MiB':>9} "
             f"|{util:>8}{'Default':>13} |"
         )
@@ -376,7 +381,7 @@ def _processes(gpus: list[GpuView], visible: bool) -> list[str]:
             for h in gpu.holders:
                 if gpu.mig is None:
                     gi, ci = "N/A", "N/A"
-                    mem = h.memory(TOTAL_MIB)
+                    mem = h.memory(gpu.model.memory_mib)
                 else:
                     slot = h.slot if h.slot is not None and h.slot < len(gis) else 0
                     gi, ci = str(gis[slot][0]), "0"

@@ -361,7 +361,9 @@ def _v2_submit(ctx: Context, kind: str, args: list[str]) -> Output:
         if not raw.isdigit() or int(raw) < 1:
             raise _err(f'invalid argument "{raw}" for "--workers" flag')
         workers = int(raw)
-    _create(ctx, name, project, kind, image, workers, gpus, memory)
+    pools = _node_pools_flag(ctx, parsed.value("node-pools"))
+    preemptible = True if parsed.has("preemptible") else None
+    _create(ctx, name, project, kind, image, workers, gpus, memory, pools, preemptible)
     if kind == "distributed":
         return Output(
             f"Creating distributed training workload {name}...\n"
@@ -382,6 +384,8 @@ def _create(
     workers: int,
     gpus: float,
     memory: str | None,
+    node_pools: list[str] | None = None,
+    preemptible: bool | None = None,
 ) -> None:
     if not NAME_RE.match(name):
         raise _err(
@@ -402,9 +406,41 @@ def _create(
             continue
         raise _err(f'a workload named "{name}" already exists in project {project}')
     obj = runai_ctl.workload_object(
-        kind, name, project, image, gpu=gpus, gpu_memory=memory, workers=workers
+        kind,
+        name,
+        project,
+        image,
+        gpu=gpus,
+        gpu_memory=memory,
+        workers=workers,
+        node_pools=node_pools,
+        preemptible=preemptible,
     )
     api.create(runai_ctl.WORKLOAD_RESOURCES[kind], obj, namespace)
+
+
+def _pool_names(ctx: Context) -> list[str]:
+    names = {runai_ctl.node_pool_of(n) for n in ctx.api.list("nodes").get("items", [])}
+    return sorted(names | {runai_ctl.DEFAULT_POOL})
+
+
+def _node_pools_flag(ctx: Context, raw: str | None) -> list[str] | None:
+    """`--node-pools l40s,h100`: existing pools, in order of preference."""
+    if raw is None:
+        return None
+    pools = [p.strip() for p in raw.split(",") if p.strip()]
+    if not pools:
+        raise _err('invalid argument "" for "--node-pools" flag: name at least one node pool')
+    known = _pool_names(ctx)
+    for pool in pools:
+        if pool not in known:
+            raise _err(
+                f'node pool "{pool}" not found in cluster {_config(ctx).cluster} '
+                f"(node pools: {', '.join(known)})"
+            )
+    if len(set(pools)) != len(pools):
+        raise _err("--node-pools lists a node pool twice")
+    return pools
 
 
 # ---------------------------------------------------------------------------- reading workloads
@@ -509,6 +545,8 @@ def _project_list(ctx: Context) -> Output:
     rows = []
     for p in _projects(ctx):
         spec = p.get("spec") or {}
+        # With quotas per node pool, Run:ai shows their sum.
+        total = runai_ctl.deserved_total(spec)
         allocated = sum(
             _number((w.get("status") or {}).get("allocatedGpus"))
             for w in workloads
@@ -518,7 +556,7 @@ def _project_list(ctx: Context) -> Output:
             [
                 _name(p),
                 str(spec.get("department") or "default"),
-                format_quota(_number(spec.get("deservedGpus"))),
+                format_quota(_number(spec.get("deservedGpus") if total is None else total)),
                 fmt_gpus(allocated),
                 cluster,
             ]
@@ -531,8 +569,7 @@ def _project_list(ctx: Context) -> Output:
 
 
 def _node_pool(node: Obj) -> str:
-    labels = node["metadata"].get("labels") or {}
-    return str(labels.get("run.ai/node-pool") or labels.get("runai/node-pool") or "default")
+    return runai_ctl.node_pool_of(node)
 
 
 def _pod_gpus(pod: Obj) -> float:
@@ -771,7 +808,9 @@ def _describe(ctx: Context, wl: Obj) -> str:
         lines.append(f"  GPU devices:      {fmt_gpus(_number(runai_ctl.value(wl, 'gpu', 1)))}")
     if runai_ctl.pod_count(wl) > 1:
         lines.append(f"  Workers:          {runai_ctl.pod_count(wl)}")
-    lines += ["  Node pools:       default", "", "Pods"]
+    project = next((p for p in _projects(ctx) if _name(p) == runai_ctl.project_of(wl)), None)
+    pools = ", ".join(runai_ctl.node_pools_of(wl, project))
+    lines += [f"  Node pools:       {pools}", "", "Pods"]
     pods = _pods(ctx, wl)
     pod_rows = []
     for p in pods:
@@ -888,6 +927,10 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
     prev = words[-1]
     if prev in ("-p", "--project") or (words[:1] in (["project"], ["config"]) and len(words) == 2):
         return [_name(p) for p in _projects(ctx) if _name(p).startswith(current)]
+    if prev == "--node-pools":
+        head, _, last = current.rpartition(",")
+        prefix = f"{head}," if head else ""
+        return [prefix + p for p in _pool_names(ctx) if p.startswith(last)]
     if prev in ("-i", "--image"):
         images = [
             "gcr.io/run-ai-demo/quickstart",

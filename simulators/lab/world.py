@@ -247,13 +247,18 @@ def _node(
     }
 
 
-def _node_status(index: int, name: str, stamp: str) -> dict[str, Any]:
+# CPUs and memory of each server (a DGX H100; a PowerEdge R760xa with 2x 32-core Xeons).
+SERVER_RESOURCES = {"H100": ("224", "2113302Mi"), "L40S": ("128", "1056583Mi")}
+
+
+def _node_status(index: int, name: str, stamp: str, model: str = "H100") -> dict[str, Any]:
+    cpu, memory = SERVER_RESOURCES.get(model, SERVER_RESOURCES["H100"])
     resources = {
-        "cpu": "224",
+        "cpu": cpu,
         "ephemeral-storage": "1699505060Ki",
         "hugepages-1Gi": "0",
         "hugepages-2Mi": "0",
-        "memory": "2113302Mi",
+        "memory": memory,
         "pods": "110",
     }
     conditions = [
@@ -301,26 +306,56 @@ def _node_status(index: int, name: str, stamp: str) -> dict[str, Any]:
     }
 
 
+def _node_specs(spec: dict[str, Any]) -> list[tuple[str, str, int, str]]:
+    """(name, GPU model, GPUs, node pool) of every node: the three DGX H100s (in the pool the
+    world's ``pool`` names, else ``default``), then the world's ``extra_nodes``."""
+    pool = str(spec.get("pool") or runai.DEFAULT_POOL)
+    out = [(name, "H100", GPUS_PER_NODE, pool) for name in NODE_NAMES]
+    for extra in spec.get("extra_nodes") or []:
+        model = str(extra.get("model", "H100"))
+        if model not in hardware.GPU_MODELS:
+            raise LabError(f"world: unknown GPU model {model!r} for {extra.get('name')}")
+        out.append(
+            (
+                str(extra["name"]),
+                model,
+                int(extra.get("gpus", GPUS_PER_NODE)),
+                str(extra.get("pool") or runai.DEFAULT_POOL),
+            )
+        )
+    return out
+
+
 def _base_cluster(api: MockCluster, spec: dict[str, Any]) -> None:
     stamp = api.clock.timestamp()
     for ns in ("gpu-operator", "runai"):
         api.create("namespaces", {"metadata": {"name": ns}})
-    for index, name in enumerate(NODE_NAMES, start=1):
+    for index, (name, model_key, count, pool) in enumerate(_node_specs(spec), start=1):
+        model = hardware.GPU_MODELS[model_key]
         labels = {
             "beta.kubernetes.io/arch": "amd64",
             "beta.kubernetes.io/os": "linux",
             "kubernetes.io/arch": "amd64",
             "kubernetes.io/hostname": name,
             "kubernetes.io/os": "linux",
-            "node.kubernetes.io/instance-type": "dgx-h100",
-            "nvidia.com/gpu.machine": "DGXH100",
+            "node.kubernetes.io/instance-type": model.instance_type,
+            "nvidia.com/gpu.machine": model.machine,
             "nvidia.com/gpu.present": "true",
-            "run.ai/node-pool": "default",
-            mig_manager.CONFIG_LABEL: "all-disabled",
-            **dict.fromkeys(gpu_operator.DEPLOY_LABELS, "true"),
+            runai.POOL_LABEL: pool,
+            **({mig_manager.CONFIG_LABEL: "all-disabled"} if model.mig_capable else {}),
+            **dict.fromkeys(
+                gpu_operator.DEPLOY_LABELS
+                if model.mig_capable
+                else gpu_operator.NON_MIG_DEPLOY_LABELS,
+                "true",
+            ),
         }
-        api.create("nodes", _node(name, index, labels, [None] * GPUS_PER_NODE))
-        api.patch("nodes", name, {"status": _node_status(index, name, stamp)}, subresource="status")
+        node = _node(name, index, labels, [None] * count)
+        if model_key != "H100":
+            node["metadata"]["annotations"][hardware.MODEL_ANNOTATION] = model_key
+        api.create("nodes", node)
+        status = _node_status(index, name, stamp, model_key)
+        api.patch("nodes", name, {"status": status}, subresource="status")
     _kube_system(api)
     policy = gpu_operator.default_cluster_policy(
         str(spec.get("strategy", "single")), gpu_state.DEFAULT_MIG_CONFIG
@@ -750,13 +785,27 @@ def _projects(
         api.create("departments.run.ai", {"metadata": {"name": dept}, "spec": quota})
     for project in projects:
         name = str(project["name"])
+        given = project.get("quota", 0)
+        per_pool: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
+        total = sum(float(g) for g in per_pool.values()) if per_pool else float(given or 0)
         body: dict[str, Any] = {
             "department": str(project.get("department", "default")),
-            "deservedGpus": float(project.get("quota", 0)),
+            "deservedGpus": total,
             "maxAllowedGpus": _limit(project),
             "gpuOverQuotaWeight": float(project.get("over_quota_weight", 1)),
             "namespace": runai.namespace_for(name),
         }
+        if per_pool:
+            # Run:ai's per-pool resources; new workloads go to the pools with quota first.
+            body["nodePools"] = {
+                str(pool): {
+                    "deservedGpus": float(gpus),
+                    "maxAllowedGpus": -1,
+                    "gpuOverQuotaWeight": float(project.get("over_quota_weight", 1)),
+                }
+                for pool, gpus in per_pool.items()
+            }
+            body["defaultNodePools"] = [str(p) for p, gpus in per_pool.items() if float(gpus) > 0]
         api.create("projects.run.ai", {"metadata": {"name": name}, "spec": body})
     runai.run_queues(api)
 
@@ -772,6 +821,7 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         gpu_memory=spec.get("gpu_memory"),
         workers=int(spec.get("pods", 1)),
         user=str(spec.get("user", "admin")),
+        node_pools=[str(p) for p in spec.get("node_pools") or []] or None,
     )
     created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
     if spec.get("node"):

@@ -33,6 +33,7 @@ STEPS_BETWEEN_COMMANDS = 3
         "department-cap",
         "gang-fragmentation",
         "inference-priority",
+        "node-pool-quota",
     ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
@@ -116,3 +117,28 @@ def test_the_inference_priority_world_is_served_by_python_m_simulators_apiserver
         pods = core.list_namespaced_pod("runai-team-train").items
         assert len(pods) == 5 and all(p.status.phase == "Running" for p in pods)
         assert core.list_namespaced_pod("runai-team-serve").items == []
+
+
+def test_the_node_pool_quota_world_is_served_by_python_m_simulators_apiserver(
+    tmp_path: Path,
+) -> None:
+    with start_cluster_server("node-pool-quota", tmp_path, timeout=120) as server:
+        core = client.CoreV1Api(server.client())
+        pools = {
+            n.metadata.name: n.metadata.labels["run.ai/node-pool"] for n in core.list_node().items
+        }
+        assert pools == {
+            "gpu-node1": "h100",
+            "gpu-node2": "h100",
+            "gpu-node3": "h100",
+            "l40s-node1": "l40s",
+            "l40s-node2": "l40s",
+        }
+        l40s = core.read_node("l40s-node1")
+        assert l40s.metadata.labels["nvidia.com/gpu.product"] == "NVIDIA-L40S"
+        assert l40s.status.allocatable["nvidia.com/gpu"] == "4"
+        notebook = core.read_namespaced_pod("vis-nb-0-0", "runai-team-vision")
+        assert notebook.spec.node_name is None
+        projects = client.CustomObjectsApi(server.client())
+        vision = projects.get_cluster_custom_object("run.ai", "v2", "projects", "team-vision")
+        assert vision["spec"]["nodePools"]["l40s"]["deservedGpus"] == 0

@@ -19,6 +19,17 @@ def test_the_ticket_list_shows_every_ticket_and_progress(client: Client) -> None
     assert body.count("Not started") == len(list_tickets())
 
 
+def test_the_ticket_list_shows_the_node_pool_ticket_with_its_summary_skills_and_time(
+    client: Client,
+) -> None:
+    body = client.get("/lab/").content.decode()
+    assert "A workspace asks for the L40S node pool, where its project has no quota" in body
+    assert "<li>Node pools and per-pool quotas</li>" in body
+    assert "about 15 minutes" in body
+    guide = client.get("/guide/lab/").content.decode()
+    assert "Nine tickets" in guide and 'href="/lab/node-pool-quota/"' in guide
+
+
 def test_a_ticket_page_has_story_terminal_checklist_hints_and_a_hidden_answer_key(
     client: Client,
 ) -> None:

@@ -55,3 +55,8 @@ def gang() -> LabSession:
 @pytest.fixture
 def serve() -> LabSession:
     return LabSession.new("inference-priority", seed=0)
+
+
+@pytest.fixture
+def pools() -> LabSession:
+    return LabSession.new("node-pool-quota", seed=0)

@@ -17,6 +17,7 @@ TICKETS = [
     "department-cap",
     "gang-fragmentation",
     "inference-priority",
+    "node-pool-quota",
 ]
 
 
