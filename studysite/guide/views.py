@@ -28,7 +28,7 @@ async def section(request: HttpRequest, slug: str) -> HttpResponse:
     response = HttpResponse(page.body)
     response["ETag"] = page.etag
     patch_cache_control(response, public=True, no_cache=True)
-    return get_conditional_response(request, etag=page.etag, response=response)
+    return get_conditional_response(request, etag=page.etag, response=response) or response
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
