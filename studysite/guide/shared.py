@@ -17,23 +17,18 @@ it would redirect to HTTPS (such an answer is a 301, never kept).
 from __future__ import annotations
 
 import io
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[..., Awaitable[None]]
+from studysite.limits import ASGIApp, Message, Receive, Scope, Send
 
 SAFE = frozenset({"GET", "HEAD"})
-# A bound on the distinct Host (and proxy header) values judged and kept; past it, Django
-# judges each request itself, so junk Host headers cannot grow this process's memory.
+# A bound on the distinct Host (and proxy header) values whose verdict is kept; past it, each
+# request is judged afresh, so junk Host headers cannot grow this process's memory.
 MAX_ORIGINS = 64
 NOT_MODIFIED_DROPS = frozenset({b"content-type", b"content-length"})
 

@@ -190,7 +190,7 @@ def test_the_pages_fit_a_375_pixel_phone(page: Page) -> None:
 
 
 def test_every_page_type_has_no_serious_accessibility_violations(page: Page) -> None:
-    for url in ["/", "/guide/mig-gpu-operator/", "/search/?q=quota"]:
+    for url in ["/", "/guide/mig-gpu-operator/", "/guide/stack/read", "/search/?q=quota"]:
         page.goto(url)
         assert blocking_violations(page) == [], url
     page.goto("/guide/sample-outputs/")
