@@ -45,7 +45,7 @@ def read_state(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "section": current,
         "read": read,
         "next": load_guide().neighbours(current)[1],
-        "toc": contents(slug, frozenset(read), oob=True),
+        "toc": contents(slug, frozenset(read), oob=is_partial(request)),
     }
     return render_page(request, "guide/read.html", context, partial="read-state")
 

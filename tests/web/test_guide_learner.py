@@ -98,6 +98,7 @@ def test_without_javascript_a_reader_marks_a_section_read_through_the_linked_pag
     page = browser.get(READ_URL).content.decode()
     assert "<html" in page and f'action="{READ_URL}"' in page
     assert f'href="{URL}"' in page and 'rel="next"' in page
+    assert '<nav id="guide-toc" class="toc" aria-label="Guide contents">' in page
 
     response = browser.post(READ_URL, {"read": "1", "csrfmiddlewaretoken": token_in(page)})
 
@@ -105,6 +106,7 @@ def test_without_javascript_a_reader_marks_a_section_read_through_the_linked_pag
     confirmed = browser.get(READ_URL).content.decode()
     assert "You marked this section as read." in confirmed
     assert f"1 of {TOTAL} sections read" in confirmed
+    assert 'id="read-mark-stack" class="read-mark"><span aria-hidden="true">✓' in confirmed
 
 
 def test_with_htmx_marking_read_sends_the_forms_own_token_and_is_refused_without_it() -> None:
