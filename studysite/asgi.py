@@ -1,7 +1,9 @@
 """ASGI entry point: HTTP through Django, websockets through Channels.
 
 Both pass through the site-wide limits first (studysite.limits): request bodies
-are refused before they are buffered, and websockets need an exact origin.
+are refused before they are buffered, and websockets need an exact origin. In front
+of everything, the guide's section pages (the same bytes for every learner) are
+replayed from Django's first answer without entering Django (studysite.guide.shared).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ except ImproperlyConfigured as error:
 from channels.routing import ProtocolTypeRouter, URLRouter
 from channels.sessions import SessionMiddlewareStack
 
+from studysite.guide.sections import load_guide
+from studysite.guide.shared import SharedPages
 from studysite.limits import (
     BodyLimitMiddleware,
     ExactOriginValidator,
@@ -33,9 +37,14 @@ from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
 
-application = ProtocolTypeRouter(
-    {
-        "http": BodyLimitMiddleware(django_asgi_app),
-        "websocket": ExactOriginValidator(SessionMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
+application = SharedPages(
+    ProtocolTypeRouter(
+        {
+            "http": BodyLimitMiddleware(django_asgi_app),
+            "websocket": ExactOriginValidator(
+                SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    ),
+    paths=lambda: (section.url for section in load_guide().sections),
 )

@@ -1,17 +1,18 @@
-"""Section pages rendered once, with holes for what depends on the request.
+"""Section pages rendered once per process: the same bytes for every learner.
 
-A section page is the same for every learner except for a few small pieces: the
-CSRF token, the read-state form and the contents list's read marks. The whole page
-is rendered once per section with a marker in each of those places and kept as
-alternating literal text and named holes; a request fills the holes and joins the
-pieces, which costs a small fraction of rendering the page's templates.
+Nothing on a section page depends on who reads it. What does (the read-state form with
+its CSRF token, the contents list's read marks and the progress count) is fetched from
+the section's learner endpoint (`/guide/<slug>/read`) once the page has loaded, and a
+link to that endpoint stands in its place without JavaScript. The page therefore needs
+no CSRF token and no CSP nonce (its scripts are files, allowed by `script-src 'self'`),
+and studysite.guide.shared can answer it without entering Django.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from collections.abc import Callable, Mapping
+import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.template.loader import render_to_string
@@ -24,11 +25,6 @@ from studysite.guide.sections import Section, load_guide
 # their app registers a function that returns that HTML for the section's page.
 _extras: dict[str, Callable[[], str]] = {}
 
-# Plain word characters, so that escaping (HTML or the JSON in hx-headers) keeps it intact.
-HOLE = "@@hole-{}@@"
-HOLE_PATTERN = re.compile(r"@@hole-([a-z-]+)@@")
-CSRF, READ_STATE, TOC = "csrf", "read-state", "toc"
-
 
 def register_extra(slug: str, render: Callable[[], str]) -> None:
     _extras[slug] = render
@@ -36,52 +32,53 @@ def register_extra(slug: str, render: Callable[[], str]) -> None:
     section_page.cache_clear()
 
 
-def hole(name: str) -> SafeString:
-    return mark_safe(HOLE.format(name))
-
-
 @dataclass(frozen=True)
-class CachedPage:
-    """A rendered page cut at its holes: literal, hole name, literal, ..., literal."""
+class SharedPage:
+    """A page that is the same for every learner, with the validator for revalidation."""
 
-    pieces: tuple[str, ...]
+    text: str
 
-    @classmethod
-    def cut(cls, html: str) -> CachedPage:
-        return cls(tuple(HOLE_PATTERN.split(html)))
+    @functools.cached_property
+    def body(self) -> bytes:
+        return self.text.encode()
 
-    def fill(self, values: Mapping[str, str]) -> str:
-        parts = list(self.pieces)
-        for index in range(1, len(parts), 2):
-            parts[index] = values[parts[index]]
-        return "".join(parts)
+    @functools.cached_property
+    def etag(self) -> str:
+        return '"' + hashlib.blake2b(self.body, digest_size=12).hexdigest() + '"'
 
 
 @functools.cache
-def section_page(slug: str) -> CachedPage:
+def section_page(slug: str) -> SharedPage:
     guide = load_guide()
     section: Section = guide.by_slug[slug]
     previous, following = guide.neighbours(section)
-    # What the context processors would add, minus anything about the request.
+    # What the context processors would add, minus anything about the request: without a
+    # csrf_token in the context, base.html leaves out the body's hx-headers.
     context = {
         "guide_sections": guide.sections,
         "site_nav": nav_links(),
         "search_url": search_url(),
         "nav_current": "guide",
-        "csrf_token": hole(CSRF),
         "section": section,
         "previous": previous,
         "next": following,
         "extra": mark_safe(_extras[slug]()) if slug in _extras else "",
-        "read_state_hole": hole(READ_STATE),
-        "toc_hole": hole(TOC),
+        "toc": contents(slug, None),
     }
-    return CachedPage.cut(render_to_string("guide/section.html", context))
+    return SharedPage(render_to_string("guide/section.html", context))
 
 
 @functools.lru_cache(maxsize=4096)
-def contents(slug: str, read: frozenset[str]) -> SafeString:
-    """The contents list with this learner's read marks (few distinct sets: kept)."""
+def contents(slug: str, read: frozenset[str] | None, oob: bool = False) -> SafeString:
+    """The contents list; with a learner's read marks and count unless `read` is None.
+
+    Few distinct sets of read sections occur in practice, so each is kept.
+    """
     guide = load_guide()
-    context = {"section": guide.by_slug[slug], "guide_sections": guide.sections, "read": read}
+    context = {
+        "section": guide.by_slug[slug],
+        "guide_sections": guide.sections,
+        "read": read,
+        "oob": oob,
+    }
     return mark_safe(render_to_string("guide/_toc.html", context))

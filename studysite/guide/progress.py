@@ -11,11 +11,6 @@ def read_sections(request: HttpRequest) -> set[str]:
     return set(request.session.get(READ_KEY, []))
 
 
-async def aread_sections(request: HttpRequest) -> set[str]:
-    """The same, from an async view (the session may have to be read from the database)."""
-    return set(await request.session.aget(READ_KEY, []))
-
-
 def set_read(request: HttpRequest, slug: str, read: bool) -> set[str]:
     sections = read_sections(request)
     if read:

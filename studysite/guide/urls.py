@@ -8,6 +8,7 @@ app_name = "guide"
 
 urlpatterns = [
     path("guide/<slug:slug>/", views.section, name="section"),
-    path("guide/<slug:slug>/read", views.mark_read, name="mark-read"),
+    # GET: the learner's read state (loaded into the section page); POST: change it.
+    path("guide/<slug:slug>/read", views.read_state, name="mark-read"),
     path("search/", views.search_page, name="search"),
 ]

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.middleware.csrf import get_token
-from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
-from django.views.decorators.http import require_POST, require_safe
+from django.shortcuts import redirect
+from django.utils.cache import get_conditional_response, patch_cache_control
+from django.views.decorators.http import require_http_methods, require_safe
 
-from studysite.guide.pages import CSRF, READ_STATE, TOC, contents, section_page
-from studysite.guide.progress import aread_sections, set_read
+from studysite.guide.pages import contents, section_page
+from studysite.guide.progress import read_sections, set_read
 from studysite.guide.search import MAX_QUERY_LENGTH, search
 from studysite.guide.sections import Section, load_guide
 from studysite.htmx import HtmxHttpRequest, is_partial, render_page, vary_on_htmx
@@ -20,34 +19,35 @@ def find_section(slug: str) -> Section:
     return section
 
 
-# Async: under ASGI this skips two thread hops that cost more than rendering the page
-# (bench_guide: 0.5 -> 0.7 of the static file's requests per second). The page itself is
-# rendered once per section (pages.py); a request fills in only this learner's pieces.
+# Async: under ASGI this skips two thread hops that cost more than the view. The page is the
+# same bytes for every learner (pages.py): public, revalidated by its ETag, and answered by
+# studysite.guide.shared in front of Django once Django has served it.
 @require_safe
 async def section(request: HttpRequest, slug: str) -> HttpResponse:
-    current = find_section(slug)
-    read = await aread_sections(request)
-    token = get_token(request)
-    sections = load_guide().sections
-    state = {"section": current, "read": read, "guide_sections": sections, "csrf_token": token}
-    page = section_page(slug).fill(
-        {
-            CSRF: token,
-            READ_STATE: render_to_string("guide/section.html#read-state", state),
-            TOC: contents(slug, frozenset(read)),
-        }
-    )
-    return HttpResponse(page)
+    page = section_page(find_section(slug).slug)
+    response = HttpResponse(page.body)
+    response["ETag"] = page.etag
+    patch_cache_control(response, public=True, no_cache=True)
+    return get_conditional_response(request, etag=page.etag, response=response) or response
 
 
-@require_POST
-def mark_read(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+@require_http_methods(["GET", "HEAD", "POST"])
+def read_state(request: HtmxHttpRequest, slug: str) -> HttpResponse:
+    """This learner's part of a section page: read or not, the form to change it, progress."""
     current = find_section(slug)
-    read = set_read(request, slug, request.POST.get("read") == "1")
-    if not is_partial(request):
-        return vary_on_htmx(redirect(current.url))
-    context = {"section": current, "read": read}
-    return vary_on_htmx(render(request, "guide/section.html#read-state", context))
+    if request.method == "POST":
+        read = set_read(request, slug, request.POST.get("read") == "1")
+        if not is_partial(request):
+            return vary_on_htmx(redirect("guide:mark-read", slug=slug))
+    else:
+        read = read_sections(request)
+    context = {
+        "section": current,
+        "read": read,
+        "next": load_guide().neighbours(current)[1],
+        "toc": contents(slug, frozenset(read), oob=is_partial(request)),
+    }
+    return render_page(request, "guide/read.html", context, partial="read-state")
 
 
 @require_safe

@@ -116,6 +116,41 @@ def test_marking_a_section_read_updates_the_contents_without_a_reload(page: Page
     expect(page.get_by_text("1 of 27 sections read").first).to_be_visible()
 
 
+def test_a_learner_sees_their_read_mark_and_marks_a_section_read_by_keyboard(page: Page) -> None:
+    page.goto("/guide/placement/")
+    for _ in range(200):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.textContent") == "Mark section as read":
+            break
+    page.keyboard.press("Enter")
+    expect(page.get_by_text("You marked this section as read.")).to_be_visible()
+    # The focus stays on the button (now its opposite), not lost to the page.
+    expect(page.get_by_role("button", name="Mark as unread")).to_be_focused()
+    expect(page.locator("#read-mark-placement")).to_contain_text("(read)")
+
+    # Another section's page, the same bytes for everyone, shows this learner's marks.
+    page.goto("/guide/stack/")
+    expect(page.locator("#read-mark-placement")).to_contain_text("(read)")
+    expect(page.locator("#read-mark-stack")).not_to_contain_text("(read)")
+    expect(page.locator(".toc-heading")).to_contain_text("1 of 27 read")
+    expect(page.get_by_role("button", name="Mark section as read")).to_be_visible()
+
+
+def test_without_javascript_a_reader_marks_a_section_read_through_the_link(
+    browser, live_server_url: str
+) -> None:
+    context = browser.new_context(base_url=live_server_url, java_script_enabled=False)
+    page = context.new_page()
+    page.goto("/guide/placement/")
+    page.get_by_role("link", name="Mark this section as read, or see what you have read").click()
+    page.get_by_role("button", name="Mark section as read").click()
+    expect(page.get_by_text("You marked this section as read.")).to_be_visible()
+    expect(page.get_by_text("1 of 27 sections read")).to_be_visible()
+    page.get_by_role("link", name="Back to the section").click()
+    expect(page).to_have_url(re.compile("/guide/placement/$"))
+    context.close()
+
+
 def test_the_guide_can_be_read_with_the_keyboard_alone(page: Page) -> None:
     page.goto("/")
     page.keyboard.press("Tab")
@@ -155,7 +190,7 @@ def test_the_pages_fit_a_375_pixel_phone(page: Page) -> None:
 
 
 def test_every_page_type_has_no_serious_accessibility_violations(page: Page) -> None:
-    for url in ["/", "/guide/mig-gpu-operator/", "/search/?q=quota"]:
+    for url in ["/", "/guide/mig-gpu-operator/", "/guide/stack/read", "/search/?q=quota"]:
         page.goto(url)
         assert blocking_violations(page) == [], url
     page.goto("/guide/sample-outputs/")

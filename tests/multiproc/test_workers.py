@@ -130,10 +130,10 @@ def test_a_section_marked_read_on_worker_1_shows_as_read_on_worker_2(
 ) -> None:
     first, second = two_workers
     browser = Browser()
-    browser.get(first, "/guide/stack/")
+    browser.get(first, "/guide/stack/read")
     browser.post(first, "/guide/stack/read", {"read": "1"})
 
-    body = browser.get(second, "/guide/stack/")
+    body = browser.get(second, "/guide/stack/read")
     assert "You marked this section as read." in body
     assert "1 of " in body
 
