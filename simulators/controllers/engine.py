@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
-from simulators.controllers import gpu_state, hardware, kubelet, runai
+from simulators.controllers import devices, gpu_state, hardware, runai
 from simulators.controllers.util import (
     RUNAI_SCHEDULER,
     annotations_of,
@@ -113,7 +113,7 @@ class Model:
         return self._orders[name]
 
     def _add_nodes(self) -> None:
-        operator_pods = [p for p in self.pods if namespace_of(p) == kubelet.GPU_OPERATOR_NS]
+        operator_pods = [p for p in self.pods if namespace_of(p) == devices.GPU_OPERATOR_NS]
         used = kube_gpu_usage(self.pods)
         for name, node in sorted(self.nodes.items()):
             layout_per_gpu = hardware.read_layout(node)
@@ -149,7 +149,7 @@ class Model:
                     labels=labels_of(node),
                     cordoned=cordoned,
                     mig_layout=layout,
-                    gpu_operator_healthy=kubelet.device_plugin_running(operator_pods, name),
+                    gpu_operator_healthy=devices.device_plugin_running(operator_pods, name),
                 )
             )
 

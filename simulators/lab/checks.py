@@ -12,7 +12,14 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import EPOCH, parse_time
-from simulators.controllers import gpu_state, hardware, image_pull, kubelet, mig_manager, runai
+from simulators.controllers import (
+    devices,
+    gpu_state,
+    hardware,
+    image_pull,
+    mig_manager,
+    runai,
+)
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.world import World
@@ -43,7 +50,7 @@ def _layout_applied(api: ClusterAPI, node_name: str, layout_name: str) -> bool:
 
 def _plugin_running(api: ClusterAPI, node_name: str) -> bool:
     pods = items(
-        api, "pods", kubelet.GPU_OPERATOR_NS, label_selector=f"app={kubelet.DEVICE_PLUGIN_APP}"
+        api, "pods", devices.GPU_OPERATOR_NS, label_selector=f"app={devices.DEVICE_PLUGIN_APP}"
     )
     for pod in pods:
         if spec(pod).get("nodeName") != node_name or pod["metadata"].get("deletionTimestamp"):
