@@ -10,7 +10,10 @@ this model reads what KAI Scheduler reads:
 - a pod's GPU request: ``nvidia.com/gpu`` (whole GPUs), ``nvidia.com/mig-<profile>``, or the
   ``gpu-fraction`` / ``gpu-memory`` annotations;
 - Queues (``scheduling.run.ai/v2``): ``parentQueue``, ``priority``, ``resources.gpu.{quota,
-  limit, overQuotaWeight}`` (read with ``runai.queue_quota``, as the mock does);
+  limit, overQuotaWeight}``, or the same per node pool under ``nodePools`` (read with
+  ``runai.queue_pool_quotas``, as the mock does);
+- a gang's node pools: its PodGroup's owning Run:ai workload's ``nodePools`` (else its
+  project's defaults), tried in order; a pod without such a workload, its node-pool selector;
 - nodes: allocatable ``nvidia.com/gpu`` (or the mock's per-GPU layout annotation when it is
   there), cordons, the node-pool label; GPUs held by pods of other schedulers are taken off.
 
@@ -176,6 +179,13 @@ class PodModel:
         # "runai-<project>/<engine pod>" (how the engine names a pod in its messages) -> the
         # API's "namespace/name"
         self.refs: dict[str, str] = {}
+        # The Run:ai workloads that own PodGroups, by uid: a gang's node pools are theirs.
+        self.workloads = {
+            str(w["metadata"].get("uid")): w
+            for resource in runai.WORKLOAD_RESOURCES.values()
+            for w in _quiet_items(api, resource)
+        }
+        self.projects = {name_of(p): p for p in _quiet_items(api, runai.PROJECTS)}
         self._add_nodes()
         self._add_queues()
         self._add_workloads()
@@ -249,16 +259,19 @@ class PodModel:
             if parent is not None:
                 add(parent, depth + 1)
             added.add(name)
-            deserved, weight, limit = runai.queue_quota(queue)
             try:
                 priority = int(spec(queue).get("priority") or 0)
             except (TypeError, ValueError):
                 priority = 0
             try:
+                # Quotas are per node pool (the queue's spec.nodePools, else all in default).
                 quotas = {
                     pool: PoolQuota(deserved=deserved or 0.0, over_quota_weight=weight, limit=limit)
-                    for pool in self.cluster.pools
+                    for pool, (deserved, weight, limit) in runai.queue_pool_quotas(queue).items()
                 }
+                for pool in quotas:
+                    if pool not in self.cluster.pools:
+                        self.cluster.add_node_pool(pool)
                 if name in parents:
                     self.cluster.add_department(name, quotas, priority=priority, parent=parent)
                 else:
@@ -318,7 +331,7 @@ class PodModel:
                 pods=members,
                 preemptible=_preemptible(first, group.podgroup),
                 min_available=max(1, min(min_member, members)),
-                node_pool=_pool(first, self.cluster.pools),
+                node_pool=self._pools(group, first),
                 image=str((spec(first).get("containers") or [{}])[0].get("image", "")),
             )
         except EngineError:
@@ -337,6 +350,20 @@ class PodModel:
                 loose.append((engine_pod, api_pod))
         for engine_pod, api_pod in loose:
             self._seat_without_devices(engine_pod, api_pod)
+
+    def _pools(self, group: Group, first: Obj) -> list[str]:
+        """The node pools a gang may use, in order: its Run:ai workload's (the PodGroup's
+        owner), else the pool its pods select, else default."""
+        owners = (group.podgroup or {}).get("metadata", {}).get("ownerReferences") or []
+        uids = [str(owner.get("uid")) for owner in owners if isinstance(owner, dict)]
+        workload = next((self.workloads[uid] for uid in uids if uid in self.workloads), None)
+        if workload is None:
+            return [_pool(first, self.cluster.pools)]
+        pools = runai.node_pools_of(workload, self.projects.get(runai.project_of(workload)))
+        for pool in pools:
+            if pool not in self.cluster.pools:
+                self.cluster.add_node_pool(pool)  # a pool without nodes: the gang waits there
+        return list(dict.fromkeys(pools))
 
     def _load(self, pod: EnginePod, api_pod: Obj) -> bool:
         """Seat a bound pod; False when its devices are unknown (seated later)."""

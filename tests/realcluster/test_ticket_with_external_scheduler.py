@@ -62,3 +62,30 @@ def test_pending_workspace_is_solved_with_the_external_scheduler(tmp_path: Path)
 
         assert len(items) == 3
         wait_for("the checklist", done)
+
+
+def test_node_pool_quotas_hold_with_the_external_scheduler(tmp_path: Path) -> None:
+    with start_cluster_server(
+        "node-pool-quota", tmp_path, args=("--scheduler", "external"), timeout=120
+    ) as server:
+        api = KubernetesCluster(server.client())
+        leader = LeaderElector(
+            api, namespace="runai", name="runai-scheduler", identity="t", monotonic=time.monotonic
+        )
+        assert leader.try_acquire_or_renew()
+        scheduler = Scheduler(api, leader, log=lambda line: None)
+        # team-vision has no L40S quota: its non-preemptible notebook may not borrow the idle
+        # L40S GPUs, whatever its quota in the h100 pool.
+        assert scheduler.cycle().bound == []
+        lab = LabSession.on_cluster(api)
+        patched = lab.run(
+            "kubectl patch projects.run.ai team-vision --type merge "
+            '-p \'{"spec":{"nodePools":{"l40s":{"deservedGpus":2}}}}\''
+        )
+        assert "patched" in patched.output
+        wait_for(
+            "vis-nb to be bound on an L40S node",
+            lambda: scheduler.cycle().bound == [f"{NS}/vis-nb-0-0"] or None,
+        )
+        pod = api.get("pods", "vis-nb-0-0", NS)
+        assert pod["spec"]["nodeName"].startswith("l40s-node")
