@@ -145,8 +145,9 @@ class Cluster:
         )
 
     def node_labels(self, name: str) -> dict[str, str]:
-        node = self.node(name)
-        advert = self.advertisement(name)
+        return self._labels(self.node(name), self.advertisement(name))
+
+    def _labels(self, node: Node, advert: MigAdvertisement) -> dict[str, str]:
         layout = node.mig_layout if isinstance(node.mig_layout, str) else node.mig_layout.name
         labels = {
             "kubernetes.io/hostname": node.name,
@@ -458,11 +459,11 @@ class Cluster:
 
     def session_for(self, pool_name: str, recorder: Recorder) -> PoolSession:
         queues = sorted(self.queues.values(), key=lambda q: q.creation_rank)
-        states = [
-            NodeState(node, 0, self.advertisement(node.name), self.node_labels(node.name))
-            for node in self.nodes.values()
-            if node.pool == pool_name
-        ]
+        states = []
+        for node in self.nodes.values():
+            if node.pool == pool_name:
+                advert = self.advertisement(node.name)
+                states.append(NodeState(node, 0, advert, self._labels(node, advert)))
         workloads = [
             w
             for w in self._workloads.values()
