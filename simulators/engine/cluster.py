@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from simulators.engine import mig as mig_module
 from simulators.engine.errors import EngineError
+from simulators.engine.memory import collector_paused
 from simulators.engine.messages import Reason
 from simulators.engine.mig import (
     GPU_RESOURCE,
@@ -38,6 +40,7 @@ from simulators.engine.scheduler import (
     ACTIONS,
     Action,
     FairShareRow,
+    Note,
     PoolSession,
     Recorder,
     run_actions,
@@ -381,38 +384,53 @@ class Cluster:
     def events_for(self, project: str, name: str, kind: str = "Workload") -> list[Event]:
         return list(self._events_by_object.get((kind, project, name), []))
 
-    def _emit(
-        self,
-        now: datetime,
-        workload: Workload,
-        pod: Pod | None,
-        etype: str,
-        reason: str,
-        message: str,
-        code: Reason,
-    ) -> Event:
-        kind = "Pod" if pod is not None else "Workload"
-        name = pod.name if pod is not None else workload.name
-        key = (kind, workload.project, name)
-        history = self._events_by_object.setdefault(key, [])
-        if history and history[-1].reason == reason and history[-1].message == message:
-            # Kubernetes folds repeats into one event with a count.
-            history[-1].count += 1
-            history[-1].time = now
-            return history[-1]
-        event = Event(
-            time=now,
-            type="Warning" if etype == "Warning" else "Normal",
-            reason=reason,
-            message=message,
-            object_kind="Pod" if kind == "Pod" else "Workload",
-            object_name=name,
-            project=workload.project,
-            code=code.value,
-        )
-        history.append(event)
-        self.events.append(event)
-        return event
+    def _leave_events(self, now: datetime, notes: list[Note]) -> list[Event]:
+        """Turn the cycle's notes into events on their objects; returns each event the
+        cycle left, or folded a repeat into, once, in order."""
+        left: list[Event] = []
+        seen: set[int] = set()
+        by_object = self._events_by_object
+        for note in notes:
+            pod = note.pod
+            workload = note.workload
+            if pod is not None and note.reason == "Scheduled":
+                pod.started_at = now
+            targets: tuple[Pod | None, ...] = (pod,)
+            if pod is not None and note.reason != "Unschedulable":
+                # Pod decisions also show on the workload (`runai describe`); Unschedulable
+                # already has its own workload-level note.
+                targets = (pod, None)
+            for target in targets:
+                kind: Literal["Pod", "Workload"] = "Pod" if target is not None else "Workload"
+                name = target.name if target is not None else workload.name
+                key = (kind, workload.project, name)
+                history = by_object.get(key)
+                if history is None:
+                    history = by_object[key] = []
+                elif history[-1].reason == note.reason and history[-1].message == note.message:
+                    # Kubernetes folds repeats into one event with a count.
+                    event = history[-1]
+                    event.count += 1
+                    event.time = now
+                    if id(event) not in seen:
+                        seen.add(id(event))
+                        left.append(event)
+                    continue
+                event = Event(
+                    time=now,
+                    type=note.type,
+                    reason=note.reason,
+                    message=note.message,
+                    object_kind=kind,
+                    object_name=name,
+                    project=workload.project,
+                    code=note.code.value,
+                )
+                history.append(event)
+                self.events.append(event)
+                seen.add(id(event))
+                left.append(event)
+        return left
 
     # ------------------------------------------------------------------ the cycle
 
@@ -514,6 +532,10 @@ class Cluster:
         `settle=False` skips finishing the previous cycle's releases (the CLI uses it to run
         one action on a given state).
         """
+        with collector_paused():
+            return self._run_cycle(actions, settle)
+
+    def _run_cycle(self, actions: Sequence[str], settle: bool) -> CycleResult:
         for action in actions:
             if action not in ACTIONS:
                 raise EngineError(f"actions: {action!r} is not one of {', '.join(ACTIONS)}")
@@ -535,22 +557,7 @@ class Cluster:
             }
         if "allocate" in actions:
             self._next_pools(recorder)
-        seen: set[int] = set()
-        for note in recorder.notes:
-            if note.pod is not None and note.reason == "Scheduled":
-                note.pod.started_at = now
-            targets: list[Pod | None] = [note.pod]
-            if note.pod is not None and note.reason != "Unschedulable":
-                # Pod decisions also show on the workload (`runai describe`); Unschedulable
-                # already has its own workload-level note.
-                targets.append(None)
-            for target in targets:
-                event = self._emit(
-                    now, note.workload, target, note.type, note.reason, note.message, note.code
-                )
-                if id(event) not in seen:
-                    seen.add(id(event))
-                    result.events.append(event)
+        result.events = self._leave_events(now, recorder.notes)
         result.actions = recorder.actions
         self.last_result = result
         return result

@@ -59,7 +59,7 @@ class PoolSession:
         # Jobs whose outcome this cycle is settled (placed, or blocked by a quota gate).
         self.decided: set[int] = set()
         self._jobs_by_key: dict[tuple[str, str], JobState] | None = None
-        self.census_cache: dict[CensusKey, tuple[dict[str, int], int, int]] = {}
+        self.census_cache: dict[CensusKey, tuple[int, int, str]] = {}
 
     # ------------------------------------------------------------------ building
 
