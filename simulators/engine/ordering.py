@@ -101,10 +101,13 @@ class JobPicker:
             self._units[rank] = units
             parent = queue.parent
             if job is not None:
-                heapq.heappush(
-                    self._root if parent is None else self._heaps[parent.rank],
-                    (queue_key(queue, units, self._capped[rank]), self._version[rank], queue),
-                )
+                heap = self._root if parent is None else self._heaps[parent.rank]
+                entry = (queue_key(queue, units, self._capped[rank]), self._version[rank], queue)
+                if heap and heap[0][2] is queue:
+                    # Just picked: the queue's entry is the top, now stale; replace it.
+                    heapq.heapreplace(heap, entry)
+                else:
+                    heapq.heappush(heap, entry)
             if parent is None:
                 return
             queue, rank = parent, parent.rank
