@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Literal
 
 from simulators.engine.errors import EngineError
@@ -85,7 +86,11 @@ _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(G|Gi|GB|GiB|M|Mi|MB|MiB)?\s*$")
 
 @dataclass(frozen=True)
 class GpuRequest:
-    """What one pod asks for: whole GPUs, a portion, an amount of GPU memory, or a MIG slice."""
+    """What one pod asks for: whole GPUs, a portion, an amount of GPU memory, or a MIG slice.
+
+    `kind`, `resource_name` and `whole_gpus` are worked out once (the request is frozen): the
+    node search reads them for every pod.
+    """
 
     gpus: float = 1.0
     memory_gib: float | None = None
@@ -134,7 +139,7 @@ class GpuRequest:
     def mig(cls, profile: str) -> GpuRequest:
         return cls(mig_profile=mig_profile(profile).name)
 
-    @property
+    @cached_property
     def kind(self) -> Literal["whole", "portion", "memory", "mig"]:
         if self.mig_profile is not None:
             return "mig"
@@ -142,13 +147,13 @@ class GpuRequest:
             return "memory"
         return "portion" if self.gpus < 1 else "whole"
 
-    @property
+    @cached_property
     def resource_name(self) -> str:
         if self.mig_profile is not None:
             return mig_profile(self.mig_profile).resource_name
         return GPU_RESOURCE
 
-    @property
+    @cached_property
     def whole_gpus(self) -> int:
         return int(self.gpus) if self.kind == "whole" else 0
 

@@ -171,7 +171,7 @@ class NodeState:
             self.futures = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class QState:
     """A queue's numbers in one pool for one cycle."""
 
@@ -214,7 +214,7 @@ class QState:
         return allocated / denominator
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobState:
     """A workload as one pool's cycle sees it."""
 
