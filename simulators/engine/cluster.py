@@ -416,15 +416,17 @@ class Cluster:
                         seen.add(id(event))
                         left.append(event)
                     continue
+                # Positional (time, type, reason, message, object kind and name, project,
+                # code): keywords cost twice as much, and this runs for every pod.
                 event = Event(
-                    time=now,
-                    type=note.type,
-                    reason=note.reason,
-                    message=note.message,
-                    object_kind=kind,
-                    object_name=name,
-                    project=workload.project,
-                    code=note.code.value,
+                    now,
+                    note.type,
+                    note.reason,
+                    note.message,
+                    kind,
+                    name,
+                    workload.project,
+                    note.code.value,
                 )
                 history.append(event)
                 self.events.append(event)

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from functools import cached_property
 from typing import Literal
 
 from simulators.engine.errors import EngineError
@@ -86,11 +85,7 @@ _MEMORY = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(G|Gi|GB|GiB|M|Mi|MB|MiB)?\s*$")
 
 @dataclass(frozen=True)
 class GpuRequest:
-    """What one pod asks for: whole GPUs, a portion, an amount of GPU memory, or a MIG slice.
-
-    `kind`, `resource_name` and `whole_gpus` are worked out once (the request is frozen): the
-    node search reads them for every pod.
-    """
+    """What one pod asks for: whole GPUs, a portion, an amount of GPU memory, or a MIG slice."""
 
     gpus: float = 1.0
     memory_gib: float | None = None
@@ -139,7 +134,7 @@ class GpuRequest:
     def mig(cls, profile: str) -> GpuRequest:
         return cls(mig_profile=mig_profile(profile).name)
 
-    @cached_property
+    @property
     def kind(self) -> Literal["whole", "portion", "memory", "mig"]:
         if self.mig_profile is not None:
             return "mig"
@@ -147,13 +142,13 @@ class GpuRequest:
             return "memory"
         return "portion" if self.gpus < 1 else "whole"
 
-    @cached_property
+    @property
     def resource_name(self) -> str:
         if self.mig_profile is not None:
             return mig_profile(self.mig_profile).resource_name
         return GPU_RESOURCE
 
-    @cached_property
+    @property
     def whole_gpus(self) -> int:
         return int(self.gpus) if self.kind == "whole" else 0
 

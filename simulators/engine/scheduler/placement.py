@@ -207,7 +207,11 @@ class NodeIndex:
             and request.resource_name == GPU_RESOURCE
         ):
             node_state = self.whole_node(request.whole_gpus, exclude)
-            return fit_now(workload, node_state, self.strategy) if node_state else None
+            if node_state is None:
+                return None
+            # `fit_now` for a whole-GPU request (no extended resource to read).
+            idle = node_state.idles
+            return fit_on(workload, node_state, idle, idle, None, self.strategy)
         best: tuple[float, int] | None = None
         chosen: Seat | None = None
         for node_state in self.nodes:

@@ -232,6 +232,8 @@ class PoolSession:
             )
         )
         self.recorder.actions.append(
+            # Positional, in field order (by project, by workload, message last): this runs
+            # for every pod placed, and keywords cost more.
             Action(
                 decision.kind,
                 self.pool,
@@ -241,9 +243,9 @@ class PoolSession:
                 node,
                 owner.pod_units,
                 decision.action_code,
-                by_project=by.workload.project if by else "",
-                by_workload=by.name if by else "",
-                message=message,
+                by.workload.project if by else "",
+                by.name if by else "",
+                message,
             )
         )
 

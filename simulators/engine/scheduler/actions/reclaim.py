@@ -19,7 +19,11 @@ from simulators.engine.state import JobState, NodeState, QState
 
 def reclaim(session: PoolSession) -> None:
     session.evicted_this_action = set()
-    picker = JobPicker(session.pending_jobs())
+    pending = session.pending_jobs()
+    if not any(_may_reclaim(job) for job in pending):
+        # Nothing changes until a job passes the gates, so none ever would: skip the order.
+        return
+    picker = JobPicker(pending)
     index: VictimIndex | None = None
     while (job := picker.next()) is not None:
         if not _may_reclaim(job):
