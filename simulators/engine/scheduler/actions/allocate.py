@@ -32,7 +32,6 @@ def _try_allocate(session: PoolSession, job: JobState, statement: Statement) -> 
     if block is not None:
         session.set_reason(job, *block)
         return
-    needed = max(0, job.workload.min_available - job.active_pods())
     placed: list[Pod] = []
     for pod in pods:
         seat = session.index.find(job.workload)
@@ -40,7 +39,10 @@ def _try_allocate(session: PoolSession, job: JobState, statement: Statement) -> 
             break
         statement.bind(pod, seat, PodStatus.RUNNING)
         placed.append(pod)
-    if len(placed) < needed:
+    minimum = job.workload.min_available
+    # Pods missing for the gang minimum, counted before the binds (which made `placed`
+    # Running); never more than the minimum, so a job that placed that many is done.
+    if len(placed) < minimum and len(placed) < minimum - (job.active_pods() - len(placed)):
         # Gang: all missing pods in one transaction, or none.
         statement.discard()
         job.workload.reason_code = ""
