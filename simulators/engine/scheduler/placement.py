@@ -183,10 +183,11 @@ class NodeIndex:
         if exclude is not None:
             # Hide the excluded node from the buckets for this one lookup.
             saved, exclude.bucket = exclude.bucket, (-1, -1)
+        buckets = self._buckets
         for score, key in self._order:
             if chosen is not None and score > best_score:
                 break
-            if key[0] < count:
+            if key[0] < count or not buckets[key]:
                 continue
             top = self._bucket_top(key)
             if top is not None and (chosen is None or top.index < chosen.index):
