@@ -388,7 +388,10 @@ class Cluster:
         """Turn the cycle's notes into events on their objects; returns each event the
         cycle left, or folded a repeat into, once, in order."""
         left: list[Event] = []
-        seen: set[int] = set()
+        # Events already in `left`, by id. New events (most of them) join the set only when
+        # a repeat needs it: `self.events[unindexed:]` are new ones not in it yet.
+        in_left: set[int] = set()
+        unindexed = len(self.events)
         by_object = self._events_by_object
         for note in notes:
             pod = note.pod
@@ -412,8 +415,11 @@ class Cluster:
                     event = history[-1]
                     event.count += 1
                     event.time = now
-                    if id(event) not in seen:
-                        seen.add(id(event))
+                    if unindexed < len(self.events):
+                        in_left.update(map(id, self.events[unindexed:]))
+                        unindexed = len(self.events)
+                    if id(event) not in in_left:
+                        in_left.add(id(event))
                         left.append(event)
                     continue
                 # Positional (time, type, reason, message, object kind and name, project,
@@ -426,11 +432,11 @@ class Cluster:
                     kind,
                     name,
                     workload.project,
-                    note.code.value,
+                    # A StrEnum's str() is its value, without the enum's slower lookup.
+                    str(note.code),
                 )
                 history.append(event)
                 self.events.append(event)
-                seen.add(id(event))
                 left.append(event)
         return left
 

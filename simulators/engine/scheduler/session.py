@@ -251,7 +251,7 @@ class PoolSession:
 
     def set_reason(self, job: JobState, code: Reason, message: str, record: bool = True) -> None:
         """Settle the job's status line for this cycle (and leave an Unschedulable event)."""
-        job.workload.reason_code = code.value
+        job.workload.reason_code = str(code)  # the value (a StrEnum), looked up faster
         job.workload.reason_message = message
         self.decided.add(id(job))
         if record:
