@@ -58,7 +58,7 @@ class JobPicker:
         size = 1 + max((q.rank for leaf in leaves.values() for q in leaf.path), default=-1)
         self._jobs: list[list[JobState]] = [[] for _ in range(size)]
         for rank, queue_jobs in by_leaf.items():
-            queue_jobs.sort(key=lambda j: j.job_order_key())
+            queue_jobs.sort(key=JobState.job_order_key)
             self._jobs[rank] = queue_jobs
         self._next_index = [0] * size
         # min(limit, max(deserved, fair share)) is fixed for the cycle; every key reads it.

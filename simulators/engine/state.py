@@ -239,8 +239,9 @@ class JobState:
 
     def active_pods(self) -> int:
         """Pods holding (or about to hold) GPUs: Running or Pipelined."""
-        return sum(
-            1 for p in self.workload.pods if p.status in (PodStatus.RUNNING, PodStatus.PIPELINED)
+        # A list, not a generator: most jobs have one pod, and a generator costs twice as much.
+        return len(
+            [p for p in self.workload.pods if p.status in (PodStatus.RUNNING, PodStatus.PIPELINED)]
         )
 
     def running_pods(self) -> list[Pod]:

@@ -133,7 +133,7 @@ class PoolSession:
 
     def _compute_fair_share(self) -> None:
         for job in self.jobs:
-            live = sum(1 for p in job.workload.pods if p.status != PodStatus.SUCCEEDED)
+            live = len([p for p in job.workload.pods if p.status != PodStatus.SUCCEEDED])
             job.queue.request += live * job.pod_units
         for queue in self.queues.values():
             if not queue.is_leaf:
