@@ -422,8 +422,7 @@ class Cluster:
                         in_left.add(id(event))
                         left.append(event)
                     continue
-                # Positional (time, type, reason, message, object kind and name, project,
-                # code): keywords cost twice as much, and this runs for every pod.
+                # In field order: keywords cost twice as much, and this runs for every pod.
                 event = Event(
                     now,
                     note.type,
@@ -465,6 +464,7 @@ class Cluster:
     def _settle(self, now: datetime) -> None:
         """Between cycles: Releasing pods have gone, Pipelined pods have started."""
         for workload in self._workloads.values():
+            running = 0
             for pod in workload.pods:
                 pod.leaving_node, pod.leaving_devices, pod.leaving_extended = None, (), None
                 if pod.status == PodStatus.RELEASING:
@@ -474,7 +474,9 @@ class Cluster:
                 elif pod.status == PodStatus.PIPELINED:
                     pod.status = PodStatus.RUNNING
                     pod.started_at = now
-            if workload.pods and all(p.status == PodStatus.RUNNING for p in workload.pods):
+                if pod.status == PodStatus.RUNNING:
+                    running += 1
+            if workload.pods and running == len(workload.pods):
                 nodes = sorted({p.node for p in workload.pods if p.node})
                 workload.reason_code = Reason.SCHEDULED.value
                 workload.reason_message = f"All pods are Running on {', '.join(nodes)}"
@@ -493,7 +495,8 @@ class Cluster:
         workloads = [
             w
             for w in self._workloads.values()
-            if w.node_pool == pool_name and any(p.status != PodStatus.SUCCEEDED for p in w.pods)
+            # Some pod not Succeeded (a list: cheaper than any() for the usual single pod).
+            if w.node_pool == pool_name and [p for p in w.pods if p.status != PodStatus.SUCCEEDED]
         ]
         pool = self.pools[pool_name]
         return PoolSession(pool_name, pool.placement, states, queues, workloads, recorder)
