@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Literal
 
 from simulators.engine import mig as mig_module
 from simulators.engine.errors import EngineError
+from simulators.engine.memory import collector_paused
 from simulators.engine.messages import Reason
 from simulators.engine.mig import (
     GPU_RESOURCE,
@@ -38,6 +40,7 @@ from simulators.engine.scheduler import (
     ACTIONS,
     Action,
     FairShareRow,
+    Note,
     PoolSession,
     Recorder,
     run_actions,
@@ -145,8 +148,9 @@ class Cluster:
         )
 
     def node_labels(self, name: str) -> dict[str, str]:
-        node = self.node(name)
-        advert = self.advertisement(name)
+        return self._labels(self.node(name), self.advertisement(name))
+
+    def _labels(self, node: Node, advert: MigAdvertisement) -> dict[str, str]:
         layout = node.mig_layout if isinstance(node.mig_layout, str) else node.mig_layout.name
         labels = {
             "kubernetes.io/hostname": node.name,
@@ -380,38 +384,60 @@ class Cluster:
     def events_for(self, project: str, name: str, kind: str = "Workload") -> list[Event]:
         return list(self._events_by_object.get((kind, project, name), []))
 
-    def _emit(
-        self,
-        now: datetime,
-        workload: Workload,
-        pod: Pod | None,
-        etype: str,
-        reason: str,
-        message: str,
-        code: Reason,
-    ) -> Event:
-        kind = "Pod" if pod is not None else "Workload"
-        name = pod.name if pod is not None else workload.name
-        key = (kind, workload.project, name)
-        history = self._events_by_object.setdefault(key, [])
-        if history and history[-1].reason == reason and history[-1].message == message:
-            # Kubernetes folds repeats into one event with a count.
-            history[-1].count += 1
-            history[-1].time = now
-            return history[-1]
-        event = Event(
-            time=now,
-            type="Warning" if etype == "Warning" else "Normal",
-            reason=reason,
-            message=message,
-            object_kind="Pod" if kind == "Pod" else "Workload",
-            object_name=name,
-            project=workload.project,
-            code=code.value,
-        )
-        history.append(event)
-        self.events.append(event)
-        return event
+    def _leave_events(self, now: datetime, notes: list[Note]) -> list[Event]:
+        """Turn the cycle's notes into events on their objects; returns each event the
+        cycle left, or folded a repeat into, once, in order."""
+        left: list[Event] = []
+        # Events already in `left`, by id. New events (most of them) join the set only when
+        # a repeat needs it: `self.events[unindexed:]` are new ones not in it yet.
+        in_left: set[int] = set()
+        unindexed = len(self.events)
+        by_object = self._events_by_object
+        for note in notes:
+            pod = note.pod
+            workload = note.workload
+            if pod is not None and note.reason == "Scheduled":
+                pod.started_at = now
+            targets: tuple[Pod | None, ...] = (pod,)
+            if pod is not None and note.reason != "Unschedulable":
+                # Pod decisions also show on the workload (`runai describe`); Unschedulable
+                # already has its own workload-level note.
+                targets = (pod, None)
+            for target in targets:
+                kind: Literal["Pod", "Workload"] = "Pod" if target is not None else "Workload"
+                name = target.name if target is not None else workload.name
+                key = (kind, workload.project, name)
+                history = by_object.get(key)
+                if history is None:
+                    history = by_object[key] = []
+                elif history[-1].reason == note.reason and history[-1].message == note.message:
+                    # Kubernetes folds repeats into one event with a count.
+                    event = history[-1]
+                    event.count += 1
+                    event.time = now
+                    if unindexed < len(self.events):
+                        in_left.update(map(id, self.events[unindexed:]))
+                        unindexed = len(self.events)
+                    if id(event) not in in_left:
+                        in_left.add(id(event))
+                        left.append(event)
+                    continue
+                # In field order: keywords cost twice as much, and this runs for every pod.
+                event = Event(
+                    now,
+                    note.type,
+                    note.reason,
+                    note.message,
+                    kind,
+                    name,
+                    workload.project,
+                    # A StrEnum's str() is its value, without the enum's slower lookup.
+                    str(note.code),
+                )
+                history.append(event)
+                self.events.append(event)
+                left.append(event)
+        return left
 
     # ------------------------------------------------------------------ the cycle
 
@@ -438,6 +464,7 @@ class Cluster:
     def _settle(self, now: datetime) -> None:
         """Between cycles: Releasing pods have gone, Pipelined pods have started."""
         for workload in self._workloads.values():
+            running = 0
             for pod in workload.pods:
                 pod.leaving_node, pod.leaving_devices, pod.leaving_extended = None, (), None
                 if pod.status == PodStatus.RELEASING:
@@ -447,7 +474,9 @@ class Cluster:
                 elif pod.status == PodStatus.PIPELINED:
                     pod.status = PodStatus.RUNNING
                     pod.started_at = now
-            if workload.pods and all(p.status == PodStatus.RUNNING for p in workload.pods):
+                if pod.status == PodStatus.RUNNING:
+                    running += 1
+            if workload.pods and running == len(workload.pods):
                 nodes = sorted({p.node for p in workload.pods if p.node})
                 workload.reason_code = Reason.SCHEDULED.value
                 workload.reason_message = f"All pods are Running on {', '.join(nodes)}"
@@ -458,15 +487,16 @@ class Cluster:
 
     def session_for(self, pool_name: str, recorder: Recorder) -> PoolSession:
         queues = sorted(self.queues.values(), key=lambda q: q.creation_rank)
-        states = [
-            NodeState(node, 0, self.advertisement(node.name), self.node_labels(node.name))
-            for node in self.nodes.values()
-            if node.pool == pool_name
-        ]
+        states = []
+        for node in self.nodes.values():
+            if node.pool == pool_name:
+                advert = self.advertisement(node.name)
+                states.append(NodeState(node, 0, advert, self._labels(node, advert)))
         workloads = [
             w
             for w in self._workloads.values()
-            if w.node_pool == pool_name and any(p.status != PodStatus.SUCCEEDED for p in w.pods)
+            # Some pod not Succeeded (a list: cheaper than any() for the usual single pod).
+            if w.node_pool == pool_name and [p for p in w.pods if p.status != PodStatus.SUCCEEDED]
         ]
         pool = self.pools[pool_name]
         return PoolSession(pool_name, pool.placement, states, queues, workloads, recorder)
@@ -513,6 +543,10 @@ class Cluster:
         `settle=False` skips finishing the previous cycle's releases (the CLI uses it to run
         one action on a given state).
         """
+        with collector_paused():
+            return self._run_cycle(actions, settle)
+
+    def _run_cycle(self, actions: Sequence[str], settle: bool) -> CycleResult:
         for action in actions:
             if action not in ACTIONS:
                 raise EngineError(f"actions: {action!r} is not one of {', '.join(ACTIONS)}")
@@ -534,22 +568,7 @@ class Cluster:
             }
         if "allocate" in actions:
             self._next_pools(recorder)
-        seen: set[int] = set()
-        for note in recorder.notes:
-            if note.pod is not None and note.reason == "Scheduled":
-                note.pod.started_at = now
-            targets: list[Pod | None] = [note.pod]
-            if note.pod is not None and note.reason != "Unschedulable":
-                # Pod decisions also show on the workload (`runai describe`); Unschedulable
-                # already has its own workload-level note.
-                targets.append(None)
-            for target in targets:
-                event = self._emit(
-                    now, note.workload, target, note.type, note.reason, note.message, note.code
-                )
-                if id(event) not in seen:
-                    seen.add(id(event))
-                    result.events.append(event)
+        result.events = self._leave_events(now, recorder.notes)
         result.actions = recorder.actions
         self.last_result = result
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from functools import lru_cache
 
 
 class Reason(enum.StrEnum):
@@ -26,6 +27,10 @@ class Reason(enum.StrEnum):
 
 
 PREFIX = "Unable to schedule pod: "
+
+# The pending reasons are worded once per distinct set of numbers: a cycle leaves the same
+# message on thousands of waiting jobs of one project (every message is a pure function).
+_reworded = lru_cache(maxsize=1024)
 
 
 def gpus(value: float) -> str:
@@ -83,6 +88,7 @@ def request_too_big(resource: str, per_pod: float, largest: int, pool: str) -> s
     )
 
 
+@_reworded
 def fragmentation(summary: str, free: float, per_pod: float, pool: str) -> str:
     return (
         f"{PREFIX}{summary} Fragmentation: {plural(free)} are free in node pool {pool}, "
@@ -99,6 +105,7 @@ def gang_cannot_fit(workload: str, pods: int, per_pod: float, placed: int, pool:
     )
 
 
+@_reworded
 def over_quota_no_free(project: str, quota: float, allocated: float, free: float, pool: str) -> str:
     return (
         f"{PREFIX}project {project} is at or above its quota of {plural(quota)} "
@@ -107,6 +114,7 @@ def over_quota_no_free(project: str, quota: float, allocated: float, free: float
     )
 
 
+@_reworded
 def no_quota_in_pool(project: str, pool: str, free: float) -> str:
     return f"{PREFIX}project {project} has no quota in node pool {pool}, so it can only borrow " + (
         "idle GPUs, and there are none"

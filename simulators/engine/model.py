@@ -341,7 +341,7 @@ class Workload:
         return self.gpu.units() * self.running_pods
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """A Kubernetes-style event left by a scheduling decision."""
 

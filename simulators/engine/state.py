@@ -50,6 +50,7 @@ class NodeState:
         "futures",
         "futures_whole",
         "idle_whole",
+        "idles",
         "index",
         "labels",
         "name",
@@ -64,6 +65,8 @@ class NodeState:
         self.advert = advert
         self.labels = labels
         self.devices = [Device(float(m)) for m in advert.gpu_device_memory_gib]
+        # Each device's `idle`, kept current by `_change`: the node search reads it per pod.
+        self.idles = [d.idle for d in self.devices]
         self.ext_capacity = {k: v for k, v in advert.resources.items() if k != GPU_RESOURCE}
         self.ext_running: dict[str, float] = {}
         self.ext_releasing: dict[str, float] = {}
@@ -79,7 +82,7 @@ class NodeState:
         return len(self.devices)
 
     def recount(self) -> None:
-        self.idle_whole = sum(1 for d in self.devices if d.idle >= 1.0 - EPSILON)
+        self.idle_whole = len([idle for idle in self.idles if idle >= 1.0 - EPSILON])
         self.futures = None
 
     def future_list(self) -> list[float]:
@@ -95,7 +98,7 @@ class NodeState:
         return self.futures_whole
 
     def idle_total(self) -> float:
-        return sum(max(0.0, d.idle) for d in self.devices)
+        return sum([max(0.0, idle) for idle in self.idles])
 
     def future_total(self) -> float:
         return sum([max(0.0, f) for f in self.future_list()]) + sum(
@@ -161,13 +164,14 @@ class NodeState:
                 device.releasing += sign * portion
             elif status == PodStatus.PIPELINED:
                 device.pipelined += sign * portion
+            self.idles[index] = device.idle
         if recount:
             self.recount()
         else:
             self.futures = None
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class QState:
     """A queue's numbers in one pool for one cycle."""
 
@@ -186,7 +190,6 @@ class QState:
     allocated: float = 0.0
     allocated_non_preemptible: float = 0.0
     path: list[QState] = field(default_factory=list)
-    version: int = 0
 
     @property
     def capped_share(self) -> float:
@@ -211,7 +214,7 @@ class QState:
         return allocated / denominator
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class JobState:
     """A workload as one pool's cycle sees it."""
 
@@ -236,8 +239,9 @@ class JobState:
 
     def active_pods(self) -> int:
         """Pods holding (or about to hold) GPUs: Running or Pipelined."""
-        return sum(
-            1 for p in self.workload.pods if p.status in (PodStatus.RUNNING, PodStatus.PIPELINED)
+        # A list, not a generator: most jobs have one pod, and a generator costs twice as much.
+        return len(
+            [p for p in self.workload.pods if p.status in (PodStatus.RUNNING, PodStatus.PIPELINED)]
         )
 
     def running_pods(self) -> list[Pod]:

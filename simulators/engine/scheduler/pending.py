@@ -58,10 +58,9 @@ def _classify(
     pool = session.pool
     if not session.nodes:
         return Reason.NO_NODES_IN_POOL, msg.no_nodes_in_pool(pool)
-    counts, advertising, largest = _node_census(session, resource, workload.node_selector)
+    advertising, largest, summary = _node_census(session, resource, workload.node_selector)
     need = workload.gpu.whole_gpus if workload.gpu.kind == "whole" else 1
     total = len(session.nodes)
-    summary = msg.node_summary(total, counts)
     if advertising == 0:
         return Reason.NODES_ADVERTISE_NO_GPUS, msg.nodes_advertise_no_gpus(total, resource, pool)
     if largest < need and largest > 0 and workload.gpu.kind == "whole":
@@ -87,8 +86,9 @@ def _classify(
 
 def _node_census(
     session: PoolSession, resource: str, selector: dict[str, str]
-) -> tuple[dict[str, int], int, int]:
-    """Per-node reasons, nodes advertising GPUs, and the largest eligible node; cached."""
+) -> tuple[int, int, str]:
+    """Nodes advertising GPUs, the largest eligible node, and the per-node reasons as
+    kube-scheduler sums them up; cached (every waiting job of a kind shares them)."""
     key = (resource, tuple(sorted(selector.items())))
     cached = session.census_cache.get(key)
     if cached is not None:
@@ -112,8 +112,9 @@ def _node_census(
             largest = max(largest, capacity)
             reason = f"Insufficient {resource}"
         counts[reason] = counts.get(reason, 0) + 1
-    session.census_cache[key] = (counts, advertising, largest)
-    return counts, advertising, largest
+    census = (advertising, largest, msg.node_summary(len(session.nodes), counts))
+    session.census_cache[key] = census
+    return census
 
 
 def _pods_that_fit_now(session: PoolSession, workload: Workload, pending: int) -> int:

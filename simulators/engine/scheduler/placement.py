@@ -7,6 +7,7 @@ placing a pod by hand) gives it the node's availability as that caller sees it.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -80,7 +81,7 @@ def fit_on(
 
 def fit_now(workload: Workload, node_state: NodeState, strategy: Placement) -> Seat | None:
     """`fit_on` with the node's idle GPUs and idle extended resources."""
-    idle = [d.idle for d in node_state.devices]
+    idle = node_state.idles
     ext = (
         {workload.gpu.resource_name: node_state.ext_idle(workload.gpu.resource_name)}
         if workload.gpu.mig_profile is not None
@@ -109,6 +110,9 @@ class NodeIndex:
         self.nodes = nodes
         self.strategy = strategy
         self._buckets: dict[tuple[int, int], list[int]] = {}
+        # The bucket keys by node score (best first), so a search stops at the first
+        # bucket with room.
+        self._order: list[tuple[float, tuple[int, int]]] = []
         self._future_nodes: set[int] = set()
         self._future_by_node: dict[int, float] = {}
         self._future_free_total = 0.0
@@ -124,7 +128,11 @@ class NodeIndex:
             key = (node_state.idle_whole, node_state.gpu_count)
             if key != node_state.bucket:
                 node_state.bucket = key
-                heapq.heappush(self._buckets.setdefault(key, []), node_state.index)
+                heap = self._buckets.get(key)
+                if heap is None:
+                    heap = self._buckets[key] = []
+                    bisect.insort(self._order, (self._score(key), key))
+                heapq.heappush(heap, node_state.index)
         self._stale_future.add(node_state.index)
 
     def _recount_future(self) -> None:
@@ -161,25 +169,29 @@ class NodeIndex:
             heapq.heappop(heap)
         return None
 
+    def _score(self, key: tuple[int, int]) -> float:
+        """`node_order_score` of every node in the bucket (smaller is better)."""
+        idle, total = key
+        return float(idle) if self.strategy == "binpack" else -idle / total
+
     def whole_node(self, count: int, exclude: NodeState | None = None) -> NodeState | None:
-        """The best node with `count` idle whole GPUs, from the buckets."""
-        best: tuple[float, int] | None = None
+        """The best node with `count` idle whole GPUs, from the buckets: the smallest
+        (score, node index)."""
+        best_score = 0.0
         chosen: NodeState | None = None
         saved = (-1, -1)
         if exclude is not None:
             # Hide the excluded node from the buckets for this one lookup.
             saved, exclude.bucket = exclude.bucket, (-1, -1)
-        for key in list(self._buckets):
-            idle, total = key
-            if idle < count:
+        buckets = self._buckets
+        for score, key in self._order:
+            if chosen is not None and score > best_score:
+                break
+            if key[0] < count or not buckets[key]:
                 continue
             top = self._bucket_top(key)
-            if top is None:
-                continue
-            score = float(idle) if self.strategy == "binpack" else -idle / total
-            candidate = (score, top.index)
-            if best is None or candidate < best:
-                best, chosen = candidate, top
+            if top is not None and (chosen is None or top.index < chosen.index):
+                best_score, chosen = score, top
         if exclude is not None:
             exclude.bucket = (-2, -2)
             self.touch(exclude)
@@ -196,7 +208,11 @@ class NodeIndex:
             and request.resource_name == GPU_RESOURCE
         ):
             node_state = self.whole_node(request.whole_gpus, exclude)
-            return fit_now(workload, node_state, self.strategy) if node_state else None
+            if node_state is None:
+                return None
+            # `fit_now` for a whole-GPU request (no extended resource to read).
+            idle = node_state.idles
+            return fit_on(workload, node_state, idle, idle, None, self.strategy)
         best: tuple[float, int] | None = None
         chosen: Seat | None = None
         for node_state in self.nodes:

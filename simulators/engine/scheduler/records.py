@@ -12,7 +12,7 @@ ActionKind = Literal["scheduled", "pipelined", "evicted", "moved"]
 EventType = Literal["Normal", "Warning"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Action:
     """One thing the scheduler did to one pod."""
 
@@ -29,7 +29,7 @@ class Action:
     message: str = ""
 
 
-@dataclass
+@dataclass(slots=True)
 class Note:
     """An event to leave on a workload (and its pod when `pod` is set)."""
 

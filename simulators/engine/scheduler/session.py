@@ -59,7 +59,7 @@ class PoolSession:
         # Jobs whose outcome this cycle is settled (placed, or blocked by a quota gate).
         self.decided: set[int] = set()
         self._jobs_by_key: dict[tuple[str, str], JobState] | None = None
-        self.census_cache: dict[CensusKey, tuple[dict[str, int], int, int]] = {}
+        self.census_cache: dict[CensusKey, tuple[int, int, str]] = {}
 
     # ------------------------------------------------------------------ building
 
@@ -133,7 +133,7 @@ class PoolSession:
 
     def _compute_fair_share(self) -> None:
         for job in self.jobs:
-            live = sum(1 for p in job.workload.pods if p.status != PodStatus.SUCCEEDED)
+            live = len([p for p in job.workload.pods if p.status != PodStatus.SUCCEEDED])
             job.queue.request += live * job.pod_units
         for queue in self.queues.values():
             if not queue.is_leaf:
@@ -232,6 +232,8 @@ class PoolSession:
             )
         )
         self.recorder.actions.append(
+            # Positional, in field order (by project, by workload, message last): this runs
+            # for every pod placed, and keywords cost more.
             Action(
                 decision.kind,
                 self.pool,
@@ -241,15 +243,15 @@ class PoolSession:
                 node,
                 owner.pod_units,
                 decision.action_code,
-                by_project=by.workload.project if by else "",
-                by_workload=by.name if by else "",
-                message=message,
+                by.workload.project if by else "",
+                by.name if by else "",
+                message,
             )
         )
 
     def set_reason(self, job: JobState, code: Reason, message: str, record: bool = True) -> None:
         """Settle the job's status line for this cycle (and leave an Unschedulable event)."""
-        job.workload.reason_code = code.value
+        job.workload.reason_code = str(code)  # the value (a StrEnum), looked up faster
         job.workload.reason_message = message
         self.decided.add(id(job))
         if record:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, Reason, StepClock
+from simulators.engine.scheduler.records import Note
 from tests.unit.engine.engine_scenes import cluster_with, project, running
 
 
@@ -149,3 +150,17 @@ def test_repeated_decisions_fold_into_one_event_with_a_count() -> None:
     events = cluster.events_for("p", "huge")
     assert len(events) == 1
     assert events[0].count == 3
+
+
+def test_a_cycle_lists_each_event_once_even_when_it_folds_repeats_into_it() -> None:
+    cluster = cluster_with(nodes=1)
+    project(cluster, "p", 32)
+    cluster.submit("huge", "p", gpu=GpuRequest.whole(16))
+    earlier = cluster.run_cycle().events
+    workload = cluster.workload("p", "huge")
+    old = Note(workload, None, "Warning", "Unschedulable", earlier[0].message, Reason.OVER_LIMIT)
+    new = Note(workload, None, "Warning", "Unschedulable", "another", Reason.OVER_LIMIT)
+    # The old event twice, then a new one twice: each is listed once, with every repeat counted.
+    listed = cluster._leave_events(earlier[0].time, [old, old, new, new, new])
+    assert [(e.message, e.count) for e in listed] == [(earlier[0].message, 3), ("another", 3)]
+    assert listed[0] is earlier[0]

@@ -9,6 +9,7 @@ from simulators.engine.ordering import JobPicker
 from simulators.engine.scheduler.proportion import quota_block
 from simulators.engine.scheduler.records import SCHEDULED
 from simulators.engine.scheduler.session import PoolSession
+from simulators.engine.scheduler.statement import Statement
 from simulators.engine.state import JobState
 
 
@@ -18,19 +19,19 @@ def allocate(session: PoolSession, jobs: list[JobState] | None = None) -> None:
     if jobs is not None:
         pending = [j for j in pending if j in jobs]
     picker = JobPicker(pending)
+    # One statement for the action: each job commits or discards its own binds.
+    statement = session.statement()
     while (job := picker.next()) is not None:
-        _try_allocate(session, job)
+        _try_allocate(session, job, statement)
 
 
-def _try_allocate(session: PoolSession, job: JobState) -> None:
+def _try_allocate(session: PoolSession, job: JobState, statement: Statement) -> None:
     pods = job.pending_pods()
     units = job.pod_units * len(pods)
     block = quota_block(job, units)
     if block is not None:
         session.set_reason(job, *block)
         return
-    needed = max(0, job.workload.min_available - job.active_pods())
-    statement = session.statement()
     placed: list[Pod] = []
     for pod in pods:
         seat = session.index.find(job.workload)
@@ -38,7 +39,10 @@ def _try_allocate(session: PoolSession, job: JobState) -> None:
             break
         statement.bind(pod, seat, PodStatus.RUNNING)
         placed.append(pod)
-    if len(placed) < needed:
+    minimum = job.workload.min_available
+    # Pods missing for the gang minimum, counted before the binds (which made `placed`
+    # Running); never more than the minimum, so a job that placed that many is done.
+    if len(placed) < minimum and len(placed) < minimum - (job.active_pods() - len(placed)):
         # Gang: all missing pods in one transaction, or none.
         statement.discard()
         job.workload.reason_code = ""

@@ -19,22 +19,38 @@ from simulators.engine.state import JobState, NodeState, QState
 
 def reclaim(session: PoolSession) -> None:
     session.evicted_this_action = set()
-    picker = JobPicker(session.pending_jobs())
-    index = VictimIndex(session, session.jobs)
+    pending = session.pending_jobs()
+    if not any(_may_reclaim(job) for job in pending):
+        # Nothing changes until a job passes the gates, so none ever would: skip the order.
+        return
+    picker = JobPicker(pending)
+    index: VictimIndex | None = None
     while (job := picker.next()) is not None:
+        if not _may_reclaim(job):
+            continue
+        if index is None:
+            # Built for the first job that gets this far: until then nothing has changed,
+            # and in a busy cycle most jobs never do (their projects are at their share).
+            index = VictimIndex(session, session.jobs)
         for victim_queue in _try_reclaim(session, job, index):
             picker.refresh(victim_queue)
 
 
+def _may_reclaim(job: JobState) -> bool:
+    """The job stays within its fair share and its quota gates (steps 1 and 2)."""
+    units = job.pod_units * len(job.pending_pods())
+    leaf = job.queue
+    if leaf.allocated + units > leaf.fair_share + EPSILON:
+        return False
+    return quota_block(job, units) is None
+
+
 def _try_reclaim(session: PoolSession, job: JobState, index: VictimIndex) -> list[QState]:
-    """Try one reclaimer; returns the queues that lost victims (their order keys changed)."""
+    """Try one reclaimer that passed `_may_reclaim`; returns the queues that lost victims
+    (their order keys changed)."""
     pods = job.pending_pods()
     units = job.pod_units * len(pods)
     leaf = job.queue
-    if leaf.allocated + units > leaf.fair_share + EPSILON:
-        return []
-    if quota_block(job, units) is not None:
-        return []
     if units > index.available_outside(leaf) + session.index.future_free_total + EPSILON:
         return []
     picker = index.picker_for(job)
