@@ -37,7 +37,10 @@ def test_the_notebook_waits_for_quota_in_the_l40s_pool_and_nothing_is_done(
     out = pools.run("runai workspace describe vis-nb -p team-vision").output
     assert "Status:           Pending" in out
     assert "Node pools:       l40s" in out
-    assert "NonPreemptibleOverQuota: project team-vision would exceed its quota of 0 GPUs" in out
+    assert (
+        "NonPreemptibleOverQuota: project team-vision would exceed its quota of 0 GPUs in node "
+        "pool l40s" in out
+    )
     assert done(pools) == NOTHING
 
 

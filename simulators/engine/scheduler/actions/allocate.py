@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simulators.engine import messages as msg
 from simulators.engine.messages import Reason
-from simulators.engine.model import Pod, PodStatus
+from simulators.engine.model import DEFAULT_POOL, Pod, PodStatus
 from simulators.engine.ordering import JobPicker
 from simulators.engine.scheduler.proportion import quota_block
 from simulators.engine.scheduler.records import SCHEDULED
@@ -30,7 +30,12 @@ def _try_allocate(session: PoolSession, job: JobState, statement: Statement) -> 
     units = job.pod_units * len(pods)
     block = quota_block(job, units)
     if block is not None:
-        session.set_reason(job, *block)
+        code, message = block
+        if code == Reason.NON_PREEMPTIBLE_OVER_QUOTA and session.pool != DEFAULT_POOL:
+            # Quotas are per node pool: say which one, or "quota of 0" reads as a contradiction
+            # beside a project list that shows the project's total.
+            message += f" in node pool {session.pool}"
+        session.set_reason(job, code, message)
         return
     placed: list[Pod] = []
     for pod in pods:
