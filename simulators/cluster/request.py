@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
-from simulators.cluster.printers import format_label_selector
+from simulators.cluster.printers import format_label_selector, table
 from simulators.cluster.store import MockCluster
 
 ADMIN_USER = {
@@ -154,3 +154,15 @@ def scale_of(obj: Obj) -> Obj:
             "selector": format_label_selector((obj.get("spec") or {}).get("selector")),
         },
     }
+
+
+def object_table(api: MockCluster, resource: str, obj: Obj, query: dict[str, str]) -> Obj:
+    """One object as the Table a ``get`` or a watch event answers when asked ``as=Table``."""
+    return table(
+        api,
+        resource,
+        [obj],
+        wide=True,
+        include_object=query.get("includeObject", "Metadata"),
+        resource_version=obj["metadata"].get("resourceVersion", ""),
+    )

@@ -46,6 +46,7 @@ from simulators.cluster.request import (
     flag,
     method_not_allowed,
     number,
+    object_table,
     parse_resource_path,
     path_not_found,
     scale_of,
@@ -397,14 +398,7 @@ class Handler(StreamingHandler):
             with world.lock:
                 obj = api.get(key, name, target.namespace)
                 if self._wants_table() and sub is None:
-                    obj = table(
-                        api,
-                        key,
-                        [obj],
-                        wide=True,
-                        include_object=query.get("includeObject", "Metadata"),
-                        resource_version=obj["metadata"].get("resourceVersion", ""),
-                    )
+                    obj = object_table(api, key, obj, query)
             self._send_json(200, obj)
             return
         if method == "PUT":

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from simulators.cluster.api import ApiError, Obj
-from simulators.cluster.printers import table
-from simulators.cluster.request import Target, flag, number
+from simulators.cluster.request import Target, flag, number, object_table
 
 if TYPE_CHECKING:
     from simulators.cluster.server import World
@@ -92,14 +91,7 @@ class StreamingHandler(BaseHTTPRequestHandler):
                 for event in events:
                     obj = event.object
                     if as_table:
-                        obj = table(
-                            api,
-                            key,
-                            [obj],
-                            wide=True,
-                            include_object=query.get("includeObject", "Metadata"),
-                            resource_version=obj["metadata"].get("resourceVersion", ""),
-                        )
+                        obj = object_table(api, key, obj, query)
                         if not first:
                             obj["columnDefinitions"] = []
                         first = False
