@@ -5,6 +5,10 @@ namespaces, resourceVersions, generation, the status subresource, pod spec immut
 quantities, owner references (background garbage collection), graceful pod deletion, bindings,
 evictions against PodDisruptionBudgets. The controllers (``simulators.controllers``) make it
 behave like a running cluster; the store itself never runs anything on its own.
+
+The store keeps the objects and applies the write rules; what it checks and fills in on a write
+is in ``admission``, the pod subresources' rules in ``subresources``, watch replay in
+``watchlog``.
 """
 
 from __future__ import annotations
@@ -150,13 +154,10 @@ class MockCluster:
         field_selector: str = "",
     ) -> Obj:
         info = self.info(resource)
-        by_label = label_matcher(label_selector)
-        by_field = field_matcher(info.key, field_selector)
-        items = [
-            deep_copy(obj)
-            for obj in self.iter_objects(resource, namespace)
-            if by_label(obj) and by_field(obj)
-        ]
+        selected = self.select(
+            resource, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+        items = [deep_copy(obj) for obj in selected]
         return {
             "apiVersion": info.api_version,
             "kind": info.list_kind,
@@ -173,14 +174,11 @@ class MockCluster:
         self._uid_counter += 1
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mock-cluster/{self.seed}/{self._uid_counter}"))
 
-    def _random_suffix(self, length: int = 5) -> str:
+    def random_suffix(self, length: int = 5) -> str:
+        """A name suffix as Kubernetes controllers make them (``7d4b9``), deterministic."""
         self._name_counter += 1
         digest = hashlib.sha256(f"{self.seed}/{self._name_counter}".encode()).digest()
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
-
-    def random_suffix(self, length: int = 5) -> str:
-        """A name suffix as Kubernetes controllers make them (``7d4b9``), deterministic."""
-        return self._random_suffix(length)
 
     def _record(self, info: ResourceInfo, event_type: str, obj: Obj) -> None:
         self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
@@ -220,7 +218,7 @@ class MockCluster:
             if meta.get("generateName"):
                 base = str(meta["generateName"])
                 for _ in range(50):
-                    candidate = base + self._random_suffix()
+                    candidate = base + self.random_suffix()
                     if (ns, candidate) not in self._bucket(info):
                         meta["name"] = candidate
                         break
