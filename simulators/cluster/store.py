@@ -5,33 +5,40 @@ namespaces, resourceVersions, generation, the status subresource, pod spec immut
 quantities, owner references (background garbage collection), graceful pod deletion, bindings,
 evictions against PodDisruptionBudgets. The controllers (``simulators.controllers``) make it
 behave like a running cluster; the store itself never runs anything on its own.
+
+The store keeps the objects and applies the write rules; what it checks and fills in on a write
+is in ``admission``, the pod subresources' rules in ``subresources``, watch replay in
+``watchlog``.
 """
 
 from __future__ import annotations
 
 import builtins
 import hashlib
-import re
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
+from simulators.cluster import admission
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.clock import StepClock, format_time, parse_time
 from simulators.cluster.patches import apply_patch, copy_obj, deep_copy
-from simulators.cluster.quantity import QuantityError, parse_quantity
 from simulators.cluster.registry import REGISTRY, Registry
-from simulators.cluster.selectors import (
-    field_matcher,
-    label_matcher,
-    selector_from_match_labels,
+from simulators.cluster.selectors import field_matcher, label_matcher
+from simulators.cluster.subresources import (
+    bound_pod,
+    check_disruption_budgets,
+    exec_container,
+    exec_not_found,
+    log_key,
+    read_log,
 )
+from simulators.cluster.watchlog import Entry, parse_since, replay
 
 FORMAT_VERSION = 1
 WATCH_LOG_SIZE = 2000
-DEFAULT_GRACE_SECONDS = 30
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 # An exec handler answers a command run in a container, or returns None to pass.
@@ -45,83 +52,9 @@ def register_exec_handler(handler: ExecHandler) -> None:
         _GLOBAL_EXEC_HANDLERS.append(handler)
 
 
-_DNS1123_SUBDOMAIN = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
-    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-_LABEL_KEY_MSG = (
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used "
-    "for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
-POD_UPDATE_FORBIDDEN = (
-    "spec: Forbidden: pod updates may not change fields other than "
-    "`spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
-    "`spec.tolerations` (only additions to existing tolerations),"
-    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
-)
 # Kinds whose metadata.generation the API server maintains.
 _GENERATION_GROUPS = frozenset({"apps", "batch", "policy"})
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
-
-
-# The enums of the GPU Operator's ClusterPolicy schema that a learner is likely to patch; the
-# API server checks a custom resource against its CRD's OpenAPI schema on every write.
-_CLUSTER_POLICY_ENUMS = {("mig", "strategy"): ("single", "mixed")}
-
-
-def _cluster_policy_causes(obj: Obj) -> list[tuple[str, str]]:
-    causes: list[tuple[str, str]] = []
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    for (section, field), allowed in _CLUSTER_POLICY_ENUMS.items():
-        value = (spec.get(section) or {}).get(field) if isinstance(spec, dict) else None
-        if value is not None and value not in allowed:
-            supported = ", ".join(f'"{v}"' for v in allowed)
-            causes.append(
-                (
-                    f"spec.{section}.{field}",
-                    f'Unsupported value: "{value}": supported values: {supported}',
-                )
-            )
-    return causes
-
-
-def _invalid(info: ResourceInfo, name: str, causes: list[tuple[str, str]]) -> ApiError:
-    text = ", ".join(f"{field}: {msg}" for field, msg in causes)
-    if len(causes) > 1:
-        text = "[" + text + "]"
-    return ApiError(
-        422,
-        "Invalid",
-        f'{info.kind} "{name}" is invalid: {text}',
-        {
-            "name": name,
-            "group": info.group,
-            "kind": info.kind,
-            "causes": [
-                {"reason": "FieldValueInvalid", "message": msg, "field": field}
-                for field, msg in causes
-            ],
-        },
-    )
 
 
 class MockCluster:
@@ -144,7 +77,7 @@ class MockCluster:
         self._name_counter = 0
         self._logs: dict[str, builtins.list[str]] = {}
         self._previous_logs: dict[str, builtins.list[str]] = {}
-        self._watch_log: deque[tuple[int, str, str, Obj]] = deque(maxlen=WATCH_LOG_SIZE)
+        self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
         self._exec_handlers: builtins.list[ExecHandler] = []
         if bootstrap:
             for ns in SYSTEM_NAMESPACES:
@@ -221,13 +154,10 @@ class MockCluster:
         field_selector: str = "",
     ) -> Obj:
         info = self.info(resource)
-        by_label = label_matcher(label_selector)
-        by_field = field_matcher(info.key, field_selector)
-        items = [
-            deep_copy(obj)
-            for obj in self.iter_objects(resource, namespace)
-            if by_label(obj) and by_field(obj)
-        ]
+        selected = self.select(
+            resource, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+        items = [deep_copy(obj) for obj in selected]
         return {
             "apiVersion": info.api_version,
             "kind": info.list_kind,
@@ -244,14 +174,11 @@ class MockCluster:
         self._uid_counter += 1
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"mock-cluster/{self.seed}/{self._uid_counter}"))
 
-    def _random_suffix(self, length: int = 5) -> str:
+    def random_suffix(self, length: int = 5) -> str:
+        """A name suffix as Kubernetes controllers make them (``7d4b9``), deterministic."""
         self._name_counter += 1
         digest = hashlib.sha256(f"{self.seed}/{self._name_counter}".encode()).digest()
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
-
-    def random_suffix(self, length: int = 5) -> str:
-        """A name suffix as Kubernetes controllers make them (``7d4b9``), deterministic."""
-        return self._random_suffix(length)
 
     def _record(self, info: ResourceInfo, event_type: str, obj: Obj) -> None:
         self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
@@ -264,47 +191,6 @@ class MockCluster:
                 f'namespaces "{namespace}" not found',
                 {"name": namespace, "kind": "namespaces"},
             )
-
-    def _validate(self, info: ResourceInfo, obj: Obj) -> None:
-        meta = obj["metadata"]
-        name = str(meta.get("name", ""))
-        causes: builtins.list[tuple[str, str]] = []
-        pattern, msg = (
-            (_DNS1123_LABEL, _LABEL_MSG)
-            if info.plural in ("namespaces", "services")
-            else (_DNS1123_SUBDOMAIN, _SUBDOMAIN_MSG)
-        )
-        if len(name) > 253 or pattern.match(name) is None:
-            causes.append(("metadata.name", f'Invalid value: "{name}": {msg}'))
-        for key, value in (meta.get("labels") or {}).items():
-            if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
-                causes.append(("metadata.labels", f'Invalid value: "{value}": {_LABEL_VALUE_MSG}'))
-            prefix, _, short = str(key).rpartition("/")
-            if (
-                len(short) > 63
-                or not _LABEL_NAME.match(short)
-                or (prefix and not _DNS1123_SUBDOMAIN.match(prefix))
-            ):
-                causes.append(("metadata.labels", f'Invalid value: "{key}": {_LABEL_KEY_MSG}'))
-        if info.kind == "Pod":
-            causes.extend(_pod_causes(obj))
-        if info.kind == "ClusterPolicy":
-            causes.extend(_cluster_policy_causes(obj))
-        if causes:
-            raise _invalid(info, name, causes)
-
-    def _check_quantities(self, info: ResourceInfo, obj: Obj) -> None:
-        for path, value in _quantities(obj):
-            try:
-                parse_quantity(value)
-            except QuantityError as error:
-                raise ApiError(
-                    400,
-                    "BadRequest",
-                    f'{info.kind} in version "{info.version}" cannot be handled as a '
-                    f"{info.kind}: {error}",
-                ) from error
-            del path
 
     def create(self, resource: str, obj: Obj, namespace: str | None = None) -> Obj:
         info = self.info(resource)
@@ -332,18 +218,18 @@ class MockCluster:
             if meta.get("generateName"):
                 base = str(meta["generateName"])
                 for _ in range(50):
-                    candidate = base + self._random_suffix()
+                    candidate = base + self.random_suffix()
                     if (ns, candidate) not in self._bucket(info):
                         meta["name"] = candidate
                         break
             else:
-                raise _invalid(
+                raise admission.invalid(
                     info,
                     "",
                     [("metadata.name", "Required value: name or generateName is required")],
                 )
-        self._check_quantities(info, new)
-        self._validate(info, new)
+        admission.check_quantities(info, new)
+        admission.validate(info, new)
         if info.namespaced:
             self._check_namespace(info, ns)
             if (
@@ -373,7 +259,7 @@ class MockCluster:
         meta["creationTimestamp"] = self.clock.timestamp()
         if info.group in _GENERATION_GROUPS or info.custom:
             meta["generation"] = 1
-        _default(info, new, self, creating=True)
+        admission.apply_defaults(info, new, self, creating=True)
         meta["resourceVersion"] = self._next_rv()
         self._bucket(info)[key] = new
         self._record(info, "ADDED", new)
@@ -453,13 +339,13 @@ class MockCluster:
                 new["status"] = deep_copy(old["status"])
             else:
                 new.pop("status", None)
-        self._check_quantities(info, new)
+        admission.check_quantities(info, new)
         # Defaulting comes before validation, as in the API server, so a patch that drops a
         # defaulted field gets it back instead of tripping pod immutability.
-        _default(info, new, self)
+        admission.apply_defaults(info, new, self)
         if info.kind == "Pod" and subresource != "status":
-            _check_pod_update(info, old, new)
-        self._validate(info, new)
+            admission.check_pod_update(info, old, new)
+        admission.validate(info, new)
         if "generation" in meta_old and _spec_of(new) != _spec_of(old):
             meta["generation"] = int(meta_old["generation"]) + 1
         if new == old:
@@ -627,43 +513,14 @@ class MockCluster:
                 for obj in self.iter_objects(info.key, namespace)
                 if wanted(obj)
             ]
-        try:
-            since = int(resource_version)
-        except ValueError as error:
-            raise ApiError(
-                400, "BadRequest", f'invalid resource version "{resource_version}"'
-            ) from error
-        oldest = self._watch_log[0][0] if self._watch_log else self._rv + 1
-        if since < oldest - 1 and since < self._rv:
-            raise ApiError(410, "Expired", f"too old resource version: {since} ({oldest - 1})")
-        if not label_selector and not field_selector:
-            return [
-                WatchEvent(event_type, deep_copy(obj))
-                for rv, key, event_type, obj in self._watch_log
-                if rv > since and key == info.key and wanted(obj)
-            ]
-        # With a selector, an object that starts or stops matching is ADDED or DELETED for
-        # this watcher, as the API server's watch cache reports it. Its previous state is its
-        # last earlier entry in the log; without one, it is taken to have matched as it does now.
-        events: builtins.list[WatchEvent] = []
-        last: dict[tuple[str, str], bool] = {}
-        for rv, key, event_type, obj in self._watch_log:
-            if key != info.key:
-                continue
-            meta = obj["metadata"]
-            ident = (str(meta.get("namespace", "")), str(meta["name"]))
-            matches = wanted(obj)
-            before = last.get(ident, matches if event_type != "ADDED" else False)
-            last[ident] = matches and event_type != "DELETED"
-            if rv <= since:
-                continue
-            if event_type == "MODIFIED" and before != matches:
-                event_type = "ADDED" if matches else "DELETED"
-            elif event_type == "DELETED":
-                matches = before or matches
-            if matches or event_type == "DELETED":
-                events.append(WatchEvent(event_type, deep_copy(obj)))
-        return events
+        since = parse_since(resource_version, self._watch_log, self._rv)
+        return replay(
+            self._watch_log,
+            info.key,
+            since,
+            wanted,
+            selective=bool(label_selector or field_selector),
+        )
 
     # ----------------------------------------------------------------- subresources
     def compact_watch_log(self) -> None:
@@ -672,102 +529,30 @@ class MockCluster:
 
     def bind(self, name: str, namespace: str, node: str) -> None:
         info = self.info("pods")
-        pod = self._stored(info, name, namespace)
-        current = pod.get("spec", {}).get("nodeName")
-        if current:
-            raise ApiError(
-                409,
-                "Conflict",
-                f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
-                f'assigned to node "{current}"',
-                {"name": name, "kind": "pods/binding"},
-            )
-        if pod["metadata"].get("deletionTimestamp"):
-            raise ApiError(
-                409,
-                "Conflict",
-                f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is being '
-                "deleted, cannot be assigned to a host",
-            )
-        new = deep_copy(pod)
-        new.setdefault("spec", {})["nodeName"] = node
-        conditions = [
-            c
-            for c in new.setdefault("status", {}).get("conditions", [])
-            if c["type"] != "PodScheduled"
-        ]
-        conditions.insert(
-            0,
-            {
-                "type": "PodScheduled",
-                "status": "True",
-                "lastProbeTime": None,
-                "lastTransitionTime": self.clock.timestamp(),
-            },
-        )
-        new["status"]["conditions"] = conditions
+        new = bound_pod(self._stored(info, name, namespace), node, self.clock.timestamp())
         new["metadata"]["resourceVersion"] = self._next_rv()
         self._bucket(info)[(namespace, name)] = new
         self._record(info, "MODIFIED", new)
 
     def evict(self, name: str, namespace: str) -> None:
-        info = self.info("pods")
-        pod = self._stored(info, name, namespace)
-        if not pod["metadata"].get("deletionTimestamp") and pod.get("status", {}).get(
-            "phase"
-        ) not in ("Succeeded", "Failed"):
-            for pdb in self.iter_objects("poddisruptionbudgets.policy", namespace):
-                matches = selector_from_match_labels(pdb.get("spec", {}).get("selector"))
-                if matches(pod) and self._disruptions_allowed(pdb, namespace) <= 0:
-                    raise ApiError(
-                        429,
-                        "TooManyRequests",
-                        "Cannot evict pod as it would violate the pod's disruption budget.",
-                        {
-                            "causes": [
-                                {
-                                    "reason": "DisruptionBudget",
-                                    "message": f"The disruption budget {pdb['metadata']['name']} "
-                                    "needs "
-                                    f"{self._desired_healthy(pdb, namespace)} healthy pods and has "
-                                    f"{self._healthy(pdb, namespace)} currently",
-                                }
-                            ]
-                        },
-                    )
-        self.delete("pods", name, namespace)
-
-    def _healthy(self, pdb: Obj, namespace: str) -> int:
-        matches = selector_from_match_labels(pdb.get("spec", {}).get("selector"))
-        return sum(
-            1
-            for pod in self.iter_objects("pods", namespace)
-            if matches(pod) and _pod_ready(pod) and not pod["metadata"].get("deletionTimestamp")
+        pod = self._stored(self.info("pods"), name, namespace)
+        check_disruption_budgets(
+            pod,
+            self.iter_objects("poddisruptionbudgets.policy", namespace),
+            self.iter_objects("pods", namespace),
         )
-
-    def _desired_healthy(self, pdb: Obj, namespace: str) -> int:
-        spec = pdb.get("spec", {})
-        matches = selector_from_match_labels(spec.get("selector"))
-        expected = sum(1 for pod in self.iter_objects("pods", namespace) if matches(pod))
-        if "minAvailable" in spec:
-            return _int_or_percent(spec["minAvailable"], expected, round_up=True)
-        if "maxUnavailable" in spec:
-            return expected - _int_or_percent(spec["maxUnavailable"], expected, round_up=True)
-        return 0
-
-    def _disruptions_allowed(self, pdb: Obj, namespace: str) -> int:
-        return self._healthy(pdb, namespace) - self._desired_healthy(pdb, namespace)
+        self.delete("pods", name, namespace)
 
     # ----------------------------------------------------------------- logs and exec
     def append_log(
         self, namespace: str, pod: str, container: str, lines: builtins.list[str]
     ) -> None:
         """The kubelet's side of ``pods/log``: lines a container wrote."""
-        self._logs.setdefault(f"{namespace}/{pod}/{container}", []).extend(lines)
+        self._logs.setdefault(log_key(namespace, pod, container), []).extend(lines)
 
     def restart_log(self, namespace: str, pod: str, container: str) -> None:
         """A container restarted: its log becomes ``--previous`` and a new one starts."""
-        key = f"{namespace}/{pod}/{container}"
+        key = log_key(namespace, pod, container)
         self._previous_logs[key] = self._logs.pop(key, [])
 
     def logs(
@@ -779,47 +564,14 @@ class MockCluster:
         tail: int | None = None,
         previous: bool = False,
     ) -> str:
-        pod = self._stored(self.info("pods"), name, namespace)
-        names = [c.get("name", "") for c in pod.get("spec", {}).get("containers", [])]
-        init_names = [c.get("name", "") for c in pod.get("spec", {}).get("initContainers", [])]
-        if container is None:
-            if len(names) != 1:
-                raise ApiError(
-                    400,
-                    "BadRequest",
-                    f"a container name must be specified for pod {name}, choose one of: "
-                    f"[{' '.join(names)}]"
-                    + (
-                        f" or one of the init containers: [{' '.join(init_names)}]"
-                        if init_names
-                        else ""
-                    ),
-                )
-            container = names[0]
-        elif container not in names and container not in init_names:
-            raise ApiError(400, "BadRequest", f"container {container} is not valid for pod {name}")
-        key = f"{namespace}/{name}/{container}"
-        if previous:
-            if key not in self._previous_logs:
-                raise ApiError(
-                    400,
-                    "BadRequest",
-                    f'previous terminated container "{container}" in pod "{name}" not found',
-                )
-            lines = self._previous_logs[key]
-        else:
-            lines = self._logs.get(key, [])
-            if not lines:
-                waiting = _container_waiting(pod, container)
-                if waiting:
-                    raise ApiError(
-                        400,
-                        "BadRequest",
-                        f'container "{container}" in pod "{name}" is waiting to start: {waiting}',
-                    )
-        if tail is not None and tail >= 0:
-            lines = lines[-tail:] if tail else []
-        return "".join(line + "\n" for line in lines)
+        return read_log(
+            self._stored(self.info("pods"), name, namespace),
+            container=container,
+            tail=tail,
+            previous=previous,
+            logs=self._logs,
+            previous_logs=self._previous_logs,
+        )
 
     def add_exec_handler(self, handler: ExecHandler) -> None:
         self._exec_handlers.append(handler)
@@ -833,29 +585,12 @@ class MockCluster:
         container: str | None = None,
     ) -> str:
         pod = self._stored(self.info("pods"), name, namespace)
-        names = [c.get("name", "") for c in pod.get("spec", {}).get("containers", [])]
-        container = container or (names[0] if names else "")
-        if container not in names:
-            raise ApiError(400, "BadRequest", f"container {container} is not valid for pod {name}")
-        if pod.get("status", {}).get("phase") != "Running":
-            raise ApiError(
-                400,
-                "BadRequest",
-                f'unable to upgrade connection: container not found ("{container}")',
-            )
+        container = exec_container(pod, container)
         for handler in [*self._exec_handlers, *_GLOBAL_EXEC_HANDLERS]:
             answer = handler(self, deep_copy(pod), container, list(command))
             if answer is not None:
                 return answer
-        program = command[0] if command else ""
-        raise ApiError(
-            500,
-            "InternalError",
-            "Internal error occurred: error executing command in container: failed to exec in "
-            f"container: failed to start exec: OCI runtime exec failed: exec failed: unable to "
-            f'start container process: exec: "{program}": executable file not found in $PATH: '
-            "unknown",
-        )
+        raise exec_not_found(command)
 
     # ----------------------------------------------------------------- state
     def to_json(self) -> Obj:
@@ -905,283 +640,3 @@ class MockCluster:
 # --------------------------------------------------------------------- helpers
 def _spec_of(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}
-
-
-def _int_or_percent(value: Any, total: int, round_up: bool) -> int:
-    if isinstance(value, str) and value.endswith("%"):
-        fraction = int(value[:-1]) * total
-        return -(-fraction // 100) if round_up else fraction // 100
-    return int(value)
-
-
-def _pod_ready(pod: Obj) -> bool:
-    for condition in pod.get("status", {}).get("conditions", []) or []:
-        if condition.get("type") == "Ready":
-            return bool(condition.get("status") == "True")
-    return False
-
-
-def _container_waiting(pod: Obj, container: str) -> str | None:
-    for status in pod.get("status", {}).get("containerStatuses", []) or []:
-        if status.get("name") == container:
-            waiting = (status.get("state") or {}).get("waiting")
-            return str(waiting.get("reason", "ContainerCreating")) if waiting else None
-    if pod.get("spec", {}).get("nodeName"):
-        return "ContainerCreating"
-    return None
-
-
-def _containers(spec: Obj) -> Iterator[tuple[str, Obj]]:
-    for field in ("initContainers", "containers"):
-        for index, container in enumerate(spec.get(field) or []):
-            if isinstance(container, dict):
-                yield f"spec.{field}[{index}]", container
-
-
-def _pod_spec(obj: Obj) -> Obj | None:
-    kind = obj.get("kind")
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return None
-    if kind == "Pod":
-        return spec
-    template = spec.get("template")
-    if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-        result: Obj = template["spec"]
-        return result
-    return None
-
-
-def _quantities(obj: Obj) -> Iterator[tuple[str, Any]]:
-    spec = _pod_spec(obj)
-    if spec is not None:
-        for path, container in _containers(spec):
-            resources = container.get("resources") or {}
-            for part in ("requests", "limits"):
-                for name, value in (resources.get(part) or {}).items():
-                    yield f"{path}.resources.{part}[{name}]", value
-    if obj.get("kind") == "Node":
-        for part in ("capacity", "allocatable"):
-            for name, value in (obj.get("status", {}).get(part) or {}).items():
-                yield f"status.{part}[{name}]", value
-
-
-def _pod_causes(pod: Obj) -> builtins.list[tuple[str, str]]:
-    causes: builtins.list[tuple[str, str]] = []
-    spec = pod.get("spec") or {}
-    if not spec.get("containers"):
-        causes.append(("spec.containers", "Required value"))
-    for path, container in _containers(spec):
-        if not container.get("name"):
-            causes.append((f"{path}.name", "Required value"))
-        if not container.get("image"):
-            causes.append((f"{path}.image", "Required value"))
-        resources = container.get("resources") or {}
-        for part in ("requests", "limits"):
-            for name, value in (resources.get(part) or {}).items():
-                if "/" in name and not name.startswith("kubernetes.io/"):
-                    quantity = parse_quantity(value)
-                    if quantity != int(quantity):
-                        causes.append(
-                            (
-                                f"{path}.resources.{part}[{name}]",
-                                f'Invalid value: "{value}": must be an integer',
-                            )
-                        )
-        limits = resources.get("limits") or {}
-        for name, value in (resources.get("requests") or {}).items():
-            if "/" in name and not name.startswith("kubernetes.io/"):
-                if name not in limits:
-                    causes.append(
-                        (
-                            f"{path}.resources.limits",
-                            "Required value: Limit must be set for non overcommitable resources",
-                        )
-                    )
-                elif parse_quantity(limits[name]) != parse_quantity(value):
-                    causes.append(
-                        (
-                            f"{path}.resources.requests",
-                            f'Invalid value: "{value}": must be equal to {name} limit of '
-                            f"{limits[name]}",
-                        )
-                    )
-    return causes
-
-
-def _check_pod_update(info: ResourceInfo, old: Obj, new: Obj) -> None:
-    old_spec = deep_copy(old.get("spec") or {})
-    new_spec = deep_copy(new.get("spec") or {})
-    for spec in (old_spec, new_spec):
-        for _, container in _containers(spec):
-            container.pop("image", None)
-        spec.pop("activeDeadlineSeconds", None)
-    old_tol = old_spec.pop("tolerations", None) or []
-    new_tol = new_spec.pop("tolerations", None) or []
-    tolerations_ok = all(t in new_tol for t in old_tol)
-    # Graceful deletion's grace may only go 'negative -> 1'; treat as immutable otherwise.
-    if old_spec != new_spec or not tolerations_ok:
-        name = str(old["metadata"]["name"])
-        raise ApiError(
-            422,
-            "Invalid",
-            f'{info.kind} "{name}" is invalid: {POD_UPDATE_FORBIDDEN}',
-            {
-                "name": name,
-                "kind": info.kind,
-                "causes": [
-                    {
-                        "reason": "FieldValueForbidden",
-                        "message": POD_UPDATE_FORBIDDEN[6:],
-                        "field": "spec",
-                    }
-                ],
-            },
-        )
-
-
-def _qos(spec: Obj) -> str:
-    containers = [c for _, c in _containers(spec)]
-    requests_any = False
-    guaranteed = True
-    for container in containers:
-        resources = container.get("resources") or {}
-        requests = resources.get("requests") or {}
-        limits = resources.get("limits") or {}
-        if requests or limits:
-            requests_any = True
-        for name in ("cpu", "memory"):
-            if name not in limits or (
-                name in requests and parse_quantity(requests[name]) != parse_quantity(limits[name])
-            ):
-                guaranteed = False
-    if not requests_any:
-        return "BestEffort"
-    return "Guaranteed" if guaranteed else "Burstable"
-
-
-def _default_pod_spec(spec: Obj) -> None:
-    spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("securityContext", {})
-    spec.setdefault("schedulerName", "default-scheduler")
-    spec.setdefault("enableServiceLinks", True)
-    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
-    spec.setdefault("priority", 0)
-    if "serviceAccountName" in spec or "serviceAccount" in spec:
-        account = spec.get("serviceAccountName") or spec.get("serviceAccount")
-        spec["serviceAccountName"] = spec["serviceAccount"] = account
-    for _, container in _containers(spec):
-        image = str(container.get("image", ""))
-        tag = image.rpartition("/")[2]
-        pull = (
-            "Always"
-            if (":" not in tag or tag.endswith(":latest")) and "@" not in tag
-            else ("IfNotPresent")
-        )
-        container.setdefault("imagePullPolicy", pull)
-        container.setdefault("resources", {})
-        resources = container["resources"]
-        # The API server copies limits into missing requests.
-        for name, value in (resources.get("limits") or {}).items():
-            resources.setdefault("requests", {}).setdefault(name, value)
-        container.setdefault("terminationMessagePath", "/dev/termination-log")
-        container.setdefault("terminationMessagePolicy", "File")
-        for port in container.get("ports") or []:
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
-
-
-def _service_account_pull_secrets(cluster: MockCluster, pod: Obj, spec: Obj) -> None:
-    """The ServiceAccount admission plugin: a new pod without imagePullSecrets gets its
-    ServiceAccount's, so patching the account helps only pods created afterwards."""
-    namespace = str(pod.get("metadata", {}).get("namespace") or "default")
-    try:
-        account = cluster.get("serviceaccounts", str(spec["serviceAccountName"]), namespace)
-    except ApiError:
-        return
-    secrets = [dict(ref) for ref in account.get("imagePullSecrets") or [] if isinstance(ref, dict)]
-    if secrets:
-        spec["imagePullSecrets"] = secrets
-
-
-def _default(info: ResourceInfo, obj: Obj, cluster: MockCluster, *, creating: bool = False) -> None:
-    """What the API server's defaulting and built-in admission add on create and update."""
-    kind = info.kind
-    if kind == "Pod":
-        spec = obj.setdefault("spec", {})
-        if "serviceAccountName" not in spec and "serviceAccount" not in spec:
-            spec["serviceAccountName"] = spec["serviceAccount"] = "default"
-        _default_pod_spec(spec)
-        if creating and not spec.get("imagePullSecrets"):
-            _service_account_pull_secrets(cluster, obj, spec)
-        # The DefaultTolerationSeconds admission plugin acts on create only.
-        tolerations = spec.setdefault("tolerations", []) if creating else []
-        for key in ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"):
-            if not any(t.get("key") == key for t in tolerations):
-                tolerations.append(
-                    {
-                        "key": key,
-                        "operator": "Exists",
-                        "effect": "NoExecute",
-                        "tolerationSeconds": 300,
-                    }
-                )
-        status = obj.setdefault("status", {})
-        status.setdefault("phase", "Pending")
-        status["qosClass"] = _qos(spec)
-    elif kind in ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "Job"):
-        spec = obj.setdefault("spec", {})
-        template = spec.setdefault("template", {})
-        _default_pod_spec(template.setdefault("spec", {}))
-        if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
-            spec.setdefault("replicas", 1)
-        if kind == "Deployment":
-            spec.setdefault(
-                "strategy",
-                {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
-                },
-            )
-            spec.setdefault("revisionHistoryLimit", 10)
-            spec.setdefault("progressDeadlineSeconds", 600)
-        if kind == "DaemonSet":
-            spec.setdefault(
-                "updateStrategy",
-                {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}},
-            )
-            spec.setdefault("revisionHistoryLimit", 10)
-        if kind == "Job":
-            spec.setdefault("backoffLimit", 6)
-            spec.setdefault("completions", 1)
-            spec.setdefault("parallelism", 1)
-            spec.setdefault("completionMode", "NonIndexed")
-            spec.setdefault("suspend", False)
-        obj.setdefault("status", {})
-    elif kind == "Namespace":
-        name = obj["metadata"]["name"]
-        obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
-        obj.setdefault("status", {"phase": "Active"})
-    elif kind == "Service":
-        spec = obj.setdefault("spec", {})
-        spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
-        if "clusterIP" not in spec:
-            digest = hashlib.sha256(
-                f"{obj['metadata'].get('namespace')}/{obj['metadata']['name']}".encode()
-            ).digest()
-            spec["clusterIP"] = f"10.{96 + digest[0] % 16}.{digest[1]}.{1 + digest[2] % 254}"
-            spec["clusterIPs"] = [spec["clusterIP"]]
-        for port in spec.get("ports") or []:
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
-                port.setdefault("targetPort", port.get("port"))
-        obj.setdefault("status", {"loadBalancer": {}})
-    elif kind == "ServiceAccount":
-        pass
-    elif kind == "Secret":
-        obj.setdefault("type", "Opaque")
-    del cluster

@@ -1,311 +1,46 @@
-"""kube-controller-manager's workload controllers: DaemonSet, Deployment, ReplicaSet, Job,
-StatefulSet. Each keeps its pods as the real one does, with its events and status.
+"""kube-controller-manager's workload controllers: Deployment, ReplicaSet, Job, StatefulSet,
+and (from ``daemonset``) DaemonSet. Each keeps its pods as the real one does, with its events and
+status; what they share is in ``workload_pods``.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.patches import deep_copy
+from simulators.controllers.daemonset import run_daemonsets
 from simulators.controllers.util import (
-    SAFE_ALPHABET,
-    controller_of,
     emit,
     is_deleting,
     items,
-    matches_node_selector,
     name_of,
     namespace_of,
-    owned_by,
     owner_ref,
     spec,
-    stable_hash,
     status,
     timestamp,
     uid_of,
-    untolerated_taint,
+)
+from simulators.controllers.workload_pods import (
+    active,
+    by_owner,
+    create_pod,
+    delete_pod,
+    patch_status,
+    pod_from_template,
+    pod_ready,
+    template_hash,
 )
 
-# What the DaemonSet controller adds to every daemon pod (pkg/controller/daemon/util).
-DAEMON_TOLERATIONS: tuple[dict[str, Any], ...] = (
-    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
-    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
-    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
-)
-
-
-_HASHES: dict[str, str] = {}
-
-
-def template_hash(template: Any, collisions: int = 0, owner: Obj | None = None) -> str:
-    """A pod template's hash as Kubernetes renders it: a 32-bit number, safe-encoded digit by
-    digit (hence names like ``coredns-7c9f6d8b5``). With `owner`, remembered per generation."""
-    key = ""
-    if owner is not None:
-        meta = owner.get("metadata", {})
-        key = f"{meta.get('uid')}/{meta.get('generation')}/{collisions}"
-        cached = _HASHES.get(key)
-        if cached is not None:
-            return cached
-    text = json.dumps(template, sort_keys=True, separators=(",", ":"))
-    key = key or f"{collisions}|{text}"
-    number = stable_hash("template", text, collisions) % (2**32)
-    result = "".join(SAFE_ALPHABET[ord(ch) % len(SAFE_ALPHABET)] for ch in str(number))
-    if len(_HASHES) > 4096:
-        _HASHES.clear()
-    _HASHES[key] = result
-    return result
-
-
-def pod_ready(pod: Obj) -> bool:
-    for cond in status(pod).get("conditions") or []:
-        if cond.get("type") == "Ready":
-            return bool(cond.get("status") == "True")
-    return False
-
-
-def active(pod: Obj) -> bool:
-    return not is_deleting(pod) and status(pod).get("phase") not in ("Succeeded", "Failed")
-
-
-def _pod_from_template(
-    owner: Obj, template: dict[str, Any], *, name: str = "", generate: str = ""
-) -> Obj:
-    tmeta = template.get("metadata") or {}
-    meta: dict[str, Any] = {
-        "namespace": namespace_of(owner),
-        "labels": dict(tmeta.get("labels") or {}),
-        "ownerReferences": [owner_ref(owner)],
-    }
-    if tmeta.get("annotations"):
-        meta["annotations"] = dict(tmeta["annotations"])
-    if name:
-        meta["name"] = name
-    else:
-        meta["generateName"] = generate
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": meta,
-        "spec": deep_copy(template.get("spec") or {}),
-    }
-
-
-def _create_pod(api: ClusterAPI, owner: Obj, pod: Obj, component: str) -> Obj | None:
-    try:
-        created = api.create("pods", pod, namespace_of(owner))
-    except ApiError as exc:
-        emit(api, owner, "Warning", "FailedCreate", f"Error creating: {exc.message}", component)
-        return None
-    emit(api, owner, "Normal", "SuccessfulCreate", f"Created pod: {name_of(created)}", component)
-    return created
-
-
-def _delete_pod(api: ClusterAPI, owner: Obj, pod: Obj, component: str) -> None:
-    try:
-        api.delete("pods", name_of(pod), namespace_of(pod))
-    except ApiError as exc:
-        if exc.code == 404:
-            return
-        raise
-    emit(api, owner, "Normal", "SuccessfulDelete", f"Deleted pod: {name_of(pod)}", component)
-
-
-def _patch_status(api: ClusterAPI, resource: str, obj: Obj, wanted: dict[str, Any]) -> None:
-    current = status(obj)
-    if all(current.get(k) == v for k, v in wanted.items()):
-        return
-    try:
-        api.patch(
-            resource, name_of(obj), {"status": wanted}, namespace_of(obj), subresource="status"
-        )
-    except ApiError as exc:
-        if exc.code != 404:
-            raise
-
-
-def _owned_pods(pods: list[Obj], owner: Obj) -> list[Obj]:
-    return [p for p in pods if namespace_of(p) == namespace_of(owner) and owned_by(p, owner)]
-
-
-def by_owner(objs: list[Obj]) -> dict[str, list[Obj]]:
-    """Objects grouped by their controller's uid (one pass instead of one per owner)."""
-    out: dict[str, list[Obj]] = {}
-    for obj in objs:
-        ref = controller_of(obj)
-        if ref is not None:
-            out.setdefault(str(ref.get("uid", "")), []).append(obj)
-    return out
-
-
-# ---------------------------------------------------------------------------- DaemonSet
-
-
-def node_should_run(ds: Obj, node: Obj) -> tuple[bool, bool]:
-    """(should a daemon pod be placed here, may a running one stay), as nodeShouldRunDaemonPod.
-
-    A NoSchedule taint only stops new pods; a NoExecute one (or a selector that no longer
-    matches) removes the running pod too.
-    """
-    pod_spec = dict(spec(ds).get("template", {}).get("spec") or {})
-    if not matches_node_selector(pod_spec, node):
-        return False, False
-    tolerations = list(pod_spec.get("tolerations") or []) + list(DAEMON_TOLERATIONS)
-    if untolerated_taint(node, tolerations, ("NoExecute",)) is not None:
-        return False, False
-    return untolerated_taint(node, tolerations) is None, True
-
-
-def _daemon_pod(ds: Obj, node: str, revision: str) -> Obj:
-    template = deep_copy(spec(ds).get("template") or {})
-    pod = _pod_from_template(ds, template, generate=f"{name_of(ds)}-")
-    labels = pod["metadata"]["labels"]
-    labels["controller-revision-hash"] = revision
-    labels["pod-template-generation"] = str(ds.get("metadata", {}).get("generation", 1))
-    pod_spec = pod["spec"]
-    pod_spec["affinity"] = {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
-                ]
-            }
-        }
-    }
-    tolerations = list(pod_spec.get("tolerations") or [])
-    for tol in DAEMON_TOLERATIONS:
-        if tol not in tolerations:
-            tolerations.append(dict(tol))
-    pod_spec["tolerations"] = tolerations
-    return pod
-
-
-def pod_node(pod: Obj) -> str:
-    """The node a daemon pod is for: where it runs, or the node its affinity names."""
-    node = spec(pod).get("nodeName")
-    if node:
-        return str(node)
-    terms = (
-        spec(pod)
-        .get("affinity", {})
-        .get("nodeAffinity", {})
-        .get("requiredDuringSchedulingIgnoredDuringExecution", {})
-        .get("nodeSelectorTerms", [])
-    )
-    for term in terms:
-        for expr in term.get("matchFields") or []:
-            if expr.get("key") == "metadata.name" and expr.get("values"):
-                return str(expr["values"][0])
-    return ""
-
-
-def _available(pod: Obj) -> bool:
-    return active(pod) and pod_ready(pod)
-
-
-def run_daemonsets(api: ClusterAPI) -> None:
-    nodes = items(api, "nodes")
-    owned = by_owner(items(api, "pods"))
-    for ds in items(api, "daemonsets.apps"):
-        if is_deleting(ds):
-            continue
-        _sync_daemonset(api, ds, nodes, owned.get(uid_of(ds), []))
-
-
-def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> None:
-    component = "daemonset-controller"
-    revision = template_hash(spec(ds).get("template"), owner=ds)
-    by_node: dict[str, list[Obj]] = {}
-    for pod in pods:
-        by_node.setdefault(pod_node(pod), []).append(pod)
-    desired = 0
-    scheduled = 0
-    misscheduled = 0
-    for node in nodes:
-        node_name = name_of(node)
-        mine = [p for p in by_node.get(node_name, []) if not is_deleting(p)]
-        should, may_stay = node_should_run(ds, node)
-        if should or (may_stay and mine):
-            desired += 1
-            for pod in mine:
-                if status(pod).get("phase") == "Failed":
-                    emit(
-                        api,
-                        ds,
-                        "Warning",
-                        "FailedDaemonPod",
-                        f"Found failed daemon pod {namespace_of(pod)}/{name_of(pod)} on node "
-                        f"{node_name}, will try to kill it",
-                        component,
-                    )
-                    _delete_pod(api, ds, pod, component)
-            mine = [p for p in mine if status(p).get("phase") != "Failed"]
-            if not mine:
-                _create_pod(api, ds, _daemon_pod(ds, node_name, revision), component)
-            else:
-                scheduled += 1
-                for extra in mine[1:]:
-                    _delete_pod(api, ds, extra, component)
-        else:
-            for pod in mine:
-                misscheduled += 1
-                _delete_pod(api, ds, pod, component)
-    _roll_daemonset(api, ds, pods, revision, component)
-    fresh = [p for p in pods if active(p)]
-    ready = sum(1 for p in fresh if pod_ready(p))
-    updated = sum(
-        1
-        for p in fresh
-        if p["metadata"].get("labels", {}).get("controller-revision-hash") == revision
-    )
-    _patch_status(
-        api,
-        "daemonsets.apps",
-        ds,
-        {
-            "currentNumberScheduled": scheduled,
-            "desiredNumberScheduled": desired,
-            "numberMisscheduled": misscheduled,
-            "numberReady": ready,
-            "numberAvailable": ready,
-            "numberUnavailable": max(0, desired - ready),
-            "updatedNumberScheduled": updated,
-            "observedGeneration": ds.get("metadata", {}).get("generation", 1),
-        },
-    )
-
-
-def _roll_daemonset(
-    api: ClusterAPI, ds: Obj, pods: list[Obj], revision: str, component: str
-) -> None:
-    """RollingUpdate: old unavailable pods go at once, available ones maxUnavailable at a time."""
-    strategy = spec(ds).get("updateStrategy") or {}
-    if strategy.get("type") == "OnDelete":
-        return
-    max_unavailable = (strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1)
-    try:
-        budget = int(str(max_unavailable).rstrip("%")) if "%" not in str(max_unavailable) else 1
-    except ValueError:
-        budget = 1
-    live = [p for p in pods if active(p)]
-    old = [
-        p
-        for p in live
-        if p["metadata"].get("labels", {}).get("controller-revision-hash") != revision
-    ]
-    unavailable = sum(1 for p in live if not _available(p))
-    for pod in old:
-        if not _available(pod):
-            _delete_pod(api, ds, pod, component)
-    for pod in old:
-        if _available(pod) and unavailable < budget:
-            _delete_pod(api, ds, pod, component)
-            unavailable += 1
+__all__ = [
+    "run_daemonsets",
+    "run_deployments",
+    "run_jobs",
+    "run_replicasets",
+    "run_statefulsets",
+    "template_hash",
+]
 
 
 # ---------------------------------------------------------------------------- ReplicaSet
@@ -335,17 +70,17 @@ def _sync_replicaset(api: ClusterAPI, rs: Obj, pods: list[Obj]) -> None:
     if len(live) < want:
         template = spec(rs).get("template") or {}
         for _ in range(want - len(live)):
-            created = _create_pod(
-                api, rs, _pod_from_template(rs, template, generate=f"{name_of(rs)}-"), component
+            created = create_pod(
+                api, rs, pod_from_template(rs, template, generate=f"{name_of(rs)}-"), component
             )
             if created is not None:
                 live.append(created)
     elif len(live) > want:
         for pod in sorted(live, key=_delete_order)[: len(live) - want]:
-            _delete_pod(api, rs, pod, component)
+            delete_pod(api, rs, pod, component)
             live.remove(pod)
     ready = sum(1 for p in live if pod_ready(p))
-    _patch_status(
+    patch_status(
         api,
         "replicasets.apps",
         rs,
@@ -503,7 +238,7 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
         wanted["unavailableReplicas"] = total - available
     elif "unavailableReplicas" in status(deploy):
         wanted["unavailableReplicas"] = None
-    _patch_status(api, "deployments.apps", deploy, wanted)
+    patch_status(api, "deployments.apps", deploy, wanted)
 
 
 def _deploy_condition(
@@ -581,12 +316,12 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
                 "job-name": name_of(job),
             }
         )
-        created = _create_pod(
-            api, job, _pod_from_template(job, template, generate=f"{name_of(job)}-"), component
+        created = create_pod(
+            api, job, pod_from_template(job, template, generate=f"{name_of(job)}-"), component
         )
         if created is not None:
             wanted["active"] = 1
-    _patch_status(api, "jobs.batch", job, wanted)
+    patch_status(api, "jobs.batch", job, wanted)
 
 
 # ---------------------------------------------------------------------------- StatefulSet
@@ -613,7 +348,7 @@ def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
                 break  # OrderedReady: the next ordinal waits for this one
             continue
         template = deep_copy(spec(sts).get("template") or {})
-        pod = _pod_from_template(sts, template, name=pod_name)
+        pod = pod_from_template(sts, template, name=pod_name)
         labels = pod["metadata"]["labels"]
         labels.update(
             {
@@ -640,7 +375,7 @@ def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
         break
     live = [p for p in pods if active(p)]
     ready = sum(1 for p in live if pod_ready(p))
-    _patch_status(
+    patch_status(
         api,
         "statefulsets.apps",
         sts,

@@ -1,0 +1,185 @@
+"""kubectl describe for the other kinds: ConfigMaps, Namespaces, ServiceAccounts, Services,
+and the generic describer kubectl uses for every kind without its own (custom resources
+included), which prints the object's fields as an indented tree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.lab.kubectl.common import format_labels, meta
+from simulators.lab.kubectl.describe_common import (
+    Writer,
+    dig,
+    write_events,
+    write_labels_and_annotations,
+)
+
+
+def describe_configmap(cluster: ClusterAPI, cm: Obj, events: bool = True) -> str:
+    w = Writer()
+    m = meta(cm)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    write_labels_and_annotations(w, m)
+    w.write(0, "\nData\n====\n")
+    data = cm.get("data") or {}
+    for key in sorted(data):
+        w.write(0, f"{key}:\n----\n")
+        w.write(0, f"{data[key]}\n")
+        w.write(0, "\n")
+    w.write(0, "\nBinaryData\n====\n")
+    binary = cm.get("binaryData") or {}
+    for key in sorted(binary):
+        w.write(0, f"{key}: {len(str(binary[key])) * 3 // 4} bytes\n")
+    w.write(0, "\n")
+    if events:
+        write_events(cluster, w, cm)
+    return w.text()
+
+
+def describe_namespace(cluster: ClusterAPI, ns: Obj, events: bool = True) -> str:
+    w = Writer()
+    m = meta(ns)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    write_labels_and_annotations(w, m)
+    w.write(0, f"Status:\t{dig(ns, 'status', 'phase') or ''}\n")
+    # Quotas and limit ranges are listed only where the API serves them.
+    for resource, empty in (
+        ("resourcequotas", "No resource quota."),
+        ("limitranges", "No LimitRange resource."),
+    ):
+        try:
+            cluster.resolve(resource)
+        except ApiError:
+            continue
+        w.write(0, "\n")
+        w.write(0, f"{empty}\n")
+    return w.text()
+
+
+def describe_serviceaccount(cluster: ClusterAPI, sa: Obj, events: bool = True) -> str:
+    w = Writer()
+    m = meta(sa)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    write_labels_and_annotations(w, m)
+    names = [str(s.get("name", "")) for s in sa.get("imagePullSecrets") or []]
+    header = "Image pull secrets:"
+    if not names:
+        w.write(0, f"{header}\t<none>\n")
+    for i, name in enumerate(names):
+        w.write(0, f"{header if i == 0 else ' ' * len(header)}\t{name}\n")
+    if events:
+        write_events(cluster, w, sa)
+    return w.text()
+
+
+def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec = meta(svc), svc.get("spec") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    write_labels_and_annotations(w, m)
+    w.write(0, f"Selector:\t{format_labels(spec.get('selector') or {})}\n")
+    w.write(0, f"Type:\t{spec.get('type', '')}\n")
+    if spec.get("ipFamilyPolicy"):
+        w.write(0, f"IP Family Policy:\t{spec['ipFamilyPolicy']}\n")
+    families = spec.get("ipFamilies") or []
+    w.write(0, f"IP Families:\t{','.join(families) if families else '<none>'}\n")
+    w.write(0, f"IP:\t{spec.get('clusterIP', '')}\n")
+    ips = spec.get("clusterIPs") or []
+    w.write(0, f"IPs:\t{','.join(ips) if ips else '<none>'}\n")
+    if spec.get("externalIPs"):
+        w.write(0, f"External IPs:\t{','.join(spec['externalIPs'])}\n")
+    if spec.get("externalName"):
+        w.write(0, f"External Name:\t{spec['externalName']}\n")
+    for port in spec.get("ports") or []:
+        name = port.get("name") or "<unset>"
+        protocol = port.get("protocol", "TCP")
+        w.write(0, f"Port:\t{name}\t{port.get('port', 0)}/{protocol}\n")
+        w.write(0, f"TargetPort:\t{port.get('targetPort', port.get('port', 0))}/{protocol}\n")
+        if port.get("appProtocol"):
+            w.write(0, f"AppProtocol:\t{port['appProtocol']}\n")
+        if port.get("nodePort"):
+            w.write(0, f"NodePort:\t{name}\t{port['nodePort']}/{protocol}\n")
+        # Endpoints come from EndpointSlices, which this cluster does not serve.
+        w.write(0, "Endpoints:\t<none>\n")
+    w.write(0, f"Session Affinity:\t{spec.get('sessionAffinity', 'None')}\n")
+    if spec.get("externalTrafficPolicy"):
+        w.write(0, f"External Traffic Policy:\t{spec['externalTrafficPolicy']}\n")
+    if spec.get("internalTrafficPolicy"):
+        w.write(0, f"Internal Traffic Policy:\t{spec['internalTrafficPolicy']}\n")
+    if events:
+        write_events(cluster, w, svc)
+    return w.text()
+
+
+def _smart_label(field: str) -> str:
+    if any(not (ch.isalpha() or ch == "-") for ch in field):
+        return field
+    parts: list[str] = []
+    current = ""
+    for ch in field:
+        if ch.isupper() and current and not current[-1].isupper():
+            parts.append(current)
+            current = ch
+        else:
+            current += ch
+    if current:
+        parts.append(current)
+    words = []
+    for part in parts:
+        upper = part.upper()
+        words.append(
+            upper if upper in ("API", "URL", "UID", "GUID") else part[:1].upper() + part[1:]
+        )
+    return " ".join(words)
+
+
+def _unstructured(
+    w: Writer, level: int, content: dict[str, Any], prefix: str, skip: set[str]
+) -> None:
+    for key in sorted(content):
+        value = content[key]
+        expr = f"{prefix}.{key}"
+        if expr in skip:
+            continue
+        if isinstance(value, dict):
+            w.write(level, f"{_smart_label(key)}:\n")
+            _unstructured(w, level + 1, value, expr, skip)
+        elif isinstance(value, list):
+            w.write(level, f"{_smart_label(key)}:\n")
+            for child in value:
+                if isinstance(child, dict):
+                    _unstructured(w, level + 1, child, expr, skip)
+                else:
+                    w.write(level + 1, f"{_go(child)}\n")
+        else:
+            w.write(level, f"{_smart_label(key)}:\t{_go(value)}\n")
+
+
+def _go(value: Any) -> str:
+    from simulators.lab.kubectl.printing import go_sprint
+
+    return go_sprint(value)
+
+
+def describe_generic(cluster: ClusterAPI, obj: Obj, events: bool = True) -> str:
+    w = Writer()
+    m = meta(obj)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    write_labels_and_annotations(w, m)
+    skip = {
+        ".metadata.managedFields",
+        ".metadata.name",
+        ".metadata.namespace",
+        ".metadata.labels",
+        ".metadata.annotations",
+    }
+    _unstructured(w, 0, obj, "", skip)
+    if events:
+        write_events(cluster, w, obj)
+    return w.text()

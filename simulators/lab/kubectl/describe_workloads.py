@@ -1,0 +1,133 @@
+"""kubectl describe for the workload kinds: DaemonSets, Deployments and ReplicaSets."""
+
+from __future__ import annotations
+
+from simulators.cluster.api import ClusterAPI, Obj
+from simulators.lab.kubectl.common import format_labels, meta, rfc1123z
+from simulators.lab.kubectl.describe_common import (
+    Writer,
+    controller_of,
+    dig,
+    pod_counts,
+    selector_text,
+    write_events,
+    write_labels_and_annotations,
+    write_pod_template,
+)
+
+
+def describe_daemonset(cluster: ClusterAPI, ds: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec, status = meta(ds), ds.get("spec") or {}, ds.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    w.write(0, f"Selector:\t{selector_text(spec.get('selector'))}\n")
+    node_selector = dig(spec, "template", "spec", "nodeSelector") or {}
+    w.write(0, f"Node-Selector:\t{format_labels(node_selector)}\n")
+    write_labels_and_annotations(w, m)
+    w.write(0, f"Desired Number of Nodes Scheduled: {status.get('desiredNumberScheduled', 0)}\n")
+    w.write(0, f"Current Number of Nodes Scheduled: {status.get('currentNumberScheduled', 0)}\n")
+    w.write(
+        0,
+        "Number of Nodes Scheduled with Up-to-date Pods: "
+        f"{status.get('updatedNumberScheduled', 0)}\n",
+    )
+    w.write(
+        0, f"Number of Nodes Scheduled with Available Pods: {status.get('numberAvailable', 0)}\n"
+    )
+    w.write(0, f"Number of Nodes Misscheduled: {status.get('numberMisscheduled', 0)}\n")
+    _pods_status(cluster, w, ds)
+    write_pod_template(w, spec.get("template"))
+    if events:
+        write_events(cluster, w, ds)
+    return w.text()
+
+
+def describe_deployment(cluster: ClusterAPI, d: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec, status = meta(d), d.get("spec") or {}, d.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    w.write(0, f"CreationTimestamp:\t{rfc1123z(str(m.get('creationTimestamp', '')))}\n")
+    write_labels_and_annotations(w, m)
+    w.write(0, f"Selector:\t{selector_text(spec.get('selector'))}\n")
+    w.write(
+        0,
+        f"Replicas:\t{spec.get('replicas', 1)} desired | {status.get('updatedReplicas', 0)} "
+        f"updated | {status.get('replicas', 0)} total | {status.get('availableReplicas', 0)} "
+        f"available | {status.get('unavailableReplicas', 0)} unavailable\n",
+    )
+    strategy = spec.get("strategy") or {}
+    w.write(0, f"StrategyType:\t{strategy.get('type', 'RollingUpdate')}\n")
+    w.write(0, f"MinReadySeconds:\t{spec.get('minReadySeconds', 0)}\n")
+    rolling = strategy.get("rollingUpdate")
+    if isinstance(rolling, dict):
+        w.write(
+            0,
+            f"RollingUpdateStrategy:\t{rolling.get('maxUnavailable', '25%')} max unavailable, "
+            f"{rolling.get('maxSurge', '25%')} max surge\n",
+        )
+    write_pod_template(w, spec.get("template"))
+    _conditions(w, status)
+    uid = m.get("uid")
+    sets = [
+        rs
+        for rs in cluster.list("replicasets.apps", str(m.get("namespace", ""))).get("items", [])
+        if any(r.get("uid") == uid for r in meta(rs).get("ownerReferences") or [])  # type: ignore[attr-defined]
+    ]
+    if sets:
+        sets.sort(key=lambda rs: str(meta(rs).get("creationTimestamp", "")))
+        new, old = sets[-1:], sets[:-1]
+
+        def names(items: list[Obj]) -> str:
+            text = ", ".join(
+                f"{meta(rs).get('name')} ({dig(rs, 'status', 'replicas') or 0}/"
+                f"{dig(rs, 'spec', 'replicas') or 0} replicas created)"
+                for rs in items
+            )
+            return text or "<none>"
+
+        w.write(0, f"OldReplicaSets:\t{names(old)}\n")
+        w.write(0, f"NewReplicaSet:\t{names(new)}\n")
+    if events:
+        write_events(cluster, w, d)
+    return w.text()
+
+
+def describe_replicaset(cluster: ClusterAPI, rs: Obj, events: bool = True) -> str:
+    w = Writer()
+    m, spec, status = meta(rs), rs.get("spec") or {}, rs.get("status") or {}
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    w.write(0, f"Selector:\t{selector_text(spec.get('selector'))}\n")
+    write_labels_and_annotations(w, m)
+    controlled = controller_of(rs)
+    if controlled:
+        w.write(0, f"Controlled By:\t{controlled}\n")
+    w.write(
+        0, f"Replicas:\t{status.get('replicas', 0)} current / {spec.get('replicas', 1)} desired\n"
+    )
+    _pods_status(cluster, w, rs)
+    write_pod_template(w, spec.get("template"))
+    _conditions(w, status)
+    if events:
+        write_events(cluster, w, rs)
+    return w.text()
+
+
+def _pods_status(cluster: ClusterAPI, w: Writer, obj: Obj) -> None:
+    running, waiting, succeeded, failed = pod_counts(cluster, obj)
+    w.write(
+        0,
+        f"Pods Status:\t{running} Running / {waiting} Waiting / {succeeded} Succeeded / "
+        f"{failed} Failed\n",
+    )
+
+
+def _conditions(w: Writer, status: Obj) -> None:
+    conditions = status.get("conditions") or []
+    if conditions:
+        w.write(0, "Conditions:\n  Type\tStatus\tReason\n")
+        w.write(1, "----\t------\t------\n")
+        for c in conditions:
+            w.write(1, f"{c.get('type', '')} \t{c.get('status', '')}\t{c.get('reason', '')}\n")
