@@ -22,14 +22,16 @@ def _a_fresh_client_budget() -> None:
     cache.clear()
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # Everything under tests/browser drives a real browser: mark it as it is collected, before
+    # -m selects, so that it can be selected (-m browser) or left out (-m "not browser").
+    if "tests/browser/" in str(item.path).replace("\\", "/"):
+        item.add_marker(pytest.mark.browser)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # Everything under tests/browser drives a real browser: mark it so it can be
-    # selected (-m browser) or left out (-m "not browser").
-    for item in items:
-        if "tests/browser/" in str(item.path).replace("\\", "/"):
-            item.add_marker(pytest.mark.browser)
-    # And run it last (after pytest-django has put database tests first): Playwright's sync
+    # Browser tests run last (after pytest-django has put database tests first): Playwright's sync
     # API keeps an event loop running in this thread until the session ends, and no test
     # after it could start one of its own (asyncio.run, async_to_sync, async tests).
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
