@@ -10,7 +10,10 @@ from tests.browser.axe import blocking_violations
 
 PROMPT = "admin@kadmin:~$ "
 # Where an element is on the page (not in the viewport, which scrolls to the terminal).
-PAGE_BOX = "e => { const r = e.getBoundingClientRect(); return [r.left, r.top + scrollY, r.width, r.height]; }"
+PAGE_BOX = (
+    "e => { const r = e.getBoundingClientRect();"
+    " return [r.left, r.top + scrollY, r.width, r.height]; }"
+)
 
 
 def open_terminal(page: Page, ticket: str = "mig-single") -> None:
@@ -131,14 +134,17 @@ def test_lab_pages_have_no_serious_accessibility_violations(page: Page) -> None:
 def test_the_terminal_loads_only_when_started_and_takes_what_was_typed_meanwhile(
     page: Page,
 ) -> None:
-    scripts: list[str] = []
-    page.on("request", lambda request: scripts.append(request.url) if "xterm" in request.url else None)
+    xterm: list[str] = []
+    page.on(
+        "request", lambda request: xterm.append(request.url) if "xterm" in request.url else None
+    )
     page.goto("/lab/mig-single/")
     start = page.get_by_role("button", name="Start the terminal")
     box = start.evaluate(PAGE_BOX)
     page.wait_for_load_state("networkidle")
-    assert scripts == [], "xterm.js is not fetched before the terminal is wanted"
+    assert xterm == [], "xterm.js is not fetched before the terminal is wanted"
     expect(page.get_by_role("textbox", name="Command")).to_be_visible()
+    assert blocking_violations(page) == []
     start.focus()
     page.keyboard.type("kubectl get nodes")
     page.keyboard.press("Enter")
@@ -147,4 +153,4 @@ def test_the_terminal_loads_only_when_started_and_takes_what_was_typed_meanwhile
     expect(page.locator(".xterm-helper-textarea")).to_be_focused()
     expect(start).to_be_hidden()
     expect(page.get_by_role("textbox", name="Command")).to_be_hidden()
-    assert page.locator("#terminal").evaluate(PAGE_BOX) == box, "the terminal takes the button's box"
+    assert page.locator("#terminal").evaluate(PAGE_BOX) == box, "the terminal has the button's box"
