@@ -38,7 +38,12 @@
         styles.map(function (href) { return loadFile("link", { rel: "stylesheet", href: href }); })
           // Inserted scripts that are not async run in the order they were added.
           .concat(scripts.map(function (src) { return loadFile("script", { src: src, async: false }); }))
-      );
+      ).then(function () {
+        if (typeof Terminal === "undefined") throw new Error("xterm.js did not define Terminal");
+      }).catch(function (error) {
+        loading = null; // the next try fetches again
+        throw error;
+      });
     }
     return loading;
   }
@@ -56,7 +61,6 @@
     }, function () {
       root.removeAttribute("aria-busy");
       started = false;
-      loading = null;
       if (startButton) startButton.removeAttribute("aria-disabled");
       setStatusText("The terminal could not load; the command form below still works.");
     });
@@ -91,7 +95,6 @@
   if (remembered) start(false);
 
   function boot(focusTerminal) {
-    if (typeof Terminal === "undefined") return;
     if (nonce) {
       var createElement = document.createElement.bind(document);
       document.createElement = function (tag, options) {

@@ -154,3 +154,19 @@ def test_the_terminal_loads_only_when_started_and_takes_what_was_typed_meanwhile
     expect(start).to_be_hidden()
     expect(page.get_by_role("textbox", name="Command")).to_be_hidden()
     assert page.locator("#terminal").evaluate(PAGE_BOX) == box, "the terminal has the button's box"
+
+
+def test_when_the_terminal_cannot_load_the_form_still_runs_commands(
+    browser, live_server_url: str
+) -> None:
+    # Its own page: the shared fixture fails a test on the console error a lost script logs.
+    context = browser.new_context(base_url=live_server_url)
+    page = context.new_page()
+    page.route("**/xterm.js", lambda route: route.abort())
+    page.goto("/lab/mig-single/")
+    page.get_by_role("button", name="Start the terminal").click()
+    expect(page.locator("#lab-status")).to_contain_text("could not load")
+    page.get_by_role("textbox", name="Command").fill("kubectl cordon gpu-node2")
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator("#transcript-log")).to_contain_text("node/gpu-node2 cordoned")
+    context.close()
