@@ -51,15 +51,12 @@
   function start(focus) {
     if (started) return;
     started = true;
-    root.setAttribute("aria-busy", "true");
     if (startButton) startButton.setAttribute("aria-disabled", "true");
     setStatusText("Starting the terminal…");
     loadTerminalFiles().then(function () {
-      root.removeAttribute("aria-busy");
       try { localStorage.setItem(STARTED_KEY, "1"); } catch (e) { /* storage off: ask again next time */ }
       boot(focus);
     }, function () {
-      root.removeAttribute("aria-busy");
       started = false;
       if (startButton) startButton.removeAttribute("aria-disabled");
       setStatusText("The terminal could not load; the command form below still works.");
