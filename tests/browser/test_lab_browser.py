@@ -9,10 +9,16 @@ from playwright.sync_api import Page, expect
 from tests.browser.axe import blocking_violations
 
 PROMPT = "admin@kadmin:~$ "
+# Where an element is on the page (not in the viewport, which scrolls to the terminal).
+PAGE_BOX = (
+    "e => { const r = e.getBoundingClientRect();"
+    " return [r.left, r.top + scrollY, r.width, r.height]; }"
+)
 
 
 def open_terminal(page: Page, ticket: str = "mig-single") -> None:
     page.goto(f"/lab/{ticket}/")
+    page.get_by_role("button", name="Start the terminal").click()
     expect(page.locator("#lab.connected")).to_be_attached()
     page.locator(".xterm-helper-textarea").focus()
 
@@ -50,6 +56,7 @@ def test_a_learner_solves_mig_single_by_typing_and_finds_it_all_after_a_reload(
     expect(page.locator("#checklist-summary")).to_have_text("4 of 4 done")
     expect(page.locator("#lab-status")).to_contain_text("Ticket solved")
 
+    # Started once, the terminal starts by itself on the next visit.
     page.reload()
     expect(page.locator("#lab.connected")).to_be_attached()
     expect(page.locator("#checklist-summary")).to_have_text("4 of 4 done")
@@ -100,6 +107,7 @@ def test_the_lab_works_without_javascript_through_the_form(browser, live_server_
     context = browser.new_context(base_url=live_server_url, java_script_enabled=False)
     page = context.new_page()
     page.goto("/lab/mig-single/")
+    expect(page.get_by_role("button", name="Start the terminal")).to_be_hidden()
     page.get_by_role("textbox", name="Command").fill("kubectl cordon gpu-node2")
     page.get_by_role("button", name="Run").click()
     expect(page.locator("#transcript-log")).to_contain_text("node/gpu-node2 cordoned")
@@ -121,3 +129,44 @@ def test_lab_pages_have_no_serious_accessibility_violations(page: Page) -> None:
     open_terminal(page)
     type_command(page, "kubectl get nodes")
     assert blocking_violations(page) == []
+
+
+def test_the_terminal_loads_only_when_started_and_takes_what_was_typed_meanwhile(
+    page: Page,
+) -> None:
+    xterm: list[str] = []
+    page.on(
+        "request", lambda request: xterm.append(request.url) if "xterm" in request.url else None
+    )
+    page.goto("/lab/mig-single/")
+    start = page.get_by_role("button", name="Start the terminal")
+    box = start.evaluate(PAGE_BOX)
+    page.wait_for_load_state("networkidle")
+    assert xterm == [], "xterm.js is not fetched before the terminal is wanted"
+    expect(page.get_by_role("textbox", name="Command")).to_be_visible()
+    assert blocking_violations(page) == []
+    start.focus()
+    page.keyboard.type("kubectl get nodes")
+    page.keyboard.press("Enter")
+    expect(page.locator("#transcript-log")).to_contain_text(PROMPT + "kubectl get nodes")
+    expect(page.locator("#transcript-log")).to_contain_text("gpu-node3")
+    expect(page.locator(".xterm-helper-textarea")).to_be_focused()
+    expect(start).to_be_hidden()
+    expect(page.get_by_role("textbox", name="Command")).to_be_hidden()
+    assert page.locator("#terminal").evaluate(PAGE_BOX) == box, "the terminal has the button's box"
+
+
+def test_when_the_terminal_cannot_load_the_form_still_runs_commands(
+    browser, live_server_url: str
+) -> None:
+    # Its own page: the shared fixture fails a test on the console error a lost script logs.
+    context = browser.new_context(base_url=live_server_url)
+    page = context.new_page()
+    page.route("**/xterm.js", lambda route: route.abort())
+    page.goto("/lab/mig-single/")
+    page.get_by_role("button", name="Start the terminal").click()
+    expect(page.locator("#lab-status")).to_contain_text("could not load")
+    page.get_by_role("textbox", name="Command").fill("kubectl cordon gpu-node2")
+    page.get_by_role("button", name="Run").click()
+    expect(page.locator("#transcript-log")).to_contain_text("node/gpu-node2 cordoned")
+    context.close()

@@ -240,6 +240,7 @@ def test_the_login_notice_follows_runai_login_and_the_phone_layout_fits(
     page: Page, width: int
 ) -> None:
     page.goto("/lab/validate-runai/")
+    page.get_by_role("button", name="Start the terminal").click()
     expect(page.locator("#lab.connected")).to_be_attached(timeout=LAB_WAIT)
     note = page.locator("#login-note")
     expect(note).to_be_visible()
@@ -266,6 +267,7 @@ def test_the_login_notice_follows_runai_login_and_the_phone_layout_fits(
 def test_a_solved_ticket_celebrates_and_offers_the_next_one(page: Page, width: int) -> None:
     ticket = load_ticket("pending-workspace")
     page.goto(f"/lab/{ticket.id}/")
+    page.get_by_role("button", name="Start the terminal").click()
     expect(page.locator("#lab.connected")).to_be_attached(timeout=LAB_WAIT)
     solved = page.locator("#ticket-solved")
     expect(solved).to_be_hidden()
