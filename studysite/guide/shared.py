@@ -8,7 +8,9 @@ page and per scheme, the first complete answer Django gave and replays it, heade
 304 for a matching If-None-Match.
 
 It keeps only what Django itself marks as shareable: a 200 with `Cache-Control: public`, an
-ETag, no Set-Cookie and no Vary. Everything else goes to Django as before: other paths,
+ETag, no Set-Cookie and no Vary but on Accept-Encoding, one answer per scheme and per whether
+the client takes gzip (as GZipMiddleware judges it; the gzipped bytes are shared safely, as
+the page holds no secret for BREACH to find). Everything else goes to Django as before: other paths,
 query strings, methods other than GET and HEAD, htmx requests, and any request whose Host
 Django would refuse (judged by Django's own request class, once per distinct value) or that
 it would redirect to HTTPS (such an answer is a 301, never kept).
@@ -17,6 +19,7 @@ it would redirect to HTTPS (such an answer is a 301, never kept).
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -30,7 +33,9 @@ SAFE = frozenset({"GET", "HEAD"})
 # A bound on the distinct Host (and proxy header) values whose verdict is kept; past it, each
 # request is judged afresh, so junk Host headers cannot grow this process's memory.
 MAX_ORIGINS = 64
-NOT_MODIFIED_DROPS = frozenset({b"content-type", b"content-length"})
+NOT_MODIFIED_DROPS = frozenset({b"content-type", b"content-length", b"content-encoding"})
+# How GZipMiddleware decides whether a client takes gzip: the kept answers are keyed by it.
+ACCEPTS_GZIP = re.compile(rb"\bgzip\b")
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,15 @@ class Stored:
         names = {name for name, _ in headers}
         control = b",".join(value for name, value in headers if name == b"cache-control")
         etag = next((value for name, value in headers if name == b"etag"), None)
-        if b"public" not in control or etag is None or names & {b"set-cookie", b"vary"}:
+        varies = {
+            name.strip().lower()
+            for value in (value for name, value in headers if name == b"vary")
+            for name in value.split(b",")
+        }
+        # A page may vary only on what the key below holds: the accepted encoding.
+        if b"public" not in control or etag is None or b"set-cookie" in names:
+            return None
+        if varies - {b"accept-encoding"}:
             return None
         if not bodies or bodies[-1].get("more_body", False):
             return None
@@ -102,7 +115,7 @@ class SharedPages:
         self._paths: frozenset[str] | None = None
         self._origin_headers: tuple[bytes, ...] = ()
         self._origins: dict[tuple[str, tuple[bytes | None, ...]], bool | None] = {}
-        self._pages: dict[tuple[str, bool], Stored] = {}
+        self._pages: dict[tuple[str, bool, bool], Stored] = {}
 
     def paths(self) -> frozenset[str]:
         # Read on first use: Django's settings and apps are ready by then.
@@ -129,9 +142,14 @@ class SharedPages:
         if secure is None:
             await self.app(scope, receive, send)
             return
-        stored = self._pages.get((scope["path"], secure))
+        key = (
+            scope["path"],
+            secure,
+            bool(ACCEPTS_GZIP.search(headers.get(b"accept-encoding", b""))),
+        )
+        stored = self._pages.get(key)
         if stored is None:
-            await self.learn(scope, receive, send, secure)
+            await self.learn(scope, receive, send, key)
             return
         if_none_match = headers.get(b"if-none-match")
         if if_none_match is not None and stored.matches(if_none_match):
@@ -147,7 +165,9 @@ class SharedPages:
             self._origins[origin] = secure
         return secure
 
-    async def learn(self, scope: Scope, receive: Receive, send: Send, secure: bool) -> None:
+    async def learn(
+        self, scope: Scope, receive: Receive, send: Send, key: tuple[str, bool, bool]
+    ) -> None:
         """Let Django answer, and keep the answer if Django marked it as shareable."""
         if scope["method"] != "GET":
             await self.app(scope, receive, send)
@@ -162,4 +182,4 @@ class SharedPages:
         await self.app(clean, receive, keep)
         stored = Stored.from_messages(messages) if messages else None
         if stored is not None:
-            self._pages[(scope["path"], secure)] = stored
+            self._pages[key] = stored

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 from collections.abc import Iterable
 from typing import Any
 
@@ -109,6 +110,22 @@ async def test_the_second_request_is_answered_without_django_with_the_same_bytes
     assert headers[b"cross-origin-opener-policy"] == b"same-origin"
     assert headers[b"x-frame-options"] == b"DENY"
     assert b"camera=()" in headers[b"permissions-policy"]
+
+
+async def test_a_gzip_client_and_a_plain_client_each_get_their_own_kept_answer(
+    shared: SharedPages, django_app: Counting
+) -> None:
+    gzip_ok = [(b"accept-encoding", b"gzip, deflate, br")]
+    await call(shared, headers=gzip_ok)
+    _, zipped_headers, zipped = await call(shared, headers=gzip_ok)
+    await call(shared)
+    _, plain_headers, plain = await call(shared)
+    assert django_app.calls == 2
+    assert zipped_headers[b"content-encoding"] == b"gzip"
+    assert zipped_headers[b"vary"] == plain_headers[b"vary"] == b"Accept-Encoding"
+    assert b"content-encoding" not in plain_headers
+    assert gzip.decompress(zipped) == plain
+    assert len(zipped) < len(plain) / 2
 
 
 @override_settings(SECURE_HSTS_SECONDS=3600)
