@@ -21,7 +21,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
@@ -41,8 +40,10 @@ MAX_QUEUED_FRAMES = 8
 # The replay sends at most this much of the transcript's end.
 REPLAY_BYTES = 256 * 1024
 OMITTED = "[earlier output omitted]\n"
-# Commands of every connection in this process run in these threads.
-POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-command")
+# Commands of every connection in this process run in these threads. A long command spends
+# most of its time asleep (budget.Pace), so a few more threads than cores keep the short ones
+# moving beside it; more would only queue on Python's lock.
+POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="lab-command")
 
 
 async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
@@ -131,6 +132,18 @@ def session_exists(session: Any) -> bool:
     return bool(session.keys())
 
 
+def open_terminal(session: Any, session_key: str, ticket: str) -> tuple[store.OpenLab, str] | None:
+    """The lab and its first frames (replay, checklist) as text; None for no live session.
+
+    One trip to the pool for everything a connect needs, so that many learners connecting at
+    once wait neither for Django's single database thread nor on the event loop.
+    """
+    if not session_exists(session):
+        return None
+    opened = store.open_lab(session_key, ticket)
+    return opened, json.dumps(replay_frame(opened.lab))
+
+
 class LabConsumer(AsyncWebsocketConsumer):
     # `accepting` turns off at a flood or disconnect: later frames are dropped unread.
     # `closed` stops sends once the socket is gone.
@@ -150,11 +163,12 @@ class LabConsumer(AsyncWebsocketConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        if not await database_sync_to_async(session_exists)(session):
+        self.session_key = session.session_key
+        terminal = await in_pool(open_terminal, session, self.session_key, self.ticket)
+        if terminal is None:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        self.session_key = session.session_key
-        self.opened = await in_pool(store.open_lab, self.session_key, self.ticket)
+        self.opened, replay = terminal
         self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
         # A frame to handle, an error to send in its turn, or None: stop.
@@ -162,7 +176,7 @@ class LabConsumer(AsyncWebsocketConsumer):
             MAX_QUEUED_FRAMES + 1
         )
         await self.accept()
-        await self.send_json(replay_frame(self.opened.lab))
+        await self.send(text_data=replay)
         await self.send_json(checklist_frame(self.opened.lab))
         self.accepting = True
         self.worker = asyncio.create_task(self.work())
