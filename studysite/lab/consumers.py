@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 CLOSE_NO_SESSION = 4401
 CLOSE_UNKNOWN_TICKET = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_INTERNAL_ERROR = 1011
 # A line may be LAB_MAX_LINE_BYTES; its JSON frame (quotes, escapes, the type) may be larger.
 FRAME_OVERHEAD = 1024
 # Frames accepted but not yet handled, per connection; more is a flood.
@@ -132,14 +133,8 @@ def session_exists(session: Any) -> bool:
     return bool(session.keys())
 
 
-def open_terminal(session: Any, session_key: str, ticket: str) -> tuple[store.OpenLab, str] | None:
-    """The lab and its first frames (replay, checklist) as text; None for no live session.
-
-    One trip to the pool for everything a connect needs, so that many learners connecting at
-    once wait neither for Django's single database thread nor on the event loop.
-    """
-    if not session_exists(session):
-        return None
+def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
+    """The lab and its replay frame as text, built in the pool rather than on the event loop."""
     opened = store.open_lab(session_key, ticket)
     return opened, json.dumps(replay_frame(opened.lab))
 
@@ -163,21 +158,20 @@ class LabConsumer(AsyncWebsocketConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        self.session_key = session.session_key
-        terminal = await in_pool(open_terminal, session, self.session_key, self.ticket)
-        if terminal is None:
+        if not await in_pool(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
-        self.opened, replay = terminal
+        self.session_key = session.session_key
         self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
         # A frame to handle, an error to send in its turn, or None: stop.
         self.queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(
             MAX_QUEUED_FRAMES + 1
         )
+        # Accepted before the lab is opened: servers refuse a handshake left waiting (daphne after
+        # 5 s), so a class connecting at once gets in at once and its labs open in turn; a frame
+        # typed meanwhile waits in the queue.
         await self.accept()
-        await self.send(text_data=replay)
-        await self.send_json(checklist_frame(self.opened.lab))
         self.accepting = True
         self.worker = asyncio.create_task(self.work())
 
@@ -230,6 +224,19 @@ class LabConsumer(AsyncWebsocketConsumer):
         return frame
 
     async def work(self) -> None:
+        try:
+            self.opened, replay = await in_pool(open_terminal, self.session_key, self.ticket)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lab open failed")
+            await self.send_error("lab: internal error; reload the page to try again")
+            self.accepting, self.closed = False, True
+            await self.close(code=CLOSE_INTERNAL_ERROR)
+            return
+        if not self.closed:
+            await self.send(text_data=replay)
+        await self.send_json(checklist_frame(self.opened.lab))
         while (frame := await self.queue.get()) is not None:
             if isinstance(frame, str):
                 await self.send_error(frame)

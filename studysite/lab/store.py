@@ -42,8 +42,8 @@ REPLAY_COST_SECONDS = 0.1
 PACE = budget.Pace()
 # Labs opened in this process stay in memory this long after their last use (a page load and
 # its websocket, a reconnect), and always while a socket holds them; at most KEPT_LABS of them.
-KEEP_SECONDS = 120.0
-KEPT_LABS = 1000
+KEEP_SECONDS = 600.0
+KEPT_LABS = 500
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
