@@ -86,6 +86,21 @@ class RateLimiter:
 
 # One bucket per browser session, shared by its tabs in this process.
 _session_limiters: dict[str, RateLimiter] = {}
+# After a flood the session's new sockets are refused this long: a client that reconnects at
+# once and floods again would otherwise cost the others a lab open per second.
+FLOOD_COOLDOWN_SECONDS = 5.0
+_flooded: dict[str, float] = {}
+
+
+def cooling_down(key: str, now: float) -> bool:
+    return _flooded.get(key, 0.0) > now
+
+
+def cool_down(key: str, now: float) -> None:
+    if len(_flooded) > 10_000:
+        for old in [k for k, until in _flooded.items() if until <= now]:
+            del _flooded[old]
+    _flooded[key] = now + FLOOD_COOLDOWN_SECONDS
 
 
 def session_limiter(key: str) -> RateLimiter:
@@ -158,6 +173,9 @@ class LabConsumer(AsyncWebsocketConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
+        if cooling_down(session.session_key, time.monotonic()):
+            await self.close(code=CLOSE_TOO_MANY)
+            return
         if not await in_pool(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
@@ -187,6 +205,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def flood(self) -> None:
         """Drop what is queued, answer the command in hand, then close with 4429."""
         self.accepting = False
+        cool_down(self.session_key, time.monotonic())
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(None)

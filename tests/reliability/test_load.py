@@ -17,7 +17,7 @@ from simulators.lab import LabSession, budget
 from simulators.lab.session import MAX_TRANSCRIPT_OUTPUT
 from studysite.lab import store
 from studysite.lab.models import SavedLab
-from tests.reliability.sockets import communicator, new_session_key, receive
+from tests.reliability.sockets import communicator, connect, new_session_key, receive
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db(transaction=True)]
 
@@ -146,3 +146,27 @@ async def test_a_line_sent_before_the_replay_arrives_is_answered_after_it() -> N
     assert [frame["type"] for frame in frames] == ["output", "checklist", "output", "checklist"]
     assert frames[0].get("replay") is True
     assert "gpu-node1" in frames[2]["data"]
+
+
+async def flood(key: str) -> int:
+    comm, _ = await connect(TICKET, key)
+    for n in range(60):
+        await comm.send_to(text_data=json.dumps({"type": "line", "data": f"echo {n}"}))
+    while True:
+        message = await comm.receive_output(timeout=20)
+        if message["type"] == "websocket.close":
+            return int(message["code"])
+
+
+async def test_a_session_that_flooded_is_refused_at_once_when_it_reconnects() -> None:
+    key = await new_session_key()
+    assert await flood(key) == 4429
+    connected, code = await communicator(TICKET, key).connect(timeout=10)
+    assert not connected and code == 4429
+
+
+async def test_another_session_connects_while_one_cools_down() -> None:
+    assert await flood(await new_session_key()) == 4429
+    comm, replay = await connect(TICKET, await new_session_key())
+    await comm.disconnect()
+    assert replay["replay"] is True
