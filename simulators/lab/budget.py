@@ -32,6 +32,22 @@ class Limits:
     line_bytes: int = DEFAULT_LINE_BYTES
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How a long command gives way: past `after` CPU seconds, each `slice` of CPU it uses is
+    followed by a sleep `ratio` times as long.
+
+    Commands share one process (and Python's lock) with every other learner's; a long one
+    then holds the processor at most 1/(1 + ratio) of the time, in slices shorter than the
+    interpreter's own switch interval, so the short commands of others go first.
+    """
+
+    after: float = 0.02
+    slice: float = 0.002
+    ratio: float = 4.0
+    sleep: Callable[[float], None] = time.sleep
+
+
 @dataclass
 class Meter:
     """One command's spending against its limits.
@@ -44,20 +60,30 @@ class Meter:
     clock: Callable[[], float] = time.thread_time
     started: float = -1.0
     exceeded: bool = False
+    pace: Pace | None = None
+    paced_to: float = 0.0
 
     def start(self) -> None:
         self.started = self.clock()
         self.exceeded = False
+        self.paced_to = self.pace.after if self.pace is not None else 0.0
 
     def spent(self) -> float:
         """CPU seconds since start (0 before it)."""
         return 0.0 if self.started < 0 else max(0.0, self.clock() - self.started)
 
     def check_time(self) -> None:
-        if self.started >= 0 and self.spent() > self.limits.cpu_seconds:
+        if self.started < 0:
+            return
+        spent = self.spent()
+        if spent > self.limits.cpu_seconds:
             self.exceeded = True
             ms = round(self.limits.cpu_seconds * 1000)
             raise BudgetExceeded(f"bash: command stopped: it used more than {ms} ms of CPU time")
+        pace = self.pace
+        if pace is not None and spent - self.paced_to >= pace.slice:
+            pace.sleep((spent - self.paced_to) * pace.ratio)
+            self.paced_to = spent
 
     def check_output(self, size: int, stage: str) -> None:
         """`size` characters produced so far by `stage`; stops past the output limit."""

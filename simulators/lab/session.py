@@ -40,6 +40,10 @@ OLD_VERSION_MESSAGE = "This lab was saved by an older version and has been reset
 MAX_TRANSCRIPT = 300
 MAX_HISTORY = 500
 MAX_STORED_OUTPUT = 32 * 1024
+# All the output the transcript keeps, newest first: more than the terminal ever replays (256 KiB),
+# so a session of large outputs stays cheap to save, open and send, while a long one of small
+# outputs still keeps its MAX_TRANSCRIPT commands.
+MAX_TRANSCRIPT_OUTPUT = 512 * 1024
 INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
 
 
@@ -328,8 +332,7 @@ class LabSession:
         self._state.transcript.append(
             TranscriptEntry(line=line, output=output[:MAX_STORED_OUTPUT], step=self.step)
         )
-        if len(self._state.transcript) > MAX_TRANSCRIPT:
-            self._state.transcript = self._state.transcript[-MAX_TRANSCRIPT:]
+        self._state.transcript = _bounded(self._state.transcript)
         return CommandResult(
             line=line,
             output=output,
@@ -403,6 +406,19 @@ class LabSession:
             return str(live[0]["metadata"]["name"]) if live else f"{component}-<pod>"
 
         return self._TEMPLATE.sub(repl, command)
+
+
+def _bounded(transcript: list[TranscriptEntry]) -> list[TranscriptEntry]:
+    """The newest entries within MAX_TRANSCRIPT and MAX_TRANSCRIPT_OUTPUT."""
+    size, start = 0, len(transcript)
+    while (
+        start > 0
+        and len(transcript) - start < MAX_TRANSCRIPT
+        and size + len(transcript[start - 1].output) <= MAX_TRANSCRIPT_OUTPUT
+    ):
+        start -= 1
+        size += len(transcript[start].output)
+    return transcript[start:] if start else transcript
 
 
 def _history(ctx: Context, args: list[str]) -> Output:

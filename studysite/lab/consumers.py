@@ -21,7 +21,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
@@ -34,6 +33,7 @@ log = logging.getLogger(__name__)
 CLOSE_NO_SESSION = 4401
 CLOSE_UNKNOWN_TICKET = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_INTERNAL_ERROR = 1011
 # A line may be LAB_MAX_LINE_BYTES; its JSON frame (quotes, escapes, the type) may be larger.
 FRAME_OVERHEAD = 1024
 # Frames accepted but not yet handled, per connection; more is a flood.
@@ -41,8 +41,10 @@ MAX_QUEUED_FRAMES = 8
 # The replay sends at most this much of the transcript's end.
 REPLAY_BYTES = 256 * 1024
 OMITTED = "[earlier output omitted]\n"
-# Commands of every connection in this process run in these threads.
-POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-command")
+# Commands of every connection in this process run in these threads. A long command spends
+# most of its time asleep (budget.Pace), so a few more threads than cores keep the short ones
+# moving beside it; more would only queue on Python's lock.
+POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="lab-command")
 
 
 async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
@@ -84,6 +86,21 @@ class RateLimiter:
 
 # One bucket per browser session, shared by its tabs in this process.
 _session_limiters: dict[str, RateLimiter] = {}
+# After a flood the session's new sockets are refused this long: a client that reconnects at
+# once and floods again would otherwise cost the others a lab open per second.
+FLOOD_COOLDOWN_SECONDS = 5.0
+_flooded: dict[str, float] = {}
+
+
+def cooling_down(key: str, now: float) -> bool:
+    return _flooded.get(key, 0.0) > now
+
+
+def cool_down(key: str, now: float) -> None:
+    if len(_flooded) > 10_000:
+        for old in [k for k, until in _flooded.items() if until <= now]:
+            del _flooded[old]
+    _flooded[key] = now + FLOOD_COOLDOWN_SECONDS
 
 
 def session_limiter(key: str) -> RateLimiter:
@@ -131,6 +148,12 @@ def session_exists(session: Any) -> bool:
     return bool(session.keys())
 
 
+def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
+    """The lab and its replay frame as text, built in the pool rather than on the event loop."""
+    opened = store.open_lab(session_key, ticket)
+    return opened, json.dumps(replay_frame(opened.lab))
+
+
 class LabConsumer(AsyncWebsocketConsumer):
     # `accepting` turns off at a flood or disconnect: later frames are dropped unread.
     # `closed` stops sends once the socket is gone.
@@ -150,20 +173,23 @@ class LabConsumer(AsyncWebsocketConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        if not await database_sync_to_async(session_exists)(session):
+        if cooling_down(session.session_key, time.monotonic()):
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        if not await in_pool(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
         self.session_key = session.session_key
-        self.opened = await in_pool(store.open_lab, self.session_key, self.ticket)
         self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
         # A frame to handle, an error to send in its turn, or None: stop.
         self.queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(
             MAX_QUEUED_FRAMES + 1
         )
+        # Accepted before the lab is opened: servers refuse a handshake left waiting (daphne after
+        # 5 s), so a class connecting at once gets in at once and its labs open in turn; a frame
+        # typed meanwhile waits in the queue.
         await self.accept()
-        await self.send_json(replay_frame(self.opened.lab))
-        await self.send_json(checklist_frame(self.opened.lab))
         self.accepting = True
         self.worker = asyncio.create_task(self.work())
 
@@ -179,6 +205,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def flood(self) -> None:
         """Drop what is queued, answer the command in hand, then close with 4429."""
         self.accepting = False
+        cool_down(self.session_key, time.monotonic())
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(None)
@@ -216,6 +243,19 @@ class LabConsumer(AsyncWebsocketConsumer):
         return frame
 
     async def work(self) -> None:
+        try:
+            self.opened, replay = await in_pool(open_terminal, self.session_key, self.ticket)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lab open failed")
+            await self.send_error("lab: internal error; reload the page to try again")
+            self.accepting, self.closed = False, True
+            await self.close(code=CLOSE_INTERNAL_ERROR)
+            return
+        if not self.closed:
+            await self.send(text_data=replay)
+        await self.send_json(checklist_frame(self.opened.lab))
         while (frame := await self.queue.get()) is not None:
             if isinstance(frame, str):
                 await self.send_error(frame)

@@ -23,6 +23,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
@@ -32,9 +33,17 @@ from simulators.lab import CommandResult, LabError, LabSession, budget
 from studysite.lab import cluster
 from studysite.lab.models import LoggedCommand, SavedLab
 
-SNAPSHOT_EVERY = 25
-# Logged commands whose CPU time adds up to more than this are folded into a snapshot.
-REPLAY_COST_SECONDS = 0.05
+SNAPSHOT_EVERY = 50
+# Logged commands whose CPU time adds up to more than this are folded into a snapshot. A lab
+# open in this process is reused (see _kept), so replay is paid only by another process or after
+# a restart; a fold rewrites the whole snapshot, which costs more than most commands.
+REPLAY_COST_SECONDS = 0.1
+# A long command gives way to the others' short ones (see budget.Pace).
+PACE = budget.Pace()
+# Labs opened in this process stay in memory this long after their last use (a page load and
+# its websocket, a reconnect), and always while a socket holds them; at most KEPT_LABS of them.
+KEEP_SECONDS = 600.0
+KEPT_LABS = 500
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
@@ -60,6 +69,8 @@ class OpenLab:
     version: int = 0
     logged: int = 0
     replay_cost: float = 0.0
+    # The row's identity beside its pk (a pk can be reused after a delete): its `updated` stamp.
+    stamp: object = None
 
 
 def limits() -> budget.Limits:
@@ -113,6 +124,7 @@ def _opened(saved: SavedLab) -> OpenLab:
         version=saved.next_position,
         logged=logged,
         replay_cost=saved.replay_cost,
+        stamp=saved.updated,
     )
 
 
@@ -127,7 +139,88 @@ def _new(session_key: str, ticket: str) -> LabSession:
     return LabSession.new(ticket, seed=secrets.randbits(32))
 
 
+class Kept:
+    """Labs open in this process, by row: reused while the row is unchanged since.
+
+    Opening a lab from the database parses its snapshot and replays its log (several ms, more
+    for a long session); a page load and its websocket, a reconnect or a second tab find it here
+    after one small query. Every holder shares the one OpenLab, so a command through any of
+    them (under the lab's lock) is seen by all; a change saved by another process moves the
+    row's position, and the next open loads it afresh.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.recent: dict[int, tuple[float, OpenLab]] = {}
+        self.live: weakref.WeakValueDictionary[int, OpenLab] = weakref.WeakValueDictionary()
+
+    def get(self, pk: int, now: float) -> OpenLab | None:
+        with self.lock:
+            found = self.live.get(pk)
+            if found is not None:
+                self.recent.pop(pk, None)
+                self.recent[pk] = (now, found)
+            return found
+
+    def put(self, opened: OpenLab, now: float) -> None:
+        with self.lock:
+            self.live[opened.saved_id] = opened
+            self.recent.pop(opened.saved_id, None)
+            self.recent[opened.saved_id] = (now, opened)
+            # Oldest first (dicts keep insertion order and a use moves an entry to the end).
+            for pk, (used, _) in list(self.recent.items()):
+                if used > now - KEEP_SECONDS and len(self.recent) <= KEPT_LABS:
+                    break
+                del self.recent[pk]
+
+    def drop(self, pk: int) -> None:
+        with self.lock:
+            self.recent.pop(pk, None)
+            self.live.pop(pk, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.recent.clear()
+            self.live.clear()
+
+
+_kept = Kept()
+
+
+def _still_current(head: tuple[Any, ...], session_key: str, ticket: str) -> OpenLab | None:
+    """The lab kept in memory for this row (pk, position, exam mode, stamp) if it is unchanged."""
+    pk, version, exam_mode, stamp = head
+    found = _kept.get(pk, time.monotonic())
+    if found is None:
+        return None
+    # Under the lab's lock: a command half run (or half saved) on it is finished first.
+    with _lock_for(pk):
+        if (found.version, found.exam_mode, found.stamp) == (version, exam_mode, stamp) and (
+            found.session_key,
+            found.ticket,
+        ) == (session_key, ticket):
+            return found
+    return None
+
+
 def open_lab(session_key: str, ticket: str) -> OpenLab:
+    head = (
+        SavedLab.objects.filter(session_key=session_key, ticket=ticket)
+        .values_list("pk", "next_position", "exam_mode", "updated")
+        .first()
+    )
+    if head is not None and ticket != cluster.EXPLORE_ID:
+        kept = _still_current(head, session_key, ticket)
+        if kept is not None:
+            return kept
+    opened = _load(session_key, ticket)
+    if opened.ticket != cluster.EXPLORE_ID:
+        _kept.put(opened, time.monotonic())
+    return opened
+
+
+def _load(session_key: str, ticket: str) -> OpenLab:
+    """The lab from the database: its snapshot with the log replayed (or a new one, saved)."""
     saved = SavedLab.objects.filter(session_key=session_key, ticket=ticket).first()
     if saved is None:
         # Saved at once: the page and its websocket must see the same (seeded) world.
@@ -141,7 +234,7 @@ def open_lab(session_key: str, ticket: str) -> OpenLab:
             # Another tab created it first: use theirs.
             saved = SavedLab.objects.get(session_key=session_key, ticket=ticket)
             return _opened(saved)
-        return OpenLab(lab, False, saved.pk, session_key, ticket)
+        return OpenLab(lab, False, saved.pk, session_key, ticket, stamp=saved.updated)
     return _opened(saved)
 
 
@@ -189,10 +282,16 @@ cpu_share = CpuShare()
 
 
 def _reload(opened: OpenLab) -> None:
-    """Catch up with what other writers saved (or start again if the row was deleted)."""
-    fresh = open_lab(opened.session_key, opened.ticket)
+    """Catch up with what other writers saved (or start again if the row was deleted).
+
+    Never from what this process keeps: `opened` itself is what others' holders share, and
+    its lab has just run a command that was not kept.
+    """
+    fresh = _load(opened.session_key, opened.ticket)
     for name in OpenLab.__dataclass_fields__:
         setattr(opened, name, getattr(fresh, name))
+    if opened.ticket != cluster.EXPLORE_ID:
+        _kept.put(opened, time.monotonic())
 
 
 def apply(opened: OpenLab, line: str) -> CommandResult:
@@ -213,7 +312,7 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
     try:
         with _lock_for(opened.saved_id):
             for _ in range(MAX_ATTEMPTS):
-                meter = budget.Meter(limits())
+                meter = budget.Meter(limits(), pace=PACE)
                 with budget.metered(meter):
                     result = opened.lab.run(line, hints=not opened.exam_mode)
                 if not line.strip() or _commit(opened, line, meter):

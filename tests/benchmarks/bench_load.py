@@ -2,9 +2,10 @@
 
 N sessions connect at once, then each sends a command a second for T seconds
 (commands a learner types: get, describe, label, a grep). Prints errors, handshake
-failures and the round trip's p50/p99/max. Then the same again while one more
-session sends issue 11's worst commands back to back (catastrophic regexes,
-jsonpath and sed amplifiers). Prints the server's RSS before, between and after.
+failures, the round trip's p50/p99/max and the server's processor time per reply.
+Then the same again while one more session sends issue 11's worst commands back to
+back (catastrophic regexes, jsonpath and sed amplifiers). Prints the server's RSS
+before, between and after.
 Goals (issue 11): 0 errors, 0 handshake failures, p99 under 100 ms, and the second
 run's p99 within 20% of the first. Prints, never asserts.
 
@@ -47,6 +48,7 @@ class Tally:
     errors: int = 0
     handshake_failures: int = 0
     worst_sent: int = 0
+    server_cpu: float = 0.0
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -123,7 +125,9 @@ async def run_once(
     tally, stop = Tally(), asyncio.Event()
     terminals = await connect_all(server, cookies, tally)
     bad = asyncio.create_task(attacker(server, hostile, stop, tally)) if hostile else None
+    cpu = server.cpu_seconds()
     await asyncio.gather(*(learner(socket_, seconds, tally) for socket_ in terminals))
+    tally.server_cpu = server.cpu_seconds() - cpu
     stop.set()
     if bad is not None:
         await bad
@@ -135,7 +139,8 @@ def report(label: str, tally: Tally, sessions: int) -> float:
     print(
         f"{label:28} {sessions:>8} {len(tally.times):>8} {tally.errors:>7} "
         f"{tally.handshake_failures:>10} {percentile(tally.times, 0.5):>8.1f} {p99:>8.1f} "
-        f"{max(tally.times, default=float('nan')):>8.1f}"
+        f"{max(tally.times, default=float('nan')):>8.1f} "
+        f"{tally.server_cpu * 1000 / max(1, len(tally.times)):>8.2f}"
         + (f"   (worst commands sent: {tally.worst_sent})" if tally.worst_sent else "")
     )
     return p99
@@ -153,7 +158,7 @@ def main() -> None:
         print(f"{args.sessions} sessions, a command a second each for {args.seconds:.0f} s")
         print(
             f"{'run':28} {'sessions':>8} {'replies':>8} {'errors':>7} {'handshake':>10} "
-            f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}"
+            f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'cpu ms':>8}"
         )
         calm = report(
             "learners only",
@@ -168,6 +173,10 @@ def main() -> None:
         )
         rss.append(server.rss_kib())
         print(f"p99 beside the worst commands / alone: {busy / calm:.2f} (goal: at most 1.20)")
+        print(
+            "cpu ms: the server's processor time per reply, so one process on a core of its own"
+            " takes about 1000 / cpu ms commands a second"
+        )
         print(
             "server RSS (MiB) before, between, after: "
             + ", ".join(f"{kib / 1024:.0f}" for kib in rss)

@@ -40,6 +40,11 @@ class Server:
                 return int(line.split()[1])
         raise RuntimeError("no VmRSS")
 
+    def cpu_seconds(self) -> float:
+        """Processor time the server process has used so far (user and system)."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def new_session(self, ticket: str = "mig-single") -> str:
         """A learner's first visit: the ticket page sets the session cookie."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
