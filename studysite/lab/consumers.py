@@ -151,7 +151,8 @@ def session_exists(session: Any) -> bool:
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
     """The lab and its replay frame as text, built in the pool rather than on the event loop."""
     opened = store.open_lab(session_key, ticket)
-    return opened, json.dumps(replay_frame(opened.lab))
+    with store.reading(opened) as lab:
+        return opened, json.dumps(replay_frame(lab))
 
 
 class LabConsumer(AsyncWebsocketConsumer):

@@ -22,6 +22,8 @@ import secrets
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,6 +242,14 @@ def _load(session_key: str, ticket: str) -> OpenLab:
 
 _locks: weakref.WeakValueDictionary[int, threading.Lock] = weakref.WeakValueDictionary()
 _locks_guard = threading.Lock()
+
+
+@contextmanager
+def reading(opened: OpenLab) -> Iterator[LabSession]:
+    """The lab held still while a page or a replay reads it: a lab kept in this process is
+    shared by the learner's tabs, and a command running on it from another tab finishes first."""
+    with _lock_for(opened.saved_id):
+        yield opened.lab
 
 
 def _lock_for(saved_id: int) -> threading.Lock:

@@ -50,21 +50,22 @@ def index(request: HttpRequest) -> HttpResponse:
 def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
     ticket = find_ticket(ticket_id)
     opened = store.open_lab(session_key(request), ticket_id)
-    transcript, omitted = transcript_tail(opened.lab)
-    context = {
-        "ticket": ticket,
-        "lab": opened.lab,
-        "transcript": transcript,
-        "omitted": omitted,
-        "checklist": checklist_context(opened.lab.checklist()),
-        "history": json.dumps(opened.lab.history[-200:]),
-        "exam_mode": opened.exam_mode,
-        "logged_in": logged_in(opened.lab),
-        "next_ticket": next_ticket(ticket_id),
-        **cluster.mode_context(),
-        "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
-    }
-    return render(request, "lab/ticket.html", context)
+    with store.reading(opened) as lab:
+        transcript, omitted = transcript_tail(lab)
+        context = {
+            "ticket": ticket,
+            "lab": lab,
+            "transcript": transcript,
+            "omitted": omitted,
+            "checklist": checklist_context(lab.checklist()),
+            "history": json.dumps(lab.history[-200:]),
+            "exam_mode": opened.exam_mode,
+            "logged_in": logged_in(lab),
+            "next_ticket": next_ticket(ticket_id),
+            **cluster.mode_context(),
+            "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
+        }
+        return render(request, "lab/ticket.html", context)
 
 
 @require_POST

@@ -9,6 +9,7 @@ bounded amount of output, so saving and opening a lab stays cheap after large ou
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
@@ -170,3 +171,22 @@ async def test_another_session_connects_while_one_cools_down() -> None:
     comm, replay = await connect(TICKET, await new_session_key())
     await comm.disconnect()
     assert replay["replay"] is True
+
+
+def test_a_page_reading_a_kept_lab_waits_for_a_command_running_on_it() -> None:
+    opened = store.open_lab("reader-" + "x" * 32, TICKET)
+    seen: list[list[str]] = []
+
+    def read_the_page() -> None:
+        with store.reading(opened) as lab:
+            seen.append([entry.line for entry in lab.transcript])
+
+    with store._lock_for(opened.saved_id):  # a command from another tab holds the lab
+        reader = threading.Thread(target=read_the_page)
+        reader.start()
+        reader.join(0.2)
+        waited = reader.is_alive()
+        opened.lab.run("kubectl cordon gpu-node1")
+    reader.join()
+    assert waited
+    assert seen == [["kubectl cordon gpu-node1"]]
