@@ -15,6 +15,7 @@ from studysite.lab.consumers import REPLAY_BYTES
 from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.limits import expensive
 from studysite.sessions import session_key
+from studysite.study.flash import flash, pop_flash
 
 
 def checklist_context(items: list[ChecklistItem]) -> dict[str, object]:
@@ -64,6 +65,7 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             "next_ticket": next_ticket(ticket_id),
             **cluster.mode_context(),
             "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
+            "refused": pop_flash(request),
         }
         return render(request, "lab/ticket.html", context)
 
@@ -79,8 +81,13 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
             "The command is not valid UTF-8 text.", status=400, content_type="text/plain"
         )
     opened = store.open_lab(key, ticket_id)
+    version = opened.version
     result = store.apply(opened, line)
     if not is_partial(request):
+        if line.strip() and opened.version == version:
+            # Not kept (too long, or the session's processor share is spent): the transcript
+            # the redirect shows would not have it, so say why on the page.
+            flash(request, result.output, kind="error")
         return vary_on_htmx(redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript"))
     context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}
     context |= {"logged_in": logged_in(opened.lab), "next_ticket": next_ticket(ticket_id)}

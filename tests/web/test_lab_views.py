@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
 from simulators.lab import LabSession, list_tickets
+from studysite.lab import store
 from studysite.lab.models import LoggedCommand, SavedLab
 from studysite.lab.store import SNAPSHOT_EVERY, restore
 
@@ -118,12 +121,16 @@ def test_progress_shows_on_the_ticket_list(client: Client) -> None:
 
 
 def test_a_long_session_is_kept_as_snapshot_plus_log_and_comes_back_exactly(
-    client: Client,
+    client: Client, settings: Any
 ) -> None:
+    # A hundred commands in a few seconds, under coverage on a busy machine, would meet the
+    # per-client and per-session CPU budgets (tested on their own); here every command counts.
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE = 10_000
+    settings.LAB_SESSION_CPU_MS_PER_SECOND = 1_000_000
     lines = ["kubectl get nodes", "kubectl cordon gpu-node2", "hint", "kubectl uncordon gpu-node2"]
     typed = [lines[i % len(lines)] for i in range(SNAPSHOT_EVERY * 2 + 3)]
     for line in typed:
-        client.post("/lab/mig-single/command", {"line": line})
+        assert client.post("/lab/mig-single/command", {"line": line}).status_code == 302
     saved = SavedLab.objects.get(ticket="mig-single")
     logged = LoggedCommand.objects.filter(lab=saved).count()
     snapshot = LabSession.from_json(saved.state)
@@ -164,3 +171,16 @@ def test_a_nul_character_in_a_command_is_dropped_as_a_terminal_would(client: Cli
     restored, _ = restore(saved)
     assert restored.transcript[-1].line == "kubectl get nodes"
     assert "gpu-node1" in restored.transcript[-1].output
+
+
+def test_a_form_command_the_lab_does_not_keep_says_why_on_the_page(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.get("/lab/mig-single/")
+    monkeypatch.setattr(store.cpu_share, "allows", lambda key, now: False)
+    response = client.post("/lab/mig-single/command", {"line": "kubectl get nodes"}, follow=True)
+    body = response.content.decode()
+    assert 'role="alert" id="command-refused"' in body
+    assert "your recent commands used a lot of processor time" in body
+    # Said once: the next page is as before.
+    assert "command-refused" not in client.get("/lab/mig-single/").content.decode()
