@@ -195,8 +195,7 @@ class Model:
             # A pool without nodes is still a pool the workload waits in (the engine says so).
             pools = runai.node_pools_of(workload, projects.get(project))
             for pool in pools:
-                if pool not in self.cluster.pools:
-                    self.cluster.add_node_pool(pool)
+                self.cluster.ensure_node_pool(pool)
             try:
                 engine_wl = self.cluster.submit(
                     name_of(workload),

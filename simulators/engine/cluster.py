@@ -105,11 +105,15 @@ class Cluster:
         self.pools[name] = pool
         return pool
 
+    def ensure_node_pool(self, name: str) -> NodePool:
+        """The pool of this name, added (bin-pack) if the cluster has none yet: quotas and
+        workloads may name a pool before any node joins it, and it is a pool to wait in."""
+        return self.pools.get(name) or self.add_node_pool(name)
+
     def add_node(self, node: Node) -> Node:
         if node.name in self.nodes:
             raise EngineError(f"node.name: {node.name!r} already exists")
-        if node.pool not in self.pools:
-            self.add_node_pool(node.pool)
+        self.ensure_node_pool(node.pool)
         mig_module.mig_layout(node.mig_layout)
         self.nodes[node.name] = node
         return node

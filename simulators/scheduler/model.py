@@ -270,8 +270,7 @@ class PodModel:
                     for pool, (deserved, weight, limit) in runai.queue_pool_quotas(queue).items()
                 }
                 for pool in quotas:
-                    if pool not in self.cluster.pools:
-                        self.cluster.add_node_pool(pool)
+                    self.cluster.ensure_node_pool(pool)
                 if name in parents:
                     self.cluster.add_department(name, quotas, priority=priority, parent=parent)
                 else:
@@ -361,8 +360,7 @@ class PodModel:
             return [_pool(first, self.cluster.pools)]
         pools = runai.node_pools_of(workload, self.projects.get(runai.project_of(workload)))
         for pool in pools:
-            if pool not in self.cluster.pools:
-                self.cluster.add_node_pool(pool)  # a pool without nodes: the gang waits there
+            self.cluster.ensure_node_pool(pool)
         return list(dict.fromkeys(pools))
 
     def _load(self, pod: EnginePod, api_pod: Obj) -> bool:
