@@ -4,6 +4,7 @@ Both pass through the site-wide limits first (studysite.limits): request bodies
 are refused before they are buffered, and websockets need an exact origin. In front
 of everything, the guide's section pages (the same bytes for every learner) are
 replayed from Django's first answer without entering Django (studysite.guide.shared).
+The garbage collector is then set for a long-running server (studysite.memory).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from studysite.limits import (
     ExactOriginValidator,
     limit_daphne_bodies,
 )
+from studysite.memory import settle_collector_for_serving
 from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
@@ -48,3 +50,6 @@ application = SharedPages(
     ),
     paths=lambda: (section.url for section in load_guide().sections),
 )
+
+# Last: everything loaded so far lives as long as the process.
+settle_collector_for_serving()

@@ -23,6 +23,7 @@ from typing import Any
 
 from simulators.cluster import admission
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
+from simulators.cluster.changes import LOGS, Changes
 from simulators.cluster.clock import StepClock, format_time, parse_time
 from simulators.cluster.patches import apply_patch, copy_obj, deep_copy
 from simulators.cluster.registry import REGISTRY, Registry
@@ -79,6 +80,7 @@ class MockCluster:
         self._previous_logs: dict[str, builtins.list[str]] = {}
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
         self._exec_handlers: builtins.list[ExecHandler] = []
+        self.changes = Changes()
         if bootstrap:
             for ns in SYSTEM_NAMESPACES:
                 self.create("namespaces", {"metadata": {"name": ns}})
@@ -94,6 +96,7 @@ class MockCluster:
         return self.registry.by_key(resource)
 
     def now(self) -> datetime:
+        self.changes.read_clock()
         return self.clock.now()
 
     @property
@@ -102,6 +105,7 @@ class MockCluster:
 
     # ----------------------------------------------------------------- reads
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
+        self.changes.read(info.key)
         return self._objects.setdefault(info.key, {})
 
     def _ns(self, info: ResourceInfo, namespace: str | None) -> str:
@@ -181,7 +185,9 @@ class MockCluster:
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
 
     def _record(self, info: ResourceInfo, event_type: str, obj: Obj) -> None:
-        self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
+        self.changes.changed(info.key)
+        if self._watch_log.maxlen:
+            self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
 
     def _check_namespace(self, info: ResourceInfo, namespace: str) -> None:
         if info.namespaced and ("", namespace) not in self._objects.get("namespaces", {}):
@@ -407,6 +413,7 @@ class MockCluster:
         self._record(info, "DELETED", obj)
         if info.kind == "Pod":
             prefix = f"{ns}/{name}/"
+            self.changes.changed(LOGS)
             for logs in (self._logs, self._previous_logs):
                 for key in [k for k in logs if k.startswith(prefix)]:
                     del logs[key]
@@ -527,6 +534,11 @@ class MockCluster:
         """Forget the watch history, as etcd's compaction does: older versions get 410 Gone."""
         self._watch_log.clear()
 
+    def keep_watch_history(self, entries: int) -> None:
+        """Keep the last ``entries`` changes for watches to resume from (0: a store nobody
+        watches, such as the browser lab's, keeps none and saves the copies)."""
+        self._watch_log = deque(self._watch_log, maxlen=entries)
+
     def bind(self, name: str, namespace: str, node: str) -> None:
         info = self.info("pods")
         new = bound_pod(self._stored(info, name, namespace), node, self.clock.timestamp())
@@ -548,11 +560,13 @@ class MockCluster:
         self, namespace: str, pod: str, container: str, lines: builtins.list[str]
     ) -> None:
         """The kubelet's side of ``pods/log``: lines a container wrote."""
+        self.changes.changed(LOGS)
         self._logs.setdefault(log_key(namespace, pod, container), []).extend(lines)
 
     def restart_log(self, namespace: str, pod: str, container: str) -> None:
         """A container restarted: its log becomes ``--previous`` and a new one starts."""
         key = log_key(namespace, pod, container)
+        self.changes.changed(LOGS)
         self._previous_logs[key] = self._logs.pop(key, [])
 
     def logs(
@@ -564,6 +578,7 @@ class MockCluster:
         tail: int | None = None,
         previous: bool = False,
     ) -> str:
+        self.changes.read(LOGS)
         return read_log(
             self._stored(self.info("pods"), name, namespace),
             container=container,

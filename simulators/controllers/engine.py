@@ -10,7 +10,12 @@ Nothing about scheduling is decided here; this module only translates.
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.changes import Changes, QuietRun
 from simulators.cluster.clock import parse_time
 from simulators.controllers import devices, gpu_state, hardware, runai
 from simulators.controllers.util import (
@@ -276,21 +281,60 @@ def scheduler_running(api: ClusterAPI) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class QuietCycle(QuietRun):
+    """A cycle that bound and evicted nothing: its decision holds until something it read
+    changes, so the next cycles only record its events again (as a real scheduler's unchanged
+    cycle would, each bumping the event's count)."""
+
+    events: tuple[tuple[Obj, str, str, str], ...]
+    result: CycleResult | None
+
+
+_quiet: weakref.WeakKeyDictionary[Any, QuietCycle] = weakref.WeakKeyDictionary()
+
+
 def run(api: ClusterAPI) -> CycleResult | None:
+    changes: Changes | None = getattr(api, "changes", None)
+    if changes is None:  # a store that keeps no change counts: decide every time
+        decided = _decide(api)
+        if decided is not None:
+            _bind_and_evict(api, *decided)
+            _record_events(api, *decided)
+        return decided[1] if decided else None
+    last = _quiet.pop(api, None)
+    if last is not None and last.still_holds(changes):
+        for involved, type_, reason, message in last.events:
+            emit(api, involved, type_, reason, message, SOURCE)
+        _quiet[api] = last
+        return last.result
+    with changes.tracking() as reads:
+        decided = _decide(api)
+    at = changes.count
+    if decided is None:
+        _quiet[api] = QuietCycle(frozenset(reads.resources), at, (), None)
+        return None
+    _bind_and_evict(api, *decided)
+    events = _record_events(api, *decided)
+    if changes.count - len(events) == at:
+        _quiet[api] = QuietCycle(frozenset(reads.resources), at, events, decided[1])
+    return decided[1]
+
+
+def _decide(api: ClusterAPI) -> tuple[Model, CycleResult] | None:
+    """The cycle's decision, from what the API holds; writes nothing."""
     if not scheduler_running(api):
         return None
     model = Model(api)
     if not model.workloads:
         return None
     try:
-        result = model.cluster.run_cycle()
+        return model, model.cluster.run_cycle()
     except EngineError:
         return None
-    _apply(api, model, result)
-    return result
 
 
-def _apply(api: ClusterAPI, model: Model, result: CycleResult) -> None:
+def _bind_and_evict(api: ClusterAPI, model: Model, result: CycleResult) -> None:
     now = timestamp(api)
     evicted: set[tuple[str, str]] = set()
     for action in result.actions:
@@ -329,17 +373,21 @@ def _apply(api: ClusterAPI, model: Model, result: CycleResult) -> None:
             if api_pod is None or spec(api_pod).get("nodeName") or is_deleting(api_pod):
                 continue
             _bind(api, model, api_pod, pod.node, pod.devices, pod.extended_resource)
+
+
+def _record_events(
+    api: ClusterAPI, model: Model, result: CycleResult
+) -> tuple[tuple[Obj, str, str, str], ...]:
+    """Record the cycle's events; returns those recorded, each with the object it is about."""
+    recorded = []
     for event in result.events:
-        _record(
-            api,
-            model,
-            event.object_kind,
-            event.object_name,
-            event.project,
-            event.type,
-            event.reason,
-            event.message,
-        )
+        involved = _involved(api, model, event.object_kind, event.object_name, event.project)
+        if involved is None:
+            continue
+        type_ = "Warning" if event.type == "Warning" else "Normal"
+        emit(api, involved, type_, event.reason, event.message, SOURCE)
+        recorded.append((involved, type_, event.reason, event.message))
+    return tuple(recorded)
 
 
 def _engine_workloads(model: Model) -> dict[tuple[str, str], EngineWorkload]:
@@ -374,26 +422,13 @@ def _bind(
         return
 
 
-def _record(
-    api: ClusterAPI,
-    model: Model,
-    kind: str,
-    name: str,
-    project: str,
-    type_: str,
-    reason: str,
-    message: str,
-) -> None:
-    involved: Obj | None
-    if kind == "Pod":
-        involved = model.api_pods.get((project, name))
-        if involved is not None:
-            try:
-                involved = api.get("pods", name_of(involved), namespace_of(involved))
-            except ApiError:
-                involved = None
-    else:
-        involved = model.workloads.get((project, name))
+def _involved(api: ClusterAPI, model: Model, kind: str, name: str, project: str) -> Obj | None:
+    if kind != "Pod":
+        return model.workloads.get((project, name))
+    involved = model.api_pods.get((project, name))
     if involved is None:
-        return
-    emit(api, involved, "Warning" if type_ == "Warning" else "Normal", reason, message, SOURCE)
+        return None
+    try:
+        return api.get("pods", name_of(involved), namespace_of(involved))
+    except ApiError:
+        return None

@@ -57,9 +57,10 @@ class KubeletAPI(ClusterAPI, Protocol):
 
 
 def run(api: KubeletAPI) -> None:
-    """Both passes (for callers that run the kubelet once per step)."""
+    """Every pass (for callers that run the kubelet once per step)."""
     sync(api)
     admit(api)
+    heartbeat(api)
 
 
 def sync(api: KubeletAPI) -> None:
@@ -75,7 +76,6 @@ def admit(api: KubeletAPI) -> None:
     """
     _each_pod(api, admit_only=True)
     register_devices(api)
-    heartbeat(api)
 
 
 # The kubelet renews its Lease every 10s and re-posts unchanged node status every 5 minutes.

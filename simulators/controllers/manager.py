@@ -5,14 +5,24 @@ lag): the kubelet first (pods deleted by the last command go, pods bound last st
 lifecycle (cordon taints), then the operators that change what should exist (Run:ai queues, the
 GPU Operator, MIG Manager, Run:ai workloads), the workload controllers that create pods, the two
 schedulers that bind them, the kubelet again for the newly bound pods (ContainerCreating) and
-the node's devices, and GPU Feature Discovery, which labels what the kubelet now runs.
+the node's devices, the kubelet's lease and heartbeat, and GPU Feature Discovery, which labels
+what the kubelet now runs.
+
+Like a real controller, which reconciles when its informers see a change, a controller is not
+run again while nothing it read has changed since a run that changed nothing and never asked
+the time (`simulators.cluster.changes`). Skipping such a run is exact: the controllers are
+functions of what they read, so the skipped run would have changed nothing either. The
+scheduler engine keeps its own, finer record (`controllers.engine`), since its quiet cycles
+still record their events.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+from simulators.cluster.changes import QuietRun
 from simulators.controllers import (
     engine,
     events,
@@ -42,9 +52,16 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("default-scheduler", scheduler.run),
     ("runai-scheduler", engine.run),
     ("kubelet-admit", kubelet.admit),
+    ("node-lease", kubelet.heartbeat),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
     ("event-ttl", events.run),
 )
+
+
+# Controllers whose quiet runs still write (and so keep their own record of what they read).
+SELF_PACED = frozenset({"runai-scheduler"})
+
+_quiet: weakref.WeakKeyDictionary[Any, dict[str, QuietRun]] = weakref.WeakKeyDictionary()
 
 
 def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
@@ -53,8 +70,26 @@ def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
     `clock` is accepted for symmetry with the store's step clock; time is read from `api.now()`.
     """
     del clock
-    for _name, controller in CONTROLLERS:
-        controller(api)
+    changes = getattr(api, "changes", None)
+    if changes is None:  # a store that keeps no change counts: run everything
+        for _name, controller in CONTROLLERS:
+            controller(api)
+        return
+    quiet = _quiet.setdefault(api, {})
+    for name, controller in CONTROLLERS:
+        last = quiet.get(name)
+        if last is not None and last.still_holds(changes):
+            continue
+        if name in SELF_PACED:
+            controller(api)
+            continue
+        before = changes.count
+        with changes.tracking() as reads:
+            controller(api)
+        if changes.count == before and not reads.clock:
+            quiet[name] = QuietRun(frozenset(reads.resources), before)
+        else:
+            quiet.pop(name, None)
 
 
 def step(api: Any, steps: int = 1) -> None:

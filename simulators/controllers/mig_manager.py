@@ -15,8 +15,10 @@ Every line it logs is one the real program prints: the Go binary's logrus lines,
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from typing import Any, Protocol
 
 import yaml
@@ -256,7 +258,11 @@ class _Log:
         self.api = api
         self.pod = pod
         self.lines: list[str] = []
-        self.now = api.now()
+
+    @functools.cached_property
+    def now(self) -> datetime:
+        # Read only when a line is written: an idle pass must not depend on the time.
+        return self.api.now()
 
     def echo(self, *lines: str) -> None:
         self.lines.extend(lines)

@@ -5,6 +5,8 @@ status; what they share is in ``workload_pods``.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
@@ -203,7 +205,8 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
     total = sum(int(status(r).get("replicas", 0)) for r in owned)
     ready = sum(int(status(r).get("readyReplicas", 0)) for r in owned)
     available = sum(int(status(r).get("availableReplicas", 0)) for r in owned)
-    now = timestamp(api)
+    # A condition takes the time only when it changes: a settled Deployment never reads it.
+    now = functools.partial(timestamp, api)
     conditions = [
         _deploy_condition(
             deploy,
@@ -242,7 +245,7 @@ def _sync_deployment(api: ClusterAPI, deploy: Obj, owned: list[Obj]) -> None:
 
 
 def _deploy_condition(
-    deploy: Obj, kind: str, value: bool, reason: str, message: str, now: str
+    deploy: Obj, kind: str, value: bool, reason: str, message: str, now: Callable[[], str]
 ) -> dict[str, Any]:
     prior = next((c for c in status(deploy).get("conditions") or [] if c.get("type") == kind), None)
     flag = "True" if value else "False"
@@ -251,8 +254,12 @@ def _deploy_condition(
     return {
         "type": kind,
         "status": flag,
-        "lastUpdateTime": prior.get("lastUpdateTime", now) if unchanged and prior else now,
-        "lastTransitionTime": prior.get("lastTransitionTime", now) if same and prior else now,
+        "lastUpdateTime": prior["lastUpdateTime"]
+        if unchanged and prior and "lastUpdateTime" in prior
+        else now(),
+        "lastTransitionTime": prior["lastTransitionTime"]
+        if same and prior and "lastTransitionTime" in prior
+        else now(),
         "reason": reason,
         "message": message,
     }
@@ -280,7 +287,6 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
     succeeded = sum(1 for p in pods if status(p).get("phase") == "Succeeded")
     failed = sum(1 for p in pods if status(p).get("phase") == "Failed")
     live = [p for p in pods if active(p)]
-    now = timestamp(api)
     wanted: dict[str, Any] = {
         "active": len(live) or None,
         "ready": sum(1 for p in live if pod_ready(p)),
@@ -288,11 +294,12 @@ def _sync_job(api: ClusterAPI, job: Obj, pods: list[Obj]) -> None:
         "failed": failed or None,
         "terminating": sum(1 for p in pods if is_deleting(p)),
         "uncountedTerminatedPods": {},
-        "startTime": jstatus.get("startTime") or now,
+        "startTime": jstatus.get("startTime") or timestamp(api),
     }
     if complete:
         return
     if succeeded >= completions:
+        now = timestamp(api)
         wanted["completionTime"] = now
         wanted["conditions"] = [
             {

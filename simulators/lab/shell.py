@@ -19,6 +19,7 @@ PROMPT = "admin@kadmin:~$ "
 MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
 
 OPERATORS = ("&&", "||", ";", "|", ">>", ">", "<", "&")
+_OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
 
 
 class ShellSyntaxError(Exception):
@@ -104,7 +105,9 @@ def tokenize(line: str, lenient: bool = False) -> list[Token]:
                 in_word, quoted = True, True
             i += 2
             continue
-        op = next((o for o in OPERATORS if line.startswith(o, i)), None)
+        op = None
+        if ch in _OPERATOR_STARTS:
+            op = next((o for o in OPERATORS if line.startswith(o, i)), None)
         if op is not None:
             flush()
             tokens.append(Op(op))

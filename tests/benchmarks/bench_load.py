@@ -9,7 +9,10 @@ before, between and after.
 Goals (issue 11): 0 errors, 0 handshake failures, p99 under 100 ms, and the second
 run's p99 within 20% of the first. Prints, never asserts.
 
-    .venv/bin/python -m tests.benchmarks.bench_load [--sessions 300] [--seconds 60]
+The server is daphne (one process, as `manage.py runserver` serves), or with `--workers N`
+granian with N worker processes as `scripts/serve-production` runs it; both over SQLite.
+
+    .venv/bin/python -m tests.benchmarks.bench_load [--sessions 300] [--seconds 60] [--workers 2]
 """
 
 from __future__ import annotations
@@ -150,12 +153,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--workers", type=int, default=0, help="granian workers (0: daphne)")
     args = parser.parse_args()
-    with running_server() as server:
+    with running_server(workers=args.workers) as server:
         cookies = [server.new_session() for _ in range(args.sessions)]
         hostile = server.new_session()
         rss = [server.rss_kib()]
-        print(f"{args.sessions} sessions, a command a second each for {args.seconds:.0f} s")
+        where = f"granian, {args.workers} workers" if args.workers else "daphne, one process"
+        print(
+            f"{args.sessions} sessions, a command a second each for {args.seconds:.0f} s ({where})"
+        )
         print(
             f"{'run':28} {'sessions':>8} {'replies':>8} {'errors':>7} {'handshake':>10} "
             f"{'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'cpu ms':>8}"

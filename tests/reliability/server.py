@@ -2,6 +2,8 @@
 
 Like tests.live_server, but it hands back the process so that a test can read its
 memory or kill it, and the database file so that a test can read what was saved.
+Daphne (one process, as `manage.py runserver` serves), or granian with worker processes as
+`scripts/serve-production` runs it: memory and processor time then count every worker.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class Server:
     process: subprocess.Popen[bytes]
     database: Path
     env: dict[str, str]
+    workers: int = 0  # 0: daphne; otherwise granian with this many worker processes
 
     @property
     def origin(self) -> str:
@@ -34,16 +37,33 @@ class Server:
     def url(self, path: str) -> str:
         return f"ws://127.0.0.1:{self.port}{path}"
 
+    def pids(self) -> list[int]:
+        """The server's process and its workers."""
+        found = [self.process.pid]
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == self.process.pid:
+                found.append(int(stat.parent.name))
+        return found
+
     def rss_kib(self) -> int:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        raise RuntimeError("no VmRSS")
+        total = 0
+        for pid in self.pids():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        return total
 
     def cpu_seconds(self) -> float:
-        """Processor time the server process has used so far (user and system)."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """Processor time the server's processes have used so far (user and system)."""
+        ticks = 0
+        for pid in self.pids():
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
 
     def new_session(self, ticket: str = "mig-single") -> str:
         """A learner's first visit: the ticket page sets the session cookie."""
@@ -85,6 +105,12 @@ class Server:
     def start(self) -> None:
         """(Re)start the server on the same port and database."""
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
+        if self.workers:
+            command = [
+                *(sys.executable, "-m", "granian", "--interface", "asginl"),
+                *("--host", "127.0.0.1", "--port", str(self.port)),
+                *("--workers", str(self.workers), "--log-level", "warning"),
+            ]
         self.process = subprocess.Popen(
             [*command, "studysite.asgi:application"],
             cwd=REPO_ROOT,
@@ -96,7 +122,7 @@ class Server:
 
 
 @contextlib.contextmanager
-def running_server(**settings: str) -> Iterator[Server]:
+def running_server(workers: int = 0, **settings: str) -> Iterator[Server]:
     with tempfile.TemporaryDirectory() as folder:
         database = Path(folder) / "db.sqlite3"
         env = {**os.environ, "DEBUG": "0", "DATABASE_PATH": str(database), **settings}
@@ -109,7 +135,7 @@ def running_server(**settings: str) -> Iterator[Server]:
             env=env,
             check=True,
         )
-        server = Server(free_port(), None, database, env)  # type: ignore[arg-type]
+        server = Server(free_port(), None, database, env, workers)  # type: ignore[arg-type]
         server.start()
         try:
             yield server

@@ -81,6 +81,30 @@ def list_error(info: ResourceInfo, exc: ApiError, label: str = "", field: str = 
     return error_text(ApiError(exc.code, exc.reason, message, exc.details))
 
 
+def read_list(
+    cluster: ClusterAPI,
+    resource: str,
+    namespace: str | None = None,
+    *,
+    label_selector: str = "",
+    field_selector: str = "",
+) -> list[Obj]:
+    """The items of a list call, for printing only: on the mock store, the stored objects
+    themselves, as its HTTP server prints them (a table of every pod need not copy every pod).
+    """
+    select = getattr(cluster, "select", None)
+    if select is not None:
+        selected: list[Obj] = select(
+            resource, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+        return selected
+    listed = cluster.list(
+        resource, namespace, label_selector=label_selector, field_selector=field_selector
+    )
+    items = listed.get("items", [])
+    return list(items) if isinstance(items, list) else []
+
+
 def namespace(parsed: Parsed) -> str:
     return parsed.value("namespace") or DEFAULT_NS
 

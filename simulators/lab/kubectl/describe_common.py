@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.lab.kubectl.common import meta, rfc1123z, since
+from simulators.lab.kubectl.common import meta, read_list, rfc1123z, since
 from simulators.lab.kubectl.tabwriter import format_text
 
 # Annotations kubectl describe never shows.
@@ -130,13 +130,13 @@ def write_events(cluster: ClusterAPI, w: Writer, obj: Obj) -> None:
     m = meta(obj)
     ns = m.get("namespace") or None
     try:
-        listed = cluster.list("events", str(ns) if ns else None)
+        listed = read_list(cluster, "events", str(ns) if ns else None)
     except ApiError:
         return
     uid = m.get("uid")
     items = [
         e
-        for e in listed.get("items", [])
+        for e in listed
         if dig(e, "involvedObject", "name") == m.get("name")
         and dig(e, "involvedObject", "kind") == obj.get("kind")
         and (
@@ -364,7 +364,7 @@ def pod_counts(cluster: ClusterAPI, obj: Obj) -> tuple[int, int, int, int]:
     uid = meta(obj).get("uid")
     ns = str(meta(obj).get("namespace", ""))
     counts = {"Running": 0, "Pending": 0, "Succeeded": 0, "Failed": 0}
-    for pod in cluster.list("pods", ns).get("items", []):
+    for pod in read_list(cluster, "pods", ns):
         refs = meta(pod).get("ownerReferences") or []
         if any(r.get("uid") == uid for r in refs):  # type: ignore[attr-defined]
             phase = dig(pod, "status", "phase") or "Pending"

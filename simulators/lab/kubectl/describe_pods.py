@@ -11,7 +11,7 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.quantity import QuantityError, parse_quantity
-from simulators.lab.kubectl.common import meta, rfc1123z, since
+from simulators.lab.kubectl.common import meta, read_list, rfc1123z, since
 from simulators.lab.kubectl.describe_common import (
     Writer,
     controller_of,
@@ -251,7 +251,7 @@ def _lease(cluster: ClusterAPI, w: Writer, name: str) -> None:
 def node_pods(cluster: ClusterAPI, name: str) -> list[Obj]:
     # The field selector kubectl's node describer sends.
     selector = f"spec.nodeName={name},status.phase!=Failed,status.phase!=Succeeded"
-    pods = cluster.list("pods", field_selector=selector).get("items", [])
+    pods = read_list(cluster, "pods", field_selector=selector)
     return [
         p
         for p in pods

@@ -15,6 +15,7 @@ from simulators.lab.kubectl.common import (
     list_error,
     meta,
     namespace,
+    read_list,
     targets,
 )
 from simulators.lab.kubectl.printing import (
@@ -76,12 +77,10 @@ def fetch(
                     errors.append(error_text(exc))
         return objs
     try:
-        listed = cluster.list(resource, scope, label_selector=selector, field_selector=fields)
+        return read_list(cluster, resource, scope, label_selector=selector, field_selector=fields)
     except ApiError as exc:
         errors.append(list_error(target.info, exc, selector, fields))
         return []
-    items = listed.get("items", [])
-    return list(items) if isinstance(items, list) else []
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:

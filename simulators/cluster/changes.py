@@ -1,0 +1,79 @@
+"""What a reader read, so that a controller whose inputs did not change need not run again.
+
+A real controller reconciles when a watch says an object it cares about changed, or when a
+timer it set fires. The mock store gets the same effect without anything declared: it counts
+its changes per resource, and while tracking it notes which resources were read and whether the
+clock was. A run that read the clock may have been waiting on time; a run that wrote nothing
+and read no clock would write nothing again until one of the resources it read changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+# Container logs are not objects (no resourceVersion), but controllers read and write them.
+LOGS = "pods/log"
+
+
+@dataclass
+class Reads:
+    """The resources (their registry keys, or ``LOGS``) read while tracking, and the clock."""
+
+    resources: set[str] = field(default_factory=set)
+    clock: bool = False
+
+
+class Changes:
+    """The store's change counter, per resource, and the reads being tracked.
+
+    Kept in memory only: a restored store starts with no history to trust, so a caller that
+    compares against an older count must treat a new store as changed.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._at: dict[str, int] = {}
+        self.reads: Reads | None = None
+
+    def changed(self, resource: str) -> None:
+        self.count += 1
+        self._at[resource] = self.count
+
+    def changed_since(self, resources: Iterable[str], count: int) -> bool:
+        at = self._at
+        return any(at.get(resource, 0) > count for resource in resources)
+
+    def read(self, resource: str) -> None:
+        if self.reads is not None:
+            self.reads.resources.add(resource)
+
+    def read_clock(self) -> None:
+        if self.reads is not None:
+            self.reads.clock = True
+
+    @contextmanager
+    def tracking(self) -> Iterator[Reads]:
+        """Note what is read until the block ends (an enclosing tracker sees it too)."""
+        outer, reads = self.reads, Reads()
+        self.reads = reads
+        try:
+            yield reads
+        finally:
+            self.reads = outer
+            if outer is not None:
+                outer.resources |= reads.resources
+                outer.clock = outer.clock or reads.clock
+
+
+@dataclass(frozen=True)
+class QuietRun:
+    """A controller's run that changed nothing (or, for the scheduler, only recorded events)
+    and never asked the time: what it read, and the store's change count when it began."""
+
+    resources: frozenset[str]
+    at: int
+
+    def still_holds(self, changes: Changes) -> bool:
+        return not changes.changed_since(self.resources, self.at)

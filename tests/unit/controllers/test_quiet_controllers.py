@@ -1,0 +1,119 @@
+"""A controller whose inputs did not change is not run again, and nobody can tell.
+
+The lab runs every controller once per command. Skipping those that have nothing to do makes a
+command about twice as cheap; these tests hold the skipping to its promise: the same cluster,
+the same outputs, the same events (counts included), command after command, as when every
+controller runs every step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from simulators.cluster.store import MockCluster
+from simulators.controllers import manager
+from simulators.lab import LabSession
+from simulators.lab import world as world_module
+from tests.unit.lab.test_lab_tickets import TICKETS
+
+# Between the answer key's lines: what a learner looks at, and time passing.
+LOOKS = ["kubectl get events -A", "kubectl get pods -A -o wide", "kubectl get nodes"]
+
+
+class WithoutChangeCounts:
+    """The store as a cluster that keeps no change counts: every controller runs every step."""
+
+    def __init__(self, api: MockCluster) -> None:
+        self._api = api
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "changes":
+            raise AttributeError(name)
+        return getattr(self._api, name)
+
+
+@pytest.fixture
+def every_step() -> Iterator[dict[str, bool]]:
+    """Switch: while on, the lab's world runs all its controllers on every step."""
+    switch = {"on": False}
+    real = world_module.run_controllers
+
+    def run(api: Any, clock: object | None = None) -> None:
+        real(WithoutChangeCounts(api) if switch["on"] else api, clock)
+
+    world_module.run_controllers = run  # type: ignore[assignment]
+    try:
+        yield switch
+    finally:
+        world_module.run_controllers = real
+
+
+@pytest.mark.parametrize("ticket", TICKETS)
+def test_skipping_quiet_controllers_changes_nothing_a_learner_sees(
+    ticket: str, every_step: dict[str, bool]
+) -> None:
+    quick = LabSession.new(ticket, seed=7)
+    every_step["on"] = True
+    full = LabSession.new(ticket, seed=7)
+    every_step["on"] = False
+    assert quick.world.to_json() == full.world.to_json()
+    lines = [line for key_line in quick.answer_key() for line in (key_line, *LOOKS)]
+    lines += ["kubectl get nodes"] * 35  # past the node status' 5-minute report
+    for line in lines:
+        every_step["on"] = False
+        seen = quick.run(line)
+        every_step["on"] = True
+        expected = full.run(line)
+        assert seen.output == expected.output, line
+        assert quick.world.to_json() == full.world.to_json(), line
+    assert quick.is_complete()
+
+
+def _counting(name: str, calls: dict[str, int], body: Any) -> tuple[str, Any]:
+    def controller(api: MockCluster) -> None:
+        calls[name] = calls.get(name, 0) + 1
+        body(api)
+
+    return name, controller
+
+
+def test_a_controller_that_changed_nothing_runs_again_only_when_what_it_read_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    api = MockCluster()
+    api.create("nodes", {"metadata": {"name": "gpu-node1"}})
+    calls: dict[str, int] = {}
+    controllers = (
+        _counting("reads-nodes", calls, lambda a: list(a.iter_objects("nodes"))),
+        _counting("reads-the-clock", calls, lambda a: a.now()),
+    )
+    monkeypatch.setattr(manager, "CONTROLLERS", controllers)
+    for _ in range(3):
+        manager.step(api)
+    assert calls == {"reads-nodes": 1, "reads-the-clock": 3}
+    api.create("configmaps", {"metadata": {"name": "unrelated"}}, "default")
+    manager.step(api)
+    assert calls["reads-nodes"] == 1
+    api.patch("nodes", "gpu-node1", {"metadata": {"labels": {"a": "b"}}})
+    manager.step(api)
+    manager.step(api)
+    assert calls["reads-nodes"] == 2
+
+
+def test_a_controller_that_wrote_runs_again_next_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    api = MockCluster()
+    calls: dict[str, int] = {}
+
+    def make_once(a: MockCluster) -> None:
+        names = {c["metadata"]["name"] for c in a.iter_objects("configmaps", "default")}
+        if "made" not in names:
+            a.create("configmaps", {"metadata": {"name": "made"}}, "default")
+
+    monkeypatch.setattr(manager, "CONTROLLERS", (_counting("maker", calls, make_once),))
+    for _ in range(4):
+        manager.step(api)
+    # It wrote on the first step, found nothing to do on the second, then rested.
+    assert calls == {"maker": 2}
