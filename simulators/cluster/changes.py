@@ -12,9 +12,38 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 # Container logs are not objects (no resourceVersion), but controllers read and write them.
 LOGS = "pods/log"
+
+
+def renews_heartbeat_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Whether a node's update only moves its conditions' ``lastHeartbeatTime``.
+
+    The kubelet posts that every five minutes of cluster time, and only the kubelet reads it
+    (alongside the clock), so such an update is no change to any other controller: kube-scheduler
+    drops these node updates the same way (``nodeSchedulingPropertiesChange``).
+    """
+    if old.keys() != new.keys():
+        return False
+    for key in old:
+        if key == "status":
+            if _without_heartbeats(old[key]) != _without_heartbeats(new[key]):
+                return False
+        elif old[key] != new[key]:
+            return False
+    return True
+
+
+def _without_heartbeats(status: Any) -> Any:
+    if not isinstance(status, dict) or not isinstance(status.get("conditions"), list):
+        return status
+    conditions = [
+        {k: v for k, v in c.items() if k != "lastHeartbeatTime"} if isinstance(c, dict) else c
+        for c in status["conditions"]
+    ]
+    return {**status, "conditions": conditions}
 
 
 @dataclass

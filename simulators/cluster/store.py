@@ -23,7 +23,7 @@ from typing import Any
 
 from simulators.cluster import admission
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
-from simulators.cluster.changes import LOGS, Changes
+from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock, format_time, parse_time
 from simulators.cluster.patches import apply_patch, copy_obj, deep_copy
 from simulators.cluster.registry import REGISTRY, Registry
@@ -184,8 +184,9 @@ class MockCluster:
         digest = hashlib.sha256(f"{self.seed}/{self._name_counter}".encode()).digest()
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
 
-    def _record(self, info: ResourceInfo, event_type: str, obj: Obj) -> None:
-        self.changes.changed(info.key)
+    def _record(self, info: ResourceInfo, event_type: str, obj: Obj, counted: bool = True) -> None:
+        if counted:
+            self.changes.changed(info.key)
         if self._watch_log.maxlen:
             self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
 
@@ -356,12 +357,13 @@ class MockCluster:
             meta["generation"] = int(meta_old["generation"]) + 1
         if new == old:
             return copy_obj(old)
+        unseen = info.kind == "Node" and renews_heartbeat_only(old, new)
         meta["resourceVersion"] = self._next_rv()
         ns = str(meta_old.get("namespace", ""))
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
             return self._remove(info, ns, str(meta_old["name"]))
         self._bucket(info)[(ns, str(meta_old["name"]))] = new
-        self._record(info, "MODIFIED", new)
+        self._record(info, "MODIFIED", new, counted=not unseen)
         return copy_obj(new)
 
     def update(

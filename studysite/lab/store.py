@@ -345,6 +345,15 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
         cpu_share.charge(opened.session_key, time.thread_time() - started)
 
 
+def fold_spread(saved_id: int) -> float:
+    """This lab's share of the fold limits, from 0.5 to 1.5: labs opened in the same minute (a
+    class starting a ticket together) fold at different commands, not all in the same second."""
+    return 0.5 + (saved_id * GOLDEN_RATIO) % 1.0
+
+
+GOLDEN_RATIO = 0.6180339887498949
+
+
 def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
     """Save the command just run unless another writer got there first.
 
@@ -353,10 +362,11 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
     than the command itself.
     """
     cost = opened.replay_cost + meter.spent()
+    spread = fold_spread(opened.saved_id)
     fold = (
         meter.exceeded
-        or opened.logged + 1 >= SNAPSHOT_EVERY
-        or cost > REPLAY_COST_SECONDS
+        or opened.logged + 1 >= SNAPSHOT_EVERY * spread
+        or cost > REPLAY_COST_SECONDS * spread
         # A real cluster's commands really happened: kept as a snapshot, never replayed.
         or opened.ticket == cluster.EXPLORE_ID
     )

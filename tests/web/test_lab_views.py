@@ -10,7 +10,7 @@ from django.test import Client
 from simulators.lab import LabSession, list_tickets
 from studysite.lab import store
 from studysite.lab.models import LoggedCommand, SavedLab
-from studysite.lab.store import SNAPSHOT_EVERY, restore
+from studysite.lab.store import SNAPSHOT_EVERY, fold_spread, restore
 
 pytestmark = pytest.mark.django_db
 
@@ -128,15 +128,17 @@ def test_a_long_session_is_kept_as_snapshot_plus_log_and_comes_back_exactly(
     settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE = 10_000
     settings.LAB_SESSION_CPU_MS_PER_SECOND = 1_000_000
     lines = ["kubectl get nodes", "kubectl cordon gpu-node2", "hint", "kubectl uncordon gpu-node2"]
-    typed = [lines[i % len(lines)] for i in range(SNAPSHOT_EVERY * 2 + 3)]
+    typed = [lines[i % len(lines)] for i in range(SNAPSHOT_EVERY * 3 + 3)]
     for line in typed:
         assert client.post("/lab/mig-single/command", {"line": line}).status_code == 302
     saved = SavedLab.objects.get(ticket="mig-single")
     logged = LoggedCommand.objects.filter(lab=saved).count()
     snapshot = LabSession.from_json(saved.state)
-    # The snapshot is rewritten at least every SNAPSHOT_EVERY commands (sooner when replaying
-    # the log would cost too much); snapshot plus log are every line typed, in order.
-    assert logged < SNAPSHOT_EVERY
+    # The snapshot is rewritten at least every SNAPSHOT_EVERY commands, give or take this lab's
+    # spread (sooner when replaying the log would cost too much); snapshot plus log are every
+    # line typed, in order.
+    assert logged < SNAPSHOT_EVERY * fold_spread(saved.pk)
+    assert len(snapshot.transcript) > 0
     assert len(snapshot.transcript) + logged == len(typed)
     restored, _ = restore(saved)
     assert [entry.line for entry in restored.transcript] == typed
@@ -184,3 +186,12 @@ def test_a_form_command_the_lab_does_not_keep_says_why_on_the_page(
     assert "your recent commands used a lot of processor time" in body
     # Said once: the next page is as before.
     assert "command-refused" not in client.get("/lab/mig-single/").content.decode()
+
+
+def test_labs_opened_together_fold_their_snapshots_at_different_commands() -> None:
+    # A class that starts a ticket together would otherwise rewrite every snapshot at once.
+    spreads = [fold_spread(lab_id) for lab_id in range(1, 301)]
+    assert all(0.5 <= spread < 1.5 for spread in spreads)
+    folds_at = sorted(int(SNAPSHOT_EVERY * spread) for spread in spreads)
+    busiest = max(folds_at.count(command) for command in set(folds_at))
+    assert busiest <= 300 // SNAPSHOT_EVERY + 2

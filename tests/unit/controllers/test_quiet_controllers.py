@@ -117,3 +117,27 @@ def test_a_controller_that_wrote_runs_again_next_step(monkeypatch: pytest.Monkey
         manager.step(api)
     # It wrote on the first step, found nothing to do on the second, then rested.
     assert calls == {"maker": 2}
+
+
+def test_a_node_heartbeat_wakes_no_controller_but_a_condition_change_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    api = MockCluster()
+    ready = {"type": "Ready", "status": "True", "lastHeartbeatTime": "2026-11-10T09:40:00Z"}
+    api.create("nodes", {"metadata": {"name": "gpu-node1"}, "status": {"conditions": [ready]}})
+    calls: dict[str, int] = {}
+    controllers = (_counting("reads-nodes", calls, lambda a: list(a.iter_objects("nodes"))),)
+    monkeypatch.setattr(manager, "CONTROLLERS", controllers)
+    manager.step(api)
+
+    def post(condition: dict[str, str]) -> None:
+        api.patch(
+            "nodes", "gpu-node1", {"status": {"conditions": [condition]}}, subresource="status"
+        )
+
+    post({**ready, "lastHeartbeatTime": "2026-11-10T09:45:00Z"})
+    manager.step(api)
+    assert calls["reads-nodes"] == 1
+    post({**ready, "status": "False", "lastHeartbeatTime": "2026-11-10T09:50:00Z"})
+    manager.step(api)
+    assert calls["reads-nodes"] == 2
