@@ -4,7 +4,7 @@ Both pass through the site-wide limits first (studysite.limits): request bodies
 are refused before they are buffered, and websockets need an exact origin. In front
 of everything, the guide's section pages (the same bytes for every learner) are
 replayed from Django's first answer without entering Django (studysite.guide.shared).
-The garbage collector is then set for a long-running server (studysite.memory).
+The interpreter is then set for a long-running server (studysite.interpreter).
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ from channels.sessions import SessionMiddlewareStack
 
 from studysite.guide.sections import load_guide
 from studysite.guide.shared import SharedPages
+from studysite.interpreter import tune_for_serving
 from studysite.limits import (
     BodyLimitMiddleware,
     ExactOriginValidator,
     limit_daphne_bodies,
 )
-from studysite.memory import settle_collector_for_serving
 from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
@@ -52,4 +52,4 @@ application = SharedPages(
 )
 
 # Last: everything loaded so far lives as long as the process.
-settle_collector_for_serving()
+tune_for_serving()

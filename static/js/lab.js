@@ -433,7 +433,6 @@
         }
         else if (frame.type === "output") showOutput(frame.data || "");
         else if (frame.type === "completions") applyCompletions(frame.items || []);
-        else if (frame.type === "checklist") renderChecklist(frame.items || []);
         else if (frame.type === "error") {
           term.write("\x1b[31m" + (frame.data || "error") + "\x1b[0m\r\n");
           appendTranscript(pendingCommand, frame.data || "error");
@@ -441,6 +440,8 @@
           busy = false;
           prompt();
         }
+        // An output frame carries the checklist as it stands after that output.
+        if (frame.type === "output" && frame.checklist) renderChecklist(frame.checklist);
       });
       socket.addEventListener("close", function (event) {
         root.classList.remove("connected");

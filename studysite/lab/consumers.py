@@ -8,6 +8,12 @@ connection and per session, and a short queue of frames waiting for their turn.
 drains at once; one task per connection then works through the queue in order.
 Commands run in a small thread pool (never on the event loop) within their budget
 (simulators.lab.budget), and each is saved before its output is sent.
+
+Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTIAL}`,
+`{"type": "reset"}`. Frames out: `{"type": "output", "data": TEXT, "checklist": [ITEM...]}`
+once on connect and after a reset with `"replay": true` (the transcript's tail), and once per
+line, with `"clear": true` after `clear`; `{"type": "completions", "items": [...]}`;
+`{"type": "error", "data": MESSAGE}` for a refused frame.
 """
 
 from __future__ import annotations
@@ -21,11 +27,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import LabSession, list_tickets
+from simulators.lab import ChecklistItem, LabSession, list_tickets
 from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
@@ -124,12 +131,14 @@ def replay_tail(text: str, limit: int = REPLAY_BYTES) -> str:
     return OMITTED + (tail[newline + 1 :] if newline >= 0 else tail)
 
 
-def checklist_frame(lab: LabSession) -> dict[str, Any]:
-    return {"type": "checklist", "items": [item.to_dict() for item in lab.checklist()]}
+def output_frame(output: str, checklist: list[ChecklistItem], **flags: bool) -> dict[str, Any]:
+    """Output and the checklist after it, in one frame: one send per command, not two."""
+    items = [item.to_dict() for item in checklist]
+    return {"type": "output", "data": output, **flags, "checklist": items}
 
 
 def replay_frame(lab: LabSession) -> dict[str, Any]:
-    return {"type": "output", "data": replay_tail(lab.replay()), "replay": True}
+    return output_frame(replay_tail(lab.replay()), lab.checklist(), replay=True)
 
 
 def is_text(value: object) -> bool:
@@ -194,6 +203,19 @@ class LabConsumer(AsyncWebsocketConsumer):
         self.accepting = True
         self.worker = asyncio.create_task(self.work())
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its per-message hop to the shared sync thread.
+
+        Channels runs close_old_connections in asgiref's one sync thread before every message,
+        for handlers that use the database from that thread. This consumer's database work runs
+        in its own pool (in_pool), whose connections that hop never sees; with hundreds of
+        learners typing, every frame queued behind that one thread for nothing.
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
     async def disconnect(self, code: int) -> None:
         self.accepting = False
         self.closed = True
@@ -256,7 +278,6 @@ class LabConsumer(AsyncWebsocketConsumer):
             return
         if not self.closed:
             await self.send(text_data=replay)
-        await self.send_json(checklist_frame(self.opened.lab))
         while (frame := await self.queue.get()) is not None:
             if isinstance(frame, str):
                 await self.send_error(frame)
@@ -274,11 +295,8 @@ class LabConsumer(AsyncWebsocketConsumer):
         if kind == "line" and isinstance(frame.get("data"), str):
             # Saved (committed) in the pool before its output goes out.
             result = await in_pool(store.apply, self.opened, frame["data"])
-            output: dict[str, Any] = {"type": "output", "data": result.output}
-            await self.send_json({**output, "clear": True} if result.clear else output)
-            await self.send_json(
-                {"type": "checklist", "items": [item.to_dict() for item in result.checklist]}
-            )
+            flags = {"clear": True} if result.clear else {}
+            await self.send_json(output_frame(result.output, result.checklist, **flags))
         elif kind == "complete" and isinstance(frame.get("line"), str):
             lab = self.opened.lab
             items = [] if self.opened.exam_mode else await in_pool(lab.complete, frame["line"])
@@ -286,7 +304,6 @@ class LabConsumer(AsyncWebsocketConsumer):
         elif kind == "reset":
             self.opened = await in_pool(store.reset_lab, self.session_key, self.ticket)
             await self.send_json(replay_frame(self.opened.lab))
-            await self.send_json(checklist_frame(self.opened.lab))
         else:
             await self.send_error(f"frame refused: unknown or incomplete frame {kind[:40]!r}")
 

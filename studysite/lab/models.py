@@ -6,8 +6,8 @@ from django.db import models
 class SavedLab(models.Model):
     """One browser session's lab on one ticket.
 
-    `state` is a snapshot of the whole world and transcript; the commands typed since
-    then are rows of LoggedCommand. The lab is deterministic, so snapshot + replay
+    Its snapshot of the whole world and transcript is a LabSnapshot; the commands typed
+    since then are rows of LoggedCommand. The lab is deterministic, so snapshot + replay
     gives back exactly the lab the learner left, while each command costs one small
     insert instead of rewriting the whole snapshot.
 
@@ -20,7 +20,6 @@ class SavedLab(models.Model):
 
     session_key = models.CharField(max_length=40, db_index=True)
     ticket = models.CharField(max_length=64)
-    state = models.JSONField()
     exam_mode = models.BooleanField(default=False)
     updated = models.DateTimeField(auto_now=True)
     next_position = models.PositiveBigIntegerField(default=0)
@@ -35,6 +34,23 @@ class SavedLab(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ticket} for {self.session_key[:8]}…"
+
+
+class LabSnapshot(models.Model):
+    """A lab's snapshot (260-430 KB of JSON), in a table of its own.
+
+    Every command updates its SavedLab row (the one-writer check); SQLite rewrites a whole row
+    on update, so with the snapshot in that row each command rewrote it too (0.32 ms instead
+    of 0.02 ms). The snapshot is written only when the lab folds its log into it.
+    """
+
+    lab = models.OneToOneField(
+        SavedLab, on_delete=models.CASCADE, primary_key=True, related_name="snapshot"
+    )
+    state = models.JSONField()
+
+    def __str__(self) -> str:
+        return f"snapshot of {self.lab_id}"
 
 
 class LoggedCommand(models.Model):

@@ -22,7 +22,7 @@ def export(request: HttpRequest) -> list[dict[str, Any]]:
     ]
 
 
-def checked_rows(data: Any) -> list[tuple[str, bool, dict[str, Any]]]:
+def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
     if not isinstance(data, list):
         raise ProgressDataError("The lab part of that file should be a list of tickets.")
     known = {ticket.id for ticket in list_tickets()}
@@ -41,7 +41,7 @@ def checked_rows(data: Any) -> list[tuple[str, bool, dict[str, Any]]]:
         problem = over_limits(lab)
         if problem:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} {problem}.")
-        rows.append((entry["ticket"], bool(entry.get("exam_mode")), lab.to_json()))
+        rows.append((entry["ticket"], bool(entry.get("exam_mode")), lab))
     return rows
 
 
@@ -69,10 +69,8 @@ def over_limits(lab: LabSession) -> str | None:
 def import_(request: HttpRequest, data: Any) -> None:
     rows, key = checked_rows(data), session_key(request)
     SavedLab.objects.filter(session_key=key).delete()
-    SavedLab.objects.bulk_create(
-        SavedLab(session_key=key, ticket=ticket, exam_mode=exam, state=state)
-        for ticket, exam, state in rows
-    )
+    for ticket, exam, lab in rows:
+        store.create(key, ticket, lab, exam_mode=exam)
 
 
 def reset(request: HttpRequest) -> None:

@@ -34,7 +34,7 @@ from django.db.models import F
 
 from simulators.lab import CommandResult, LabError, LabSession, budget
 from studysite.lab import cluster
-from studysite.lab.models import LoggedCommand, SavedLab
+from studysite.lab.models import LabSnapshot, LoggedCommand, SavedLab
 
 SNAPSHOT_EVERY = 50
 # Logged commands whose CPU time adds up to more than this are folded into a snapshot. A lab
@@ -92,10 +92,14 @@ def too_long(line: str) -> str | None:
 
 def restore(saved: SavedLab) -> tuple[LabSession, int]:
     """The lab as the learner left it: the snapshot with the logged lines replayed."""
+    try:
+        state = saved.snapshot.state
+    except LabSnapshot.DoesNotExist:
+        state = None  # a fresh start below, as for any damaged lab
     if saved.ticket == cluster.EXPLORE_ID:
         # A real cluster is never replayed on: its commands really happened (see _commit).
-        return cluster.explore(saved.session_key, saved.state), 0
-    lab = LabSession.from_json(saved.state)
+        return cluster.explore(saved.session_key, state), 0
+    lab = LabSession.from_json(state)
     log = list(saved.log.values_list("line", "hints"))
     for line, hints in log:
         with budget.metered(budget.Meter(limits())):
@@ -109,14 +113,8 @@ def _opened(saved: SavedLab) -> OpenLab:
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
         lab, logged = _new(saved.session_key, saved.ticket), 0
-        with transaction.atomic():
-            SavedLab.objects.filter(pk=saved.pk).update(
-                state=lab.to_json(),
-                next_position=F("next_position") + 1,
-                replay_cost=0.0,
-                **_counts(lab),
-            )
-            LoggedCommand.objects.filter(lab_id=saved.pk).delete()
+        with _one_writer(), transaction.atomic():
+            _replace_snapshot(saved.pk, lab)
         saved.refresh_from_db()
     return OpenLab(
         lab,
@@ -134,6 +132,30 @@ def _opened(saved: SavedLab) -> OpenLab:
 def _counts(lab: LabSession) -> dict[str, int]:
     items = lab.checklist()
     return {"done_items": sum(item.done for item in items), "total_items": len(items)}
+
+
+def create(session_key: str, ticket: str, lab: LabSession, *, exam_mode: bool = False) -> SavedLab:
+    """A new saved lab: its row and its snapshot (in the caller's transaction)."""
+    saved = SavedLab.objects.create(
+        session_key=session_key, ticket=ticket, exam_mode=exam_mode, **_counts(lab)
+    )
+    LabSnapshot.objects.create(lab=saved, state=lab.to_json())
+    return saved
+
+
+def _replace_snapshot(saved_id: int, lab: LabSession, version: int | None = None) -> bool:
+    """Make `lab` the saved lab's snapshot, with an empty log (in the caller's transaction).
+
+    With a `version`, only if no other writer moved the row since: False if one did.
+    """
+    rows = SavedLab.objects.filter(pk=saved_id)
+    if version is not None:
+        rows = rows.filter(next_position=version)
+    if not rows.update(next_position=F("next_position") + 1, replay_cost=0.0, **_counts(lab)):
+        return False
+    LabSnapshot.objects.update_or_create(lab_id=saved_id, defaults={"state": lab.to_json()})
+    LoggedCommand.objects.filter(lab_id=saved_id).delete()
+    return True
 
 
 def _new(session_key: str, ticket: str) -> LabSession:
@@ -224,19 +246,19 @@ def open_lab(session_key: str, ticket: str) -> OpenLab:
 
 def _load(session_key: str, ticket: str) -> OpenLab:
     """The lab from the database: its snapshot with the log replayed (or a new one, saved)."""
-    saved = SavedLab.objects.filter(session_key=session_key, ticket=ticket).first()
+    rows = SavedLab.objects.select_related("snapshot").filter(
+        session_key=session_key, ticket=ticket
+    )
+    saved = rows.first()
     if saved is None:
         # Saved at once: the page and its websocket must see the same (seeded) world.
         lab = _new(session_key, ticket)
         try:
-            with transaction.atomic():
-                saved = SavedLab.objects.create(
-                    session_key=session_key, ticket=ticket, state=lab.to_json(), **_counts(lab)
-                )
+            with _one_writer(), transaction.atomic():
+                saved = create(session_key, ticket, lab)
         except IntegrityError:
             # Another tab created it first: use theirs.
-            saved = SavedLab.objects.get(session_key=session_key, ticket=ticket)
-            return _opened(saved)
+            return _opened(rows.get())
         return OpenLab(lab, False, saved.pk, session_key, ticket, stamp=saved.updated)
     return _opened(saved)
 
@@ -370,20 +392,11 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
         # A real cluster's commands really happened: kept as a snapshot, never replayed.
         or opened.ticket == cluster.EXPLORE_ID
     )
-    counts = _counts(opened.lab)
     with _one_writer(), transaction.atomic():
         if fold:
-            claimed = SavedLab.objects.filter(
-                pk=opened.saved_id, next_position=opened.version
-            ).update(
-                next_position=F("next_position") + 1,
-                state=opened.lab.to_json(),
-                replay_cost=0.0,
-                **counts,
-            )
-            if claimed:
-                LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
+            claimed = _replace_snapshot(opened.saved_id, opened.lab, opened.version)
         else:
+            counts = _counts(opened.lab)
             done, total = counts["done_items"], counts["total_items"]
             with connection.cursor() as cursor:
                 cursor.execute(CLAIM, [cost, done, total, opened.saved_id, opened.version])
@@ -406,14 +419,8 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
     lab = _new(session_key, ticket)
-    with _lock_for(opened.saved_id), transaction.atomic():
-        SavedLab.objects.filter(pk=opened.saved_id).update(
-            state=lab.to_json(),
-            next_position=F("next_position") + 1,
-            replay_cost=0.0,
-            **_counts(lab),
-        )
-        LoggedCommand.objects.filter(lab_id=opened.saved_id).delete()
+    with _lock_for(opened.saved_id), _one_writer(), transaction.atomic():
+        _replace_snapshot(opened.saved_id, lab)
     return open_lab(session_key, ticket)
 
 
@@ -431,6 +438,7 @@ def saved_labs(session_key: str) -> list[tuple[SavedLab, LabSession]]:
     rows = (
         SavedLab.objects.filter(session_key=session_key)
         .exclude(ticket=cluster.EXPLORE_ID)
+        .select_related("snapshot")
         .order_by("ticket")
     )
     return [(saved, restore(saved)[0]) for saved in rows]
@@ -440,10 +448,10 @@ def progress(session_key: str) -> dict[str, tuple[int, int]]:
     """Done and total checklist items per ticket this session has opened (no replay)."""
     result: dict[str, tuple[int, int]] = {}
     rows = SavedLab.objects.filter(session_key=session_key).exclude(ticket=cluster.EXPLORE_ID)
-    for saved in rows.defer("state"):
+    for saved in rows:
         if saved.total_items < 0:
             # Saved before the counts were kept: count once, and keep the counts.
-            counts = _counts(restore(SavedLab.objects.get(pk=saved.pk))[0])
+            counts = _counts(restore(saved)[0])
             SavedLab.objects.filter(pk=saved.pk).update(**counts)
             saved.done_items, saved.total_items = counts["done_items"], counts["total_items"]
         result[saved.ticket] = (saved.done_items, saved.total_items)

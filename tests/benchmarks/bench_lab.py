@@ -54,15 +54,12 @@ async def learner(url: str, cookie: str, commands: int, think: float, lab: bool)
     async with websockets.connect(url, additional_headers=headers, max_size=2**22) as socket_:
         if lab:
             await socket_.recv()  # the replay
-            await socket_.recv()  # the checklist
         await asyncio.sleep(rng.uniform(0, think))
         for _ in range(commands):
             start = time.perf_counter()
             await socket_.send(COMMAND)
             await socket_.recv()
             times.append((time.perf_counter() - start) * 1000)
-            if lab:
-                await socket_.recv()  # the checklist that follows every output
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
     return times
 

@@ -72,14 +72,12 @@ async def open_terminal(server: Server, cookie: str) -> Terminal:
         max_size=None,
     )
     await socket_.recv()  # replay
-    await socket_.recv()  # checklist
     return socket_
 
 
 async def round_trip(socket_: Terminal, line: str) -> bool:
     await socket_.send(json.dumps({"type": "line", "data": line}))
     output = json.loads(await socket_.recv())
-    await socket_.recv()  # checklist
     return bool(output.get("type") == "output")
 
 

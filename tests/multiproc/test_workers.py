@@ -60,14 +60,13 @@ async def open_lab(browser: Browser, port: int) -> tuple[Any, str]:
     )
     replay = json.loads(await socket.recv())
     assert replay["replay"] is True
-    assert json.loads(await socket.recv())["type"] == "checklist"
     return socket, replay["data"]
 
 
 async def run(socket: Any, line: str) -> str:
     await socket.send(json.dumps({"type": "line", "data": line}))
     output = json.loads(await socket.recv())
-    assert json.loads(await socket.recv())["type"] == "checklist"
+    assert output["type"] == "output", output
     return str(output["data"])
 
 

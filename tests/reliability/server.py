@@ -83,7 +83,8 @@ class Server:
         key = cookie.split("=", 1)[1]
         with sqlite3.connect(self.database) as db:
             row = db.execute(
-                "select id, state from lab_savedlab where session_key = ? and ticket = ?",
+                "select id, state from lab_savedlab join lab_labsnapshot on lab_id = id"
+                " where session_key = ? and ticket = ?",
                 (key, ticket),
             ).fetchone()
             if row is None:

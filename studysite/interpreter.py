@@ -1,0 +1,38 @@
+"""CPython set for a server process that keeps labs in memory and answers many learners.
+
+The collector. A server process keeps every open lab (a whole cluster of JSON objects) so that
+a command need not load it again. CPython's collector, by default, walks every tracked object
+of the process whenever enough new objects have outlived two younger collections: with 150
+learners typing, that came to a full walk about once a second, 200-400 ms each, and every
+learner's command waited for it (p99 180-400 ms against 21-38 ms without). The labs are trees
+of dicts and lists that plain reference counting frees; the collector is for reference cycles,
+which the young generations still catch at once. So a server process freezes what it loaded at
+start (Django, the content, the modules: never garbage) out of the collector's walks, and takes
+a full walk after a hundred times more young collections than the default.
+
+The switch interval. Commands run in worker threads that share the interpreter's lock. A
+learner's command gives the lock up at every database call and socket write, and waits to get
+it back; while another learner's long command (a big YAML dump, sed over 512 KiB) holds it,
+each such wait lasts up to the switch interval, 5 ms by default. Handing over every 1 ms
+instead halved the tail that one session's worst commands added to four learners' commands
+(p99 60 ms to 35 ms in process), for about 1 ms more at the median under that contention.
+
+Measured by tests/benchmarks/bench_load.py.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+# Young (second generation) collections between two full ones; CPython's default is 10.
+FULL_COLLECTION_AFTER = 1000
+SWITCH_INTERVAL_SECONDS = 0.001
+
+
+def tune_for_serving() -> None:
+    gc.collect()
+    gc.freeze()
+    first, second, _ = gc.get_threshold()
+    gc.set_threshold(first, second, FULL_COLLECTION_AFTER)
+    sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
