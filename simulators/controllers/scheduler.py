@@ -162,20 +162,19 @@ def _score(pod: Obj, node: Obj, pods: list[Obj]) -> tuple[float, int]:
     """NodeResourcesFit LeastAllocated over cpu and memory, ties broken as by chance."""
     allocatable = node_allocatable(node)
     requests = pod_requests(pod)
+    node_name = name_of(node)
+    held = [
+        pod_requests(other)
+        for other in pods
+        if spec(other).get("nodeName") == node_name and holds_resources(other)
+    ]
     total = 0.0
     for resource, default in (("cpu", DEFAULT_MILLI_CPU), ("memory", DEFAULT_MEMORY)):
         cap = allocatable.get(resource, Decimal(0))
         if cap <= 0:
             continue
         # NonZeroRequested: a pod without a request counts as the default, here too.
-        used = sum(
-            (
-                pod_requests(other).get(resource) or default
-                for other in pods
-                if spec(other).get("nodeName") == name_of(node) and holds_resources(other)
-            ),
-            Decimal(0),
-        )
+        used = sum((asked.get(resource) or default for asked in held), Decimal(0))
         want = requests.get(resource) or default
         total += float((cap - used - want) / cap)
     return total, stable_hash("tie", uid_of(pod), name_of(node)) % 1000
