@@ -480,6 +480,8 @@ class MockCluster:
         Dependents go resource by resource in registry order, each resource's in the order of
         its bucket, each as it stood when its resource's turn came: the order (and so every
         resourceVersion and event) of a scan of the whole store."""
+        if uid not in self._owned:
+            return
         for info in self.registry.infos:
             owned = self._owned.get(uid, {}).get(info.key)
             if not owned:
