@@ -74,9 +74,9 @@ class MockCluster:
         self.clock = clock or StepClock()
         self.registry = registry
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
-        # Kept by _put and _pop, the only writers of the buckets: each bucket's keys in order
-        # (dropped when a key comes or goes, not on updates), and what each owner uid owns,
-        # so listing sorts nothing and a delete finds its dependents without a scan.
+        # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
+        # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
+        # its dependents without a scan.
         self._sorted_keys: dict[str, builtins.list[tuple[str, str]]] = {}
         self._owned: dict[str, dict[str, set[tuple[str, str]]]] = {}
         self._rv = 0
@@ -209,7 +209,7 @@ class MockCluster:
         bucket = self._bucket(info)
         old = bucket.get(key)
         if old is None:
-            self._sorted_keys.pop(info.key, None)
+            self._sort_in(info.key, key, present=True)
         before = _owner_uids(old) if old is not None else ()
         after = _owner_uids(obj)
         if before != after:
@@ -220,9 +220,22 @@ class MockCluster:
 
     def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
         obj = self._bucket(info).pop(key)
-        self._sorted_keys.pop(info.key, None)
+        self._sort_in(info.key, key, present=False)
         self._disown(info, key, _owner_uids(obj))
         return obj
+
+    def _sort_in(self, resource: str, key: tuple[str, str], *, present: bool) -> None:
+        keys = self._sorted_keys.get(resource)
+        if keys is None:
+            return
+        # A new list, not an edit: a listing under way goes on over the keys it started with.
+        keys = builtins.list(keys)
+        at = bisect.bisect_left(keys, key)
+        if present:
+            keys.insert(at, key)
+        else:
+            del keys[at]
+        self._sorted_keys[resource] = keys
 
     def _disown(self, info: ResourceInfo, key: tuple[str, str], uids: tuple[str, ...]) -> None:
         for uid in uids:
