@@ -127,7 +127,8 @@ def run(api: ClusterAPI) -> None:
             bound = dict(pod)
             bound["spec"] = {**spec(pod), "nodeName": node}
             bound["status"] = {**status(pod), "phase": "Pending"}
-            pods = [bound if uid_of(p) == uid_of(pod) else p for p in pods]
+            uid = uid_of(pod)
+            pods = [bound if uid_of(p) == uid else p for p in pods]
 
 
 def filter_node(pod: Obj, node: Obj, pods: list[Obj]) -> tuple[list[str], str]:
@@ -184,10 +185,17 @@ def schedule_one(api: ClusterAPI, pod: Obj, nodes: list[Obj], pods: list[Obj]) -
     histogram: dict[str, int] = {}
     preemption: dict[str, int] = {}
     fits: list[tuple[tuple[float, int], str]] = []
+    # Filter and score read only a node's own pods: gather them in one pass, not two per node.
+    by_node: dict[str, list[Obj]] = {}
+    for other in pods:
+        node_name = spec(other).get("nodeName")
+        if isinstance(node_name, str):
+            by_node.setdefault(node_name, []).append(other)
     for node in nodes:
-        reasons, kind = filter_node(pod, node, pods)
+        here = by_node.get(name_of(node), [])
+        reasons, kind = filter_node(pod, node, here)
         if not reasons:
-            fits.append((_score(pod, node, pods), name_of(node)))
+            fits.append((_score(pod, node, here), name_of(node)))
             continue
         for reason in reasons:
             histogram[reason] = histogram.get(reason, 0) + 1
