@@ -22,6 +22,12 @@ def parse_time(text: str) -> datetime:
     return datetime.fromisoformat(text[:19]).replace(tzinfo=UTC)
 
 
+@functools.lru_cache(maxsize=1024)
+def _timestamp_at(seconds: int) -> str:
+    # Every write in a step stamps the same second: format it once.
+    return format_time(EPOCH + timedelta(seconds=seconds))
+
+
 @dataclass
 class StepClock:
     """Seconds since ``EPOCH``; each lab step adds ``STEP_SECONDS``."""
@@ -33,7 +39,7 @@ class StepClock:
         return EPOCH + timedelta(seconds=self.seconds)
 
     def timestamp(self) -> str:
-        return format_time(self.now())
+        return _timestamp_at(self.seconds)
 
     def advance(self, steps: int = 1) -> None:
         self.seconds += steps * self.step_seconds

@@ -185,11 +185,12 @@ FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def field_value(obj: Obj, path: str) -> str:
+def field_value(obj: Obj, path: str, parts: list[str]) -> str:
+    """``obj``'s value at a field selector's ``path`` (split into ``parts``), as text."""
     if path == "source":
         return str((obj.get("source") or {}).get("component", ""))
     current: Any = obj
-    for part in path.split("."):
+    for part in parts:
         if not isinstance(current, dict):
             return ""
         current = current.get(part)
@@ -204,7 +205,9 @@ def field_matcher(resource: str, selector: str) -> Callable[[Obj], bool]:
     if not selector.strip():
         return lambda obj: True
     allowed = ("metadata.name", "metadata.namespace", *FIELDS.get(resource, ()))
-    terms: list[tuple[str, bool, str]] = []
+    # Paths split once per selector, not once per object: the event recorder's selector
+    # runs over a namespace's events on every event it records.
+    terms: list[tuple[str, list[str], bool, str]] = []
     for raw in selector.split(","):
         part = raw.strip()
         for op in ("!=", "==", "="):
@@ -218,9 +221,12 @@ def field_matcher(resource: str, selector: str) -> Callable[[Obj], bool]:
             )
         if key not in allowed:
             raise ApiError(400, "BadRequest", f"field label not supported: {key}")
-        terms.append((key, op != "!=", value.strip()))
+        terms.append((key, key.split("."), op != "!=", value.strip()))
 
     def matches(obj: Obj) -> bool:
-        return all((field_value(obj, k) == v) == eq for k, eq, v in terms)
+        for key, parts, equal, value in terms:
+            if (field_value(obj, key, parts) == value) != equal:
+                return False
+        return True
 
     return matches

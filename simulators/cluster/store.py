@@ -13,6 +13,7 @@ is in ``admission``, the pod subresources' rules in ``subresources``, watch repl
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import hashlib
 import uuid
@@ -73,6 +74,11 @@ class MockCluster:
         self.clock = clock or StepClock()
         self.registry = registry
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
+        # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
+        # its dependents without a scan.
+        self._sorted_keys: dict[str, builtins.list[tuple[str, str]]] = {}
+        self._owned: dict[str, dict[str, set[tuple[str, str]]]] = {}
         self._rv = 0
         self._uid_counter = 0
         self._name_counter = 0
@@ -127,9 +133,18 @@ class MockCluster:
         """Stored objects without copying: read-only access for printers and controllers."""
         info = self.info(resource)
         bucket = self._bucket(info)
-        for key in sorted(bucket):
-            if namespace and info.namespaced and key[0] != namespace:
-                continue
+        keys = self._sorted_keys.get(info.key)
+        if keys is None:
+            keys = self._sorted_keys[info.key] = sorted(bucket)
+        if not (namespace and info.namespaced):
+            for key in keys:
+                yield bucket[key]
+            return
+        # A namespace's keys are one run of the sorted list.
+        for i in range(bisect.bisect_left(keys, (namespace, "")), len(keys)):
+            key = keys[i]
+            if key[0] != namespace:
+                return
             yield bucket[key]
 
     def select(
@@ -189,6 +204,48 @@ class MockCluster:
             self.changes.changed(info.key)
         if self._watch_log.maxlen:
             self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
+
+    def _put(self, info: ResourceInfo, key: tuple[str, str], obj: Obj) -> None:
+        bucket = self._bucket(info)
+        old = bucket.get(key)
+        if old is None:
+            self._sort_in(info.key, key, present=True)
+        before = _owner_uids(old) if old is not None else ()
+        after = _owner_uids(obj)
+        if before != after:
+            self._disown(info, key, before)
+            for uid in after:
+                self._owned.setdefault(uid, {}).setdefault(info.key, set()).add(key)
+        bucket[key] = obj
+
+    def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
+        obj = self._bucket(info).pop(key)
+        self._sort_in(info.key, key, present=False)
+        self._disown(info, key, _owner_uids(obj))
+        return obj
+
+    def _sort_in(self, resource: str, key: tuple[str, str], *, present: bool) -> None:
+        keys = self._sorted_keys.get(resource)
+        if keys is None:
+            return
+        # A new list, not an edit: a listing under way goes on over the keys it started with.
+        keys = builtins.list(keys)
+        at = bisect.bisect_left(keys, key)
+        if present:
+            keys.insert(at, key)
+        else:
+            del keys[at]
+        self._sorted_keys[resource] = keys
+
+    def _disown(self, info: ResourceInfo, key: tuple[str, str], uids: tuple[str, ...]) -> None:
+        for uid in uids:
+            by_resource = self._owned.get(uid, {})
+            keys = by_resource.get(info.key, set())
+            keys.discard(key)
+            if not keys:
+                by_resource.pop(info.key, None)
+                if not by_resource:
+                    self._owned.pop(uid, None)
 
     def _check_namespace(self, info: ResourceInfo, namespace: str) -> None:
         if info.namespaced and ("", namespace) not in self._objects.get("namespaces", {}):
@@ -268,7 +325,7 @@ class MockCluster:
             meta["generation"] = 1
         admission.apply_defaults(info, new, self, creating=True)
         meta["resourceVersion"] = self._next_rv()
-        self._bucket(info)[key] = new
+        self._put(info, key, new)
         self._record(info, "ADDED", new)
         if info.plural == "namespaces":
             self._populate_namespace(str(meta["name"]))
@@ -362,7 +419,7 @@ class MockCluster:
         ns = str(meta_old.get("namespace", ""))
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
             return self._remove(info, ns, str(meta_old["name"]))
-        self._bucket(info)[(ns, str(meta_old["name"]))] = new
+        self._put(info, (ns, str(meta_old["name"])), new)
         self._record(info, "MODIFIED", new, counted=not unseen)
         return copy_obj(new)
 
@@ -410,7 +467,7 @@ class MockCluster:
         return self._store_update(info, old, new, subresource=subresource)
 
     def _remove(self, info: ResourceInfo, ns: str, name: str) -> Obj:
-        obj = self._bucket(info).pop((ns, name))
+        obj = self._pop(info, (ns, name))
         obj["metadata"]["resourceVersion"] = self._next_rv()
         self._record(info, "DELETED", obj)
         if info.kind == "Pod":
@@ -431,12 +488,21 @@ class MockCluster:
         return copy_obj(obj)
 
     def _collect_dependents(self, uid: str, orphan: bool = False) -> None:
-        """Background garbage collection: delete (or orphan) what the object owned."""
+        """Background garbage collection: delete (or orphan) what the object owned.
+
+        Dependents go resource by resource in registry order, each resource's in the order of
+        its bucket, each as it stood when its resource's turn came: the order (and so every
+        resourceVersion and event) of a scan of the whole store."""
+        if uid not in self._owned:
+            return
         for info in self.registry.infos:
-            for key, obj in list(self._objects.get(info.key, {}).items()):
-                refs = obj["metadata"].get("ownerReferences") or []
-                if not any(ref.get("uid") == uid for ref in refs):
-                    continue
+            owned = self._owned.get(uid, {}).get(info.key)
+            if not owned:
+                continue
+            bucket = self._objects[info.key]
+            keys = builtins.list(owned) if len(owned) == 1 else [k for k in bucket if k in owned]
+            for key, obj in [(k, bucket[k]) for k in keys]:
+                refs = obj["metadata"]["ownerReferences"]
                 if key not in self._bucket(info):
                     continue
                 remaining = [ref for ref in refs if ref.get("uid") != uid]
@@ -482,7 +548,7 @@ class MockCluster:
                 new["metadata"]["deletionTimestamp"] = format_time(deadline)
                 new["metadata"]["deletionGracePeriodSeconds"] = grace
                 new["metadata"]["resourceVersion"] = self._next_rv()
-                self._bucket(info)[(ns, name)] = new
+                self._put(info, (ns, name), new)
                 self._record(info, "MODIFIED", new)
                 return copy_obj(new)
         if meta.get("finalizers"):
@@ -492,7 +558,7 @@ class MockCluster:
             new["metadata"]["deletionTimestamp"] = self.clock.timestamp()
             new["metadata"]["deletionGracePeriodSeconds"] = 0
             new["metadata"]["resourceVersion"] = self._next_rv()
-            self._bucket(info)[(ns, name)] = new
+            self._put(info, (ns, name), new)
             self._record(info, "MODIFIED", new)
             return copy_obj(new)
         return self._remove(info, ns, name)
@@ -545,7 +611,7 @@ class MockCluster:
         info = self.info("pods")
         new = bound_pod(self._stored(info, name, namespace), node, self.clock.timestamp())
         new["metadata"]["resourceVersion"] = self._next_rv()
-        self._bucket(info)[(namespace, name)] = new
+        self._put(info, (namespace, name), new)
         self._record(info, "MODIFIED", new)
 
     def evict(self, name: str, namespace: str) -> None:
@@ -643,10 +709,11 @@ class MockCluster:
         cluster._name_counter = int(data["names"])
         for key, items in data["objects"].items():
             info = registry.by_key(key)
-            bucket = cluster._bucket(info)
             for obj in items:
                 meta = obj["metadata"]
-                bucket[(str(meta.get("namespace", "")), str(meta["name"]))] = deep_copy(obj)
+                cluster._put(
+                    info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj)
+                )
         cluster._logs = deep_copy(data["logs"])
         cluster._previous_logs = deep_copy(data["previous_logs"])
         for rv, key, event_type, obj in data["watch_log"]:
@@ -655,5 +722,14 @@ class MockCluster:
 
 
 # --------------------------------------------------------------------- helpers
+def _owner_uids(obj: Obj) -> tuple[str, ...]:
+    refs = obj["metadata"].get("ownerReferences")
+    if not isinstance(refs, builtins.list):
+        return ()
+    return tuple(
+        ref["uid"] for ref in refs if isinstance(ref, dict) and isinstance(ref.get("uid"), str)
+    )
+
+
 def _spec_of(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("metadata", "status", "apiVersion", "kind")}

@@ -127,7 +127,8 @@ def run(api: ClusterAPI) -> None:
             bound = dict(pod)
             bound["spec"] = {**spec(pod), "nodeName": node}
             bound["status"] = {**status(pod), "phase": "Pending"}
-            pods = [bound if uid_of(p) == uid_of(pod) else p for p in pods]
+            uid = uid_of(pod)
+            pods = [bound if uid_of(p) == uid else p for p in pods]
 
 
 def filter_node(pod: Obj, node: Obj, pods: list[Obj]) -> tuple[list[str], str]:
@@ -162,20 +163,19 @@ def _score(pod: Obj, node: Obj, pods: list[Obj]) -> tuple[float, int]:
     """NodeResourcesFit LeastAllocated over cpu and memory, ties broken as by chance."""
     allocatable = node_allocatable(node)
     requests = pod_requests(pod)
+    node_name = name_of(node)
+    held = [
+        pod_requests(other)
+        for other in pods
+        if spec(other).get("nodeName") == node_name and holds_resources(other)
+    ]
     total = 0.0
     for resource, default in (("cpu", DEFAULT_MILLI_CPU), ("memory", DEFAULT_MEMORY)):
         cap = allocatable.get(resource, Decimal(0))
         if cap <= 0:
             continue
         # NonZeroRequested: a pod without a request counts as the default, here too.
-        used = sum(
-            (
-                pod_requests(other).get(resource) or default
-                for other in pods
-                if spec(other).get("nodeName") == name_of(node) and holds_resources(other)
-            ),
-            Decimal(0),
-        )
+        used = sum((asked.get(resource) or default for asked in held), Decimal(0))
         want = requests.get(resource) or default
         total += float((cap - used - want) / cap)
     return total, stable_hash("tie", uid_of(pod), name_of(node)) % 1000
@@ -185,10 +185,17 @@ def schedule_one(api: ClusterAPI, pod: Obj, nodes: list[Obj], pods: list[Obj]) -
     histogram: dict[str, int] = {}
     preemption: dict[str, int] = {}
     fits: list[tuple[tuple[float, int], str]] = []
+    # Filter and score read only a node's own pods: gather them in one pass, not two per node.
+    by_node: dict[str, list[Obj]] = {}
+    for other in pods:
+        node_name = spec(other).get("nodeName")
+        if isinstance(node_name, str):
+            by_node.setdefault(node_name, []).append(other)
     for node in nodes:
-        reasons, kind = filter_node(pod, node, pods)
+        here = by_node.get(name_of(node), [])
+        reasons, kind = filter_node(pod, node, here)
         if not reasons:
-            fits.append((_score(pod, node, pods), name_of(node)))
+            fits.append((_score(pod, node, here), name_of(node)))
             continue
         for reason in reasons:
             histogram[reason] = histogram.get(reason, 0) + 1

@@ -24,7 +24,7 @@ import yaml
 
 from simulators.cluster.api import ApiError
 from simulators.cluster.clock import STEP_SECONDS
-from simulators.cluster.store import MockCluster
+from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
 from simulators.lab.errors import LabError
@@ -141,6 +141,9 @@ def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
 def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
     api = MockCluster(seed=seed)
+    # Nobody watches the build: its writes keep no copies for watchers (the saved state had
+    # none either), and the built cluster keeps the usual history from its start.
+    api.keep_watch_history(0)
     api.clock.seconds = -CLUSTER_AGE
     world = World(api, HostState(seed=seed))
     world.state.files = {str(k): str(v) for k, v in (spec.get("files") or {}).items()}
@@ -165,8 +168,7 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     while api.clock.seconds < 0:
         _settle(api, 1)
     api.clock.seconds = 0
-    # Nobody watched the build: keep the saved state small.
-    api.compact_watch_log()
+    api.keep_watch_history(WATCH_LOG_SIZE)
     return world
 
 

@@ -571,3 +571,111 @@ def test_a_selected_watch_sees_objects_enter_and_leave_the_selection(api: MockCl
         ("MODIFIED", "a"),
         ("DELETED", "a"),
     ]
+
+
+# ---------------------------------------------------------------------------- owner index
+
+
+def owned_by(owner: dict[str, Any]) -> list[dict[str, Any]]:
+    meta = owner["metadata"]
+    return [{"apiVersion": "v1", "kind": owner["kind"], "name": meta["name"], "uid": meta["uid"]}]
+
+
+def deleted_names(api: MockCluster, since: str) -> list[str]:
+    events = api.watch("pods", resource_version=since) + api.watch(
+        "configmaps", resource_version=since
+    )
+    ordered = sorted(events, key=lambda e: int(e.object["metadata"]["resourceVersion"]))
+    return [e.object["metadata"]["name"] for e in ordered if e.type == "DELETED"]
+
+
+def test_dependents_go_resource_by_resource_in_the_order_they_were_stored(
+    api: MockCluster,
+) -> None:
+    owner = api.create("configmaps", {"metadata": {"name": "owner"}})
+    api.create("pods", {**pod("a"), "metadata": {"name": "a", "ownerReferences": owned_by(owner)}})
+    for name in ("c2", "c1"):
+        api.create("configmaps", {"metadata": {"name": name, "ownerReferences": owned_by(owner)}})
+    since = api.resource_version
+    api.delete("configmaps", "owner")
+    assert deleted_names(api, since) == ["owner", "c2", "c1", "a"]
+
+
+def test_an_owner_reference_removed_by_a_patch_no_longer_ties_the_dependent(
+    api: MockCluster,
+) -> None:
+    owner = api.create("configmaps", {"metadata": {"name": "owner"}})
+    api.create("configmaps", {"metadata": {"name": "child", "ownerReferences": owned_by(owner)}})
+    api.patch("configmaps", "child", {"metadata": {"ownerReferences": None}})
+    api.delete("configmaps", "owner")
+    assert api.get("configmaps", "child")["metadata"]["name"] == "child"
+
+
+def test_an_owner_reference_added_by_an_update_ties_the_dependent(api: MockCluster) -> None:
+    owner = api.create("configmaps", {"metadata": {"name": "owner"}})
+    child = api.create("configmaps", {"metadata": {"name": "child"}})
+    child["metadata"]["ownerReferences"] = owned_by(owner)
+    api.update("configmaps", child)
+    api.delete("configmaps", "owner")
+    assert error_of(api.get, "configmaps", "child").code == 404
+
+
+def test_a_dependent_with_a_second_owner_only_loses_the_deleted_ones_reference(
+    api: MockCluster,
+) -> None:
+    first = api.create("configmaps", {"metadata": {"name": "first"}})
+    second = api.create("configmaps", {"metadata": {"name": "second"}})
+    refs = owned_by(first) + owned_by(second)
+    api.create("configmaps", {"metadata": {"name": "child", "ownerReferences": refs}})
+    api.delete("configmaps", "first")
+    assert api.get("configmaps", "child")["metadata"]["ownerReferences"] == owned_by(second)
+    api.delete("configmaps", "second")
+    assert error_of(api.get, "configmaps", "child").code == 404
+
+
+def test_an_orphaned_dependent_outlives_a_later_owner_of_the_same_name(
+    api: MockCluster,
+) -> None:
+    owner = api.create("configmaps", {"metadata": {"name": "owner"}})
+    api.create("configmaps", {"metadata": {"name": "child", "ownerReferences": owned_by(owner)}})
+    api.delete("configmaps", "owner", propagation="Orphan")
+    api.create("configmaps", {"metadata": {"name": "owner"}})
+    api.delete("configmaps", "owner")
+    assert api.get("configmaps", "child")["metadata"]["name"] == "child"
+
+
+def test_deleting_a_namespace_collects_what_its_contents_owned_elsewhere(
+    api: MockCluster,
+) -> None:
+    api.create("namespaces", {"metadata": {"name": "team"}})
+    owner = api.create("configmaps", {"metadata": {"name": "owner", "namespace": "team"}})
+    api.create("configmaps", {"metadata": {"name": "child", "ownerReferences": owned_by(owner)}})
+    api.delete("namespaces", "team")
+    assert error_of(api.get, "configmaps", "child").code == 404
+
+
+def test_a_store_restored_from_json_still_collects_dependents(api: MockCluster) -> None:
+    owner = api.create("configmaps", {"metadata": {"name": "owner"}})
+    api.create("configmaps", {"metadata": {"name": "child", "ownerReferences": owned_by(owner)}})
+    restored = MockCluster.from_json(json.loads(json.dumps(api.to_json())))
+    restored.delete("configmaps", "owner")
+    assert error_of(restored.get, "configmaps", "child").code == 404
+
+
+def test_listings_stay_sorted_as_objects_come_and_go(api: MockCluster) -> None:
+    api.create("namespaces", {"metadata": {"name": "team"}})
+
+    def names(namespace: str | None = None) -> list[str]:
+        return [p["metadata"]["name"] for p in api.select("pods", namespace)]
+
+    for name in ("m", "b", "x"):
+        api.create("pods", pod(name))
+    api.create("pods", pod("a", ns="team"))
+    assert names() == ["b", "m", "x", "a"]
+    api.delete("pods", "m")
+    api.create("pods", pod("c"))
+    api.patch("pods", "b", {"metadata": {"labels": {"tier": "1"}}})
+    assert names() == ["b", "c", "x", "a"]
+    assert names("default") == ["b", "c", "x"]
+    assert names("team") == ["a"]
+    assert names("other") == []
