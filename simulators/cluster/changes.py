@@ -55,16 +55,48 @@ class Reads:
 
 
 class Changes:
-    """The store's change counter, per resource, and the reads being tracked.
+    """The store's change counter, per resource, the reads being tracked, and the controllers'
+    last quiet runs (by controller name, kept by ``controllers.manager``).
 
-    Kept in memory only: a restored store starts with no history to trust, so a caller that
-    compares against an older count must treat a new store as changed.
+    A saved lab keeps the counts and the quiet runs (``to_json``): its store comes back with the
+    same objects, so a restored lab skips the controllers the kept one would have skipped, and
+    its first command is not a full reconcile. A store restored without them starts with no
+    history to trust: every controller runs once.
     """
 
     def __init__(self) -> None:
         self.count = 0
         self._at: dict[str, int] = {}
         self.reads: Reads | None = None
+        self.quiet: dict[str, QuietRun] = {}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "at": dict(sorted(self._at.items())),
+            "quiet": {
+                name: {"resources": sorted(run.resources), "at": run.at}
+                for name, run in sorted(self.quiet.items())
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Changes:
+        """Counts and quiet runs saved by ``to_json``; ValueError if they make no sense."""
+        changes = cls()
+        if data is None:
+            return changes
+        count = data["count"]
+        at = {str(resource): n for resource, n in data["at"].items()}
+        quiet = {
+            str(name): QuietRun(frozenset(str(r) for r in run["resources"]), run["at"])
+            for name, run in data["quiet"].items()
+        }
+        numbers = [count, *at.values(), *(run.at for run in quiet.values())]
+        if not all(type(n) is int and 0 <= n <= count for n in numbers):
+            raise ValueError("saved change counts are out of range")
+        changes.count, changes._at, changes.quiet = count, at, quiet
+        return changes
 
     def changed(self, resource: str) -> None:
         self.count += 1

@@ -18,7 +18,6 @@ still record their events.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -61,8 +60,6 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
 # Controllers whose quiet runs still write (and so keep their own record of what they read).
 SELF_PACED = frozenset({"runai-scheduler"})
 
-_quiet: weakref.WeakKeyDictionary[Any, dict[str, QuietRun]] = weakref.WeakKeyDictionary()
-
 
 def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
     """Run every controller once. The caller advances the clock (one lab step) first.
@@ -75,7 +72,7 @@ def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
         for _name, controller in CONTROLLERS:
             controller(api)
         return
-    quiet = _quiet.setdefault(api, {})
+    quiet = changes.quiet
     for name, controller in CONTROLLERS:
         last = quiet.get(name)
         if last is not None and last.still_holds(changes):

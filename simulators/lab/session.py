@@ -110,6 +110,7 @@ class SessionState:
             "ticket_id": self.ticket_id,
             "seed": self.seed,
             "world": self.world.to_json(),
+            "controllers": self.world.controllers_to_json(),
             "transcript": [
                 {"line": e.line, "output": e.output, "step": e.step} for e in self.transcript
             ],
@@ -119,11 +120,17 @@ class SessionState:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any], world: World | None = None) -> SessionState:
+    def from_json(
+        cls, data: dict[str, Any], world: World | None = None, *, trusted: bool = True
+    ) -> SessionState:
+        if world is None:
+            world = World.from_json(data["world"])
+            # Quiet runs vouch for the saved cluster, so only a lab this site saved keeps them.
+            world.restore_controllers(data.get("controllers") if trusted else None)
         return cls(
             ticket_id=str(data["ticket_id"]),
             seed=int(data["seed"]),
-            world=world if world is not None else World.from_json(data["world"]),
+            world=world,
             transcript=[
                 TranscriptEntry(str(e["line"]), str(e["output"]), int(e["step"]))
                 for e in data.get("transcript") or []
@@ -150,6 +157,12 @@ class ClusterWorld(World):
 
     def to_json(self) -> dict[str, Any]:
         return {"cluster": None, "host": self.state.to_json()}
+
+    def controllers_to_json(self) -> None:
+        return None  # a real cluster's controllers are its own
+
+    def restore_controllers(self, data: Any) -> None:
+        del data
 
 
 # Real-cluster mode's "ticket": no staged world, no checklist, free exploration.
@@ -214,8 +227,14 @@ class LabSession:
         return self._state.to_json()
 
     @classmethod
-    def from_json(cls, data: JSON, content_dir: Path | None = None) -> LabSession:
-        """Restore a session saved with to_json (a dict, or its JSON text)."""
+    def from_json(
+        cls, data: JSON, content_dir: Path | None = None, *, trusted: bool = True
+    ) -> LabSession:
+        """Restore a session saved with to_json (a dict, or its JSON text).
+
+        Untrusted data (a file a learner imports) restores everything but the controllers'
+        quiet runs, which only vouch for a cluster this site saved itself.
+        """
         if isinstance(data, str | bytes):
             try:
                 data = json.loads(data)
@@ -229,7 +248,7 @@ class LabSession:
         if version != STATE_VERSION:
             raise LabError("saved lab state has an unknown format")
         try:
-            state = SessionState.from_json(data)
+            state = SessionState.from_json(data, trusted=trusted)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise LabError(f"saved lab state is damaged: {exc}") from None
         ticket = load_ticket(state.ticket_id, content_dir)

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.api import ApiError
+from simulators.cluster.changes import Changes
 from simulators.cluster.clock import STEP_SECONDS
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
@@ -110,6 +111,14 @@ class World:
         """The whole world. The watch history is compacted first: a saved lab has no watchers."""
         self.api.compact_watch_log()
         return {"cluster": self.api.to_json(), "host": self.state.to_json()}
+
+    def controllers_to_json(self) -> dict[str, Any] | None:
+        """What the controllers know to be quiet (simulators.cluster.changes), saved beside
+        the world so that a restored lab's first command skips what the kept lab would."""
+        return self.api.changes.to_json()
+
+    def restore_controllers(self, data: Any) -> None:
+        self.api.changes = Changes.from_json(data)
 
     @classmethod
     def from_json(cls, data: Any) -> World:

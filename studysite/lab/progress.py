@@ -31,7 +31,7 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
         if not isinstance(entry, dict) or entry.get("ticket") not in known:
             raise ProgressDataError("The lab part of that file names a ticket this site lacks.")
         try:
-            lab = LabSession.from_json(entry.get("state"))
+            lab = LabSession.from_json(entry.get("state"), trusted=False)
         except (LabError, TypeError, ValueError, KeyError):
             raise ProgressDataError(
                 f"The saved lab for ticket {entry['ticket']} in that file is damaged."

@@ -8,6 +8,7 @@ controller runs every step.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from simulators.cluster.store import MockCluster
 from simulators.controllers import manager
-from simulators.lab import LabSession
+from simulators.lab import LabError, LabSession
 from simulators.lab import world as world_module
 from tests.unit.lab.test_lab_tickets import TICKETS
 
@@ -141,3 +142,59 @@ def test_a_node_heartbeat_wakes_no_controller_but_a_condition_change_does(
     post({**ready, "status": "False", "lastHeartbeatTime": "2026-11-10T09:50:00Z"})
     manager.step(api)
     assert calls["reads-nodes"] == 2
+
+
+@pytest.mark.parametrize("ticket", TICKETS)
+def test_a_restored_lab_skips_what_the_kept_lab_skips_and_stays_the_same(
+    ticket: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran: dict[int, list[str]] = {}
+
+    def counted(name: str, body: Any) -> tuple[str, Any]:
+        def controller(api: MockCluster) -> None:
+            ran.setdefault(id(api), []).append(name)
+            body(api)
+
+        return name, controller
+
+    monkeypatch.setattr(
+        manager, "CONTROLLERS", tuple(counted(name, body) for name, body in manager.CONTROLLERS)
+    )
+    kept = LabSession.new(ticket, seed=7)
+    lines = [line for key_line in kept.answer_key() for line in (key_line, *LOOKS)]
+    for line in [*lines, *["kubectl get nodes"] * 10]:
+        # As the site does: the lab saved and opened again, then the next command.
+        restored = LabSession.from_json(json.loads(json.dumps(kept.to_json())))
+        ran.clear()
+        expected = kept.run(line)
+        seen = restored.run(line)
+        assert seen.output == expected.output, line
+        assert ran[id(restored.world.api)] == ran[id(kept.world.api)], line
+        assert restored.to_json() == kept.to_json(), line
+    assert kept.is_complete()
+
+
+def test_a_lab_from_an_imported_file_runs_every_controller_once() -> None:
+    saved = LabSession.new("mig-single", seed=7).to_json()
+    trusted = LabSession.from_json(saved)
+    imported = LabSession.from_json(saved, trusted=False)
+    assert trusted.world.api.changes.quiet
+    assert not imported.world.api.changes.quiet
+    assert imported.run("kubectl get nodes").output == trusted.run("kubectl get nodes").output
+
+
+@pytest.mark.parametrize(
+    "controllers",
+    [
+        {"count": 3, "at": {"nodes": 4}, "quiet": {}},
+        {"count": 3, "at": {}, "quiet": {"kubelet": {"resources": ["pods"], "at": -1}}},
+        {"count": "3", "at": {}, "quiet": {}},
+        {"count": 3, "at": [], "quiet": {}},
+    ],
+)
+def test_saved_change_counts_that_make_no_sense_are_a_damaged_lab(
+    controllers: dict[str, Any],
+) -> None:
+    saved = {**LabSession.new("mig-single", seed=7).to_json(), "controllers": controllers}
+    with pytest.raises(LabError, match="damaged"):
+        LabSession.from_json(saved)
