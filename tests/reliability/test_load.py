@@ -71,6 +71,28 @@ def test_a_paced_command_still_stops_at_its_budget() -> None:
         meter.check_time()
 
 
+def test_a_long_yaml_dump_gives_way_while_it_runs_not_only_after() -> None:
+    lab = LabSession.new(TICKET, seed=1)
+    clock = FakeClock()
+    checks = 0
+
+    def tick() -> float:
+        # Each budget check finds 1 ms more processor time spent.
+        nonlocal checks
+        checks += 1
+        clock.now += 0.001
+        return clock.now
+
+    pace = budget.Pace(after=0.02, slice=0.002, ratio=4.0, sleep=clock.sleep)
+    meter = budget.Meter(budget.Limits(cpu_seconds=1.0), clock=tick, pace=pace)
+    with budget.metered(meter):
+        output = lab.run("kubectl get pods -A -o yaml").output
+    assert output.startswith("apiVersion: v1\nitems:")
+    # Every pod's YAML is ~10,000 nodes to represent: checked along the way, so it sleeps.
+    assert checks > 20
+    assert clock.slept
+
+
 def test_the_transcript_keeps_the_newest_output_up_to_its_limit() -> None:
     lab = LabSession.new(TICKET, seed=1)
     for n in range(30):

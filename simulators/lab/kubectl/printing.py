@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.api import Obj, ResourceInfo
-from simulators.lab import jsonpath
+from simulators.lab import budget, jsonpath
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.tabwriter import table as tab_table
@@ -206,6 +206,17 @@ _BaseDumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumpe
 
 class _GoYamlDumper(_BaseDumper):  # type: ignore[valid-type,misc]
     """sigs.k8s.io/yaml's look: sorted keys, unindented lists, double-quoted ambiguous strings."""
+
+    represented = 0
+
+    def represent_data(self, data: Any) -> yaml.Node:
+        # All the pods as YAML is ~50 ms of representing with no other budget check on the way:
+        # check every few hundred nodes, so a long dump gives way (budget.Pace) and stops on time.
+        self.represented += 1
+        if not self.represented % 256:
+            budget.check_time()
+        node: yaml.Node = super().represent_data(data)
+        return node
 
 
 def _str_representer(dumper: yaml.BaseDumper, data: str) -> yaml.ScalarNode:
