@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,18 @@ def _a_fresh_client_budget() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _lab_pool_connections_closed_before_the_test_database_goes(
+    django_db_setup: None,
+) -> Iterator[None]:
+    # Torn down before pytest-django drops the test database: the lab's command threads keep
+    # their connections open between commands, and PostgreSQL will not drop a database in use.
+    yield
+    from studysite.lab.consumers import close_pool_connections
+
+    close_pool_connections()
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

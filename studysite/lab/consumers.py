@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -51,7 +52,8 @@ OMITTED = "[earlier output omitted]\n"
 # Commands of every connection in this process run in these threads. A long command spends
 # most of its time asleep (budget.Pace), so a few more threads than cores keep the short ones
 # moving beside it; more would only queue on Python's lock.
-POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="lab-command")
+POOL_SIZE = 6
+POOL = ThreadPoolExecutor(max_workers=POOL_SIZE, thread_name_prefix="lab-command")
 
 
 async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
@@ -62,6 +64,20 @@ async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
     closes it, so the next command starts on a fresh one.
     """
     return await asyncio.get_running_loop().run_in_executor(POOL, _with_connection, func, args)
+
+
+def close_pool_connections() -> None:
+    """Close every pool thread's database connection, for a database about to be dropped or
+    restarted: PostgreSQL refuses to drop a database that sessions still hold."""
+    # Each task waits for the others, so every one of the pool's threads takes exactly one.
+    everyone = threading.Barrier(POOL_SIZE)
+
+    def close() -> None:
+        everyone.wait(timeout=30)
+        connection.close()
+
+    for done in [POOL.submit(close) for _ in range(POOL_SIZE)]:
+        done.result()
 
 
 def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
