@@ -161,9 +161,6 @@ class ClusterWorld(World):
     def controllers_to_json(self) -> None:
         return None  # a real cluster's controllers are its own
 
-    def restore_controllers(self, data: Any) -> None:
-        del data
-
 
 # Real-cluster mode's "ticket": no staged world, no checklist, free exploration.
 EXPLORE = Ticket(

@@ -40,8 +40,9 @@ class LabSnapshot(models.Model):
     """A lab's snapshot (260-430 KB of JSON), in a table of its own.
 
     Every command updates its SavedLab row (the one-writer check); SQLite rewrites a whole row
-    on update, so with the snapshot in that row each command rewrote it too (0.32 ms instead
-    of 0.02 ms). The snapshot is written only when the lab folds its log into it.
+    on update, so with the snapshot in that row each command rewrote it too (0.14-0.28 ms
+    instead of 0.025 ms, tests/benchmarks/bench_snapshot_row.py). The snapshot is written only
+    when the lab folds its log into it.
     """
 
     lab = models.OneToOneField(

@@ -153,7 +153,11 @@ def _replace_snapshot(saved_id: int, lab: LabSession, version: int | None = None
         rows = rows.filter(next_position=version)
     if not rows.update(next_position=F("next_position") + 1, replay_cost=0.0, **_counts(lab)):
         return False
-    LabSnapshot.objects.update_or_create(lab_id=saved_id, defaults={"state": lab.to_json()})
+    # A plain update: update_or_create would first read (and decode) the old snapshot. The
+    # row is missing only for a lab whose snapshot was lost, which starts afresh here.
+    state = lab.to_json()
+    if not LabSnapshot.objects.filter(lab_id=saved_id).update(state=state):
+        LabSnapshot.objects.create(lab_id=saved_id, state=state)
     LoggedCommand.objects.filter(lab_id=saved_id).delete()
     return True
 
