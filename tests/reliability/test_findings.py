@@ -173,7 +173,8 @@ async def test_3_two_tabs_taking_turns_lose_nothing() -> None:
 # ---------------------------------------------------------------- 4. large outputs
 
 
-@override_settings(LAB_SESSION_CPU_MS_PER_SECOND=1_000_000)  # 20 yaml dumps back to back
+# 20 YAML dumps back to back, each within its CPU limit even on a slow machine under coverage.
+@override_settings(LAB_SESSION_CPU_MS_PER_SECOND=1_000_000, LAB_COMMAND_CPU_MS=10_000)
 async def test_4_the_replay_after_many_large_outputs_is_a_bounded_tail() -> None:
     key = await new_session_key()
     comm, _ = await connect(TICKET, key)

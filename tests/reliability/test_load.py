@@ -96,7 +96,10 @@ def test_a_long_yaml_dump_gives_way_while_it_runs_not_only_after() -> None:
 def test_the_transcript_keeps_the_newest_output_up_to_its_limit() -> None:
     lab = LabSession.new(TICKET, seed=1)
     for n in range(30):
-        lab.run(f"kubectl get pods -A -o yaml | grep -v zzz{n}")
+        # Large outputs are the point here, not the CPU limit, which a slow machine under
+        # coverage can meet with a YAML dump of every pod.
+        with budget.metered(budget.Meter(budget.Limits(cpu_seconds=10.0))):
+            lab.run(f"kubectl get pods -A -o yaml | grep -v zzz{n}")
     kept = lab.transcript
     assert sum(len(entry.output) for entry in kept) <= MAX_TRANSCRIPT_OUTPUT
     assert kept[-1].line == "kubectl get pods -A -o yaml | grep -v zzz29"
