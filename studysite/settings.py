@@ -260,6 +260,9 @@ LAB_COMMAND_CPU_MS = env_int("LAB_COMMAND_CPU_MS", 250, minimum=10)
 LAB_SESSION_CPU_MS_PER_SECOND = env_int("LAB_SESSION_CPU_MS_PER_SECOND", 100, minimum=1)
 LAB_MAX_OUTPUT_BYTES = env_int("LAB_MAX_OUTPUT_BYTES", 512 * 1024, minimum=4096)
 LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
+# Commands of sessions that spend a lot run in a child process of each web process, at a lower
+# priority (studysite.lab.annex); off, they run beside everyone else's.
+LAB_ANNEX = env_bool("LAB_ANNEX", True)
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 4 * 1024 * 1024, minimum=65536)
 EXPENSIVE_CPU_SECONDS_PER_MINUTE = env_int("EXPENSIVE_CPU_SECONDS_PER_MINUTE", 20, minimum=1)
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.

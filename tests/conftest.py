@@ -24,6 +24,15 @@ def _a_fresh_client_budget() -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _lab_commands_run_in_the_test_process() -> None:
+    # The test database is SQLite in memory, which the lab's annex (a child process) cannot
+    # open. The annex is tested against real servers: tests/reliability/test_annex.py.
+    from django.conf import settings as django_settings
+
+    django_settings.LAB_ANNEX = False
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _lab_pool_connections_closed_before_the_test_database_goes(
     django_db_setup: None,
 ) -> Iterator[None]:

@@ -7,7 +7,8 @@ connection and per session, and a short queue of frames waiting for their turn.
 `receive` only parses and queues, so the server's own buffer of incoming frames
 drains at once; one task per connection then works through the queue in order.
 Commands run in a small thread pool (never on the event loop) within their budget
-(simulators.lab.budget), and each is saved before its output is sent.
+(simulators.lab.budget), those of a session that spends a lot in the annex (a child process,
+studysite.lab.annex); each is saved before its output is sent.
 
 Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTIAL}`,
 `{"type": "reset"}`. Frames out: `{"type": "output", "data": TEXT, "checklist": [ITEM...]}`
@@ -33,8 +34,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import ChecklistItem, LabSession, list_tickets
-from studysite.lab import cluster, store
+from simulators.lab import ChecklistItem, CommandResult, LabSession, list_tickets
+from studysite.lab import annex, cluster, store
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,14 @@ async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
     closes it, so the next command starts on a fresh one.
     """
     return await asyncio.get_running_loop().run_in_executor(POOL, _with_connection, func, args)
+
+
+async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
+    """One line, in this process's command pool or, for a session that spends a lot, the annex."""
+    if annex.serves(opened):
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
+    return await in_pool(store.apply, opened, line)
 
 
 def close_pool_connections() -> None:
@@ -217,6 +226,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         # typed meanwhile waits in the queue.
         await self.accept()
         self.accepting = True
+        annex.warm()
         self.worker = asyncio.create_task(self.work())
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -309,8 +319,8 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
         if kind == "line" and isinstance(frame.get("data"), str):
-            # Saved (committed) in the pool before its output goes out.
-            result = await in_pool(store.apply, self.opened, frame["data"])
+            # Saved (committed) before its output goes out, here or in the annex.
+            result = await run_line(self.opened, frame["data"])
             flags = {"clear": True} if result.clear else {}
             await self.send_json(output_frame(result.output, result.checklist, **flags))
         elif kind == "complete" and isinstance(frame.get("line"), str):

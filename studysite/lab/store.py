@@ -19,6 +19,7 @@ its output is never sent before it is durable.
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import threading
 import time
@@ -56,6 +57,9 @@ CLAIM = (
     f"UPDATE {SavedLab._meta.db_table} SET next_position = next_position + 1,"
     " replay_cost = %s, done_items = %s, total_items = %s WHERE id = %s AND next_position = %s"
 )
+# A snapshot's JSON, encoded beforehand (see Snapshot).
+SNAPSHOT_UPDATE = f"UPDATE {LabSnapshot._meta.db_table} SET state = %s WHERE lab_id = %s"
+SNAPSHOT_INSERT = f"INSERT INTO {LabSnapshot._meta.db_table} (lab_id, state) VALUES (%s, %s)"
 APPEND = (
     f"INSERT INTO {LoggedCommand._meta.db_table} (lab_id, position, line, hints)"
     " VALUES (%s, %s, %s, %s)"
@@ -113,8 +117,9 @@ def _opened(saved: SavedLab) -> OpenLab:
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
         lab, logged = _new(saved.session_key, saved.ticket), 0
+        snapshot = Snapshot.of(lab)
         with _one_writer(), transaction.atomic():
-            _replace_snapshot(saved.pk, lab)
+            _replace_snapshot(saved.pk, snapshot)
         saved.refresh_from_db()
     return OpenLab(
         lab,
@@ -134,30 +139,55 @@ def _counts(lab: LabSession) -> dict[str, int]:
     return {"done_items": sum(item.done for item in items), "total_items": len(items)}
 
 
-def create(session_key: str, ticket: str, lab: LabSession, *, exam_mode: bool = False) -> SavedLab:
-    """A new saved lab: its row and its snapshot (in the caller's transaction)."""
+@dataclass(frozen=True)
+class Snapshot:
+    """A lab's snapshot, encoded before any write transaction opens.
+
+    Encoding a world takes several ms (340 KB of JSON: 4 ms to build, 4 ms to dump), and while
+    a write transaction is open SQLite holds every other writer of the database, the other
+    server processes' learners included, who then sleep in SQLite's growing steps. So the
+    transaction only writes.
+    """
+
+    text: str
+    counts: dict[str, int]
+
+    @classmethod
+    def of(cls, lab: LabSession) -> Snapshot:
+        return cls(json.dumps(lab.to_json()), _counts(lab))
+
+
+def create(
+    session_key: str, ticket: str, lab: LabSession | Snapshot, *, exam_mode: bool = False
+) -> SavedLab:
+    """A new saved lab: its row and its snapshot (in the caller's transaction, which should
+    open after Snapshot.of)."""
+    snapshot = lab if isinstance(lab, Snapshot) else Snapshot.of(lab)
     saved = SavedLab.objects.create(
-        session_key=session_key, ticket=ticket, exam_mode=exam_mode, **_counts(lab)
+        session_key=session_key, ticket=ticket, exam_mode=exam_mode, **snapshot.counts
     )
-    LabSnapshot.objects.create(lab=saved, state=lab.to_json())
+    with connection.cursor() as cursor:
+        cursor.execute(SNAPSHOT_INSERT, [saved.pk, snapshot.text])
     return saved
 
 
-def _replace_snapshot(saved_id: int, lab: LabSession, version: int | None = None) -> bool:
-    """Make `lab` the saved lab's snapshot, with an empty log (in the caller's transaction).
+def _replace_snapshot(saved_id: int, snapshot: Snapshot, version: int | None = None) -> bool:
+    """Make `snapshot` the saved lab's, with an empty log (in the caller's transaction).
 
     With a `version`, only if no other writer moved the row since: False if one did.
     """
     rows = SavedLab.objects.filter(pk=saved_id)
     if version is not None:
         rows = rows.filter(next_position=version)
-    if not rows.update(next_position=F("next_position") + 1, replay_cost=0.0, **_counts(lab)):
+    if not rows.update(next_position=F("next_position") + 1, replay_cost=0.0, **snapshot.counts):
         return False
-    # A plain update: update_or_create would first read (and decode) the old snapshot. The
-    # row is missing only for a lab whose snapshot was lost, which starts afresh here.
-    state = lab.to_json()
-    if not LabSnapshot.objects.filter(lab_id=saved_id).update(state=state):
-        LabSnapshot.objects.create(lab_id=saved_id, state=state)
+    # A plain update of the text encoded beforehand: update_or_create would first read (and
+    # decode) the old snapshot, and the ORM would encode the new one here, in the transaction.
+    # The row is missing only for a lab whose snapshot was lost, which starts afresh here.
+    with connection.cursor() as cursor:
+        cursor.execute(SNAPSHOT_UPDATE, [snapshot.text, saved_id])
+        if not cursor.rowcount:
+            cursor.execute(SNAPSHOT_INSERT, [saved_id, snapshot.text])
     LoggedCommand.objects.filter(lab_id=saved_id).delete()
     return True
 
@@ -257,9 +287,10 @@ def _load(session_key: str, ticket: str) -> OpenLab:
     if saved is None:
         # Saved at once: the page and its websocket must see the same (seeded) world.
         lab = _new(session_key, ticket)
+        snapshot = Snapshot.of(lab)
         try:
             with _one_writer(), transaction.atomic():
-                saved = create(session_key, ticket, lab)
+                saved = create(session_key, ticket, snapshot)
         except IntegrityError:
             # Another tab created it first: use theirs.
             return _opened(rows.get())
@@ -298,6 +329,14 @@ def _lock_for(saved_id: int) -> threading.Lock:
         return lock
 
 
+# A session whose recent commands add up to this much processor time (each counted fully when it
+# ends, then fading by half every RECENT_HALF_LIFE seconds) has its commands run apart from the
+# others' (studysite.lab.annex): a learner's ordinary commands (a few ms each) never come near
+# it, a session sending expensive commands back to back gets there with one.
+HEAVY_SECONDS = 0.2
+RECENT_HALF_LIFE = 3.0
+
+
 class CpuShare:
     """Per browser session: command CPU time refilled at a rate, with a burst of ten seconds' worth.
 
@@ -308,6 +347,8 @@ class CpuShare:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.buckets: dict[str, tuple[float, float]] = {}
+        # Per session: recent processor time and when it was last counted.
+        self.recent: dict[str, tuple[float, float]] = {}
 
     def allows(self, key: str, now: float) -> bool:
         rate = settings.LAB_SESSION_CPU_MS_PER_SECOND / 1000
@@ -317,12 +358,24 @@ class CpuShare:
             self.buckets[key] = (tokens, now)
             return tokens > 0
 
-    def charge(self, key: str, seconds: float) -> None:
+    def heavy(self, key: str, now: float) -> bool:
+        """This session's recent commands used more than HEAVY_SECONDS (see RECENT_HALF_LIFE)."""
+        with self.lock:
+            return self._recent(key, now) > HEAVY_SECONDS
+
+    def _recent(self, key: str, now: float) -> float:
+        spent, at = self.recent.get(key, (0.0, now))
+        return float(spent * 0.5 ** ((now - at) / RECENT_HALF_LIFE))
+
+    def charge(self, key: str, seconds: float, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
         with self.lock:
             if len(self.buckets) > 50_000:
                 self.buckets.clear()  # a forgotten bucket is a full one: harmless
-            tokens, last = self.buckets.get(key, (0.0, time.monotonic()))
+                self.recent.clear()
+            tokens, last = self.buckets.get(key, (0.0, now))
             self.buckets[key] = (tokens - seconds, last)
+            self.recent[key] = (self._recent(key, now) + seconds, now)
 
 
 cpu_share = CpuShare()
@@ -341,20 +394,31 @@ def _reload(opened: OpenLab) -> None:
         _kept.put(opened, time.monotonic())
 
 
-def apply(opened: OpenLab, line: str) -> CommandResult:
+def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> CommandResult | None:
+    """The shell's answer to a line that is not run: over LAB_MAX_LINE_BYTES, or (with a
+    `share`) sent when the session's processor share is spent. None for a line to run."""
+    message = too_long(line)
+    if not message and share is not None and not share.allows(opened.session_key, time.monotonic()):
+        message = SLOW_DOWN
+    if not message:
+        return None
+    return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+
+
+def apply(opened: OpenLab, line: str, share: CpuShare | None = cpu_share) -> CommandResult:
     """Run one line and keep it, as the terminal and the form fallback both do.
 
     Optimistic: the line runs on the lab as this writer last saw it, and is kept
     only if nobody saved in between; otherwise the lab is reloaded and the line
     runs again. Blocking: call it from a worker thread, never on the event loop.
+    Its processor time is charged to `share` (None: the caller keeps the account, as the
+    web process does for the commands it sends to the annex).
     """
     # A terminal cannot send NUL, and PostgreSQL text cannot hold it: bash drops it too.
     line = line.replace("\x00", "")
-    message = too_long(line)
-    if message:
-        return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
-    if not cpu_share.allows(opened.session_key, time.monotonic()):
-        return CommandResult(line[:80], SLOW_DOWN, opened.lab.checklist(), opened.lab.step)
+    refused = refusal(opened, line, share)
+    if refused is not None:
+        return refused
     started = time.thread_time()
     try:
         with _lock_for(opened.saved_id):
@@ -368,7 +432,8 @@ def apply(opened: OpenLab, line: str) -> CommandResult:
             return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
     finally:
         # The save counts too: a command over budget rewrites the whole snapshot.
-        cpu_share.charge(opened.session_key, time.thread_time() - started)
+        if share is not None:
+            share.charge(opened.session_key, time.thread_time() - started)
 
 
 def fold_spread(saved_id: int) -> float:
@@ -396,12 +461,14 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
         # A real cluster's commands really happened: kept as a snapshot, never replayed.
         or opened.ticket == cluster.EXPLORE_ID
     )
+    # Everything computed before the transaction opens (see Snapshot).
+    snapshot = Snapshot.of(opened.lab) if fold else None
+    counts = snapshot.counts if snapshot is not None else _counts(opened.lab)
+    done, total = counts["done_items"], counts["total_items"]
     with _one_writer(), transaction.atomic():
-        if fold:
-            claimed = _replace_snapshot(opened.saved_id, opened.lab, opened.version)
+        if snapshot is not None:
+            claimed = _replace_snapshot(opened.saved_id, snapshot, opened.version)
         else:
-            counts = _counts(opened.lab)
-            done, total = counts["done_items"], counts["total_items"]
             with connection.cursor() as cursor:
                 cursor.execute(CLAIM, [cost, done, total, opened.saved_id, opened.version])
                 claimed = cursor.rowcount
@@ -422,9 +489,9 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter) -> bool:
 
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
-    lab = _new(session_key, ticket)
+    snapshot = Snapshot.of(_new(session_key, ticket))
     with _lock_for(opened.saved_id), _one_writer(), transaction.atomic():
-        _replace_snapshot(opened.saved_id, lab)
+        _replace_snapshot(opened.saved_id, snapshot)
     return open_lab(session_key, ticket)
 
 

@@ -38,15 +38,17 @@ class Server:
         return f"ws://127.0.0.1:{self.port}{path}"
 
     def pids(self) -> list[int]:
-        """The server's process and its workers."""
-        found = [self.process.pid]
+        """The server's process and its descendants: workers and their lab annexes."""
+        parents: dict[int, int] = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == self.process.pid:
-                found.append(int(stat.parent.name))
+            parents[int(stat.parent.name)] = int(fields[1])
+        found = [self.process.pid]
+        for pid in found:  # grows as it goes: children, then theirs
+            found.extend(child for child, parent in parents.items() if parent == pid)
         return found
 
     def rss_kib(self) -> int:

@@ -1,0 +1,267 @@
+"""The annex: a child process that runs the commands of the sessions that spend a lot.
+
+Every learner's commands run in threads of their web process and share its interpreter, and
+with it Python's lock. A session sending expensive commands back to back (each within its
+budget, paced) made the other learners of its process wait for that lock whenever its commands
+ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session that has spent more than
+store.HEAVY_SECONDS beyond what its processor share has earned back has its commands run here
+instead: one child process per web process, started with its first lab socket, at a lower
+priority (NICENESS). The operating system, not the interpreter's lock, then shares the cores
+between it and the web processes, and it prefers the web processes. When the session has
+earned its share back, its commands run in the web process again.
+
+The annex is one more writer of the labs it runs, like another server process (see
+studysite.lab.store): it opens the lab from the database (and keeps it, as a web process does),
+applies the line under the one-writer check and commits it before it answers. The web process's
+own copy of that lab is then behind the database, and its next command there reloads it.
+The web process keeps the session's account: it refuses a line over the limits or past the
+share before sending it, and charges the processor time the annex reports.
+
+Protocol: one JSON object per line on the child's stdin and stdout. The child first says
+{"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE}, it answers
+{"output", "checklist", "step", "clear", "cpu"} or {"error": MESSAGE}. At the end of its stdin
+(its web process has gone) it exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import IO, Any
+
+from django.conf import settings
+
+from simulators.lab import ChecklistItem, CommandResult
+from studysite.lab import cluster, store
+
+log = logging.getLogger(__name__)
+
+# Added to the annex's nice value: under contention the kernel gives a web process about ten
+# times the annex's processor time, so a learner's command never waits long behind it.
+NICENESS = 10
+STARTUP_SECONDS = 60.0
+# A command is at most LAB_COMMAND_CPU_MS of processor time, paced; this is a hung annex.
+REPLY_SECONDS = 30.0
+FAILED = "lab: internal error; the command may not have run. Reload the page to see the lab"
+# Waiting for the annex's answer blocks a thread: these, not the command pool's, so that heavy
+# sessions waiting their turn never hold up the other learners' commands.
+WAITERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="lab-annex")
+
+
+class AnnexError(Exception):
+    """The annex did not answer: it failed to start, exited, or took too long."""
+
+
+class Annex:
+    """The client side: one child process, one request at a time, restarted when it fails."""
+
+    def __init__(self, argv: list[str], cwd: str | None = None) -> None:
+        self.argv = argv
+        self.cwd = cwd
+        self.lock = threading.Lock()
+        self.process: subprocess.Popen[bytes] | None = None
+        self.pending = bytearray()
+
+    def start(self) -> None:
+        """Start the child now (if it is not running) and wait until it is ready."""
+        with self.lock:
+            self._running()
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(request).encode() + b"\n"
+        with self.lock:
+            process = self._running()
+            try:
+                try:
+                    self._send(process, data)
+                except OSError:
+                    # It died since its last answer (nobody read the request): start another.
+                    self._stop()
+                    process = self._running()
+                    self._send(process, data)
+                return self._reply(process, REPLY_SECONDS)
+            except (OSError, ValueError, AnnexError) as error:
+                self._stop()
+                raise AnnexError(f"the annex did not answer: {error}") from error
+
+    @staticmethod
+    def _send(process: subprocess.Popen[bytes], data: bytes) -> None:
+        assert process.stdin is not None
+        process.stdin.write(data)
+        process.stdin.flush()
+
+    def stop(self) -> None:
+        with self.lock:
+            self._stop()
+
+    def pid(self) -> int | None:
+        process = self.process
+        return process.pid if process is not None and process.poll() is None else None
+
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self.process is not None and self.process.poll() is None:
+            return self.process
+        self.pending.clear()
+        try:
+            self.process = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.cwd
+            )
+            ready = self._reply(self.process, STARTUP_SECONDS)
+        except (OSError, ValueError, AnnexError) as error:
+            self._stop()
+            raise AnnexError(f"the annex did not start: {error}") from error
+        if ready != {"ready": True}:
+            self._stop()
+            raise AnnexError(f"the annex did not start: it said {ready!r}")
+        return self.process
+
+    def _reply(self, process: subprocess.Popen[bytes], seconds: float) -> dict[str, Any]:
+        assert process.stdout is not None
+        fd = process.stdout.fileno()
+        deadline = time.monotonic() + seconds
+        while (end := self.pending.find(b"\n")) < 0:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                raise AnnexError(f"no answer in {seconds:.0f} s")
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                raise AnnexError(f"it exited (code {process.wait()})")
+            self.pending += chunk
+        line = bytes(self.pending[:end])
+        del self.pending[: end + 1]
+        reply = json.loads(line)
+        if not isinstance(reply, dict):
+            raise AnnexError("not a JSON object")
+        return reply
+
+    def _stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+_annex = Annex(
+    [sys.executable, str(settings.BASE_DIR / "manage.py"), "labannex"], cwd=str(settings.BASE_DIR)
+)
+
+
+def the_annex() -> Annex:
+    return _annex
+
+
+def enabled() -> bool:
+    return bool(settings.LAB_ANNEX)
+
+
+def warm() -> None:
+    """Start the annex in the background, so that the first heavy command need not wait."""
+    if enabled() and _annex.pid() is None:
+        WAITERS.submit(_start_quietly)
+
+
+def _start_quietly() -> None:
+    try:
+        _annex.start()
+    except AnnexError:
+        log.exception("the lab's annex did not start")
+
+
+def serves(opened: store.OpenLab) -> bool:
+    """Whether this lab's next command runs in the annex."""
+    return (
+        enabled()
+        # A real cluster's commands wait on the network, not the processor.
+        and opened.ticket != cluster.EXPLORE_ID
+        and store.cpu_share.heavy(opened.session_key, time.monotonic())
+    )
+
+
+def apply(opened: store.OpenLab, line: str) -> CommandResult:
+    """store.apply, run in the annex (blocking: call it from one of the WAITERS)."""
+    line = line.replace("\x00", "")
+    refused = store.refusal(opened, line, store.cpu_share)
+    if refused is not None:
+        return refused
+    request = {"session": opened.session_key, "ticket": opened.ticket, "line": line}
+    try:
+        reply = _annex.call(request)
+        if "error" in reply:
+            raise AnnexError(str(reply["error"]))
+        store.cpu_share.charge(opened.session_key, float(reply["cpu"]))
+        checklist = [ChecklistItem(**item) for item in reply["checklist"]]
+        return CommandResult(
+            line[:80], str(reply["output"]), checklist, int(reply["step"]), bool(reply["clear"])
+        )
+    except (AnnexError, KeyError, TypeError, ValueError):
+        log.exception("a lab command in the annex failed")
+        with store.reading(opened) as lab:
+            return CommandResult(line[:80], FAILED, lab.checklist(), lab.step)
+
+
+def answer(request: dict[str, Any]) -> dict[str, Any]:
+    """In the annex: run one request as the web process would have (store.apply)."""
+    started = time.thread_time()
+    opened = store.open_lab(str(request["session"]), str(request["ticket"]))
+    result = store.apply(opened, str(request["line"]), share=None)
+    return {
+        "output": result.output,
+        "checklist": [item.to_dict() for item in result.checklist],
+        "step": result.step,
+        "clear": result.clear,
+        "cpu": time.thread_time() - started,
+    }
+
+
+def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
+    """The annex's loop: a request a line until its web process closes the pipe."""
+    from django.db import DatabaseError, connection
+
+    def say(reply: dict[str, Any]) -> None:
+        replies.write(json.dumps(reply).encode() + b"\n")
+        replies.flush()
+
+    say({"ready": True})
+    for raw in requests:
+        try:
+            say(answer(json.loads(raw)))
+        except Exception as error:
+            if isinstance(error, DatabaseError):
+                connection.close()
+            log.exception("lab annex: a request failed")
+            say({"error": type(error).__name__})
+
+
+def lower_priority() -> str:
+    """Run from now on only when the web processes leave a core free; say how."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        return "SCHED_IDLE"
+    except (AttributeError, OSError):
+        pass  # not Linux, or not allowed: a lower priority still gives way
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    return f"nice {os.nice(0)}"
+
+
+def main() -> None:
+    """The annex's entry point (`manage.py labannex`)."""
+    lower_priority()
+    # Replies get the real stdout to themselves; anything else printed goes to stderr.
+    replies = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    serve(sys.stdin.buffer, replies)

@@ -1,0 +1,95 @@
+"""The annex beside a real server: a session that spends a lot has its commands run in a child
+process of idle priority, and comes back to the web process with its lab whole."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.server import Server, running_server
+from tests.reliability.test_server import command, open_terminal
+
+pytestmark = [pytest.mark.reliability]
+
+# Stopped at its 250 ms of CPU time.
+EXPENSIVE = "kubectl get pods -A -o yaml" + " | sed 's/./&&&&&&&&/g'" * 6
+SCHED_IDLE = 5
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    # A share of 200 ms a second (a 2 s burst): three expensive commands, none refused.
+    with running_server(LAB_SESSION_CPU_MS_PER_SECOND="200") as live:
+        yield live
+
+
+def the_annex(server: Server) -> int:
+    """The server's annex, once it has set its priority (it does so first)."""
+    for _ in range(600):
+        for pid in server.pids():
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                if b"labannex" in cmdline and os.sched_getscheduler(pid) == SCHED_IDLE:
+                    return pid
+            except OSError:
+                continue  # gone meanwhile
+        time.sleep(0.1)
+    raise AssertionError("the server started no annex of idle priority")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_expensive_commands_run_in_an_idle_priority_annex_and_the_lab_comes_back_whole(
+    server: Server,
+) -> None:
+    cookie = server.new_session()
+
+    async def scenario() -> None:
+        socket_ = await open_terminal(server, cookie)
+        annex = the_annex(server)
+        # In the web process: the session has now spent 200 ms more than its share gave back.
+        await command(socket_, EXPENSIVE)
+        before = cpu_seconds(annex)
+        await command(socket_, EXPENSIVE)
+        await command(socket_, EXPENSIVE)
+        assert cpu_seconds(annex) - before >= 0.15
+        assert await command(socket_, "kubectl cordon gpu-node2") == "node/gpu-node2 cordoned"
+        await asyncio.sleep(8)  # the session's share comes back: the web process again
+        nodes = await command(socket_, "kubectl get nodes")
+        assert "gpu-node2   Ready,SchedulingDisabled" in nodes
+        await socket_.close()
+
+    asyncio.run(scenario())
+    assert server.saved_lines(cookie)[-5:] == [
+        *[EXPENSIVE] * 3,
+        "kubectl cordon gpu-node2",
+        "kubectl get nodes",
+    ]
+
+
+def test_a_killed_annex_is_replaced_and_the_session_goes_on(server: Server) -> None:
+    cookie = server.new_session()
+
+    async def scenario() -> None:
+        socket_ = await open_terminal(server, cookie)
+        await command(socket_, EXPENSIVE)
+        first = the_annex(server)
+        os.kill(first, signal.SIGKILL)
+        while first in server.pids() and Path(f"/proc/{first}/stat").read_text().split()[2] != "Z":
+            await asyncio.sleep(0.05)
+        # The next heavy command finds it gone and starts another.
+        assert await command(socket_, "kubectl cordon gpu-node1") == "node/gpu-node1 cordoned"
+        assert the_annex(server) != first
+        await socket_.close()
+
+    asyncio.run(scenario())
+    assert server.saved_lines(cookie)[-1] == "kubectl cordon gpu-node1"

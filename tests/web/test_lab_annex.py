@@ -1,0 +1,229 @@
+"""The annex: the child process that runs the commands of sessions that spend a lot.
+
+Here the pipe protocol (a stand-in child for the client's failure cases), the annex's own loop
+on the test database, and the websocket's choice between the web process and the annex. The
+real child beside a real server: tests/reliability/test_annex.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from typing import Any
+
+import pytest
+from django.conf import LazySettings
+
+from studysite.lab import annex, store
+from tests.web.test_lab_consumer import connect, new_session_key, receive
+
+# A stand-in child: says ready, then answers each request line by its "do".
+CHILD = r"""
+import json, sys, time
+out = sys.stdout
+out.write(json.dumps({"ready": True}) + "\n"); out.flush()
+for raw in sys.stdin:
+    request = json.loads(raw)
+    do = request.get("do")
+    if do == "exit":
+        sys.exit(3)
+    if do == "hang":
+        time.sleep(60)
+    if do == "halves":
+        text = json.dumps({"echo": request})
+        out.write(text[:5]); out.flush(); time.sleep(0.2)
+        out.write(text[5:] + "\n"); out.flush()
+        continue
+    out.write(json.dumps({"echo": request}) + "\n"); out.flush()
+"""
+
+
+def stand_in(child: str = CHILD) -> annex.Annex:
+    return annex.Annex([sys.executable, "-c", child])
+
+
+def test_a_reply_split_across_reads_comes_back_whole() -> None:
+    client = stand_in()
+    try:
+        assert client.call({"do": "halves", "n": 1}) == {"echo": {"do": "halves", "n": 1}}
+        assert client.call({"n": 2}) == {"echo": {"n": 2}}
+    finally:
+        client.stop()
+
+
+def test_a_child_that_does_not_say_it_is_ready_is_refused_and_stopped() -> None:
+    client = stand_in("print('hello')\nimport time; time.sleep(60)")
+    with pytest.raises(annex.AnnexError, match="did not start"):
+        client.start()
+    assert client.pid() is None
+
+
+def test_a_child_that_exits_mid_command_is_an_error_and_the_next_call_starts_another() -> None:
+    client = stand_in()
+    try:
+        client.start()
+        first = client.pid()
+        with pytest.raises(annex.AnnexError, match="exited"):
+            client.call({"do": "exit"})
+        assert client.call({"n": 1}) == {"echo": {"n": 1}}
+        assert client.pid() not in (None, first)
+    finally:
+        client.stop()
+
+
+def test_a_child_that_takes_too_long_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(annex, "REPLY_SECONDS", 0.5)
+    client = stand_in()
+    try:
+        client.start()
+        pid = client.pid()
+        with pytest.raises(annex.AnnexError, match="no answer"):
+            client.call({"do": "hang"})
+        assert client.pid() is None
+        assert pid is not None and not _alive(pid)
+    finally:
+        client.stop()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _serve(*requests: bytes) -> list[dict[str, Any]]:
+    replies = io.BytesIO()
+    annex.serve(io.BytesIO(b"".join(requests)), replies)
+    return [json.loads(line) for line in replies.getvalue().splitlines()]
+
+
+def _request(key: str, line: str) -> bytes:
+    return json.dumps({"session": key, "ticket": "mig-single", "line": line}).encode() + b"\n"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_annex_runs_a_line_on_the_saved_lab_and_keeps_it_before_it_answers() -> None:
+    key = "a" * 32
+    store.open_lab(key, "mig-single")
+    ready, reply = _serve(_request(key, "kubectl cordon gpu-node2"))
+    assert ready == {"ready": True}
+    assert reply["output"] == "node/gpu-node2 cordoned"
+    assert reply["checklist"][0]["id"] == "layout-applied"
+    assert reply["cpu"] > 0
+    store._kept.clear()  # as another process sees it: from the database
+    reopened = store.open_lab(key, "mig-single")
+    assert "SchedulingDisabled" in reopened.lab.run("kubectl get nodes").output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_request_the_annex_cannot_read_gets_an_error_and_the_next_one_runs() -> None:
+    key = "b" * 32
+    replies = _serve(b"not json\n", b'{"session": 1}\n', _request(key, "kubectl cordon gpu-node1"))
+    assert replies[0] == {"ready": True}
+    assert "error" in replies[1] and "error" in replies[2]
+    assert replies[3]["output"] == "node/gpu-node1 cordoned"
+
+
+class FakeAnnex:
+    """The process boundary, for the websocket's choice: records what it was sent."""
+
+    def __init__(self, reply: dict[str, Any] | Exception) -> None:
+        self.reply = reply
+        self.sent: list[dict[str, Any]] = []
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.sent.append(request)
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+    def pid(self) -> int:
+        return 1  # running: warm() leaves it be
+
+
+@pytest.fixture
+def annex_on(settings: LazySettings) -> None:
+    settings.LAB_ANNEX = True
+
+
+def _spend(key: str, seconds: float) -> None:
+    store.cpu_share.allows(key, time.monotonic())  # the bucket starts full
+    store.cpu_share.charge(key, seconds)
+
+
+REPLY = {
+    "output": "node/gpu-node2 cordoned",
+    "checklist": [{"id": "layout-applied", "text": "The layout is applied", "done": True}],
+    "step": 3,
+    "clear": False,
+    "cpu": 0.05,
+}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_session_over_its_share_has_its_lines_run_in_the_annex(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeAnnex(dict(REPLY))
+    monkeypatch.setattr(annex, "_annex", fake)
+    key = await new_session_key()
+    _spend(key, store.HEAVY_SECONDS + 0.1)
+    comm = await connect("mig-single", key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    frame = await receive(comm)
+    assert frame["data"] == "node/gpu-node2 cordoned"
+    assert frame["checklist"] == REPLY["checklist"]
+    line = "kubectl cordon gpu-node2"
+    assert fake.sent == [{"session": key, "ticket": "mig-single", "line": line}]
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_annex_is_charged_to_the_session_and_refused_past_its_share(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeAnnex(dict(REPLY, cpu=5.0))
+    monkeypatch.setattr(annex, "_annex", fake)
+    key = await new_session_key()
+    _spend(key, store.HEAVY_SECONDS + 0.1)
+    comm = await connect("mig-single", key)
+    for _ in range(2):
+        await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+    assert (await receive(comm))["data"] == REPLY["output"]
+    # The annex said the first used 5 s: the second is refused here, never sent.
+    assert (await receive(comm))["data"] == store.SLOW_DOWN
+    assert len(fake.sent) == 1
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_session_within_its_share_runs_its_lines_in_the_web_process(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeAnnex(annex.AnnexError("not to be called"))
+    monkeypatch.setattr(annex, "_annex", fake)
+    key = await new_session_key()
+    comm = await connect("mig-single", key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    assert (await receive(comm))["data"] == "node/gpu-node2 cordoned"
+    assert fake.sent == []
+    await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_an_annex_that_fails_answers_the_line_with_a_clear_message(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(annex, "_annex", FakeAnnex(annex.AnnexError("it exited (code -9)")))
+    key = await new_session_key()
+    _spend(key, store.HEAVY_SECONDS + 0.1)
+    comm = await connect("mig-single", key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+    frame = await receive(comm)
+    assert frame["type"] == "output" and frame["data"] == annex.FAILED
+    assert frame["checklist"][0]["id"] == "layout-applied"
+    await comm.disconnect()
