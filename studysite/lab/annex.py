@@ -3,12 +3,12 @@
 Every learner's commands run in threads of their web process and share its interpreter, and
 with it Python's lock. A session sending expensive commands back to back (each within its
 budget, paced) made the other learners of its process wait for that lock whenever its commands
-ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session that has spent more than
-store.HEAVY_SECONDS beyond what its processor share has earned back has its commands run here
-instead: one child process per web process, started with its first lab socket, at a lower
-priority (NICENESS). The operating system, not the interpreter's lock, then shares the cores
-between it and the web processes, and it prefers the web processes. When the session has
-earned its share back, its commands run in the web process again.
+ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session whose recent commands
+add up to more than store.HEAVY_SECONDS of processor time (store.CpuShare.heavy) has its commands
+run here instead: one child process per web process, started with its first lab socket, at the
+idle scheduling class (SCHED_IDLE; NICENESS where that is not allowed). The operating system,
+not the interpreter's lock, then shares the cores, and the web processes always go first. Once
+the session's recent use has faded, its commands run in the web process again.
 
 The annex is one more writer of the labs it runs, like another server process (see
 studysite.lab.store): it opens the lab from the database (and keeps it, as a web process does),
@@ -44,8 +44,8 @@ from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
 
-# Added to the annex's nice value: under contention the kernel gives a web process about ten
-# times the annex's processor time, so a learner's command never waits long behind it.
+# Added to the annex's nice value where SCHED_IDLE is refused: under contention the kernel then
+# gives a web process about ten times the annex's processor time.
 NICENESS = 10
 STARTUP_SECONDS = 60.0
 # A command is at most LAB_COMMAND_CPU_MS of processor time, paced; this is a hung annex.
@@ -160,10 +160,6 @@ _annex = Annex(
 )
 
 
-def the_annex() -> Annex:
-    return _annex
-
-
 def enabled() -> bool:
     return bool(settings.LAB_ANNEX)
 
@@ -246,16 +242,14 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
             say({"error": type(error).__name__})
 
 
-def lower_priority() -> str:
-    """Run from now on only when the web processes leave a core free; say how."""
+def lower_priority() -> None:
+    """Run from now on only when the web processes leave a core free."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return "SCHED_IDLE"
     except (AttributeError, OSError):
-        pass  # not Linux, or not allowed: a lower priority still gives way
-    with contextlib.suppress(OSError):
-        os.nice(NICENESS)
-    return f"nice {os.nice(0)}"
+        # Not Linux, or not allowed: a lower priority still gives way.
+        with contextlib.suppress(OSError):
+            os.nice(NICENESS)
 
 
 def main() -> None:

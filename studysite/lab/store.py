@@ -367,8 +367,8 @@ class CpuShare:
         spent, at = self.recent.get(key, (0.0, now))
         return float(spent * 0.5 ** ((now - at) / RECENT_HALF_LIFE))
 
-    def charge(self, key: str, seconds: float, now: float | None = None) -> None:
-        now = time.monotonic() if now is None else now
+    def charge(self, key: str, seconds: float) -> None:
+        now = time.monotonic()
         with self.lock:
             if len(self.buckets) > 50_000:
                 self.buckets.clear()  # a forgotten bucket is a full one: harmless
