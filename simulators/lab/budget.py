@@ -59,18 +59,26 @@ class Meter:
     limits: Limits = field(default_factory=Limits)
     clock: Callable[[], float] = time.thread_time
     started: float = -1.0
+    ended: float = -1.0
     exceeded: bool = False
     pace: Pace | None = None
     paced_to: float = 0.0
 
     def start(self) -> None:
         self.started = self.clock()
+        self.ended = -1.0
         self.exceeded = False
         self.paced_to = self.pace.after if self.pace is not None else 0.0
 
+    def end(self) -> None:
+        """Fix the spending: read later, or from another thread, it stays the command's."""
+        self.ended = self.clock()
+
     def spent(self) -> float:
-        """CPU seconds since start (0 before it)."""
-        return 0.0 if self.started < 0 else max(0.0, self.clock() - self.started)
+        """CPU seconds from start to end, or to now while running (0 before it)."""
+        if self.started < 0:
+            return 0.0
+        return max(0.0, (self.ended if self.ended >= 0 else self.clock()) - self.started)
 
     def check_time(self) -> None:
         if self.started < 0:
@@ -118,6 +126,7 @@ def metered(meter: Meter) -> Iterator[Meter]:
     try:
         yield meter
     finally:
+        meter.end()
         _current.reset(token)
 
 

@@ -104,12 +104,12 @@ class SessionState:
     done: dict[str, bool] = field(default_factory=dict)
     version: int = STATE_VERSION
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {
             "version": self.version,
             "ticket_id": self.ticket_id,
             "seed": self.seed,
-            "world": self.world.to_json(),
+            "world": self.world.to_json(copy=copy),
             "controllers": self.world.controllers_to_json(),
             "transcript": [
                 {"line": e.line, "output": e.output, "step": e.step} for e in self.transcript
@@ -155,7 +155,7 @@ class ClusterWorld(World):
     def tick(self) -> None:
         self.state.step += 1
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {"cluster": None, "host": self.state.to_json()}
 
     def controllers_to_json(self) -> None:
@@ -222,6 +222,11 @@ class LabSession:
     def to_json(self) -> dict[str, Any]:
         """Everything (world, transcript, step, hints shown) as JSON-safe values."""
         return self._state.to_json()
+
+    def encode(self) -> str:
+        """to_json's data as JSON text, encoded straight from the live world without copying
+        it first (a lab's snapshot, several times a minute for every learner)."""
+        return json.dumps(self._state.to_json(copy=False))
 
     @classmethod
     def from_json(

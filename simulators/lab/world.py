@@ -107,10 +107,11 @@ class World:
         self.api.clock.advance()
         run_controllers(self.api)
 
-    def to_json(self) -> dict[str, Any]:
-        """The whole world. The watch history is compacted first: a saved lab has no watchers."""
+    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
+        """The whole world (copy=False: see MockCluster.to_json). The watch history is
+        compacted first: a saved lab has no watchers."""
         self.api.compact_watch_log()
-        return {"cluster": self.api.to_json(), "host": self.state.to_json()}
+        return {"cluster": self.api.to_json(copy=copy), "host": self.state.to_json()}
 
     def controllers_to_json(self) -> dict[str, Any] | None:
         """What the controllers know to be quiet (simulators.cluster.changes), saved beside

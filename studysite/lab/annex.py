@@ -5,10 +5,16 @@ with it Python's lock. A session sending expensive commands back to back (each w
 budget, paced) made the other learners of its process wait for that lock whenever its commands
 ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session whose recent commands
 add up to more than store.HEAVY_SECONDS of processor time (store.CpuShare.heavy) has its commands
-run here instead: one child process per web process, started with its first lab socket, at the
-idle scheduling class (SCHED_IDLE; NICENESS where that is not allowed). The operating system,
-not the interpreter's lock, then shares the cores, and the web processes always go first. Once
-the session's recent use has faded, its commands run in the web process again.
+run here instead: one child process per web process, started with its first lab socket. The
+commands themselves run on the child's one thread of the idle scheduling class (SCHED_IDLE;
+NICENESS where that is not allowed). The operating system, not the interpreter's lock, then
+shares the cores, and the web processes always go first. Once the session's recent use has
+faded, its commands run in the web process again.
+
+Saving a command takes the database's writer lock, which every learner's save waits for
+(store.SqliteWriter). A thread of idle priority holding it on a busy machine waits for a free
+core, and every learner with it: so the child's main thread, at normal priority, does the
+saving, and hands only the command's own work to the idle thread.
 
 The annex is one more writer of the labs it runs, like another server process (see
 studysite.lab.store): it opens the lab from the database (and keeps it, as a web process does),
@@ -189,7 +195,7 @@ def serves(opened: store.OpenLab) -> bool:
 
 def apply(opened: store.OpenLab, line: str) -> CommandResult:
     """store.apply, run in the annex (blocking: call it from one of the WAITERS)."""
-    line = line.replace("\x00", "")
+    line = store.as_typed(line)
     refused = store.refusal(opened, line, store.cpu_share)
     if refused is not None:
         return refused
@@ -209,21 +215,22 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
             return CommandResult(line[:80], FAILED, lab.checklist(), lab.step)
 
 
-def answer(request: dict[str, Any]) -> dict[str, Any]:
+def answer(request: dict[str, Any], runner: store.Runner = store.run_here) -> dict[str, Any]:
     """In the annex: run one request as the web process would have (store.apply)."""
-    started = time.thread_time()
+    # The process's time: the idle thread's work and this thread's save are the request's.
+    started = time.process_time()
     opened = store.open_lab(str(request["session"]), str(request["ticket"]))
-    result = store.apply(opened, str(request["line"]), share=None)
+    result = store.apply(opened, str(request["line"]), share=None, runner=runner)
     return {
         "output": result.output,
         "checklist": [item.to_dict() for item in result.checklist],
         "step": result.step,
         "clear": result.clear,
-        "cpu": time.thread_time() - started,
+        "cpu": time.process_time() - started,
     }
 
 
-def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
+def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.run_here) -> None:
     """The annex's loop: a request a line until its web process closes the pipe."""
     from django.db import DatabaseError, connection
 
@@ -234,7 +241,7 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
     say({"ready": True})
     for raw in requests:
         try:
-            say(answer(json.loads(raw)))
+            say(answer(json.loads(raw), runner))
         except Exception as error:
             if isinstance(error, DatabaseError):
                 connection.close()
@@ -243,7 +250,7 @@ def serve(requests: IO[bytes], replies: IO[bytes]) -> None:
 
 
 def lower_priority() -> None:
-    """Run from now on only when the web processes leave a core free."""
+    """Run this thread from now on only when the web processes leave a core free."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
@@ -254,8 +261,9 @@ def lower_priority() -> None:
 
 def main() -> None:
     """The annex's entry point (`manage.py labannex`)."""
-    lower_priority()
+    idle = ThreadPoolExecutor(1, thread_name_prefix="lab-annex-idle", initializer=lower_priority)
+    idle.submit(int).result()  # its thread starts now, before the first command
     # Replies get the real stdout to themselves; anything else printed goes to stderr.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    serve(sys.stdin.buffer, replies)
+    serve(sys.stdin.buffer, replies, lambda work: idle.submit(work).result())

@@ -8,8 +8,11 @@ bounded amount of output, so saving and opening a lab stays cheap after large ou
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import threading
+from pathlib import Path
 
 import pytest
 from channels.db import database_sync_to_async
@@ -42,6 +45,35 @@ def paced_meter(clock: FakeClock) -> budget.Meter:
     meter = budget.Meter(budget.Limits(cpu_seconds=1.0), clock=clock, pace=pace)
     meter.start()
     return meter
+
+
+def test_a_sqlite_writer_holds_off_writers_of_other_processes_until_it_is_done(
+    tmp_path: Path,
+) -> None:
+    database = str(tmp_path / "db.sqlite3")
+    other_process = os.open(database + ".writer", os.O_RDWR | os.O_CREAT)
+    with store.SqliteWriter().held(database), pytest.raises(BlockingIOError):
+        fcntl.flock(other_process, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.flock(other_process, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(other_process)
+
+
+def test_a_database_in_memory_needs_no_lock_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where a lock file named after it would go
+    with store.SqliteWriter().held("file:memorydb?mode=memory&cache=shared"):
+        pass
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_finished_command_keeps_its_spending_when_read_later() -> None:
+    clock = FakeClock()
+    meter = budget.Meter(budget.Limits(cpu_seconds=1.0), clock=clock)
+    with budget.metered(meter):
+        clock.now += 0.004
+    clock.now += 0.5  # the save, or another thread's clock
+    assert meter.spent() == pytest.approx(0.004)
 
 
 def test_a_short_command_never_sleeps() -> None:

@@ -10,12 +10,15 @@ from __future__ import annotations
 import io
 import json
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.conf import LazySettings
 
+from simulators.lab import CommandResult
 from studysite.lab import annex, store
 from tests.web.test_lab_consumer import connect, new_session_key, receive
 
@@ -117,6 +120,33 @@ def test_the_annex_runs_a_line_on_the_saved_lab_and_keeps_it_before_it_answers()
     store._kept.clear()  # as another process sees it: from the database
     reopened = store.open_lab(key, "mig-single")
     assert "SchedulingDisabled" in reopened.lab.run("kubectl get nodes").output
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_annex_runs_a_command_on_its_runner_thread_and_saves_it_on_its_own() -> None:
+    key = "c" * 32
+    store.open_lab(key, "mig-single")
+    threads: list[str] = []
+    idle = ThreadPoolExecutor(1, thread_name_prefix="idle")
+
+    def runner(work: store.Work) -> CommandResult:
+        def traced() -> CommandResult:
+            threads.append(threading.current_thread().name)
+            return work()
+
+        return idle.submit(traced).result()
+
+    replies = io.BytesIO()
+    line = "kubectl get pods -A -o yaml | grep -c uid"
+    annex.serve(io.BytesIO(_request(key, line)), replies, runner)
+    idle.shutdown()
+    reply = json.loads(replies.getvalue().splitlines()[1])
+    assert threads == ["idle_0"]
+    assert reply["output"].isdigit()
+    assert reply["cpu"] > 0
+    # Kept by the calling thread: the command is in the log another process reads.
+    store._kept.clear()
+    assert store.open_lab(key, "mig-single").lab.history[-1] == line
 
 
 @pytest.mark.django_db(transaction=True)

@@ -44,6 +44,13 @@ def test_a_session_round_trips_through_json_exactly(mixed: LabSession) -> None:
     assert restored.to_json() == mixed.to_json()
 
 
+def test_a_session_encoded_for_saving_is_its_json_and_stays_unchanged(mixed: LabSession) -> None:
+    run_all(mixed, ["kubectl cordon gpu-node1", "kubectl get pods -A -o yaml"])
+    data = mixed.to_json()
+    assert mixed.encode() == json.dumps(data)
+    assert mixed.to_json() == data  # encoded from the live objects, which it left alone
+
+
 def test_a_runai_session_round_trips_mid_reclaim(validate: LabSession) -> None:
     run_all(
         validate,
