@@ -63,9 +63,11 @@ CLAIM = (
     f"UPDATE {SavedLab._meta.db_table} SET next_position = next_position + 1,"
     " replay_cost = %s, done_items = %s, total_items = %s WHERE id = %s AND next_position = %s"
 )
-# A snapshot's JSON, encoded beforehand (see Snapshot).
-SNAPSHOT_UPDATE = f"UPDATE {LabSnapshot._meta.db_table} SET state = %s WHERE lab_id = %s"
-SNAPSHOT_INSERT = f"INSERT INTO {LabSnapshot._meta.db_table} (lab_id, state) VALUES (%s, %s)"
+# A snapshot, encoded and packed beforehand (see Snapshot).
+SNAPSHOT_UPDATE = (
+    f"UPDATE {LabSnapshot._meta.db_table} SET state = NULL, packed = %s WHERE lab_id = %s"
+)
+SNAPSHOT_INSERT = f"INSERT INTO {LabSnapshot._meta.db_table} (lab_id, packed) VALUES (%s, %s)"
 APPEND = (
     f"INSERT INTO {LoggedCommand._meta.db_table} (lab_id, position, line, hints)"
     " VALUES (%s, %s, %s, %s)"
@@ -111,7 +113,7 @@ def too_long(line: str) -> str | None:
 def restore(saved: SavedLab) -> tuple[LabSession, int]:
     """The lab as the learner left it: the snapshot with the logged lines replayed."""
     try:
-        state = saved.snapshot.state
+        state = saved.snapshot.data()
     except LabSnapshot.DoesNotExist:
         state = None  # a fresh start below, as for any damaged lab
     if saved.ticket == cluster.EXPLORE_ID:
@@ -155,20 +157,20 @@ def _counts(lab: LabSession) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A lab's snapshot, encoded before any write transaction opens.
+    """A lab's snapshot, encoded and packed (LabSnapshot.pack) before any write transaction
+    opens.
 
     Encoding a world takes several ms (340 KB of JSON: 4 ms to build, 4 ms to dump), and while
     a write transaction is open SQLite holds every other writer of the database, the other
-    server processes' learners included, who then sleep in SQLite's growing steps. So the
-    transaction only writes.
+    server processes' learners included. So the transaction only writes.
     """
 
-    text: str
+    packed: bytes
     counts: dict[str, int]
 
     @classmethod
     def of(cls, lab: LabSession) -> Snapshot:
-        return cls(lab.encode(), _counts(lab))
+        return cls(LabSnapshot.pack(lab.encode()), _counts(lab))
 
 
 def create(
@@ -181,7 +183,7 @@ def create(
         session_key=session_key, ticket=ticket, exam_mode=exam_mode, **snapshot.counts
     )
     with connection.cursor() as cursor:
-        cursor.execute(SNAPSHOT_INSERT, [saved.pk, snapshot.text])
+        cursor.execute(SNAPSHOT_INSERT, [saved.pk, snapshot.packed])
     return saved
 
 
@@ -199,9 +201,9 @@ def _replace_snapshot(saved_id: int, snapshot: Snapshot, version: int | None = N
     # decode) the old snapshot, and the ORM would encode the new one here, in the transaction.
     # The row is missing only for a lab whose snapshot was lost, which starts afresh here.
     with connection.cursor() as cursor:
-        cursor.execute(SNAPSHOT_UPDATE, [snapshot.text, saved_id])
+        cursor.execute(SNAPSHOT_UPDATE, [snapshot.packed, saved_id])
         if not cursor.rowcount:
-            cursor.execute(SNAPSHOT_INSERT, [saved_id, snapshot.text])
+            cursor.execute(SNAPSHOT_INSERT, [saved_id, snapshot.packed])
     LoggedCommand.objects.filter(lab_id=saved_id).delete()
     return True
 

@@ -1,15 +1,20 @@
 """Many learners at once on one server, alone and beside a hostile one, round after round.
 
-N sessions connect at once, then each sends a command a second for T seconds
+N new sessions connect at once, then each sends a command a second for T seconds
 (commands a learner types: get, describe, label, a grep). Prints errors, handshake
 failures, the round trip's p50/p99/max and the server's processor time per reply.
-Then the same again while one more session sends issue 11's worst commands back to
-back (catastrophic regexes, jsonpath and sed amplifiers). Every lab runs one command
-before the first round, so no round pays for building the learners' worlds. The two
-runs alternate for `--rounds` rounds (alone first, then beside first, and so on), so a
-drift of this shared machine's speed or of the labs' age falls on both, and each round
-prints its own ratio. Prints the server's RSS before and after
-each run.
+Then the same again, with another N new sessions, while one more session sends issue
+11's worst commands back to back (catastrophic regexes, jsonpath and sed amplifiers).
+
+Every run has its own class of new learners, each of whose labs runs one command before
+the clock starts, so no run pays for building worlds and every run's labs are the same
+age: a lab's snapshot grows with its transcript (350 KB new, 800 KB after a few hundred
+commands), and with it what its saves cost, so runs that reused the labs of earlier runs
+would compare older labs with younger ones. The two runs alternate for `--rounds` rounds
+(alone first, then beside first, and so on), so a drift of this shared machine's speed
+falls on both, and each round prints its own ratio. Prints the server's RSS before and
+after each run. `--windows S` also prints each run's p50/p99 per S seconds, to watch the
+latency as the labs age through a long run (`--rounds 1 --seconds 300 --windows 20`).
 Goals (issue 11): 0 errors, 0 handshake failures, p99 under 100 ms, and the p99 beside
 the worst commands within 20% of the p99 alone. Prints, never asserts.
 
@@ -19,7 +24,7 @@ granian with N worker processes as `scripts/serve-production` runs it; both over
 (`LAB_ANNEX=0`), to show what the annex buys.
 
     .venv/bin/python -m tests.benchmarks.bench_load [--sessions 300] [--seconds 60]
-        [--workers 2] [--rounds 2] [--annex on|off|both]
+        [--workers 2] [--rounds 2] [--annex on|off|both] [--windows SECONDS]
 """
 
 from __future__ import annotations
@@ -56,6 +61,8 @@ WORST = [
 @dataclass
 class Tally:
     times: list[float] = field(default_factory=list)
+    # When each of `times` ended, for --windows.
+    ended: list[float] = field(default_factory=list)
     errors: int = 0
     handshake_failures: int = 0
     worst_sent: int = 0
@@ -107,6 +114,7 @@ async def learner(socket_: Terminal, seconds: float, tally: Tally) -> None:
             began = time.perf_counter()
             if await round_trip(socket_, rng.choice(COMMANDS)):
                 tally.times.append((time.perf_counter() - began) * 1000)
+                tally.ended.append(time.monotonic())
             else:
                 tally.errors += 1
             await asyncio.sleep(max(0.0, 1.0 - (time.perf_counter() - began)))
@@ -132,6 +140,7 @@ async def run_once(
     server: Server, cookies: list[str], seconds: float, hostile: str | None
 ) -> Tally:
     tally, stop = Tally(), asyncio.Event()
+    await warm(server, cookies)
     terminals = await connect_all(server, cookies, tally)
     bad = asyncio.create_task(attacker(server, hostile, stop, tally)) if hostile else None
     cpu = server.cpu_seconds()
@@ -143,7 +152,7 @@ async def run_once(
     return tally
 
 
-def report(label: str, tally: Tally, sessions: int) -> float:
+def report(label: str, tally: Tally, sessions: int, window: float = 0.0) -> float:
     p99 = percentile(tally.times, 0.99)
     print(
         f"{label:28} {sessions:>8} {len(tally.times):>8} {tally.errors:>7} "
@@ -152,6 +161,16 @@ def report(label: str, tally: Tally, sessions: int) -> float:
         f"{tally.server_cpu * 1000 / max(1, len(tally.times)):>8.2f}"
         + (f"   (worst commands sent: {tally.worst_sent})" if tally.worst_sent else "")
     )
+    if window and tally.ended:
+        start = min(tally.ended)
+        buckets: dict[int, list[float]] = {}
+        for ended, ms in zip(tally.ended, tally.times, strict=True):
+            buckets.setdefault(int((ended - start) // window), []).append(ms)
+        for number, times in sorted(buckets.items()):
+            print(
+                f"{'':4}{number * window:>5.0f} s to {(number + 1) * window:>4.0f} s:"
+                f" p50 {percentile(times, 0.5):6.1f}  p99 {percentile(times, 0.99):6.1f}"
+            )
     return p99
 
 
@@ -180,13 +199,14 @@ HEADER = (
 )
 
 
-def measure(workers: int, sessions: int, seconds: float, rounds: int, annex: bool) -> list[float]:
+def measure(
+    workers: int, sessions: int, seconds: float, rounds: int, annex: bool, window: float
+) -> list[float]:
     """Print every run on one fresh server; return each round's p99 ratio."""
     ratios = []
     with running_server(workers=workers, LAB_ANNEX="1" if annex else "0") as server:
-        cookies = [server.new_session() for _ in range(sessions)]
         hostile = server.new_session()
-        asyncio.run(warm(server, [*cookies, hostile]))
+        asyncio.run(warm(server, [hostile]))
         rss = [server.rss_kib()]
         where = f"granian, {workers} workers" if workers else "daphne, one process"
         print(f"\n{sessions} sessions, a command a second each for {seconds:.0f} s ({where}),")
@@ -194,15 +214,16 @@ def measure(workers: int, sessions: int, seconds: float, rounds: int, annex: boo
         print(HEADER)
         for number in range(1, rounds + 1):
             p99 = {}
-            # Alone first in odd rounds, beside first in even ones: the labs grow older (longer
-            # transcripts, larger snapshots) through the run, and neither side always gets the
-            # younger labs.
+            # Alone first in odd rounds, beside first in even ones: the server's database grows
+            # through the run, and neither side always gets the younger server.
             for hostile_or_none in (None, hostile) if number % 2 else (hostile, None):
                 label = "learners only" if hostile_or_none is None else "beside the worst"
+                cookies = [server.new_session() for _ in range(sessions)]
                 p99[label] = report(
                     f"{number}: {label}",
                     asyncio.run(run_once(server, cookies, seconds, hostile_or_none)),
                     sessions,
+                    window,
                 )
                 rss.append(server.rss_kib())
             calm, busy = p99["learners only"], p99["beside the worst"]
@@ -222,10 +243,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0, help="granian workers (0: daphne)")
     parser.add_argument("--rounds", type=int, default=2, help="alone/beside pairs per server")
     parser.add_argument("--annex", choices=("on", "off", "both"), default="on")
+    parser.add_argument(
+        "--windows", type=float, default=0.0, help="also print p50/p99 per this many seconds"
+    )
     args = parser.parse_args()
     settings = {"on": [True], "off": [False], "both": [True, False]}[args.annex]
     summary = {
-        annex: measure(args.workers, args.sessions, args.seconds, args.rounds, annex)
+        annex: measure(args.workers, args.sessions, args.seconds, args.rounds, annex, args.windows)
         for annex in settings
     }
     print()

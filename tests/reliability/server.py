@@ -81,11 +81,12 @@ class Server:
     def saved_lines(self, cookie: str, ticket: str = "mig-single") -> list[str]:
         """The commands the database holds for this session's lab: transcript and log."""
         import json
+        import zlib
 
         key = cookie.split("=", 1)[1]
         with sqlite3.connect(self.database) as db:
             row = db.execute(
-                "select id, state from lab_savedlab join lab_labsnapshot on lab_id = id"
+                "select id, packed from lab_savedlab join lab_labsnapshot on lab_id = id"
                 " where session_key = ? and ticket = ?",
                 (key, ticket),
             ).fetchone()
@@ -98,7 +99,8 @@ class Server:
                     (row[0],),
                 )
             ]
-        transcript = [entry["line"] for entry in json.loads(row[1])["transcript"]]
+        snapshot = json.loads(zlib.decompress(row[1]))
+        transcript = [entry["line"] for entry in snapshot["transcript"]]
         return transcript + logged
 
     def kill(self) -> None:

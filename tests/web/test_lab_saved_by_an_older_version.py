@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from studysite.lab import store
 from studysite.lab.models import LabSnapshot, SavedLab
 
 pytestmark = pytest.mark.django_db
@@ -14,13 +15,14 @@ def test_a_lab_saved_by_the_old_model_is_reset_not_a_server_error(client: Client
     client.get("/lab/mig-single/")
     saved = SavedLab.objects.get(ticket="mig-single")
     LabSnapshot.objects.filter(lab=saved).update(
-        state={"version": 1, "ticket_id": "mig-single", "seed": 3, "world": {"step": 4}}
+        state={"version": 1, "ticket_id": "mig-single", "seed": 3, "world": {"step": 4}},
+        packed=None,
     )
     saved.save()  # as its writer did, which moves the row's stamp
     response = client.get("/lab/mig-single/")
     assert response.status_code == 200
     assert "0 of 4 done" in response.content.decode()
-    assert LabSnapshot.objects.get(lab=saved).state["version"] == 2
+    assert LabSnapshot.objects.get(lab=saved).data()["version"] == 2
 
 
 def test_a_lab_whose_snapshot_is_lost_starts_afresh_not_a_server_error(client: Client) -> None:
@@ -32,4 +34,27 @@ def test_a_lab_whose_snapshot_is_lost_starts_afresh_not_a_server_error(client: C
     response = client.get("/lab/mig-single/")
     assert response.status_code == 200
     assert "lost=yes" not in response.content.decode()
-    assert LabSnapshot.objects.get(lab=saved).state["transcript"] == []
+    assert LabSnapshot.objects.get(lab=saved).data()["transcript"] == []
+
+
+def test_a_lab_saved_as_plain_json_opens_as_it_was_and_is_packed_at_its_next_fold(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client.get("/lab/mig-single/")
+    client.post("/lab/mig-single/command", {"line": "kubectl label node gpu-node1 kept=yes"})
+    saved = SavedLab.objects.get(ticket="mig-single")
+    snapshot = LabSnapshot.objects.get(lab=saved)
+    # As the site saved snapshots before it packed them.
+    LabSnapshot.objects.filter(lab=saved).update(state=snapshot.data(), packed=None)
+    saved.save()  # so no copy kept in memory is trusted
+    page = client.get("/lab/mig-single/").content.decode()
+    assert "kept=yes" in page
+    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)  # the next command folds
+    client.post("/lab/mig-single/command", {"line": "kubectl get nodes --show-labels"})
+    snapshot = LabSnapshot.objects.get(lab=saved)
+    assert snapshot.state is None
+    assert [entry["line"] for entry in snapshot.data()["transcript"]] == [
+        "kubectl label node gpu-node1 kept=yes",
+        "kubectl get nodes --show-labels",
+    ]
+    assert "kept=yes" in snapshot.data()["transcript"][-1]["output"]

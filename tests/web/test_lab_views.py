@@ -133,7 +133,7 @@ def test_a_long_session_is_kept_as_snapshot_plus_log_and_comes_back_exactly(
         assert client.post("/lab/mig-single/command", {"line": line}).status_code == 302
     saved = SavedLab.objects.get(ticket="mig-single")
     logged = LoggedCommand.objects.filter(lab=saved).count()
-    snapshot = LabSession.from_json(saved.snapshot.state)
+    snapshot = LabSession.from_json(saved.snapshot.data())
     # The snapshot is rewritten at least every SNAPSHOT_EVERY commands, give or take this lab's
     # spread (sooner when replaying the log would cost too much); snapshot plus log are every
     # line typed, in order.

@@ -47,8 +47,20 @@ def test_a_session_round_trips_through_json_exactly(mixed: LabSession) -> None:
 def test_a_session_encoded_for_saving_is_its_json_and_stays_unchanged(mixed: LabSession) -> None:
     run_all(mixed, ["kubectl cordon gpu-node1", "kubectl get pods -A -o yaml"])
     data = mixed.to_json()
-    assert mixed.encode() == json.dumps(data)
+    assert json.loads(mixed.encode()) == data
     assert mixed.to_json() == data  # encoded from the live objects, which it left alone
+
+
+def test_a_session_encoded_again_after_more_commands_holds_them_all(mixed: LabSession) -> None:
+    run_all(mixed, ["kubectl get nodes", 'echo "quoted \\ text"'])
+    mixed.encode()  # each entry's text is made once and kept for the next snapshot
+    run_all(mixed, ["kubectl cordon gpu-node1", "echo déjà vu"])
+    restored = LabSession.from_json(mixed.encode())
+    assert restored.to_json() == mixed.to_json()
+    assert [entry.line for entry in restored.transcript][-2:] == [
+        "kubectl cordon gpu-node1",
+        "echo déjà vu",
+    ]
 
 
 def test_a_runai_session_round_trips_mid_reclaim(validate: LabSession) -> None:
