@@ -80,8 +80,7 @@ class Server:
 
     def saved_lines(self, cookie: str, ticket: str = "mig-single") -> list[str]:
         """The commands the database holds for this session's lab: transcript and log."""
-        import json
-        import zlib
+        from studysite.lab.models import LabSnapshot
 
         key = cookie.split("=", 1)[1]
         with sqlite3.connect(self.database) as db:
@@ -99,8 +98,7 @@ class Server:
                     (row[0],),
                 )
             ]
-        snapshot = json.loads(zlib.decompress(row[1]))
-        transcript = [entry["line"] for entry in snapshot["transcript"]]
+        transcript = [entry["line"] for entry in LabSnapshot(packed=row[1]).data()["transcript"]]
         return transcript + logged
 
     def kill(self) -> None:
