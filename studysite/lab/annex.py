@@ -40,6 +40,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any
 
@@ -215,19 +216,23 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
             return CommandResult(line[:80], FAILED, lab.checklist(), lab.step)
 
 
-def answer(request: dict[str, Any], runner: store.Runner = store.run_here) -> dict[str, Any]:
-    """In the annex: run one request as the web process would have (store.apply)."""
+def answer(
+    request: dict[str, Any], runner: store.Runner = store.run_here
+) -> tuple[dict[str, Any], store.OpenLab]:
+    """In the annex: run one request as the web process would have (store.apply); the reply
+    and the lab, to fold once the reply has gone."""
     # The process's time: the idle thread's work and this thread's save are the request's.
     started = time.process_time()
     opened = store.open_lab(str(request["session"]), str(request["ticket"]))
     result = store.apply(opened, str(request["line"]), share=None, runner=runner)
-    return {
+    reply = {
         "output": result.output,
         "checklist": [item.to_dict() for item in result.checklist],
         "step": result.step,
         "clear": result.clear,
         "cpu": time.process_time() - started,
     }
+    return reply, opened
 
 
 def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.run_here) -> None:
@@ -241,7 +246,10 @@ def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.
     say({"ready": True})
     for raw in requests:
         try:
-            say(answer(json.loads(raw), runner))
+            reply, opened = answer(json.loads(raw), runner)
+            say(reply)
+            # Encoding the snapshot is the fold's work, done by the idle thread like a command.
+            store.fold(opened, runner)
         except Exception as error:
             if isinstance(error, DatabaseError):
                 connection.close()
@@ -266,4 +274,8 @@ def main() -> None:
     # Replies get the real stdout to themselves; anything else printed goes to stderr.
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    serve(sys.stdin.buffer, replies, lambda work: idle.submit(work).result())
+
+    def when_idle[T](work: Callable[[], T]) -> T:
+        return idle.submit(work).result()
+
+    serve(sys.stdin.buffer, replies, when_idle)

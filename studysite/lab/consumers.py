@@ -323,6 +323,8 @@ class LabConsumer(AsyncWebsocketConsumer):
             result = await run_line(self.opened, frame["data"])
             flags = {"clear": True} if result.clear else {}
             await self.send_json(output_frame(result.output, result.checklist, **flags))
+            if store.fold_due(self.opened):
+                await in_pool(store.fold, self.opened)
         elif kind == "complete" and isinstance(frame.get("line"), str):
             lab = self.opened.lab
             items = [] if self.opened.exam_mode else await in_pool(lab.complete, frame["line"])

@@ -83,6 +83,7 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
     opened = store.open_lab(key, ticket_id)
     version = opened.version
     result = store.apply(opened, line)
+    store.fold(opened)
     if not is_partial(request):
         if line.strip() and opened.version == version:
             # Not kept (too long, or the session's processor share is spent): the transcript

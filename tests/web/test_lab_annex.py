@@ -12,13 +12,13 @@ import json
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 from django.conf import LazySettings
 
-from simulators.lab import CommandResult
 from studysite.lab import annex, store
 from tests.web.test_lab_consumer import connect, new_session_key, receive
 
@@ -129,8 +129,8 @@ def test_the_annex_runs_a_command_on_its_runner_thread_and_saves_it_on_its_own()
     threads: list[str] = []
     idle = ThreadPoolExecutor(1, thread_name_prefix="idle")
 
-    def runner(work: store.Work) -> CommandResult:
-        def traced() -> CommandResult:
+    def runner[T](work: Callable[[], T]) -> T:
+        def traced() -> T:
             threads.append(threading.current_thread().name)
             return work()
 
@@ -141,12 +141,45 @@ def test_the_annex_runs_a_command_on_its_runner_thread_and_saves_it_on_its_own()
     annex.serve(io.BytesIO(_request(key, line)), replies, runner)
     idle.shutdown()
     reply = json.loads(replies.getvalue().splitlines()[1])
-    assert threads == ["idle_0"]
+    # The command (and a fold, if this one made the log costly enough) ran on the runner.
+    assert threads and set(threads) == {"idle_0"}
     assert reply["output"].isdigit()
     assert reply["cpu"] > 0
     # Kept by the calling thread: the command is in the log another process reads.
     store._kept.clear()
     assert store.open_lab(key, "mig-single").lab.history[-1] == line
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_annex_encodes_an_over_budget_commands_snapshot_on_its_runner_thread(
+    settings: LazySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session sending over-budget commands nonstop has its lab folded after each of them:
+    # the encoding (several ms) must not run at normal priority beside the learners.
+    key = "e" * 32
+    store.open_lab(key, "mig-single")
+    settings.LAB_MAX_OUTPUT_BYTES = 1024
+    encoded_on: list[str] = []
+    encode = store.Snapshot.of
+
+    def traced(lab: Any) -> store.Snapshot:
+        encoded_on.append(threading.current_thread().name)
+        return encode(lab)
+
+    monkeypatch.setattr(store.Snapshot, "of", traced)
+    idle = ThreadPoolExecutor(1, thread_name_prefix="idle")
+    replies = io.BytesIO()
+    annex.serve(
+        io.BytesIO(_request(key, "kubectl get pods -A -o yaml")),
+        replies,
+        lambda work: idle.submit(work).result(),
+    )
+    idle.shutdown()
+    reply = json.loads(replies.getvalue().splitlines()[1])
+    assert "the lab's limit of 1 KiB" in reply["output"]
+    assert encoded_on == ["idle_0"]
+    store._kept.clear()
+    assert store.open_lab(key, "mig-single").logged == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -247,3 +247,45 @@ async def test_a_command_is_answered_while_the_shared_sync_thread_is_busy(
         gate.set()
         await busy
     await comm.disconnect()
+
+
+async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
+    session_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    comm = await connect("mig-single", session_key)
+    # Every lab folds after its first logged command (and never within it).
+    monkeypatch.setattr(store, "fold_spread", lambda saved_id: 1.0)
+    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)
+    encoding = threading.Event()
+    release = threading.Event()
+    encode = store.Snapshot.of
+
+    def slow_encode(lab: Any) -> store.Snapshot:
+        encoding.set()
+        assert release.wait(timeout=10)
+        return encode(lab)
+
+    monkeypatch.setattr(store.Snapshot, "of", slow_encode)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    # The answer arrives while the fold is still encoding: it never waits for the fold.
+    assert (await receive(comm))["data"] == "node/gpu-node2 cordoned"
+    assert await sync_to_async(encoding.wait)(10)
+    logged = await database_sync_to_async(_logged_lines)(session_key)
+    assert logged == ["kubectl cordon gpu-node2"]
+    release.set()
+    # Frames are handled in turn: once the next is answered, the fold is done.
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl drain gpu-n"}))
+    await receive(comm)
+    assert await database_sync_to_async(_logged_lines)(session_key) == []
+    snapshot = await database_sync_to_async(_snapshot)(session_key)
+    assert [entry["line"] for entry in snapshot["transcript"]] == ["kubectl cordon gpu-node2"]
+    await comm.disconnect()
+
+
+def _logged_lines(session_key: str) -> list[str]:
+    rows = store.LoggedCommand.objects.filter(lab__session_key=session_key).order_by("position")
+    return list(rows.values_list("line", flat=True))
+
+
+def _snapshot(session_key: str) -> Any:
+    return store.SavedLab.objects.get(session_key=session_key).snapshot.data()

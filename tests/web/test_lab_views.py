@@ -188,6 +188,23 @@ def test_a_form_command_the_lab_does_not_keep_says_why_on_the_page(
     assert "command-refused" not in client.get("/lab/mig-single/").content.decode()
 
 
+def test_a_log_its_caller_never_folds_is_folded_by_a_command_at_twice_the_limits(
+    settings: Any,
+) -> None:
+    settings.LAB_SESSION_CPU_MS_PER_SECOND = 1_000_000
+    opened = store.open_lab("f" * 32, "mig-single")
+    typed = ["kubectl get nodes"] * (SNAPSHOT_EVERY * 4)
+    most = 0
+    for line in typed:
+        store.apply(opened, line)
+        most = max(most, LoggedCommand.objects.filter(lab_id=opened.saved_id).count())
+    assert most < SNAPSHOT_EVERY * fold_spread(opened.saved_id) * store.OVERDUE
+    saved = SavedLab.objects.get(pk=opened.saved_id)
+    restored, logged = restore(saved)
+    assert logged == LoggedCommand.objects.filter(lab_id=opened.saved_id).count()
+    assert [entry.line for entry in restored.transcript] == typed
+
+
 def test_labs_opened_together_fold_their_snapshots_at_different_commands() -> None:
     # A class that starts a ticket together would otherwise rewrite every snapshot at once.
     spreads = [fold_spread(lab_id) for lab_id in range(1, 301)]
