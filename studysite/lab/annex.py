@@ -244,17 +244,28 @@ def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.
         replies.flush()
 
     say({"ready": True})
+
+    def closing_if_broken(error: Exception) -> None:
+        if isinstance(error, DatabaseError):
+            connection.close()
+
     for raw in requests:
         try:
             reply, opened = answer(json.loads(raw), runner)
-            say(reply)
+        except Exception as error:
+            closing_if_broken(error)
+            log.exception("lab annex: a request failed")
+            say({"error": type(error).__name__})
+            continue
+        say(reply)
+        try:
             # Encoding the snapshot is the fold's work, done by the idle thread like a command.
             store.fold(opened, runner)
         except Exception as error:
-            if isinstance(error, DatabaseError):
-                connection.close()
-            log.exception("lab annex: a request failed")
-            say({"error": type(error).__name__})
+            # Never a second reply to one request. The command is saved in the log, which the
+            # next command's fold takes up again.
+            closing_if_broken(error)
+            log.exception("lab annex: a fold failed")
 
 
 def lower_priority() -> None:

@@ -324,7 +324,7 @@ class LabConsumer(AsyncWebsocketConsumer):
             flags = {"clear": True} if result.clear else {}
             await self.send_json(output_frame(result.output, result.checklist, **flags))
             if store.fold_due(self.opened):
-                await in_pool(store.fold, self.opened)
+                await self.fold()
         elif kind == "complete" and isinstance(frame.get("line"), str):
             lab = self.opened.lab
             items = [] if self.opened.exam_mode else await in_pool(lab.complete, frame["line"])
@@ -334,6 +334,16 @@ class LabConsumer(AsyncWebsocketConsumer):
             await self.send_json(replay_frame(self.opened.lab))
         else:
             await self.send_error(f"frame refused: unknown or incomplete frame {kind[:40]!r}")
+
+    async def fold(self) -> None:
+        """The lab's fold, after the answer (store.fold). The command is saved already: a fold
+        that fails is logged, not shown, and the next command's fold takes it up again."""
+        try:
+            await in_pool(store.fold, self.opened)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lab fold failed")
 
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "data": message})

@@ -533,6 +533,10 @@ def fold(opened: OpenLab, runner: Runner = run_here) -> bool:
     with _lock_for(opened.saved_id):
         if not fold_due(opened):
             return False
+        # Checked before the encoding too: a lab whose commands now run in the annex stays due
+        # here, behind the database, and would otherwise be encoded in vain after each of them.
+        if not SavedLab.objects.filter(pk=opened.saved_id, next_position=opened.version).exists():
+            return False
         snapshot = runner(functools.partial(Snapshot.of, opened.lab))
         with _one_writer(), transaction.atomic():
             if not _replace_snapshot(opened.saved_id, snapshot, opened.version):

@@ -183,6 +183,25 @@ def test_the_annex_encodes_an_over_budget_commands_snapshot_on_its_runner_thread
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_fold_that_fails_in_the_annex_adds_no_reply_and_loses_no_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(opened: store.OpenLab, runner: Any = None) -> bool:
+        raise RuntimeError("the fold broke")
+
+    monkeypatch.setattr(store, "fold", broken)
+    key = "a" * 32
+    first, second = "kubectl cordon gpu-node1", "kubectl uncordon gpu-node1"
+    replies = _serve(_request(key, first), _request(key, second))
+    # One reply per request, in order: the web process reads them so.
+    assert replies == [{"ready": True}, replies[1], replies[2]]
+    assert replies[1]["output"] == "node/gpu-node1 cordoned"
+    assert replies[2]["output"] == "node/gpu-node1 uncordoned"
+    store._kept.clear()
+    assert store.open_lab(key, "mig-single").lab.history[-2:] == [first, second]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_request_the_annex_cannot_read_gets_an_error_and_the_next_one_runs() -> None:
     key = "b" * 32
     replies = _serve(b"not json\n", b'{"session": 1}\n', _request(key, "kubectl cordon gpu-node1"))

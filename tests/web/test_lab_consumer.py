@@ -289,3 +289,33 @@ def _logged_lines(session_key: str) -> list[str]:
 
 def _snapshot(session_key: str) -> Any:
     return store.SavedLab.objects.get(session_key=session_key).snapshot.data()
+
+
+async def test_a_fold_that_fails_is_not_shown_and_the_command_is_kept(
+    session_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    comm = await connect("mig-single", session_key)
+    monkeypatch.setattr(store, "fold_spread", lambda saved_id: 1.0)
+    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)
+
+    def broken(opened: store.OpenLab) -> bool:
+        raise RuntimeError("the fold broke")
+
+    monkeypatch.setattr(store, "fold", broken)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    assert (await receive(comm))["data"] == "node/gpu-node2 cordoned"
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+    # The next frame is the next command's answer, not an error about the fold.
+    answer = await receive(comm)
+    assert answer["type"] == "output" and "SchedulingDisabled" in answer["data"]
+    assert await database_sync_to_async(_saved_history)(session_key) == [
+        "kubectl cordon gpu-node2",
+        "kubectl get nodes",
+    ]
+    await comm.disconnect()
+
+
+def _saved_history(session_key: str) -> list[str]:
+    """The lab's commands as another server process would load them."""
+    store._kept.clear()
+    return store.open_lab(session_key, "mig-single").lab.history

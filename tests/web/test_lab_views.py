@@ -205,6 +205,21 @@ def test_a_log_its_caller_never_folds_is_folded_by_a_command_at_twice_the_limits
     assert [entry.line for entry in restored.transcript] == typed
 
 
+def test_a_fold_after_another_writer_saved_is_skipped_without_encoding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opened = store.open_lab("9" * 32, "mig-single")
+    store.apply(opened, "kubectl cordon gpu-node2")
+    opened.logged = SNAPSHOT_EVERY * 2  # due
+    # Another writer (the annex, another process) saves a command: this copy is behind.
+    SavedLab.objects.filter(pk=opened.saved_id).update(next_position=opened.version + 1)
+    encoded: list[object] = []
+    monkeypatch.setattr(store.Snapshot, "of", lambda lab: encoded.append(lab))
+    assert store.fold(opened) is False
+    assert encoded == []
+    assert LoggedCommand.objects.filter(lab_id=opened.saved_id).count() == 1
+
+
 def test_labs_opened_together_fold_their_snapshots_at_different_commands() -> None:
     # A class that starts a ticket together would otherwise rewrite every snapshot at once.
     spreads = [fold_spread(lab_id) for lab_id in range(1, 301)]
