@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.urls import reverse
 from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_http_methods, require_safe
 
@@ -17,6 +18,12 @@ def find_section(slug: str) -> Section:
     if section is None:
         raise Http404("No such section")
     return section
+
+
+@require_safe
+def index(request: HttpRequest) -> HttpResponse:
+    """/guide/ itself: the guide's contents, which the home page holds."""
+    return redirect(reverse("home") + "#contents")
 
 
 # Async: under ASGI this skips two thread hops that cost more than the view. The page is the

@@ -47,6 +47,14 @@ def test_first_and_last_sections_have_only_one_neighbour(client: Client) -> None
     assert 'rel="next"' not in last and 'rel="prev"' in last
 
 
+def test_the_guide_on_its_own_leads_to_its_contents(client: Client) -> None:
+    response = client.get("/guide/")
+    assert (response.status_code, response["Location"]) == (302, "/#contents")
+    assert client.get("/guide").headers["Location"] == "/guide/"
+    home = client.get("/").content.decode()
+    assert '<h2 id="contents">Contents' in home
+
+
 def test_an_unknown_section_is_a_friendly_404(client: Client) -> None:
     response = client.get("/guide/no-such-section/")
     assert response.status_code == 404
