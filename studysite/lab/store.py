@@ -2,10 +2,11 @@
 
 The lab itself (world, shell, tickets) lives in simulators.lab and serialises to
 JSON. Here it is kept as a snapshot plus the lines typed since (see SavedLab): a
-command appends one row, and the snapshot is rewritten (and the log emptied) when
-the log grows long, when replaying it would cost more than REPLAY_COST_SECONDS of
-CPU, or when a command ran out of its budget, so that opening a lab never
-re-runs an expensive command.
+command appends one row, and the snapshot is rewritten (and the log emptied: a fold)
+once the command's answer has gone out, when the log has grown long or replaying it
+would cost more than REPLAY_COST_SECONDS of CPU (see fold); at once, before the
+answer, when a command ran out of its budget, so that opening a lab never re-runs an
+expensive command.
 
 One writer per lab: `apply` runs a command on the lab as this writer last saw it
 and keeps it only if no other writer (another tab, the form, another server
