@@ -141,13 +141,16 @@ def test_the_annex_runs_a_command_on_its_runner_thread_and_saves_it_on_its_own()
     annex.serve(io.BytesIO(_request(key, line)), replies, runner)
     idle.shutdown()
     reply = json.loads(replies.getvalue().splitlines()[1])
-    # The command (and a fold, if this one made the log costly enough) ran on the runner.
-    assert threads and set(threads) == {"idle_0"}
     assert reply["output"].isdigit()
     assert reply["cpu"] > 0
     # Kept by the calling thread: the command is in the log another process reads.
     store._kept.clear()
-    assert store.open_lab(key, "mig-single").lab.history[-1] == line
+    reopened = store.open_lab(key, "mig-single")
+    assert reopened.lab.history[-1] == line
+    # The command ran on the runner, and so did the fold's encoding if this one made the log
+    # costly enough to fold (under coverage on a busy machine it may).
+    folded = reopened.logged == 0
+    assert threads == ["idle_0"] * (2 if folded else 1)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -186,7 +189,10 @@ def test_the_annex_encodes_an_over_budget_commands_snapshot_on_its_runner_thread
 def test_a_fold_that_fails_in_the_annex_adds_no_reply_and_loses_no_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    attempts: list[str] = []
+
     def broken(opened: store.OpenLab, runner: Any = None) -> bool:
+        attempts.append(opened.session_key)
         raise RuntimeError("the fold broke")
 
     monkeypatch.setattr(store, "fold", broken)
@@ -197,6 +203,7 @@ def test_a_fold_that_fails_in_the_annex_adds_no_reply_and_loses_no_command(
     assert replies == [{"ready": True}, replies[1], replies[2]]
     assert replies[1]["output"] == "node/gpu-node1 cordoned"
     assert replies[2]["output"] == "node/gpu-node1 uncordoned"
+    assert attempts == [key, key]  # tried after each reply
     store._kept.clear()
     assert store.open_lab(key, "mig-single").lab.history[-2:] == [first, second]
 

@@ -249,13 +249,17 @@ async def test_a_command_is_answered_while_the_shared_sync_thread_is_busy(
     await comm.disconnect()
 
 
-async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
-    session_key: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    comm = await connect("mig-single", session_key)
-    # Every lab folds after its first logged command (and never within it).
+@pytest.fixture
+def fold_after_every_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every lab's fold is due after its first logged command (and never within it)."""
     monkeypatch.setattr(store, "fold_spread", lambda saved_id: 1.0)
     monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)
+
+
+async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
+    session_key: str, monkeypatch: pytest.MonkeyPatch, fold_after_every_command: None
+) -> None:
+    comm = await connect("mig-single", session_key)
     encoding = threading.Event()
     release = threading.Event()
     encode = store.Snapshot.of
@@ -292,13 +296,14 @@ def _snapshot(session_key: str) -> Any:
 
 
 async def test_a_fold_that_fails_is_not_shown_and_the_command_is_kept(
-    session_key: str, monkeypatch: pytest.MonkeyPatch
+    session_key: str, monkeypatch: pytest.MonkeyPatch, fold_after_every_command: None
 ) -> None:
     comm = await connect("mig-single", session_key)
-    monkeypatch.setattr(store, "fold_spread", lambda saved_id: 1.0)
-    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)
+
+    attempts: list[int] = []
 
     def broken(opened: store.OpenLab) -> bool:
+        attempts.append(opened.saved_id)
         raise RuntimeError("the fold broke")
 
     monkeypatch.setattr(store, "fold", broken)
@@ -308,6 +313,7 @@ async def test_a_fold_that_fails_is_not_shown_and_the_command_is_kept(
     # The next frame is the next command's answer, not an error about the fold.
     answer = await receive(comm)
     assert answer["type"] == "output" and "SchedulingDisabled" in answer["data"]
+    assert attempts, "the fold was never tried"
     assert await database_sync_to_async(_saved_history)(session_key) == [
         "kubectl cordon gpu-node2",
         "kubectl get nodes",
