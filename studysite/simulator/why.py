@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from simulators.engine import (
     Division,
+    FairShareRow,
     FairShareTrace,
     PoolOutcome,
     ShareQueue,
@@ -148,25 +149,50 @@ def _division_view(division: Division) -> WhyDivision:
     return WhyDivision(title, tuple(steps), result)
 
 
+def allocatable(row: FairShareRow) -> float:
+    """What KAI's queue order divides a queue's allocation by: the larger of its quota and its
+    fair share, capped by its limit (`ResourceShare.GetAllocatableShare` in KAI's proportion
+    plugin; the engine's `QState.capped_share`)."""
+    share = max(row.deserved or 0.0, row.fair_share)
+    return share if row.limit is None else min(row.limit, share)
+
+
+def _percent(part: float, whole: float) -> str:
+    return f"{round(100 * part / whole)}%" if whole > EPSILON else "all"
+
+
 def _oversubscribed(pool: PoolOutcome, trace: FairShareTrace) -> WhyStep | None:
     top = trace.division(None)
     if top is None or not top.oversubscribed:
         return None
     promised = sum(grant.given for grant in top.deserved)
+    quotas = sum(grant.deserved or 0.0 for grant in top.deserved)
     running = {p.project: p.quota_backed + p.over_quota for p in pool.projects}
+    rows = {row.queue: row for row in pool.fair_share_table}
+    if quotas > promised + EPSILON:
+        asked = (
+            f"The quotas add up to {gpus(quotas)}; each capped at what its project asks for, "
+            f"they promise {gpus(promised)}"
+        )
+    else:
+        asked = f"The quotas add up to {gpus(promised)}"
     lines = [
-        f"The quotas asked for add up to {gpus(promised)}, but node pool {pool.pool} has "
-        f"{num(pool.gpus)}: {gpus(promised - pool.gpus)} of guarantees can't be met at once.",
+        f"{asked}, but node pool {pool.pool} has {num(pool.gpus)}: "
+        f"{gpus(promised - pool.gpus)} of guarantees can't be met at once.",
         "The engine starts jobs one at a time. Each time it serves, among projects still "
         "within their quota, the one with the higher priority, then the one using the "
-        "smallest part of its fair share, so projects of the same priority end up using "
-        "about the same part of their fair shares.",
+        "smallest part of its quota (or of its fair share, when that is larger), so projects "
+        "of the same priority end up using about the same part of their quotas.",
     ]
-    lines += [
-        f"{p.project}: fair share {num(p.fair_share)}, running {num(running[p.project])}"
-        + (f", {num(p.unmet)} waiting." if p.unmet else ".")
-        for p in pool.projects
-    ]
+    for p in pool.projects:
+        row = rows.get(p.project)
+        whole = allocatable(row) if row is not None else p.fair_share
+        used = running[p.project]
+        line = (
+            f"{p.project}: quota {num(p.quota)}, fair share {num(p.fair_share)}, "
+            f"running {num(used)} ({_percent(used, whole)} of {num(whole)})"
+        )
+        lines.append(line + (f", {num(p.unmet)} waiting." if p.unmet else "."))
     return WhyStep("Why not every guarantee holds: the pool is over-subscribed", tuple(lines))
 
 
