@@ -10,6 +10,7 @@ themes); nh3 then sanitises the result so content can never inject script or sty
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +62,7 @@ _ALLOWED_ATTRIBUTES = {
     "*": {"class", "id", "role", "aria-label", "aria-labelledby", "tabindex", "hidden"},
     "a": {"href", "title"},
     "button": {"type"},
-    "td": {"style"},
+    "td": {"style", "data-label"},
     "th": {"style", "scope"},
     "ol": {"start"},
 }
@@ -251,10 +252,48 @@ def _build_parser() -> MarkdownIt:
 _PARSER = _build_parser()
 
 
+def _label_cells(tokens: Sequence[Token]) -> None:
+    """Give each body cell its column's heading as `data-label`.
+
+    On a narrow screen (reading.css) a table's rows stack into cards and each cell shows its
+    heading before it, so every column is on screen without scrolling sideways; the ARIA roles
+    keep the table's semantics for screen readers when CSS changes how its parts display.
+    """
+    headings: list[str] = []
+    column = 0
+    roles = {
+        "table_open": "table",
+        "thead_open": "rowgroup",
+        "tbody_open": "rowgroup",
+        "tr_open": "row",
+        "th_open": "columnheader",
+        "td_open": "cell",
+    }
+    for index, token in enumerate(tokens):
+        if token.type in roles:
+            token.attrSet("role", roles[token.type])
+        if token.type == "thead_open":
+            headings = []
+        elif token.type == "th_open":
+            headings.append(" ".join(plain_text(tokens[index + 1]).split()))
+        elif token.type == "tr_open":
+            column = 0
+        elif token.type == "td_open":
+            if column < len(headings) and headings[column]:
+                token.attrSet("data-label", headings[column])
+            column += 1
+
+
 def _wrap_tables(rendered: str) -> str:
-    # A wide table scrolls inside its own focusable region instead of the page.
-    return rendered.replace(
-        "<table>", '<div class="table-scroll" tabindex="0" role="region" aria-label="Table"><table>'
+    # A wide table scrolls inside its own focusable region instead of the page (on a wide
+    # screen; on a narrow one its rows stack, see _label_cells).
+    return re.sub(
+        r"<table( [^>]*)?>",
+        lambda match: (
+            '<div class="table-scroll" tabindex="0" role="region" aria-label="Table">'
+            + match.group(0)
+        ),
+        rendered,
     ).replace("</table>", "</table></div>")
 
 
@@ -299,6 +338,7 @@ def render_document(source: str) -> Rendered:
         elif token.type == "fence":
             texts.append(token.content)
     passages.append(Passage(current.anchor, current.heading, " ".join(texts)))
+    _label_cells(tokens)
     body = _wrap_tables(_PARSER.renderer.render(tokens, _PARSER.options, env))
     return Rendered(sanitise(body), tuple(headings), front_matter, tuple(passages))
 

@@ -26,10 +26,14 @@ def test_the_copy_button_never_covers_the_first_line(page: Page, width: int) -> 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_long_lines_wrap_on_request_and_the_choice_is_remembered(page: Page, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 800})
-    page.goto("/guide/gang-scheduling/")
-    pre = page.locator(".code-block.command pre").first
-    assert pre.evaluate("el => el.scrollWidth > el.clientWidth"), "the long line scrolls at first"
-    toggle = page.locator(".code-block.command").first.get_by_role("button", name="Wrap lines")
+    page.goto("/guide/installation/")
+    overflowing = page.locator(".code-block.command pre").evaluate_all(
+        "pres => pres.map(el => el.scrollWidth > el.clientWidth)"
+    )
+    assert True in overflowing, "a long line scrolls at first"
+    block = page.locator(".code-block.command").nth(overflowing.index(True))
+    pre = block.locator("pre")
+    toggle = block.get_by_role("button", name="Wrap lines")
     expect(toggle).to_have_attribute("aria-pressed", "false")
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true")
@@ -99,3 +103,38 @@ def test_no_blocking_accessibility_violations_on_reading_pages(
         page.goto(url)
         page.locator("details").evaluate_all("all => all.forEach(d => d.open = true)")
         assert blocking_violations(page) == [], url
+
+
+def _guide_sections(page: Page) -> list[str]:
+    page.goto("/guide/big-picture/")
+    return page.locator(".toc ol a").evaluate_all("links => links.map(a => a.pathname)")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_no_guide_table_hides_a_column_at_desktop_or_phone_width(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    tables = 0
+    for path in _guide_sections(page):
+        page.goto(path)
+        for region in page.locator(".prose .table-scroll").all():
+            tables += 1
+            clipped = region.evaluate("el => el.scrollWidth - el.clientWidth")
+            assert clipped <= 1, f"{path}: a table is {clipped}px wider than its region"
+            right = region.evaluate("el => el.getBoundingClientRect().right")
+            assert right <= width, f"{path}: a table runs off the screen"
+    assert tables >= 15
+
+
+def test_on_a_phone_each_table_cell_names_its_column(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/guide/mig-gpu-operator/#troubleshooting-mig")
+    table = page.locator("#troubleshooting-mig ~ .table-scroll table").first
+    labels = table.locator("tbody td").evaluate_all(
+        "cells => cells.map(td => getComputedStyle(td, '::before').content)"
+    )
+    assert labels[:3] == ['"Symptom" / ""', '"Likely cause" / ""', '"Fix" / ""'], labels
+    fix = table.locator("tbody tr").first.locator("td").nth(2)
+    expect(fix).to_be_in_viewport()
+    # Screen readers still read a table: the roles survive the cards' display.
+    expect(page.get_by_role("columnheader", name="Likely cause").first).to_be_attached()
+    assert table.get_attribute("role") == "table"
