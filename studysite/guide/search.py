@@ -77,6 +77,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "login": ("cli",),
     "notebook": ("workspace", "jupyter"),
     "gpus": ("gpu",),
+    "preemptible": ("preemption", "preempted"),
+    "crashloop": ("crashloopbackoff", "crash", "broken"),
+    "crashloopbackoff": ("crash", "broken"),
+    "crashing": ("crashloopbackoff", "crash", "broken"),
 }
 
 

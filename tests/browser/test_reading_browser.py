@@ -138,3 +138,17 @@ def test_on_a_phone_each_table_cell_names_its_column(page: Page) -> None:
     # Screen readers still read a table: the roles survive the cards' display.
     expect(page.get_by_role("columnheader", name="Likely cause").first).to_be_attached()
     assert table.get_attribute("role") == "table"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_search_page_box_is_wide_enough_for_a_question(page: Page, width: int) -> None:
+    page.set_viewport_size({"width": width, "height": 800})
+    question = "why is my distributed training job stuck pending on the pool"
+    page.goto(f"/search/?q={question.replace(' ', '+')}")
+    box = page.locator("#search-page-input")
+    expect(box).to_have_value(question)
+    if width >= 1000:
+        assert box.evaluate("el => el.scrollWidth <= el.clientWidth"), "the question is cut off"
+    else:
+        main = page.locator("main").evaluate("el => el.clientWidth")
+        assert box.evaluate("el => el.getBoundingClientRect().width") >= 0.8 * main

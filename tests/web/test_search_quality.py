@@ -28,6 +28,7 @@ QUERIES: list[tuple[str, str]] = [
     ("what is allocated but not utilized", "monitoring"),
     ("how does Run:ai compare to Slurm", "runai-slurm-kubernetes"),
     ("who can submit to a project", "access-control"),
+    ("gpu operator pods crashloop", "stack"),
     # stemming
     ("reclaiming", "preemption-reclaim"),
     ("preempted by priority", "preemption-reclaim"),
@@ -59,6 +60,7 @@ QUERIES: list[tuple[str, str]] = [
     ("network operator", "stack"),
     ("priority", "preemption-reclaim"),
     ("non-preemptible", "workloads-assets"),
+    ("preemptible", "preemption-reclaim"),
     ("workspace training inference", "workloads-assets"),
     ("data source asset", "workloads-assets"),
     ("runai workspace submit", "runai-cli"),
