@@ -368,14 +368,20 @@ class LabSession:
             and line.strip() == "clear"
         ):
             clear = True
+        items: list[ChecklistItem] | None = None
         try:
             result = Shell(ctx, self._builtins()).execute(line)
+            # The checklist reads the cluster as the command's output showed it, before the
+            # world's step: an item never ticks while the learner's screen still shows the
+            # state just before it (a pod still ContainerCreating).
+            items = self._evaluate()
             self._world.tick()
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
         before = dict(self._state.done)
-        items = self._evaluate()
+        if items is None:
+            items = self._evaluate()
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text

@@ -113,6 +113,7 @@ def test_restarting_mig_manager_after_a_drain_fixes_a_failed_apply(single: LabSe
     assert pod_name(single, "nvidia-mig-manager", "gpu-node2") != old
     assert state_of(single) == "success"
     single.run("kubectl uncordon gpu-node2")
+    wait(single, 1)  # the checklist reads the cluster as the last command's output showed it
     assert all(done(single).values())
 
 

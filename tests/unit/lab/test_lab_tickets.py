@@ -139,7 +139,7 @@ def test_mig_mixed_in_another_order_strategy_first_and_a_new_configmap(mixed: La
             "kubectl uncordon gpu-node3",
         ],
     )
-    wait(mixed, 1)
+    wait(mixed, 2)
     assert mixed.is_complete()
 
 
@@ -194,13 +194,13 @@ def test_pending_workspace_the_story_and_describe_point_at_the_idle_workspace(
 
 def test_pending_workspace_suspending_the_idle_workspace_also_works(pending: LabSession) -> None:
     pending.run("runai workspace suspend nb-alice -p team-vision")
-    wait(pending, 1)
+    wait(pending, 2)
     assert pending.is_complete()
 
 
 def test_pending_workspace_stopping_bobs_active_workspace_is_not_a_fix(pending: LabSession) -> None:
     pending.run("runai workspace delete nb-bob -p team-vision")
-    wait(pending, 1)
+    wait(pending, 2)
     # nb-carol fits the quota now, but someone's active work was stopped.
     assert done(pending) == {
         "idle-stopped": False,
