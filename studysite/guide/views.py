@@ -7,7 +7,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control
 from django.views.decorators.http import require_http_methods, require_safe
 
 from studysite.guide.pages import contents, section_page
-from studysite.guide.progress import read_sections, set_read
+from studysite.guide.progress import read_sections, set_read, visit
 from studysite.guide.search import MAX_QUERY_LENGTH, search
 from studysite.guide.sections import Section, load_guide
 from studysite.htmx import HtmxHttpRequest, is_partial, render_page, vary_on_htmx
@@ -42,15 +42,20 @@ async def section(request: HttpRequest, slug: str) -> HttpResponse:
 def read_state(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     """This learner's part of a section page: read or not, the form to change it, progress."""
     current = find_section(slug)
+    auto = False
     if request.method == "POST":
         read = set_read(request, slug, request.POST.get("read") == "1")
+        auto = request.POST.get("auto") == "1" and slug in read
         if not is_partial(request):
             return vary_on_htmx(redirect("guide:mark-read", slug=slug))
     else:
         read = read_sections(request)
+        if is_partial(request):  # the section page loading this reader's part
+            visit(request, slug)
     context = {
         "section": current,
         "read": read,
+        "auto": auto,
         "next": load_guide().neighbours(current)[1],
         "toc": contents(slug, frozenset(read), oob=is_partial(request)),
     }

@@ -152,3 +152,40 @@ def test_the_search_page_box_is_wide_enough_for_a_question(page: Page, width: in
     else:
         main = page.locator("main").evaluate("el => el.clientWidth")
         assert box.evaluate("el => el.getBoundingClientRect().width") >= 0.8 * main
+
+
+def test_reaching_the_end_of_a_section_marks_it_read_with_an_undo(page: Page) -> None:
+    page.clock.install()
+    page.goto("/guide/placement/")
+    expect(page.get_by_role("button", name="Mark section as read")).to_be_attached()
+    page.get_by_role("button", name="Mark section as read").scroll_into_view_if_needed()
+    page.clock.run_for(6000)
+    expect(page.get_by_text("Marked as read: you reached the end of this section.")).to_be_visible()
+    expect(page.locator("#read-mark-placement")).to_contain_text("read")
+    page.get_by_role("button", name="Undo: mark as unread").click()
+    expect(page.get_by_role("button", name="Mark section as read")).to_be_visible()
+    page.clock.run_for(6000)
+    # Undone stays undone while the reader is still here.
+    expect(page.get_by_role("button", name="Mark section as read")).to_be_visible()
+    page.goto("/")
+    expect(page.locator(".home-continue")).to_contain_text("Continue reading")
+    expect(page.locator(".home-continue a").first).to_have_attribute("href", "/guide/placement/")
+
+
+def test_a_section_offers_to_continue_from_the_heading_the_reader_reached(page: Page) -> None:
+    page.goto("/guide/placement/")
+    headings = page.locator(".prose h2[id]")
+    assert headings.count() >= 3
+    target = headings.nth(2)
+    target_id = target.get_attribute("id")
+    target.evaluate("el => window.scrollTo(0, el.getBoundingClientRect().top + scrollY + 40)")
+    page.wait_for_function(
+        "id => localStorage.getItem('guide-position:placement') === id", arg=target_id
+    )
+    page.goto("/guide/stack/")
+    page.goto("/guide/placement/")
+    offer = page.get_by_role("link", name=re.compile("^Continue where you left off"))
+    expect(offer).to_have_attribute("href", f"#{target_id}")
+    offer.focus()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(f"#{target_id}$"))

@@ -321,3 +321,16 @@ def test_every_study_page_type_has_no_serious_accessibility_violations(page: Pag
     for url in ["/cards/", "/quiz/", "/scenarios/allocated-but-idle/", "/progress/"]:
         page.goto(url)
         assert blocking_violations(page) == [], f"dark {url}"
+
+
+def test_flashcards_on_a_phone_show_no_key_hints_and_no_gap_above_the_filter(page: Page) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/cards/")
+    expect(page.locator(".key-hints")).to_be_hidden()
+    expect(page.locator(".flashcard summary kbd")).to_be_hidden()
+    lead = page.locator(".lead").bounding_box()
+    label = page.get_by_text("Cards from").bounding_box()
+    assert lead and label
+    assert label["y"] - (lead["y"] + lead["height"]) < 40
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expect(page.locator(".key-hints")).to_be_visible()

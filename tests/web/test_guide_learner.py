@@ -125,3 +125,29 @@ def test_with_htmx_marking_read_sends_the_forms_own_token_and_is_refused_without
 def test_an_unknown_section_has_no_learner_endpoint() -> None:
     assert Client().get("/guide/no-such-section/read").status_code == 404
     assert Client().post("/guide/no-such-section/read", {"read": "1"}).status_code == 404
+
+
+def test_home_continues_from_the_section_the_reader_was_last_on() -> None:
+    reader = Client()
+    reader.get("/guide/placement/read", headers=HX)  # the section page loading its part
+    home = reader.get("/").content.decode()
+    assert re.search(r"Continue reading</span> <a href=\"/guide/placement/\"", home), home
+
+    reader.post("/guide/placement/read", {"read": "1"}, headers=HX)
+    home = reader.get("/").content.decode()
+    # Read now: home goes on with the next unread section after it, not back to section 1.
+    assert 'Continue reading</span> <a href="/guide/fractions-mig/"' in home
+
+
+def test_a_newcomer_is_offered_the_first_section_as_next_to_read() -> None:
+    home = Client().get("/").content.decode()
+    assert "Continue reading" not in home
+
+
+def test_a_section_marked_at_its_end_says_so_beside_an_undo() -> None:
+    reader = Client()
+    marked = reader.post(READ_URL, {"read": "1", "auto": "1"}, headers=HX).content.decode()
+    assert "Marked as read: you reached the end of this section." in marked
+    assert "Undo: mark as unread" in marked
+    undone = reader.post(READ_URL, {"read": "0"}, headers=HX).content.decode()
+    assert "Mark section as read" in undone and f"0 of {TOTAL} sections read" in undone

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from simulators.lab import list_tickets
-from studysite.guide.progress import read_sections
+from studysite.guide.progress import continue_reading, last_section, read_sections
 from studysite.guide.sections import load_guide
 from studysite.htmx import HtmxHttpRequest
 from studysite.lab import store as lab_store
@@ -73,7 +73,7 @@ def _lab_in_progress(found: dict[str, tuple[int, int]]) -> list[dict[str, Any]]:
 def continue_context(request: HtmxHttpRequest) -> dict[str, Any]:
     """What this browser has under way, for the "continue where you left off" panel."""
     key, guide, study, now = existing_key(request), load_guide(), load_study(), timezone.now()
-    read = read_sections(request)
+    read, last_read = read_sections(request), last_section(request)
     states = store.card_states(key) if key else {}
     finished = store.finished_attempts(key) if key else []
     last = max(finished, key=lambda attempt: attempt.finished_at or now, default=None)
@@ -81,7 +81,8 @@ def continue_context(request: HtmxHttpRequest) -> dict[str, Any]:
     opened = lab_store.progress(key) if key else {}
     open_attempt = store.open_attempt(key) if key else None
     return {
-        "next_section": next((s for s in guide.sections if s.slug not in read), None),
+        "next_section": continue_reading(guide.sections, read, last_read),
+        "continuing": last_read is not None,
         "read_count": len(read),
         "card_counts": cards.counts(study.cards, states, now),
         "cards_started": bool(states),
@@ -90,7 +91,9 @@ def continue_context(request: HtmxHttpRequest) -> dict[str, Any]:
         "bank_answered": len(latest_bank),
         "bank_total": len(bank.load().questions),
         "labs_in_progress": _lab_in_progress(opened),
-        "first_visit": not (read or states or finished or open_attempt or latest_bank or opened),
+        "first_visit": not (
+            read or last_read or states or finished or open_attempt or latest_bank or opened
+        ),
     }
 
 
