@@ -22,6 +22,7 @@ from simulators.cluster.api import ClusterAPI, Obj
 from simulators.cluster.store import register_exec_handler
 from simulators.controllers import hardware
 from simulators.engine.mig import H100_PROFILES
+from simulators.lab import nvidia_smi_query as query
 from simulators.lab.tool import Output
 
 DRIVER = "550.127.08"
@@ -36,6 +37,7 @@ OPERATOR_NS = "gpu-operator"
 # H100 80GB GPU instance profiles: nvidia-smi's profile ids, placements and sizes.
 PROFILE_IDS = {
     "1g.10gb": 19,
+    "1g.10gb+me": 20,
     "1g.20gb": 15,
     "2g.20gb": 14,
     "3g.40gb": 9,
@@ -466,9 +468,21 @@ def list_gpu_instance_profiles(gpus: list[GpuView]) -> Output:
             continue
         used = placements(gpu.mig)
         taken = {c for _, start, size in used for c in range(start, start + size)}
-        for profile in ("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"):
+        for name in (
+            "1g.10gb",
+            "1g.10gb+me",
+            "1g.20gb",
+            "2g.20gb",
+            "3g.40gb",
+            "4g.40gb",
+            "7g.80gb",
+        ):
+            # 1g.10gb+me is a 1g.10gb slice with the GPU's media engines (NVDEC, NVJPG, OFA):
+            # the one instance of its kind on the GPU.
+            media = name.endswith("+me")
+            profile = name.removesuffix("+me")
             p = H100_PROFILES[profile]
-            total = p.max_per_gpu
+            total = 1 if media else p.max_per_gpu
             free = sum(
                 1
                 for start in PLACEMENT_STARTS[profile]
@@ -476,12 +490,13 @@ def list_gpu_instance_profiles(gpus: list[GpuView]) -> Output:
             )
             free = min(free, total)
             ce = p.compute_slices if profile != "7g.80gb" else 8
+            ofa = 1 if profile == "7g.80gb" or media else 0
             rows.append(
-                f"| {gpu.index:>3}  MIG {profile:<13}{PROFILE_IDS[profile]:>3}"
+                f"| {gpu.index:>3}  MIG {name:<13}{PROFILE_IDS[name]:>3}"
                 f"     {free}/{total:<9}"
                 f"{PROFILE_GIB[profile]:<11}No     {PROFILE_SMS[profile]:<6}"
                 f" {p.compute_slices:<5} 0   |\n"
-                f"|{'':60}{ce:<7}{p.compute_slices:<6}{1 if profile == '7g.80gb' else 0:<4}|"
+                f"|{'':60}{ce:<7}{p.compute_slices:<6}{ofa:<4}|"
             )
     if not rows:
         return Output.error("No MIG-enabled devices found.", 6)
@@ -518,14 +533,71 @@ def list_compute_instances(gpus: list[GpuView]) -> Output:
 USAGE = "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."
 
 
+def readings(gpus: list[GpuView], attached: int) -> list[query.Reading]:
+    """The figures the query modes print, from the same views the summary screen draws."""
+    return [
+        query.Reading(
+            index=gpu.index,
+            name=gpu.model.product,
+            uuid=gpu.uuid,
+            bus=gpu.bus,
+            serial=str(1654922000000 + _hash("serial", gpu.uuid) % 1_000_000),
+            memory_total=gpu.memory_total,
+            memory_used=min(gpu.used, gpu.memory_total),
+            utilization=None if gpu.mig is not None else gpu.utilization,
+            memory_utilization=None if gpu.mig is not None else gpu.utilization // 3,
+            temperature=_temp(gpu),
+            power=_power(gpu) + (_hash("pwf", gpu.uuid, len(gpu.holders)) % 100) / 100,
+            power_cap=gpu.model.power_cap,
+            mig=gpu.mig is not None,
+            count=attached,
+        )
+        for gpu in gpus
+    ]
+
+
+def _select(gpus: list[GpuView], ids: str) -> list[GpuView] | None:
+    """`-i 0,3`, a UUID or a PCI bus id; None when one names no GPU."""
+    chosen = []
+    for wanted in (part.strip() for part in ids.split(",")):
+        found = [
+            g
+            for g in gpus
+            if wanted in (str(g.index), g.uuid) or wanted.upper() in (g.bus, g.bus[4:])
+        ]
+        if not found:
+            return None
+        chosen += [g for g in found if g not in chosen]
+    return chosen
+
+
+def _options(args: list[str]) -> dict[str, str] | None:
+    """nvidia-smi's options as name -> value ("" for a flag); None for a malformed line."""
+    takes = {"-i": "id", "--id": "id", "-d": "display", "--display": "display",
+             "--query-gpu": "query-gpu", "--format": "format"}  # fmt: skip
+    flags = {"-q": "query", "--query": "query", "-L": "list", "--list-gpus": "list",
+             "-h": "help", "--help": "help"}  # fmt: skip
+    found: dict[str, str] = {}
+    words = iter(args)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name in takes:
+            if not equals:
+                value = next(words, "")
+            if not value:
+                return None
+            found[takes[name]] = value
+        elif word in flags:
+            found[flags[word]] = ""
+        else:
+            return None
+    return found
+
+
 def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = True) -> Output:
     if not gpus:
         return Output.error("No devices were found", 6)
-    if args in (["-L"], ["--list-gpus"]):
-        return Output(list_gpus(gpus))
-    if not args:
-        return Output(summary(gpus, now, processes))
-    if args[0] == "mig":
+    if args[:1] == ["mig"]:
         rest = args[1:]
         if rest in (["-lgi"], ["--list-gpu-instances"]):
             return list_gpu_instances(gpus)
@@ -534,9 +606,40 @@ def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = T
         if rest in (["-lci"], ["--list-compute-instances"]):
             return list_compute_instances(gpus)
         return Output.error(USAGE, 2)
-    if args[:1] == ["-q"]:
-        return Output.error("nvidia-smi -q is not available in this lab; try nvidia-smi or -L", 2)
-    return Output.error(USAGE, 2)
+    if args[:1] == ["topo"]:
+        if args[1:] in (["-m"], ["--matrix"]):
+            return query.topology(len(gpus))
+        return Output.error(USAGE, 2)
+    options = _options(args)
+    if options is None:
+        return Output.error(USAGE, 2)
+    if "help" in options:
+        return Output(query.HELP)
+    attached = len(gpus)
+    if "id" in options:
+        selected = _select(gpus, options["id"])
+        if selected is None:
+            return Output.error("No devices were found", 6)
+        gpus = selected
+    modes = {"list", "query", "query-gpu"} & options.keys()
+    if len(modes) > 1 or ("display" in options and modes != {"query"}):
+        return Output.error(USAGE, 2)
+    if "format" in options and modes != {"query-gpu"}:
+        return Output.error(USAGE, 2)
+    if "list" in options:
+        return Output(list_gpus(gpus))
+    if "query-gpu" in options:
+        if "format" not in options:
+            return Output.error(USAGE, 2)
+        return query.query_gpu(
+            readings(gpus, attached), options["query-gpu"], options["format"], now
+        )
+    if "query" in options:
+        sections = query.display_sections(options["display"]) if "display" in options else []
+        if sections is None:
+            return Output.error(USAGE, 2)
+        return query.query_log(readings(gpus, attached), sections, now)
+    return Output(summary(gpus, now, processes))
 
 
 def _exec(cluster: object, pod: Obj, container: str, command: list[str]) -> str | None:
