@@ -131,6 +131,9 @@
     if (search) term.loadAddon(search);
     screen.hidden = false;
     term.open(screen);
+    var keysNote = document.getElementById("terminal-keys");
+    if (keysNote) keysNote.hidden = false;
+    if (term.textarea) term.textarea.setAttribute("aria-describedby", "terminal-keys");
     fit.fit();
     root.classList.add("terminal-ready");
     if (fallback) fallback.hidden = true;
@@ -236,10 +239,12 @@
       else if (/Logged out successfully/.test(output)) note.hidden = false;
     }
 
-    function showOutput(data) {
+    function showOutput(data, clear) {
       followLogin(data || "");
-      if (data === "\x1b[2J\x1b[H" || data === "\x1bc") {
+      if (clear || data === "\x1b[2J\x1b[H" || data === "\x1bc") {
+        // `clear` (or its escape): the screen and the scrollback, as xterm's own clear does.
         term.clear();
+        term.write("\x1b[2J\x1b[H");
       } else if (data) {
         term.write(data.replace(/\r?\n/g, "\r\n"));
         if (!/\n$/.test(data)) term.write("\r\n");
@@ -374,7 +379,35 @@
       if (text && window.StudySite) window.StudySite.copyText(text);
     }
 
+    // No keyboard trap (WCAG 2.1.2): Tab belongs to completion, so Esc then Tab (or
+    // Shift+Tab) lets the browser move focus on, and F6 jumps to the tools below at once.
+    var escaped = false;
+    function leaveKeys(event) {
+      if (event.type !== "keydown") return null;
+      if (event.key === "F6") {
+        event.preventDefault();
+        var next = document.getElementById("terminal-find");
+        if (next) next.focus();
+        setStatus("Left the terminal.");
+        return false;
+      }
+      if (event.key === "Tab" && escaped) {
+        escaped = false;
+        setStatus("Left the terminal.");
+        return false; // not handled by xterm: the browser's own Tab moves focus
+      }
+      if (event.key === "Escape") {
+        escaped = true;
+        setStatus("Escape: press Tab to leave the terminal, or keep typing to stay.");
+      } else if (["Shift", "Control", "Alt", "Meta"].indexOf(event.key) < 0) {
+        escaped = false;
+      }
+      return null;
+    }
+
     term.attachCustomKeyEventHandler(function (event) {
+      var leaving = leaveKeys(event);
+      if (leaving !== null) return leaving;
       // Ctrl+Shift+C / Ctrl+Shift+V as in desktop terminals; let the browser paste.
       if (event.type === "keydown" && event.ctrlKey && event.shiftKey && event.code === "KeyC") {
         copySelection();
@@ -431,7 +464,7 @@
           prompt();
           if (typed) paste(typed);
         }
-        else if (frame.type === "output") showOutput(frame.data || "");
+        else if (frame.type === "output") showOutput(frame.data || "", !!frame.clear);
         else if (frame.type === "completions") applyCompletions(frame.items || []);
         else if (frame.type === "error") {
           term.write("\x1b[31m" + (frame.data || "error") + "\x1b[0m\r\n");
