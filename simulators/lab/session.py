@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks
+from simulators.lab import checks, editor
+from simulators.lab.editor import EditorRequest
 from simulators.lab.errors import LabError
+from simulators.lab.kubectl import edit as kubectl_edit
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
@@ -64,7 +66,8 @@ class CommandResult:
     """What one typed line did.
 
     `checklist` is the whole checklist after the command; `changed` only the items
-    whose `done` flipped; `clear` asks the terminal to clear the screen.
+    whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
+    editor the line opened (simulators.lab.editor), for the page to show.
     """
 
     line: str
@@ -74,6 +77,7 @@ class CommandResult:
     clear: bool = False
     changed: list[ChecklistItem] = field(default_factory=list)
     exit_code: int = 0
+    editor: EditorRequest | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +88,7 @@ class CommandResult:
             "clear": self.clear,
             "changed": [i.to_dict() for i in self.changed],
             "exit_code": self.exit_code,
+            "editor": self.editor.to_dict() if self.editor else None,
         }
 
 
@@ -209,6 +214,9 @@ class LabSession:
         self._ticket = ticket
         self._world = state.world
         self._hints_allowed = True
+        # The editor the last line opened, while the page may still show it (kept in memory:
+        # replaying the log sets it again, a snapshot has none).
+        self.editor: EditorRequest | None = None
         if isinstance(self._world.api, MockCluster):
             # The terminal's tools read and write; nothing watches this store.
             self._world.api.keep_watch_history(0)
@@ -360,7 +368,9 @@ class LabSession:
         line = line.rstrip("\r\n")
         if not line.strip():
             return CommandResult(line, "", self.checklist(), self.step)
-        self._remember(line)
+        saving = editor.is_save(line)
+        if not saving:
+            self._remember(line)
         ctx = self._context()
         clear = False
         if (
@@ -368,12 +378,20 @@ class LabSession:
             and line.strip() == "clear"
         ):
             clear = True
+        shown = line
         try:
-            result = Shell(ctx, self._builtins()).execute(line)
+            if saving:
+                # What an editor saved (simulators.lab.editor): kept and replayed as a line.
+                result, shown = editor.apply_save(ctx, line, SAVERS)
+            else:
+                result = Shell(ctx, self._builtins()).execute(line)
             self._world.tick()
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
+            ctx.editor = None
+        self.editor = ctx.editor
+        line = shown
         before = dict(self._state.done)
         items = self._evaluate()
         self._state.done = {item.id: item.done for item in items}
@@ -391,6 +409,7 @@ class LabSession:
             clear=clear,
             changed=changed,
             exit_code=result.code,
+            editor=ctx.editor,
         )
 
     def complete(self, line: str) -> list[str]:
@@ -437,6 +456,9 @@ class LabSession:
             "clear": _clear,
             "help": _help,
             "hint": _hint,
+            "vi": editor.vi,
+            "vim": editor.vi,
+            "nano": editor.nano,
         }
 
     _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")
@@ -456,6 +478,9 @@ class LabSession:
             return str(live[0]["metadata"]["name"]) if live else f"{component}-<pod>"
 
         return self._TEMPLATE.sub(repl, command)
+
+
+SAVERS: dict[str, editor.Saver] = {"file": editor.save_file, "kubectl-edit": kubectl_edit.save}
 
 
 def _bounded(transcript: list[TranscriptEntry]) -> list[TranscriptEntry]:
@@ -500,8 +525,10 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   ls, cat    the files in your home folder
   sed -i     change a file: sed -i 's/old/new/g' FILE (any delimiter, e.g. s#a#b#)
   grep       filter output: ... | grep -A8 Allocatable
+  vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
+  nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
   history, clear, hint, help
-There is no editor. Up/Down recall commands; Tab completes."""
+Up/Down recall commands; Tab completes."""
 
 
 def _help(ctx: Context, args: list[str]) -> Output:

@@ -47,6 +47,7 @@ from typing import IO, Any
 from django.conf import settings
 
 from simulators.lab import ChecklistItem, CommandResult
+from simulators.lab.editor import EditorRequest
 from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
@@ -208,7 +209,13 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
         store.cpu_share.charge(opened.session_key, float(reply["cpu"]))
         checklist = [ChecklistItem(**item) for item in reply["checklist"]]
         return CommandResult(
-            line[:80], str(reply["output"]), checklist, int(reply["step"]), bool(reply["clear"])
+            line[:80],
+            str(reply["output"]),
+            checklist,
+            int(reply["step"]),
+            bool(reply["clear"]),
+            exit_code=int(reply.get("exit_code", 0)),
+            editor=EditorRequest.from_dict(reply.get("editor")),
         )
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
@@ -230,6 +237,8 @@ def answer(
         "checklist": [item.to_dict() for item in result.checklist],
         "step": result.step,
         "clear": result.clear,
+        "exit_code": result.exit_code,
+        "editor": result.editor.to_dict() if result.editor else None,
         "cpu": time.process_time() - started,
     }
     return reply, opened

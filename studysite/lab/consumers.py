@@ -11,9 +11,12 @@ Commands run in a small thread pool (never on the event loop) within their budge
 studysite.lab.annex); each is saved before its output is sent.
 
 Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTIAL}`,
-`{"type": "reset"}`. Frames out: `{"type": "output", "data": TEXT, "checklist": [ITEM...]}`
-once on connect and after a reset with `"replay": true` (the transcript's tail), and once per
-line, with `"clear": true` after `clear`; `{"type": "completions", "items": [...]}`;
+`{"type": "reset"}`, `{"type": "save", "token": TOKEN, "text": BUFFER, "path": NAME|null}` (an
+editor's save, run as the line simulators.lab.editor makes of it). Frames out:
+`{"type": "output", "data": TEXT, "checklist": [ITEM...]}` once on connect and after a reset with
+`"replay": true` (the transcript's tail), and once per line or save, with `"clear": true` after
+`clear`, `"editor": {"path", "text", "mode", "token"}` when it opens an editor, and
+`"saved": true` and `"ok"` (written or not) for a save; `{"type": "completions", "items": [...]}`;
 `{"type": "error", "data": MESSAGE}` for a refused frame.
 """
 
@@ -23,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +38,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import ChecklistItem, CommandResult, LabSession, list_tickets
+from simulators.lab import ChecklistItem, CommandResult, LabSession, editor, list_tickets
 from studysite.lab import annex, cluster, store
 
 log = logging.getLogger(__name__)
@@ -47,6 +51,8 @@ CLOSE_INTERNAL_ERROR = 1011
 FRAME_OVERHEAD = 1024
 # Frames accepted but not yet handled, per connection; more is a flood.
 MAX_QUEUED_FRAMES = 8
+# An editor's save frame (the client writes "type" first) may carry a whole buffer.
+SAVE_FRAME = re.compile(r'\{\s*"type"\s*:\s*"save"')
 # The replay sends at most this much of the transcript's end.
 REPLAY_BYTES = 256 * 1024
 OMITTED = "[earlier output omitted]\n"
@@ -160,6 +166,16 @@ def output_frame(output: str, checklist: list[ChecklistItem], **flags: bool) -> 
     """Output and the checklist after it, in one frame: one send per command, not two."""
     items = [item.to_dict() for item in checklist]
     return {"type": "output", "data": output, **flags, "checklist": items}
+
+
+def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
+    """A line's or a save's output frame, with the editor it opens if any."""
+    frame = output_frame(result.output, result.checklist, **flags)
+    if result.clear:
+        frame["clear"] = True
+    if result.editor is not None:
+        frame["editor"] = result.editor.to_dict()
+    return frame
 
 
 def replay_frame(lab: LabSession) -> dict[str, Any]:
@@ -279,6 +295,8 @@ class LabConsumer(AsyncWebsocketConsumer):
     def parse(text_data: str | None) -> dict[str, Any] | str:
         """The frame as a dict, or the error to answer it with."""
         limit = settings.LAB_MAX_LINE_BYTES + FRAME_OVERHEAD
+        if text_data is not None and SAVE_FRAME.match(text_data):
+            limit = editor.MAX_SAVE_LINE_BYTES + FRAME_OVERHEAD  # it carries an editor's buffer
         if text_data is None or len(text_data) > limit:
             return f"frame refused: send JSON text of at most {limit} bytes"
         try:
@@ -321,8 +339,14 @@ class LabConsumer(AsyncWebsocketConsumer):
         if kind == "line" and isinstance(frame.get("data"), str):
             # Saved (committed) before its output goes out, here or in the annex.
             result = await run_line(self.opened, frame["data"])
-            flags = {"clear": True} if result.clear else {}
-            await self.send_json(output_frame(result.output, result.checklist, **flags))
+            await self.send_json(result_frame(result))
+            if store.fold_due(self.opened):
+                await self.fold()
+        elif kind == "save" and all(isinstance(frame.get(k), str) for k in ("token", "text")):
+            path = frame.get("path") if isinstance(frame.get("path"), str) else None
+            line = editor.save_line(frame["token"], frame["text"], path)
+            result = await run_line(self.opened, line)
+            await self.send_json(result_frame(result, saved=True, ok=result.exit_code == 0))
             if store.fold_due(self.opened):
                 await self.fold()
         elif kind == "complete" and isinstance(frame.get("line"), str):
