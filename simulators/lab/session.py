@@ -14,6 +14,7 @@ state) raises LabError.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -23,11 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks, editor
+from simulators.lab import checks, editor, streams
 from simulators.lab.editor import EditorRequest
 from simulators.lab.errors import LabError
 from simulators.lab.kubectl import edit as kubectl_edit
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.world import HostState, World, build_world
@@ -78,6 +80,7 @@ class CommandResult:
     changed: list[ChecklistItem] = field(default_factory=list)
     exit_code: int = 0
     editor: EditorRequest | None = None
+    stream: StreamRequest | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -89,6 +92,7 @@ class CommandResult:
             "changed": [i.to_dict() for i in self.changed],
             "exit_code": self.exit_code,
             "editor": self.editor.to_dict() if self.editor else None,
+            "stream": self.stream.to_dict() if self.stream else None,
         }
 
 
@@ -368,8 +372,8 @@ class LabSession:
         line = line.rstrip("\r\n")
         if not line.strip():
             return CommandResult(line, "", self.checklist(), self.step)
-        saving = editor.is_save(line)
-        if not saving:
+        saving, stepping = editor.is_save(line), streams.is_step(line)
+        if not saving and not stepping:
             self._remember(line)
         ctx = self._context()
         clear = False
@@ -383,13 +387,19 @@ class LabSession:
             if saving:
                 # What an editor saved (simulators.lab.editor): kept and replayed as a line.
                 result, shown = editor.apply_save(ctx, line, SAVERS)
+                self._world.tick()
+            elif stepping:
+                # A stream's step (simulators.lab.streams): the world moves, then the probe.
+                result = self._step(ctx, line)
             else:
                 result = Shell(ctx, self._builtins()).execute(line)
-            self._world.tick()
+                if ctx.stream is not None:
+                    result = self._stream_start(ctx, line, result)
+                self._world.tick()
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
-            ctx.editor = None
+            ctx.editor = ctx.stream = None
         self.editor = ctx.editor
         line = shown
         before = dict(self._state.done)
@@ -397,10 +407,14 @@ class LabSession:
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
-        self._state.transcript.append(
-            TranscriptEntry(line=line, output=output[:MAX_STORED_OUTPUT], step=self.step)
-        )
-        self._state.transcript = _bounded(self._state.transcript)
+        if not stepping:
+            # A stream's steps are no commands: the transcript keeps the command's first answer,
+            # and says it is a snapshot (the form and a replay show no stream).
+            kept = "\n".join(filter(None, [output, streams.NOT_STREAMED])) if ctx.stream else output
+            self._state.transcript.append(
+                TranscriptEntry(line=line, output=kept[:MAX_STORED_OUTPUT], step=self.step)
+            )
+            self._state.transcript = _bounded(self._state.transcript)
         return CommandResult(
             line=line,
             output=output,
@@ -410,7 +424,33 @@ class LabSession:
             changed=changed,
             exit_code=result.code,
             editor=ctx.editor,
+            stream=ctx.stream,
         )
+
+    def _stream_start(self, ctx: Context, line: str, result: Output) -> Output:
+        """A streaming command's request completed with its probe; watch's first screen."""
+        request = ctx.stream
+        assert request is not None
+        if request.kind != streams.SCREEN:
+            ctx.stream = dataclasses.replace(request, probe=streams.probe_for(line, request.kind))
+            return result
+        return self._screen(ctx, request)
+
+    def _step(self, ctx: Context, line: str) -> Output:
+        request = streams.parse_step(line)
+        self._world.tick()
+        if request is None:
+            return Output.error("lab: the stream's step was not understood")
+        ctx.stream = request
+        if request.kind == streams.SCREEN:
+            return self._screen(ctx, request)
+        return Shell(self._context(), self._builtins()).execute(request.probe)
+
+    def _screen(self, ctx: Context, request: streams.StreamRequest) -> Output:
+        """watch's screen: its header and the command's output (stdout and stderr, as watch)."""
+        shown = Shell(self._context(), self._builtins()).execute(request.probe)
+        now = self._world.api.now().strftime("%a %b %e %H:%M:%S %Y")
+        return Output(streams.watch_header(request, now) + shown.text, 0)
 
     def complete(self, line: str) -> list[str]:
         """Completion candidates for the last word of `line` (empty when none)."""
@@ -459,6 +499,7 @@ class LabSession:
             "vi": editor.vi,
             "vim": editor.vi,
             "nano": editor.nano,
+            "watch": streams.watch,
         }
 
     _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")

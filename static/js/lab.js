@@ -214,6 +214,8 @@
       historyIndex = history.length;
       if (busy) {
         queue.push(text);
+        // A new command ends a stream (as Ctrl+C would), then runs.
+        if (streaming) send({ type: "interrupt" });
         return;
       }
       runLine(text);
@@ -360,6 +362,12 @@
           return;
         case "\x03":
           if (term.hasSelection()) { copySelection(); return; }
+          if (streaming) {
+            // The stream ends on the server; its end brings the prompt back.
+            term.write("^C\r\n");
+            send({ type: "interrupt" });
+            return;
+          }
           term.write("^C\r\n");
           prompt();
           return;
@@ -441,6 +449,53 @@
         if (solved && wasHidden) solvedPanel.classList.add("just-solved");
       }
       if (solved) setStatus("Ticket solved: every checklist item is done.");
+    }
+
+    // ------------------------------------------------------------------ streams
+    // kubectl get -w, logs -f, rollout status and watch keep printing as the world steps,
+    // until Ctrl+C, the next command, or their own end (simulators.lab.streams).
+    var streaming = false;
+    var streamEntry = null; // the transcript's <pre> for the open stream
+
+    function startStream(frame) {
+      streaming = true;
+      var data = frame.data || "";
+      if (data) term.write(data.replace(/\r?\n/g, "\r\n") + (/\n$/.test(data) ? "" : "\r\n"));
+      appendTranscript(pendingCommand, data);
+      pendingCommand = null;
+      streamEntry = transcript ? transcript.lastElementChild : null;
+      setStatus("Streaming: Ctrl+C stops it.");
+    }
+
+    function streamed(frame) {
+      if (!streaming) return;
+      var data = frame.data || "";
+      if (frame.clear) {
+        // watch: a new screen in the old one's place.
+        term.write("\x1b[2J\x1b[H" + data.replace(/\r?\n/g, "\r\n"));
+      } else if (data) {
+        term.write(data.replace(/\r?\n/g, "\r\n") + "\r\n");
+      }
+      if (!streamEntry || !data) return;
+      var pre = streamEntry.querySelector("pre");
+      if (!pre) { pre = document.createElement("pre"); streamEntry.appendChild(pre); }
+      pre.textContent = frame.clear ? data : (pre.textContent ? pre.textContent + "\n" : "") + data;
+    }
+
+    function endStream(frame) {
+      if (!streaming) return;
+      streaming = false;
+      streamEntry = null;
+      if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n") + "\r\n");
+      setStatus("The stream ended.");
+      busy = false;
+      if (queue.length) {
+        var next = queue.shift();
+        term.write(PROMPT + next + "\r\n");
+        runLine(next);
+      } else {
+        prompt();
+      }
     }
 
     // ------------------------------------------------------------------ the editor
@@ -697,6 +752,9 @@
           if (typed) paste(typed);
         }
         else if (frame.type === "output" && frame.saved) editorSaved(frame);
+        else if (frame.type === "output" && frame.stream) startStream(frame);
+        else if (frame.type === "stream") streamed(frame);
+        else if (frame.type === "stream-end") endStream(frame);
         else if (frame.type === "output" && frame.editor) {
           // The command opened an editor: its output (an error before a reopen) first.
           if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n") + "\r\n");
@@ -714,11 +772,12 @@
           prompt();
         }
         // An output frame carries the checklist as it stands after that output.
-        if (frame.type === "output" && frame.checklist) renderChecklist(frame.checklist);
+        if ((frame.type === "output" || frame.type === "stream") && frame.checklist) renderChecklist(frame.checklist);
       });
       socket.addEventListener("close", function (event) {
         root.classList.remove("connected");
         busy = false;
+        streaming = false;
         if (event.code === 4429) {
           setStatus("Too many commands at once: the connection was closed. Reload to continue.");
           term.write("\r\n\x1b[31mToo many commands too fast: connection closed. Reload the page to continue.\x1b[0m\r\n");

@@ -48,6 +48,7 @@ from django.conf import settings
 
 from simulators.lab import ChecklistItem, CommandResult
 from simulators.lab.editor import EditorRequest
+from simulators.lab.streams import StreamRequest
 from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
@@ -216,6 +217,7 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
             bool(reply["clear"]),
             exit_code=int(reply.get("exit_code", 0)),
             editor=EditorRequest.from_dict(reply.get("editor")),
+            stream=StreamRequest.from_dict(reply.get("stream")),
         )
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
@@ -239,6 +241,7 @@ def answer(
         "clear": result.clear,
         "exit_code": result.exit_code,
         "editor": result.editor.to_dict() if result.editor else None,
+        "stream": result.stream.to_dict() if result.stream else None,
         "cpu": time.process_time() - started,
     }
     return reply, opened
