@@ -536,7 +536,7 @@
     }
 
     function showEditor(request) {
-      if (editing) editing.view.destroy();
+      if (editing) { var old = editing.view; setTimeout(function () { old.destroy(); }, 0); }
       defineVimCommands();
       var nano = request.mode === "nano";
       var kubectl = /^\/tmp\/kubectl-edit-/.test(request.path);
@@ -635,7 +635,8 @@
     }
 
     function finishEditor() {
-      if (editing) editing.view.destroy();
+      // Destroyed once the key that closed it (an ex command such as :q!) is done with it.
+      if (editing) { var view = editing.view; setTimeout(function () { view.destroy(); }, 0); }
       editing = null;
       editorBox.hidden = true;
       document.getElementById("lab-editor-prompt").hidden = true;

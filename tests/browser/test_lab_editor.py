@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.axe import blocking_violations
+
 PROMPT = "admin@kadmin:~$ "
 
 
@@ -86,3 +88,26 @@ def test_nano_writes_a_file_with_ctrl_o_and_exits_with_ctrl_x(page: Page) -> Non
     expect(page.locator(".xterm-helper-textarea")).to_be_focused()
     run(page, "cat notes.txt")
     expect(page.locator("#transcript-log")).to_contain_text("hello from nano")
+
+
+def test_the_open_editor_is_accessible_and_no_keyboard_trap(page: Page) -> None:
+    open_terminal(page)
+    run(page, "vi notes.txt")
+    editor_open(page)
+    content = page.locator("#lab-editor .cm-content")
+    expect(content).to_have_attribute("aria-label", "vim editor: notes.txt")
+    expect(content).to_have_attribute("aria-describedby", "lab-editor-keys")
+    expect(page.locator("#lab-editor-keys")).to_contain_text(":q! quits without saving")
+    page.screenshot(path="/tmp/lab-editor.png")
+    assert blocking_violations(page) == []
+    # Esc (normal mode) then Tab moves on; Shift+Tab comes back; :q! leaves for the terminal.
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    expect(content).not_to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    expect(content).to_be_focused()
+    page.keyboard.type(":q!")
+    page.keyboard.press("Enter")
+    expect(page.locator("#lab-editor")).to_be_hidden()
+    expect(page.locator(".xterm-helper-textarea")).to_be_focused()
+    expect(page.locator("#lab-status")).to_have_text("The editor closed; back in the terminal.")
