@@ -568,6 +568,8 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   grep       filter output: ... | grep -A8 Allocatable
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
+  watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f
+             and rollout status keep printing too
   history, clear, hint, help
 Up/Down recall commands; Tab completes."""
 

@@ -400,23 +400,29 @@ class LabConsumer(AsyncWebsocketConsumer):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + streams.MAX_SECONDS
         note = streams.ENDED.format(minutes=int(streams.MAX_SECONDS // 60))
-        while loop.time() < deadline:
-            await asyncio.sleep(request.interval)
-            result = await run_line(self.opened, streams.step_line(request))
-            if result.output in (store.SLOW_DOWN, store.BUSY):
-                note = result.output
-                break
-            text, ended = stream.feed(result.output, result.exit_code)
-            if text or result.changed or request.kind == streams.SCREEN:
-                flags = {"clear": True} if request.kind == streams.SCREEN else {}
-                await self.send_json(
-                    {**output_frame(text, result.checklist, **flags), "type": "stream"}
-                )
-            if store.fold_due(self.opened):
-                await self.fold()
-            if ended:
-                note = ""
-                break
+        try:
+            while loop.time() < deadline:
+                await asyncio.sleep(request.interval)
+                result = await run_line(self.opened, streams.step_line(request))
+                if result.output in (store.SLOW_DOWN, store.BUSY):
+                    note = result.output
+                    break
+                text, ended = stream.feed(result.output, result.exit_code)
+                if text or result.changed or request.kind == streams.SCREEN:
+                    flags = {"clear": True} if request.kind == streams.SCREEN else {}
+                    await self.send_json(
+                        {**output_frame(text, result.checklist, **flags), "type": "stream"}
+                    )
+                if store.fold_due(self.opened):
+                    await self.fold()
+                if ended:
+                    note = ""
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lab stream failed")
+            note = "lab: internal error; the stream stopped"
         self.streaming = None
         if _streams.get(self.opened.saved_id) is self:
             del _streams[self.opened.saved_id]

@@ -168,7 +168,12 @@ def _request(token: dict[str, Any], text: str) -> EditorRequest:
 def _reopen(
     ctx: Context, token: dict[str, Any], text: str, reasons: list[tuple[str, list[str]]]
 ) -> Output:
-    """The editor again: the header, the reasons, then what the learner wrote (comments out)."""
+    """The editor again: the header, the reasons, then what the learner wrote (comments out).
+    JSON has no header, so kubectl shows no reasons in it either."""
+    if token.get("output") == "json":
+        again = {**token, "previous": _digest_stripped(_strip_comments(text))}
+        open_editor(ctx, _request(again, _manual_strip(text)))
+        return Output()
     header = [HEADER]
     for head, others in reasons:
         header.append(f"# {head}:\n" if others else f"# {head}\n")

@@ -191,3 +191,20 @@ def test_the_stdin_lab_says_in_one_line_that_the_editor_needs_the_browser() -> N
     assert out.getvalue().splitlines()[-1] == (
         "vi: the editor opens in the browser terminal; here, change files with sed -i"
     )
+
+
+def test_kubectl_edit_as_json_has_no_header_and_reopens_without_one(lab: LabSession) -> None:
+    opened = lab.run("kubectl edit node gpu-node2 -o json")
+    assert opened.editor is not None and opened.editor.path.endswith(".json")
+    assert opened.editor.text.startswith("{\n")
+    bad = opened.editor.text.replace('"kubernetes.io/os": "linux"', '"kubernetes.io/os": "a b"', 1)
+    result = save(lab, opened, bad)
+    assert result.output == 'error: /v1, Resource=nodes "gpu-node2" is invalid'
+    assert result.editor is not None and result.editor.text.startswith("{\n")
+
+
+def test_tab_completes_file_names_after_vi_and_nano(lab: LabSession) -> None:
+    save(lab, lab.run("vi pod.yaml"), "a: 1\n")
+    assert lab.complete("vim po") == ["pod.yaml"]
+    assert lab.complete("nano p") == ["pod.yaml"]
+    assert "vim" in lab.complete("vi")
