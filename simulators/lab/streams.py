@@ -26,7 +26,10 @@ STEP_MARK = "\x1f"  # ASCII's unit separator: never typed at a terminal
 # The kinds of stream: table rows that change, lines that append, a screen that repeats, and a
 # status that ends when it says it is done.
 ROWS, APPEND, SCREEN, UNTIL = "rows", "append", "screen", "until"
-KINDS = (ROWS, APPEND, SCREEN, UNTIL)
+# A condition checked each step, silent until it holds (kubectl wait); at its timeout, the
+# probe's last answer (kubectl's timed-out error).
+WAIT = "wait"
+KINDS = (ROWS, APPEND, SCREEN, UNTIL, WAIT)
 # A stream's steps are at least this far apart, and it ends after MAX_SECONDS (a command's
 # budget is per step; a learner who walked away should not keep a stream running all night).
 MIN_INTERVAL = 1.0
@@ -43,13 +46,15 @@ WATCH_EVENTS_WIDTH = 8  # len("ADDED") + kubectl's tabwriter padding of 3
 @dataclass(frozen=True)
 class StreamRequest:
     """What to re-run (`probe`), how its output streams (`kind`), every `interval` seconds;
-    `events` prefixes table rows with the watch event (--output-watch-events)."""
+    `events` prefixes table rows with the watch event (--output-watch-events); `timeout`
+    (seconds, 0 for MAX_SECONDS) is when the stream gives up."""
 
     kind: str
     probe: str
     interval: float = MIN_INTERVAL
     events: bool = False
     title: str = ""
+    timeout: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,7 +63,13 @@ class StreamRequest:
             "interval": self.interval,
             "events": self.events,
             "title": self.title,
+            "timeout": self.timeout,
         }
+
+    @property
+    def seconds(self) -> float:
+        """How long the stream may run."""
+        return min(self.timeout, MAX_SECONDS) if self.timeout > 0 else MAX_SECONDS
 
     @classmethod
     def from_dict(cls, data: object) -> StreamRequest | None:
@@ -68,10 +79,13 @@ class StreamRequest:
         interval = data.get("interval", MIN_INTERVAL)
         if not isinstance(probe, str) or not isinstance(title, str):
             return None
-        if not isinstance(interval, int | float):
+        timeout = data.get("timeout", 0.0)
+        if not isinstance(interval, int | float) or not isinstance(timeout, int | float):
             return None
         interval = min(MAX_INTERVAL, max(MIN_INTERVAL, float(interval)))
-        return cls(str(data["kind"]), probe, interval, bool(data.get("events")), title)
+        return cls(
+            str(data["kind"]), probe, interval, bool(data.get("events")), title, float(timeout)
+        )
 
 
 def start(ctx: Context, request: StreamRequest) -> None:
@@ -100,6 +114,7 @@ STREAM_FLAGS = {
     APPEND: ("-f", "--follow"),
     UNTIL: (),
     SCREEN: (),
+    WAIT: (),
 }
 
 
@@ -190,6 +205,8 @@ class Stream:
     def first(self, output: str) -> str:
         """Remember the first snapshot; what to print instead of it (watch events add a column)."""
         self.last = output
+        if self.request.kind == WAIT:
+            return ""  # kubectl wait prints nothing until the condition holds
         if self.request.kind != ROWS:
             return output
         self._read_table(output, remember=True)
@@ -209,12 +226,21 @@ class Stream:
             new = _appended(self.last, output)
             self.last = output
             return new, False
+        if kind == WAIT:
+            self.last = output
+            return (output, True) if code == 0 else ("", False)
         if kind == UNTIL:
             done = code != 0 or "successfully rolled out" in output
             new = "" if output == self.last else output
             self.last = output
             return new, done
         return self._changed_rows(output), False
+
+    def expired(self) -> str:
+        """What to print when the stream's time is up."""
+        if self.request.kind == WAIT:
+            return self.last
+        return ENDED.format(minutes=int(MAX_SECONDS // 60))
 
     def _read_table(self, output: str, remember: bool) -> dict[str, tuple[str, ...]]:
         lines = [line for line in output.split("\n") if line]

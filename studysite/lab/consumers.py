@@ -398,8 +398,8 @@ class LabConsumer(AsyncWebsocketConsumer):
         """
         request = stream.request
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + streams.MAX_SECONDS
-        note = streams.ENDED.format(minutes=int(streams.MAX_SECONDS // 60))
+        deadline = loop.time() + request.seconds
+        note = stream.expired()
         try:
             while loop.time() < deadline:
                 await asyncio.sleep(request.interval)

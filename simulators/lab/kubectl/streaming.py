@@ -3,11 +3,14 @@ before for its first snapshot, then asks the terminal for a stream (simulators.l
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from simulators.lab.flags import Parsed
 from simulators.lab.kubectl import get as get_verb
 from simulators.lab.kubectl import logs as logs_verb
 from simulators.lab.kubectl import rollout as rollout_verb
-from simulators.lab.streams import APPEND, ROWS, UNTIL, StreamRequest, start
+from simulators.lab.streams import APPEND, ROWS, UNTIL, WAIT, StreamRequest, start
 from simulators.lab.tool import Context, Output
 
 _FALSE = ("false", "0", "f", "F", "FALSE", "False")
@@ -35,3 +38,24 @@ def rollout(ctx: Context, parsed: Parsed) -> Output:
         # kubectl keeps watching until the rollout is done (or --timeout).
         start(ctx, StreamRequest(UNTIL, ""))
     return out
+
+
+def wait(run: Callable[[Context, Parsed], Output], ctx: Context, parsed: Parsed) -> Output:
+    """kubectl wait around the verb's own one check (`run`): a condition that does not hold yet
+    is checked again as the world steps, silently, until it holds or --timeout (30s) runs out,
+    when kubectl's timed-out error is printed."""
+    out = run(ctx, parsed)
+    timeout = _duration(parsed.value("timeout") or "30s")
+    if out.code != 0 and "timed out waiting for the condition" in out.text and timeout:
+        start(ctx, StreamRequest(WAIT, "", timeout=timeout))
+    return out
+
+
+def _duration(text: str) -> float:
+    """A Go duration as kubectl wait reads --timeout (`30s`, `1m30s`, `500ms`); 0 when it is
+    zero or unreadable (one check, as kubectl with --timeout=0)."""
+    units = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return 0.0
+    return sum(float(number) * units[unit] for number, unit in parts)

@@ -166,3 +166,56 @@ def test_the_stdin_lab_prints_one_snapshot_and_says_so() -> None:
     out = io.StringIO()
     main(["--ticket", "mig-single"], stdin=io.StringIO("kubectl get nodes -w\n"), stdout=out)
     assert out.getvalue().splitlines()[-1] == streams.NOT_STREAMED
+
+
+TIMED_OUT = "error: timed out waiting for the condition on nodes/gpu-node2"
+
+
+def test_a_wait_stream_is_silent_until_the_condition_holds_then_ends() -> None:
+    stream = streams.Stream(streams.StreamRequest(streams.WAIT, "kubectl wait ...", timeout=30))
+    assert stream.first(TIMED_OUT) == ""
+    assert stream.feed(TIMED_OUT, 1) == ("", False)
+    assert stream.expired() == TIMED_OUT  # at the timeout: kubectl's error
+    assert stream.feed("node/gpu-node2 condition met", 0) == ("node/gpu-node2 condition met", True)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "seconds"),
+    [(None, 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("0", None), ("0s", None), ("soon", None)],
+)
+def test_kubectl_wait_streams_until_its_timeout_unless_met_at_once(
+    timeout: str | None, seconds: float | None
+) -> None:
+    from simulators.lab.flags import Flag, parse
+    from simulators.lab.kubectl import streaming
+    from simulators.lab.tool import Context, Output
+
+    args = ["node/gpu-node2", "--for=condition=Ready"]
+    if timeout is not None:
+        args.append(f"--timeout={timeout}")
+    parsed = parse(
+        args,
+        [
+            Flag("for", long="for", takes_value=True),
+            Flag("timeout", long="timeout", takes_value=True),
+        ],
+    )
+    ctx = Context(world=None)  # type: ignore[arg-type]
+    out = streaming.wait(lambda c, p: Output.error(TIMED_OUT), ctx, parsed)
+    assert out.text == TIMED_OUT  # the form and the stdin lab: kubectl's answer now
+    if seconds is None:
+        assert ctx.stream is None
+    else:
+        assert ctx.stream is not None
+        assert (ctx.stream.kind, ctx.stream.timeout) == (streams.WAIT, seconds)
+    met = Context(world=None)  # type: ignore[arg-type]
+    streaming.wait(lambda c, p: Output("node/gpu-node2 condition met"), met, parsed)
+    assert met.stream is None
+
+
+def test_a_stream_runs_at_most_ten_minutes_or_its_timeout() -> None:
+    assert streams.StreamRequest(streams.ROWS, "x").seconds == streams.MAX_SECONDS
+    assert streams.StreamRequest(streams.WAIT, "x", timeout=30).seconds == 30
+    assert streams.StreamRequest(streams.WAIT, "x", timeout=10**9).seconds == streams.MAX_SECONDS
+    request = streams.StreamRequest(streams.WAIT, "x", timeout=30)
+    assert streams.parse_step(streams.step_line(request)) == request
