@@ -14,7 +14,6 @@ state) raises LabError.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import logging
@@ -390,11 +389,13 @@ class LabSession:
                 self._world.tick()
             elif stepping:
                 # A stream's step (simulators.lab.streams): the world moves, then the probe.
-                result = self._step(ctx, line)
+                self._world.tick()
+                ctx.stream, result = streams.step(line, self._probe, self._world.api.now)
             else:
                 result = Shell(ctx, self._builtins()).execute(line)
                 if ctx.stream is not None:
-                    result = self._stream_start(ctx, line, result)
+                    now = self._world.api.now
+                    ctx.stream, result = streams.begin(ctx.stream, line, result, self._probe, now)
                 self._world.tick()
         except Exception:
             log.exception("lab command failed: %r", line[:200])
@@ -427,30 +428,9 @@ class LabSession:
             stream=ctx.stream,
         )
 
-    def _stream_start(self, ctx: Context, line: str, result: Output) -> Output:
-        """A streaming command's request completed with its probe; watch's first screen."""
-        request = ctx.stream
-        assert request is not None
-        if request.kind != streams.SCREEN:
-            ctx.stream = dataclasses.replace(request, probe=streams.probe_for(line, request.kind))
-            return result
-        return self._screen(ctx, request)
-
-    def _step(self, ctx: Context, line: str) -> Output:
-        request = streams.parse_step(line)
-        self._world.tick()
-        if request is None:
-            return Output.error("lab: the stream's step was not understood")
-        ctx.stream = request
-        if request.kind == streams.SCREEN:
-            return self._screen(ctx, request)
-        return Shell(self._context(), self._builtins()).execute(request.probe)
-
-    def _screen(self, ctx: Context, request: streams.StreamRequest) -> Output:
-        """watch's screen: its header and the command's output (stdout and stderr, as watch)."""
-        shown = Shell(self._context(), self._builtins()).execute(request.probe)
-        now = self._world.api.now().strftime("%a %b %e %H:%M:%S %Y")
-        return Output(streams.watch_header(request, now) + shown.text, 0)
+    def _probe(self, line: str) -> Output:
+        """A stream's command, run on the world as it is (no step, no transcript)."""
+        return Shell(self._context(), self._builtins()).execute(line)
 
     def complete(self, line: str) -> list[str]:
         """Completion candidates for the last word of `line` (empty when none)."""

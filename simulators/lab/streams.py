@@ -14,10 +14,13 @@ and NOT_STREAMED says so.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from simulators.lab.tool import Context, Output
@@ -134,6 +137,37 @@ def probe_for(line: str, kind: str) -> str:
             continue
         words.append(shlex.quote(text))
     return " ".join(words)
+
+
+Probe = Callable[[str], Output]
+
+
+def begin(
+    request: StreamRequest, line: str, first: Output, probe: Probe, now: Callable[[], datetime]
+) -> tuple[StreamRequest, Output]:
+    """A streaming command's request, completed with its probe, and its first answer (watch's
+    first screen)."""
+    if request.kind == SCREEN:
+        return request, screen(request, probe, now)
+    return dataclasses.replace(request, probe=probe_for(line, request.kind)), first
+
+
+def step(
+    line: str, probe: Probe, now: Callable[[], datetime]
+) -> tuple[StreamRequest | None, Output]:
+    """A step line, once the world has stepped: its request and the probe's answer."""
+    request = parse_step(line)
+    if request is None:
+        return None, Output.error("lab: the stream's step was not understood")
+    if request.kind == SCREEN:
+        return request, screen(request, probe, now)
+    return request, probe(request.probe)
+
+
+def screen(request: StreamRequest, probe: Probe, now: Callable[[], datetime]) -> Output:
+    """watch's screen: its header and the command's output (stdout and stderr, as watch)."""
+    shown = probe(request.probe)
+    return Output(watch_header(request, now().strftime("%a %b %e %H:%M:%S %Y")) + shown.text)
 
 
 # ------------------------------------------------------------------------------ watch
