@@ -85,3 +85,19 @@ def test_the_form_prints_one_snapshot_and_says_so(client: Client) -> None:
     )
     body = response.content.decode()
     assert "gpu-node3" in body and streams.NOT_STREAMED in body
+
+
+async def test_a_stream_counts_against_the_sessions_share_and_ends_when_it_is_spent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from studysite.lab import store
+
+    comm = await connect("mig-single", await new_session_key())
+    await send_line(comm, "kubectl get nodes -w")
+    assert (await receive(comm))["stream"] is True
+    monkeypatch.setattr(store.cpu_share, "allows", lambda key, now: False)
+    frame = await receive(comm)
+    while frame["type"] == "stream":
+        frame = await receive(comm)
+    assert frame == {"type": "stream-end", "data": store.SLOW_DOWN}
+    await comm.disconnect()
