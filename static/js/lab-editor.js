@@ -185,9 +185,25 @@
           editorStatus("Ctrl+O writes the file, Ctrl+X exits. Esc then Tab moves on from the editor.");
           help.hidden = false;
           return true;
+        } },
+        // ^K cuts the cursor's line into nano's cut buffer, ^U pastes it above the cursor's line.
+        { key: "Ctrl-k", preventDefault: true, run: function (view) {
+          var line = view.state.doc.lineAt(view.state.selection.main.head);
+          var to = Math.min(line.to + 1, view.state.doc.length);
+          cutBuffer = view.state.doc.sliceString(line.from, to);
+          if (!/\n$/.test(cutBuffer)) cutBuffer += "\n";
+          view.dispatch({ changes: { from: line.from, to: to }, selection: { anchor: line.from } });
+          return true;
+        } },
+        { key: "Ctrl-u", preventDefault: true, run: function (view) {
+          if (!cutBuffer) return true;
+          var line = view.state.doc.lineAt(view.state.selection.main.head);
+          view.dispatch({ changes: { from: line.from, insert: cutBuffer }, selection: { anchor: line.from + cutBuffer.length } });
+          return true;
         } }
       ];
     }
+    var cutBuffer = "";
 
     function nanoWrite(thenClose) {
       if (editing.kubectl) { writeBuffer(null, thenClose); return; }

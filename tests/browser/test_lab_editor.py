@@ -76,18 +76,23 @@ def test_nano_writes_a_file_with_ctrl_o_and_exits_with_ctrl_x(page: Page) -> Non
     run(page, "nano notes.txt")
     editor_open(page)
     expect(page.locator("#lab-editor-help")).to_contain_text("^O Write Out")
+    page.keyboard.type("second line")
+    # ^K cuts the line, ^U pastes it back above the cursor's line.
+    page.keyboard.press("Control+k")
     page.keyboard.type("hello from nano")
+    page.keyboard.press("Enter")
+    page.keyboard.press("Control+u")
     page.keyboard.press("Control+o")
     answer = page.locator("#lab-editor-answer")
     expect(answer).to_be_focused()
     expect(answer).to_have_value("notes.txt")
     page.keyboard.press("Enter")
-    expect(page.locator("#lab-editor-status")).to_have_text("[ Wrote 1 line ]")
+    expect(page.locator("#lab-editor-status")).to_have_text("[ Wrote 2 lines ]")
     page.keyboard.press("Control+x")
     expect(page.locator("#lab-editor")).to_be_hidden()
     expect(page.locator(".xterm-helper-textarea")).to_be_focused()
     run(page, "cat notes.txt")
-    expect(page.locator("#transcript-log")).to_contain_text("hello from nano")
+    expect(page.locator("#transcript-log")).to_contain_text("hello from nano\nsecond line")
 
 
 def test_the_open_editor_is_accessible_and_no_keyboard_trap(page: Page) -> None:
