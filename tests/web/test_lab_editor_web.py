@@ -98,3 +98,27 @@ def test_the_annex_answers_an_editor_command_with_its_editor_and_a_save_with_its
     assert saved["output"] == '"dir/x" E212: Can\'t open file for writing'
     assert saved["exit_code"] == 1
     assert annex.EditorRequest.from_dict(opened["editor"]) is not None
+
+
+def test_saves_and_stream_steps_replay_from_the_log_as_another_process_sees_them() -> None:
+    from simulators.lab import streams
+    from studysite.lab import store
+
+    key = "r" * 32
+    opened = store.open_lab(key, "mig-single")
+    request = store.apply(opened, "kubectl edit node gpu-node2").editor
+    assert request is not None
+    text = request.text.replace("nvidia.com/mig.config: all-disabled", "nvidia.com/mig.config: x")
+    assert store.apply(opened, editor.save_line(request.token, text)).output == (
+        "node/gpu-node2 edited"
+    )
+    watch = store.apply(opened, "kubectl get nodes -w").stream
+    assert watch is not None
+    for _ in range(3):
+        store.apply(opened, streams.step_line(watch))
+    step = opened.lab.step
+    store._kept.clear()  # as another process sees it: the snapshot and the logged lines
+    again = store.open_lab(key, "mig-single")
+    assert again.lab.step == step
+    shown = again.lab.run("kubectl get node gpu-node2 -L nvidia.com/mig.config").output
+    assert shown.split("\n")[1].endswith("   x")
