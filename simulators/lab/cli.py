@@ -8,12 +8,15 @@ command: {"line", "output", "checklist": [...], "step"}.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from typing import TextIO
 
+from simulators.lab.editor import NEEDS_BROWSER
 from simulators.lab.errors import LabError, UnknownTicketError
 from simulators.lab.session import LabSession
+from simulators.lab.streams import NOT_STREAMED
 from simulators.lab.tickets import list_tickets
 
 
@@ -54,6 +57,14 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
     for raw in source:
         line = raw.rstrip("\r\n")
         result = session.run(line)
+        if result.stream is not None:
+            output = "\n".join(filter(None, [result.output, NOT_STREAMED]))
+            result = dataclasses.replace(result, output=output)
+        if result.editor is not None:
+            # No editor on a pipe: say so in the command's output, in one line.
+            note = NEEDS_BROWSER.format(name=(line.split() or ["editor"])[0])
+            output = "\n".join(filter(None, [result.output, note]))
+            result = dataclasses.replace(result, output=output)
         if args.json:
             sink.write(
                 json.dumps(

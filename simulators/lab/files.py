@@ -1,4 +1,4 @@
-"""The home folder: ls, cat, sed (no editor on the admin host) and grep for pipes.
+"""The home folder: ls, cat, sed and grep for pipes (the editors are simulators.lab.editor).
 
 Files live in the world state as name -> text. sed's basic and extended regular
 expressions are translated to Python's syntax and run by RE2, whose matching time

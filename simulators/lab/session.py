@@ -23,9 +23,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks
+from simulators.lab import checks, editor, streams
+from simulators.lab.editor import EditorRequest
 from simulators.lab.errors import LabError
+from simulators.lab.kubectl import edit as kubectl_edit
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.world import HostState, World, build_world
@@ -64,7 +67,8 @@ class CommandResult:
     """What one typed line did.
 
     `checklist` is the whole checklist after the command; `changed` only the items
-    whose `done` flipped; `clear` asks the terminal to clear the screen.
+    whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
+    editor the line opened (simulators.lab.editor), for the page to show.
     """
 
     line: str
@@ -74,6 +78,8 @@ class CommandResult:
     clear: bool = False
     changed: list[ChecklistItem] = field(default_factory=list)
     exit_code: int = 0
+    editor: EditorRequest | None = None
+    stream: StreamRequest | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +90,8 @@ class CommandResult:
             "clear": self.clear,
             "changed": [i.to_dict() for i in self.changed],
             "exit_code": self.exit_code,
+            "editor": self.editor.to_dict() if self.editor else None,
+            "stream": self.stream.to_dict() if self.stream else None,
         }
 
 
@@ -209,6 +217,9 @@ class LabSession:
         self._ticket = ticket
         self._world = state.world
         self._hints_allowed = True
+        # The editor the last line opened, while the page may still show it (kept in memory:
+        # replaying the log sets it again, a snapshot has none).
+        self.editor: EditorRequest | None = None
         if isinstance(self._world.api, MockCluster):
             # The terminal's tools read and write; nothing watches this store.
             self._world.api.keep_watch_history(0)
@@ -360,7 +371,9 @@ class LabSession:
         line = line.rstrip("\r\n")
         if not line.strip():
             return CommandResult(line, "", self.checklist(), self.step)
-        self._remember(line)
+        saving, stepping = editor.is_save(line), streams.is_step(line)
+        if not saving and not stepping:
+            self._remember(line)
         ctx = self._context()
         clear = False
         if (
@@ -368,27 +381,48 @@ class LabSession:
             and line.strip() == "clear"
         ):
             clear = True
+        shown = line
+        # The checklist reads the cluster as the output showed it: before the world's step for
+        # a command, after it for a stream's step (whose probe reads the stepped world). An item
+        # never ticks while the learner's screen still shows the state just before it.
         items: list[ChecklistItem] | None = None
         try:
-            result = Shell(ctx, self._builtins()).execute(line)
-            # The checklist reads the cluster as the command's output showed it, before the
-            # world's step: an item never ticks while the learner's screen still shows the
-            # state just before it (a pod still ContainerCreating).
-            items = self._evaluate()
-            self._world.tick()
+            if saving:
+                # What an editor saved (simulators.lab.editor): kept and replayed as a line.
+                result, shown = editor.apply_save(ctx, line, SAVERS)
+                items = self._evaluate()
+                self._world.tick()
+            elif stepping:
+                # A stream's step (simulators.lab.streams): the world moves, then the probe.
+                self._world.tick()
+                ctx.stream, result = streams.step(line, self._probe, self._world.api.now)
+            else:
+                result = Shell(ctx, self._builtins()).execute(line)
+                if ctx.stream is not None:
+                    now = self._world.api.now
+                    ctx.stream, result = streams.begin(ctx.stream, line, result, self._probe, now)
+                items = self._evaluate()
+                self._world.tick()
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
+            ctx.editor = ctx.stream = None
+        self.editor = ctx.editor
+        line = shown
         before = dict(self._state.done)
         if items is None:
             items = self._evaluate()
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
-        self._state.transcript.append(
-            TranscriptEntry(line=line, output=output[:MAX_STORED_OUTPUT], step=self.step)
-        )
-        self._state.transcript = _bounded(self._state.transcript)
+        if not stepping:
+            # A stream's steps are no commands: the transcript keeps the command's first answer,
+            # and says it is a snapshot (the form and a replay show no stream).
+            kept = "\n".join(filter(None, [output, streams.NOT_STREAMED])) if ctx.stream else output
+            self._state.transcript.append(
+                TranscriptEntry(line=line, output=kept[:MAX_STORED_OUTPUT], step=self.step)
+            )
+            self._state.transcript = _bounded(self._state.transcript)
         return CommandResult(
             line=line,
             output=output,
@@ -397,7 +431,13 @@ class LabSession:
             clear=clear,
             changed=changed,
             exit_code=result.code,
+            editor=ctx.editor,
+            stream=ctx.stream,
         )
+
+    def _probe(self, line: str) -> Output:
+        """A stream's command, run on the world as it is (no step, no transcript)."""
+        return Shell(self._context(), self._builtins()).execute(line)
 
     def complete(self, line: str) -> list[str]:
         """Completion candidates for the last word of `line` (empty when none)."""
@@ -443,6 +483,10 @@ class LabSession:
             "clear": _clear,
             "help": _help,
             "hint": _hint,
+            "vi": editor.vi,
+            "vim": editor.vi,
+            "nano": editor.nano,
+            "watch": streams.watch,
         }
 
     _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")
@@ -462,6 +506,9 @@ class LabSession:
             return str(live[0]["metadata"]["name"]) if live else f"{component}-<pod>"
 
         return self._TEMPLATE.sub(repl, command)
+
+
+SAVERS: dict[str, editor.Saver] = {"file": editor.save_file, "kubectl-edit": kubectl_edit.save}
 
 
 def _bounded(transcript: list[TranscriptEntry]) -> list[TranscriptEntry]:
@@ -506,8 +553,12 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   ls, cat    the files in your home folder
   sed -i     change a file: sed -i 's/old/new/g' FILE (any delimiter, e.g. s#a#b#)
   grep       filter output: ... | grep -A8 Allocatable
+  vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
+  nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
+  watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f
+             and rollout status keep printing too
   history, clear, hint, help
-There is no editor. Up/Down recall commands; Tab completes."""
+Up/Down recall commands; Tab completes."""
 
 
 def _help(ctx: Context, args: list[str]) -> Output:

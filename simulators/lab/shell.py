@@ -324,7 +324,7 @@ class Shell:
             return sorted(set(runai.complete(self.ctx, rest, current)))
         if name == "helm":
             return _helm_complete(rest, current)
-        if name in ("cat", "sed", "grep", "ls", "head", "tail"):
+        if name in ("cat", "sed", "grep", "ls", "head", "tail", "vi", "vim", "nano"):
             if current.startswith("-"):
                 options = {"sed": ["-i", "-e", "-E"], "grep": ["-i", "-v", "-A", "-B", "-E"]}
                 return _starting(options.get(name, []), current)

@@ -10,6 +10,8 @@ from simulators.lab.world import World
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
+    from simulators.lab.editor import EditorRequest
+    from simulators.lab.streams import StreamRequest
 
 
 @dataclass
@@ -33,6 +35,12 @@ class Context:
     # Tools that are pure presentation (hint, help) get these from the session.
     next_hint: Callable[[], str] = lambda: "No hints for this ticket."
     stdin: str = ""
+    # An editor a command asked for (simulators.lab.editor.open_editor): the page opens it.
+    editor: EditorRequest | None = None
+    # A stream the command asked for (simulators.lab.streams.start): the terminal keeps it going.
+    stream: StreamRequest | None = None
+    # The shell's environment as commands see it (KUBE_EDITOR, EDITOR).
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def api(self) -> ClusterAPI:

@@ -131,6 +131,9 @@
     if (search) term.loadAddon(search);
     screen.hidden = false;
     term.open(screen);
+    var keysNote = document.getElementById("terminal-keys");
+    if (keysNote) keysNote.hidden = false;
+    if (term.textarea) term.textarea.setAttribute("aria-describedby", "terminal-keys");
     fit.fit();
     root.classList.add("terminal-ready");
     if (fallback) fallback.hidden = true;
@@ -211,6 +214,8 @@
       historyIndex = history.length;
       if (busy) {
         queue.push(text);
+        // A new command ends a stream (as Ctrl+C would), then runs.
+        if (streaming) send({ type: "interrupt" });
         return;
       }
       runLine(text);
@@ -236,10 +241,12 @@
       else if (/Logged out successfully/.test(output)) note.hidden = false;
     }
 
-    function showOutput(data) {
+    function showOutput(data, clear) {
       followLogin(data || "");
-      if (data === "\x1b[2J\x1b[H" || data === "\x1bc") {
+      if (clear || data === "\x1b[2J\x1b[H" || data === "\x1bc") {
+        // `clear` (or its escape): the screen and the scrollback, as xterm's own clear does.
         term.clear();
+        term.write("\x1b[2J\x1b[H");
       } else if (data) {
         term.write(data.replace(/\r?\n/g, "\r\n"));
         if (!/\n$/.test(data)) term.write("\r\n");
@@ -355,6 +362,12 @@
           return;
         case "\x03":
           if (term.hasSelection()) { copySelection(); return; }
+          if (streaming) {
+            // The stream ends on the server; its end brings the prompt back.
+            term.write("^C\r\n");
+            send({ type: "interrupt" });
+            return;
+          }
           term.write("^C\r\n");
           prompt();
           return;
@@ -374,7 +387,35 @@
       if (text && window.StudySite) window.StudySite.copyText(text);
     }
 
+    // No keyboard trap (WCAG 2.1.2): Tab belongs to completion, so Esc then Tab (or
+    // Shift+Tab) lets the browser move focus on, and F6 jumps to the tools below at once.
+    var escaped = false;
+    function leaveKeys(event) {
+      if (event.type !== "keydown") return null;
+      if (event.key === "F6") {
+        event.preventDefault();
+        var next = document.getElementById("terminal-find");
+        if (next) next.focus();
+        setStatus("Left the terminal.");
+        return false;
+      }
+      if (event.key === "Tab" && escaped) {
+        escaped = false;
+        setStatus("Left the terminal.");
+        return false; // not handled by xterm: the browser's own Tab moves focus
+      }
+      if (event.key === "Escape") {
+        escaped = true;
+        setStatus("Escape: press Tab to leave the terminal, or keep typing to stay.");
+      } else if (["Shift", "Control", "Alt", "Meta"].indexOf(event.key) < 0) {
+        escaped = false;
+      }
+      return null;
+    }
+
     term.attachCustomKeyEventHandler(function (event) {
+      var leaving = leaveKeys(event);
+      if (leaving !== null) return leaving;
       // Ctrl+Shift+C / Ctrl+Shift+V as in desktop terminals; let the browser paste.
       if (event.type === "keydown" && event.ctrlKey && event.shiftKey && event.code === "KeyC") {
         copySelection();
@@ -410,6 +451,95 @@
       if (solved) setStatus("Ticket solved: every checklist item is done.");
     }
 
+    // ------------------------------------------------------------------ streams
+    // kubectl get -w, logs -f, rollout status and watch keep printing as the world steps,
+    // until Ctrl+C, the next command, or their own end (simulators.lab.streams).
+    var streaming = false;
+    var streamEntry = null; // the transcript's <pre> for the open stream
+
+    function startStream(frame) {
+      streaming = true;
+      var data = frame.data || "";
+      if (data) term.write(data.replace(/\r?\n/g, "\r\n") + (/\n$/.test(data) ? "" : "\r\n"));
+      appendTranscript(pendingCommand, data);
+      pendingCommand = null;
+      streamEntry = transcript ? transcript.lastElementChild : null;
+      setStatus("Streaming: Ctrl+C stops it.");
+    }
+
+    function streamed(frame) {
+      if (!streaming) return;
+      var data = frame.data || "";
+      if (frame.clear) {
+        // watch: a new screen in the old one's place.
+        term.write("\x1b[2J\x1b[H" + data.replace(/\r?\n/g, "\r\n"));
+      } else if (data) {
+        term.write(data.replace(/\r?\n/g, "\r\n") + "\r\n");
+      }
+      if (!streamEntry || !data) return;
+      var pre = streamEntry.querySelector("pre");
+      if (!pre) { pre = document.createElement("pre"); streamEntry.appendChild(pre); }
+      pre.textContent = frame.clear ? data : (pre.textContent ? pre.textContent + "\n" : "") + data;
+    }
+
+    function endStream(frame) {
+      if (!streaming) return;
+      streaming = false;
+      streamEntry = null;
+      if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n") + "\r\n");
+      setStatus("The stream ended.");
+      busy = false;
+      if (queue.length) {
+        var next = queue.shift();
+        term.write(PROMPT + next + "\r\n");
+        runLine(next);
+      } else {
+        prompt();
+      }
+    }
+
+    // ------------------------------------------------------------------ the editor
+    // vi, vim, nano and kubectl edit: static/js/lab-editor.js, loaded with CodeMirror when an
+    // editor first opens (the files listed in #lab's data-editor).
+    var editor = null;
+    var editorLoading = null;
+
+    function loadEditor() {
+      if (!editorLoading) {
+        var files = (root.dataset.editor || "").split(" ").filter(Boolean);
+        editorLoading = Promise.all(files.map(function (src) {
+          return loadFile("script", { src: src, async: false });
+        })).then(function () {
+          if (typeof CM === "undefined" || !window.LabEditor) throw new Error("the editor did not load");
+          editor = window.LabEditor.create({
+            term: term, fit: fit, screen: screen, nonce: nonce, send: send,
+            setStatus: setStatus, appendTranscript: appendTranscript,
+            // The editor closed: the terminal's prompt again, after kubectl's answer if any.
+            done: function (command, output) {
+              if (command === null) { busy = false; prompt(); return; }
+              pendingCommand = command;
+              showOutput(output || "", false);
+            }
+          });
+        }).catch(function (error) { editorLoading = null; throw error; });
+      }
+      return editorLoading;
+    }
+
+    function openEditor(request) {
+      busy = true;
+      loadEditor().then(function () { editor.open(request); }, function () {
+        term.write("\x1b[31mThe editor could not load; the command form below has a text box instead.\x1b[0m\r\n");
+        busy = false;
+        prompt();
+      });
+    }
+
+    function editorSaved(frame) {
+      if (editor && editor.saved(frame)) return;
+      showOutput(frame.data || "", false);
+    }
+
     function connect() {
       socket = new WebSocket(socketUrl);
       socket.addEventListener("open", function () {
@@ -431,7 +561,18 @@
           prompt();
           if (typed) paste(typed);
         }
-        else if (frame.type === "output") showOutput(frame.data || "");
+        else if (frame.type === "output" && frame.saved) editorSaved(frame);
+        else if (frame.type === "output" && frame.stream) startStream(frame);
+        else if (frame.type === "stream") streamed(frame);
+        else if (frame.type === "stream-end") endStream(frame);
+        else if (frame.type === "output" && frame.editor) {
+          // The command opened an editor: its output (an error before a reopen) first.
+          if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n") + "\r\n");
+          appendTranscript(pendingCommand, frame.data || "");
+          pendingCommand = null;
+          openEditor(frame.editor);
+        }
+        else if (frame.type === "output") showOutput(frame.data || "", !!frame.clear);
         else if (frame.type === "completions") applyCompletions(frame.items || []);
         else if (frame.type === "error") {
           term.write("\x1b[31m" + (frame.data || "error") + "\x1b[0m\r\n");
@@ -441,11 +582,12 @@
           prompt();
         }
         // An output frame carries the checklist as it stands after that output.
-        if (frame.type === "output" && frame.checklist) renderChecklist(frame.checklist);
+        if ((frame.type === "output" || frame.type === "stream") && frame.checklist) renderChecklist(frame.checklist);
       });
       socket.addEventListener("close", function (event) {
         root.classList.remove("connected");
         busy = false;
+        streaming = false;
         if (event.code === 4429) {
           setStatus("Too many commands at once: the connection was closed. Reload to continue.");
           term.write("\r\n\x1b[31mToo many commands too fast: connection closed. Reload the page to continue.\x1b[0m\r\n");

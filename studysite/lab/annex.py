@@ -47,6 +47,8 @@ from typing import IO, Any
 from django.conf import settings
 
 from simulators.lab import ChecklistItem, CommandResult
+from simulators.lab.editor import EditorRequest
+from simulators.lab.streams import StreamRequest
 from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
@@ -208,7 +210,14 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
         store.cpu_share.charge(opened.session_key, float(reply["cpu"]))
         checklist = [ChecklistItem(**item) for item in reply["checklist"]]
         return CommandResult(
-            line[:80], str(reply["output"]), checklist, int(reply["step"]), bool(reply["clear"])
+            line[:80],
+            str(reply["output"]),
+            checklist,
+            int(reply["step"]),
+            bool(reply["clear"]),
+            exit_code=int(reply.get("exit_code", 0)),
+            editor=EditorRequest.from_dict(reply.get("editor")),
+            stream=StreamRequest.from_dict(reply.get("stream")),
         )
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
@@ -230,6 +239,9 @@ def answer(
         "checklist": [item.to_dict() for item in result.checklist],
         "step": result.step,
         "clear": result.clear,
+        "exit_code": result.exit_code,
+        "editor": result.editor.to_dict() if result.editor else None,
+        "stream": result.stream.to_dict() if result.stream else None,
         "cpu": time.process_time() - started,
     }
     return reply, opened

@@ -11,9 +11,16 @@ Commands run in a small thread pool (never on the event loop) within their budge
 studysite.lab.annex); each is saved before its output is sent.
 
 Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTIAL}`,
-`{"type": "reset"}`. Frames out: `{"type": "output", "data": TEXT, "checklist": [ITEM...]}`
-once on connect and after a reset with `"replay": true` (the transcript's tail), and once per
-line, with `"clear": true` after `clear`; `{"type": "completions", "items": [...]}`;
+`{"type": "reset"}`, `{"type": "save", "token": TOKEN, "text": BUFFER, "path": NAME|null}` (an
+editor's save, run as the line simulators.lab.editor makes of it). Frames out:
+`{"type": "output", "data": TEXT, "checklist": [ITEM...]}` once on connect and after a reset with
+`"replay": true` (the transcript's tail), and once per line or save, with `"clear": true` after
+`clear`, `"editor": {"path", "text", "mode", "token"}` when it opens an editor, and
+`"saved": true` and `"ok"` (written or not) for a save, `"stream": true` for a command that
+keeps printing (simulators.lab.streams): then `{"type": "stream", "data": TEXT, "checklist": ...}`
+as the world steps (`"clear": true` for watch's new screen) until
+`{"type": "stream-end", "data": NOTE}`, which `{"type": "interrupt"}` (Ctrl+C), the next line,
+or a stream started in another tab of the lab brings; `{"type": "completions", "items": [...]}`;
 `{"type": "error", "data": MESSAGE}` for a refused frame.
 """
 
@@ -21,8 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -34,7 +43,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import ChecklistItem, CommandResult, LabSession, list_tickets
+from simulators.lab import ChecklistItem, CommandResult, LabSession, editor, list_tickets, streams
 from studysite.lab import annex, cluster, store
 
 log = logging.getLogger(__name__)
@@ -47,6 +56,8 @@ CLOSE_INTERNAL_ERROR = 1011
 FRAME_OVERHEAD = 1024
 # Frames accepted but not yet handled, per connection; more is a flood.
 MAX_QUEUED_FRAMES = 8
+# An editor's save frame (the client writes "type" first) may carry a whole buffer.
+SAVE_FRAME = re.compile(r'\{\s*"type"\s*:\s*"save"')
 # The replay sends at most this much of the transcript's end.
 REPLAY_BYTES = 256 * 1024
 OMITTED = "[earlier output omitted]\n"
@@ -162,6 +173,16 @@ def output_frame(output: str, checklist: list[ChecklistItem], **flags: bool) -> 
     return {"type": "output", "data": output, **flags, "checklist": items}
 
 
+def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
+    """A line's or a save's output frame, with the editor it opens if any."""
+    frame = output_frame(result.output, result.checklist, **flags)
+    if result.clear:
+        frame["clear"] = True
+    if result.editor is not None:
+        frame["editor"] = result.editor.to_dict()
+    return frame
+
+
 def replay_frame(lab: LabSession) -> dict[str, Any]:
     return output_frame(replay_tail(lab.replay()), lab.checklist(), replay=True)
 
@@ -189,12 +210,18 @@ def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
         return opened, json.dumps(replay_frame(lab))
 
 
+# The open stream of each lab in this process, by its saved id: one at a time, so a learner
+# with ten watches open in ten tabs costs one stream's steps (the newest; the others end).
+_streams: dict[int, LabConsumer] = {}
+
+
 class LabConsumer(AsyncWebsocketConsumer):
     # `accepting` turns off at a flood or disconnect: later frames are dropped unread.
     # `closed` stops sends once the socket is gone.
     accepting = False
     closed = False
     worker: asyncio.Task[None] | None = None
+    streaming: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
@@ -245,6 +272,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         self.accepting = False
         self.closed = True
+        await self.stop_stream()
         if self.worker is not None:
             # A command already in the pool still finishes and is saved; queued ones are dropped.
             self.worker.cancel()
@@ -279,6 +307,8 @@ class LabConsumer(AsyncWebsocketConsumer):
     def parse(text_data: str | None) -> dict[str, Any] | str:
         """The frame as a dict, or the error to answer it with."""
         limit = settings.LAB_MAX_LINE_BYTES + FRAME_OVERHEAD
+        if text_data is not None and SAVE_FRAME.match(text_data):
+            limit = editor.MAX_SAVE_LINE_BYTES + FRAME_OVERHEAD  # it carries an editor's buffer
         if text_data is None or len(text_data) > limit:
             return f"frame refused: send JSON text of at most {limit} bytes"
         try:
@@ -319,10 +349,22 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
         if kind == "line" and isinstance(frame.get("data"), str):
+            await self.stop_stream()  # the next command ends this terminal's stream
             # Saved (committed) before its output goes out, here or in the annex.
             result = await run_line(self.opened, frame["data"])
-            flags = {"clear": True} if result.clear else {}
-            await self.send_json(output_frame(result.output, result.checklist, **flags))
+            if result.stream is not None:
+                await self.start_stream(result)
+            else:
+                await self.send_json(result_frame(result))
+            if store.fold_due(self.opened):
+                await self.fold()
+        elif kind == "interrupt":
+            await self.stop_stream()
+        elif kind == "save" and all(isinstance(frame.get(k), str) for k in ("token", "text")):
+            path = frame.get("path") if isinstance(frame.get("path"), str) else None
+            line = editor.save_line(frame["token"], frame["text"], path)
+            result = await run_line(self.opened, line)
+            await self.send_json(result_frame(result, saved=True, ok=result.exit_code == 0))
             if store.fold_due(self.opened):
                 await self.fold()
         elif kind == "complete" and isinstance(frame.get("line"), str):
@@ -334,6 +376,69 @@ class LabConsumer(AsyncWebsocketConsumer):
             await self.send_json(replay_frame(self.opened.lab))
         else:
             await self.send_error(f"frame refused: unknown or incomplete frame {kind[:40]!r}")
+
+    async def start_stream(self, result: CommandResult) -> None:
+        """Answer a streaming command with its first snapshot, then keep it going."""
+        request = result.stream
+        assert request is not None
+        stream = streams.Stream(request)
+        first = stream.first(result.output)
+        await self.send_json(result_frame(dataclasses.replace(result, output=first), stream=True))
+        other = _streams.get(self.opened.saved_id)
+        if other is not None and other is not self:
+            await other.stop_stream("(stopped: a stream started in another tab of this lab)")
+        _streams[self.opened.saved_id] = self
+        self.streaming = asyncio.create_task(self.keep_streaming(stream))
+
+    async def keep_streaming(self, stream: streams.Stream) -> None:
+        """A step every interval: the world moves (kept as a line), and what changed is sent.
+
+        Each step is one command's cost against the session's share (store.apply), so a stream
+        costs what one command a second does; a share spent ends it with the shell's message.
+        """
+        request = stream.request
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + request.seconds
+        note = stream.expired()
+        try:
+            while loop.time() < deadline:
+                await asyncio.sleep(request.interval)
+                result = await run_line(self.opened, streams.step_line(request))
+                if result.output in (store.SLOW_DOWN, store.BUSY):
+                    note = result.output
+                    break
+                text, ended = stream.feed(result.output, result.exit_code)
+                if text or result.changed or request.kind == streams.SCREEN:
+                    flags = {"clear": True} if request.kind == streams.SCREEN else {}
+                    await self.send_json(
+                        {**output_frame(text, result.checklist, **flags), "type": "stream"}
+                    )
+                if store.fold_due(self.opened):
+                    await self.fold()
+                if ended:
+                    note = ""
+                    break
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("lab stream failed")
+            note = "lab: internal error; the stream stopped"
+        self.streaming = None
+        if _streams.get(self.opened.saved_id) is self:
+            del _streams[self.opened.saved_id]
+        await self.send_json({"type": "stream-end", "data": note})
+
+    async def stop_stream(self, note: str = "") -> None:
+        """End this terminal's stream, if any (Ctrl+C, the next command, another tab's stream)."""
+        task, self.streaming = self.streaming, None
+        if task is None:
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        if _streams.get(self.opened.saved_id) is self:
+            del _streams[self.opened.saved_id]
+        await self.send_json({"type": "stream-end", "data": note})
 
     async def fold(self) -> None:
         """The lab's fold, after the answer (store.fold). The command is saved already: a fold

@@ -40,7 +40,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
-from simulators.lab import CommandResult, LabError, LabSession, budget
+from simulators.lab import CommandResult, LabError, LabSession, budget, editor
 from studysite.lab import cluster
 from studysite.lab.models import LabSnapshot, LoggedCommand, SavedLab
 
@@ -108,7 +108,10 @@ def as_typed(line: str) -> str:
 
 
 def too_long(line: str) -> str | None:
-    """The shell's message for a line over LAB_MAX_LINE_BYTES, else None."""
+    """The shell's message for a line over LAB_MAX_LINE_BYTES, else None. An editor's save
+    line (simulators.lab.editor) carries a buffer: it has the editor's own limit."""
+    if editor.is_save(line):
+        return editor.save_too_long(line)
     with budget.metered(budget.Meter(limits())):
         return budget.line_too_long(line)
 

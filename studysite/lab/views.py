@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -7,7 +8,15 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from simulators.lab import ChecklistItem, LabSession, Ticket, list_tickets, load_ticket
+from simulators.lab import (
+    ChecklistItem,
+    LabSession,
+    Ticket,
+    editor,
+    list_tickets,
+    load_ticket,
+    streams,
+)
 from simulators.lab.session import TranscriptEntry
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from studysite.lab import cluster, store
@@ -66,6 +75,8 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             **cluster.mode_context(),
             "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
             "refused": pop_flash(request),
+            # An editor the last command opened: the form shows its buffer in a textarea.
+            "editor": lab.editor,
         }
         return render(request, "lab/ticket.html", context)
 
@@ -75,6 +86,11 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
 def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
     ticket, key = find_ticket(ticket_id), session_key(request)
     line = request.POST.get("line", "")
+    token = request.POST.get("editor_token")
+    if token is not None:
+        # The form's editor (a textarea): its save is the line an editor's save makes.
+        text = request.POST.get("editor_text", "").replace("\r\n", "\n")
+        line = editor.save_line(token, text, request.POST.get("editor_path") or None)
     if "\ufffd" in line:
         # Django decodes a form's invalid UTF-8 (a lone surrogate's bytes) as U+FFFD.
         return HttpResponse(
@@ -90,6 +106,10 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
             # the redirect shows would not have it, so say why on the page.
             flash(request, result.output, kind="error")
         return vary_on_htmx(redirect(reverse("lab:ticket", args=[ticket_id]) + "#transcript"))
+    if result.stream is not None:
+        # The form shows one snapshot of a streaming command, and says so.
+        snapshot = "\n".join(filter(None, [result.output, streams.NOT_STREAMED]))
+        result = dataclasses.replace(result, output=snapshot)
     context = {"ticket": ticket, "checklist": checklist_context(result.checklist), "result": result}
     context |= {"logged_in": logged_in(opened.lab), "next_ticket": next_ticket(ticket_id)}
     return vary_on_htmx(render(request, "lab/ticket.html#command-result", context))

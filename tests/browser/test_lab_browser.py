@@ -90,8 +90,8 @@ def test_a_mistake_gets_the_real_tools_answer_in_the_terminal(page: Page) -> Non
         "error: 'nvidia.com/mig.config' already has a value (all-disabled), "
         "and --overwrite is false"
     )
-    type_command(page, "vim cluster.yaml")
-    expect(page.locator("#transcript-log")).to_contain_text("bash: vim: command not found")
+    type_command(page, "emacs cluster.yaml")
+    expect(page.locator("#transcript-log")).to_contain_text("bash: emacs: command not found")
 
 
 def test_ctrl_l_clears_the_screen_but_keeps_the_line(page: Page) -> None:

@@ -70,7 +70,6 @@ CORPUS: dict[str, list[str]] = {
         "kubectl api-resources",
         "kubectl top nodes",
         "kubectl top pods -A",
-        "kubectl edit node gpu-node1",
         "kubectl edit node gpu-node7",
         "kubectl exec -n gpu-operator nvidia-driver-daemonset-j62n2 -- nvidia-smi -L",
         "kubectl exec -n gpu-operator nvidia-driver-daemonset-j62n2 -- nvidia-smi",

@@ -116,7 +116,7 @@ class Oracle:
         assert binary is not None
         words = shlex.split(line)[1:]
         env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), "KUBECACHEDIR": str(self.cache)}
-        # kadmin has no editor: kubectl edit falls back to vi, which is not on this PATH.
+        # No editor on this PATH: kubectl edit of a missing object fails before it needs one.
         env.pop("KUBE_EDITOR", None)
         env.pop("EDITOR", None)
         env["PATH"] = "/nonexistent"

@@ -84,9 +84,9 @@ def test_the_htmx_fallback_returns_the_new_transcript_entry_and_checklist(client
 
 def test_a_mistake_gets_the_real_tools_answer(client: Client) -> None:
     response = client.post(
-        "/lab/mig-single/command", {"line": "vim"}, headers={"HX-Request": "true"}
+        "/lab/mig-single/command", {"line": "emacs"}, headers={"HX-Request": "true"}
     )
-    assert "bash: vim: command not found" in response.content.decode()
+    assert "bash: emacs: command not found" in response.content.decode()
 
 
 def test_a_line_over_4_kib_gets_one_line_and_nothing_breaks(client: Client) -> None:

@@ -42,6 +42,8 @@ FLAGS = [
     Flag("field-selector", long="field-selector", takes_value=True),
     Flag("sort-by", long="sort-by", takes_value=True),
     Flag("watch", long="watch", short="w"),
+    Flag("watch-only", long="watch-only"),
+    Flag("output-watch-events", long="output-watch-events"),
     Flag("no-headers", long="no-headers"),
     Flag("ignore-not-found", long="ignore-not-found"),
     Flag("show-kind", long="show-kind"),

@@ -43,7 +43,7 @@ def test_a_dangling_operator_is_a_syntax_error() -> None:
 
 
 def test_an_unknown_program_is_command_not_found(single: LabSession) -> None:
-    assert single.run("vim triton.yaml").output == "bash: vim: command not found"
+    assert single.run("emacs triton.yaml").output == "bash: emacs: command not found"
     assert single.run("nvidia-smi -L").output == "bash: nvidia-smi: command not found"
 
 

@@ -1,0 +1,221 @@
+"""Streams: what kubectl get -w, logs -f, rollout status and watch print as the world steps."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from simulators.lab import LabSession, streams
+from simulators.lab.cli import main
+from simulators.lab.session import CommandResult
+
+
+@pytest.fixture
+def lab() -> LabSession:
+    return LabSession.new("mig-single", seed=1)
+
+
+def step(lab: LabSession, opened: CommandResult) -> CommandResult:
+    assert opened.stream is not None
+    return lab.run(streams.step_line(opened.stream))
+
+
+def drained(lab: LabSession) -> None:
+    lab.run("kubectl cordon gpu-node2")
+    lab.run("kubectl drain gpu-node2 --ignore-daemonsets")
+
+
+def test_get_watch_prints_the_table_then_each_changed_row_as_its_own_table(
+    lab: LabSession,
+) -> None:
+    drained(lab)
+    opened = lab.run("kubectl get nodes -L nvidia.com/mig.config.state -w")
+    assert opened.stream is not None
+    assert opened.stream.probe == "kubectl get nodes -L nvidia.com/mig.config.state"
+    assert opened.output.split("\n")[0] == (
+        "NAME        STATUS                     ROLES    AGE   VERSION   MIG.CONFIG.STATE"
+    )
+    stream = streams.Stream(opened.stream)
+    assert stream.first(opened.output) == opened.output
+    lab.run("kubectl label node gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite")
+    printed = [stream.feed(step(lab, opened).output)[0] for _ in range(4)]
+    assert printed[:2] == [
+        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4   pending",
+        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4   success",
+    ]
+    # Nothing changed but the clock: nothing printed.
+    assert printed[2:] == ["", ""]
+
+
+def test_each_step_moves_the_world_one_step_and_is_no_command(lab: LabSession) -> None:
+    opened = lab.run("kubectl get nodes -w")
+    before, entries = lab.step, len(lab.transcript)
+    step(lab, opened)
+    assert lab.step == before + 1
+    assert len(lab.transcript) == entries and lab.history[-1] == "kubectl get nodes -w"
+
+
+def test_the_transcript_keeps_the_snapshot_and_says_it_is_one(lab: LabSession) -> None:
+    lab.run("kubectl get nodes -w")
+    assert lab.transcript[-1].output.endswith("\n" + streams.NOT_STREAMED)
+
+
+def test_output_watch_events_adds_kubectls_event_column(lab: LabSession) -> None:
+    drained(lab)
+    opened = lab.run("kubectl get nodes --output-watch-events -w")
+    assert opened.stream is not None and opened.stream.events
+    stream = streams.Stream(opened.stream)
+    first = stream.first(opened.output).split("\n")
+    assert first[0].startswith("EVENT   NAME        STATUS")
+    assert first[1].startswith("ADDED   gpu-node1   Ready")
+    lab.run("kubectl uncordon gpu-node2")
+    assert stream.feed(step(lab, opened).output)[0] == (
+        "MODIFIED   gpu-node2   Ready   <none>   31d   v1.31.4"
+    )
+
+
+def test_get_events_watch_prints_new_events(lab: LabSession) -> None:
+    opened = lab.run("kubectl get events -n gpu-operator -w")
+    stream = streams.Stream(opened.stream)  # type: ignore[arg-type]
+    stream.first(opened.output)
+    lab.run("kubectl cordon gpu-node2")
+    lab.run("kubectl drain gpu-node2 --ignore-daemonsets")
+    lab.run("kubectl label node gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite")
+    # None at first: kubectl -w prints the header with the first events.
+    assert opened.output == "No resources found in gpu-operator namespace."
+    header, *rows = stream.feed(step(lab, opened).output)[0].split("\n")
+    assert header.split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert rows and all(row.split()[1] in ("Normal", "Warning") for row in rows)
+    # Later events come as rows alone.
+    later = stream.feed(step(lab, opened).output)[0]
+    assert later and "LAST SEEN" not in later
+
+
+def test_logs_follow_prints_only_the_new_lines() -> None:
+    stream = streams.Stream(streams.StreamRequest(streams.APPEND, "kubectl logs x"))
+    stream.first("a\nb")
+    assert stream.feed("a\nb\nc\nd") == ("c\nd", False)
+    # The head moved on (a tail of the log): what follows the last line printed.
+    assert stream.feed("c\nd\ne") == ("e", False)
+    assert stream.feed("c\nd\ne") == ("", False)
+
+
+def test_logs_follow_streams_and_its_probe_drops_the_flag(lab: LabSession) -> None:
+    pod = lab.run(
+        "kubectl get pods -n gpu-operator -l app=nvidia-mig-manager -o name"
+    ).output.split("\n")[0]
+    opened = lab.run(f"kubectl logs -f -n gpu-operator {pod}")
+    assert opened.stream is not None and opened.stream.kind == streams.APPEND
+    assert opened.stream.probe == f"kubectl logs -n gpu-operator {pod}"
+
+
+def test_rollout_status_until_done_and_not_when_done_or_told_not_to_watch(
+    lab: LabSession,
+) -> None:
+    status = "kubectl rollout status deployment/gpu-operator -n gpu-operator"
+    assert lab.run(status).stream is None  # rolled out already: kubectl returns at once
+    lab.run("kubectl rollout restart deployment/gpu-operator -n gpu-operator")
+    opened = lab.run(status)
+    assert opened.stream is not None and opened.stream.kind == streams.UNTIL
+    assert opened.output.startswith('Waiting for deployment "gpu-operator" rollout to finish')
+    assert lab.run(status + " --watch=false").stream is None
+    stream = streams.Stream(streams.StreamRequest(streams.UNTIL, "kubectl rollout status x"))
+    stream.first(
+        'Waiting for deployment "x" rollout to finish: 0 of 1 updated replicas are available...'
+    )
+    assert stream.feed('deployment "x" successfully rolled out') == (
+        'deployment "x" successfully rolled out',
+        True,
+    )
+
+
+def test_watch_prints_procps_header_and_reruns_every_interval(lab: LabSession) -> None:
+    opened = lab.run("watch kubectl get nodes")
+    assert opened.stream is not None
+    assert (opened.stream.kind, opened.stream.interval) == (streams.SCREEN, 2.0)
+    lines = opened.output.split("\n")
+    assert lines[0].startswith("Every 2.0s: kubectl get nodes  kadmin: ")
+    assert lines[1] == "" and lines[2].startswith("NAME        STATUS")
+    again = step(lab, opened).output
+    assert again.startswith("Every 2.0s: kubectl get nodes  kadmin: ") and "gpu-node3" in again
+    assert lab.run("watch -t -n 5 kubectl get nodes").output.startswith("NAME")
+
+
+def test_watch_bounds_its_interval_and_rejects_bad_options(lab: LabSession) -> None:
+    assert lab.run("watch -n 0.1 kubectl get nodes").stream.interval == 1.0  # type: ignore[union-attr]
+    assert lab.run("watch -n abc ls").output == "watch: failed to parse argument: 'abc'"
+    assert lab.run("watch").output.startswith("\nUsage:\n watch [options] command")
+    assert lab.run("watch -z ls").output.startswith("watch: invalid option -- 'z'")
+
+
+def test_watch_on_a_huge_output_stays_within_the_budget(lab: LabSession) -> None:
+    lab.run("kubectl get pods -A -o yaml > big.yaml")
+    opened = lab.run("watch cat big.yaml big.yaml big.yaml big.yaml big.yaml")
+    result = step(lab, opened)
+    assert len(result.output) < 2_000_000
+
+
+def test_a_step_line_that_does_not_parse_only_moves_the_world(lab: LabSession) -> None:
+    before = lab.step
+    result = lab.run(streams.STEP_MARK + "{nope")
+    assert result.output == "lab: the stream's step was not understood" and lab.step == before + 1
+
+
+def test_the_stdin_lab_prints_one_snapshot_and_says_so() -> None:
+    out = io.StringIO()
+    main(["--ticket", "mig-single"], stdin=io.StringIO("kubectl get nodes -w\n"), stdout=out)
+    assert out.getvalue().splitlines()[-1] == streams.NOT_STREAMED
+
+
+TIMED_OUT = "error: timed out waiting for the condition on nodes/gpu-node2"
+
+
+def test_a_wait_stream_is_silent_until_the_condition_holds_then_ends() -> None:
+    stream = streams.Stream(streams.StreamRequest(streams.WAIT, "kubectl wait ...", timeout=30))
+    assert stream.first(TIMED_OUT) == ""
+    assert stream.feed(TIMED_OUT, 1) == ("", False)
+    assert stream.expired() == TIMED_OUT  # at the timeout: kubectl's error
+    assert stream.feed("node/gpu-node2 condition met", 0) == ("node/gpu-node2 condition met", True)
+
+
+@pytest.mark.parametrize(
+    ("timeout", "seconds"),
+    [(None, 30.0), ("1m30s", 90.0), ("500ms", 0.5), ("0", None), ("0s", None), ("soon", None)],
+)
+def test_kubectl_wait_streams_until_its_timeout_unless_met_at_once(
+    timeout: str | None, seconds: float | None
+) -> None:
+    from simulators.lab.flags import Flag, parse
+    from simulators.lab.kubectl import streaming
+    from simulators.lab.tool import Context, Output
+
+    args = ["node/gpu-node2", "--for=condition=Ready"]
+    if timeout is not None:
+        args.append(f"--timeout={timeout}")
+    parsed = parse(
+        args,
+        [
+            Flag("for", long="for", takes_value=True),
+            Flag("timeout", long="timeout", takes_value=True),
+        ],
+    )
+    ctx = Context(world=None)  # type: ignore[arg-type]
+    out = streaming.wait(lambda c, p: Output.error(TIMED_OUT), ctx, parsed)
+    assert out.text == TIMED_OUT  # the form and the stdin lab: kubectl's answer now
+    if seconds is None:
+        assert ctx.stream is None
+    else:
+        assert ctx.stream is not None
+        assert (ctx.stream.kind, ctx.stream.timeout) == (streams.WAIT, seconds)
+    met = Context(world=None)  # type: ignore[arg-type]
+    streaming.wait(lambda c, p: Output("node/gpu-node2 condition met"), met, parsed)
+    assert met.stream is None
+
+
+def test_a_stream_runs_at_most_ten_minutes_or_its_timeout() -> None:
+    assert streams.StreamRequest(streams.ROWS, "x").seconds == streams.MAX_SECONDS
+    assert streams.StreamRequest(streams.WAIT, "x", timeout=30).seconds == 30
+    assert streams.StreamRequest(streams.WAIT, "x", timeout=10**9).seconds == streams.MAX_SECONDS
+    request = streams.StreamRequest(streams.WAIT, "x", timeout=30)
+    assert streams.parse_step(streams.step_line(request)) == request
