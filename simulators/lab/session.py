@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
 from simulators.lab import checks
+from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
-from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.shell_syntax import needs_more
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.world import HostState, World, build_world
@@ -47,6 +49,8 @@ MAX_STORED_OUTPUT = 32 * 1024
 # outputs still keeps its MAX_TRANSCRIPT commands.
 MAX_TRANSCRIPT_OUTPUT = 512 * 1024
 INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
+# The terminal's Ctrl+C, sent as a line: drops a command still being typed (after `> `).
+INTERRUPT = "\x03"
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,8 @@ class CommandResult:
     """What one typed line did.
 
     `checklist` is the whole checklist after the command; `changed` only the items
-    whose `done` flipped; `clear` asks the terminal to clear the screen.
+    whose `done` flipped; `clear` asks the terminal to clear the screen. `prompt` is the
+    prompt to show next: PROMPT, or CONTINUATION (`> `) while a command is unfinished.
     """
 
     line: str
@@ -74,9 +79,11 @@ class CommandResult:
     clear: bool = False
     changed: list[ChecklistItem] = field(default_factory=list)
     exit_code: int = 0
+    prompt: str = PROMPT
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "prompt": self.prompt,
             "line": self.line,
             "output": self.output,
             "checklist": [i.to_dict() for i in self.checklist],
@@ -117,6 +124,7 @@ class SessionState:
     history: list[str] = field(default_factory=list)
     hints_shown: int = 0
     done: dict[str, bool] = field(default_factory=dict)
+    shell: ShellState = field(default_factory=ShellState)
     version: int = STATE_VERSION
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
@@ -142,6 +150,7 @@ class SessionState:
             "history": list(self.history),
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
+            "shell": self.shell.to_json(),
         }
 
     @classmethod
@@ -163,6 +172,7 @@ class SessionState:
             history=[str(h) for h in data.get("history") or []],
             hints_shown=int(data.get("hints_shown", 0)),
             done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
+            shell=ShellState.from_json(data.get("shell")),
         )
 
 
@@ -304,7 +314,14 @@ class LabSession:
 
     @property
     def prompt(self) -> str:
-        return PROMPT
+        """The prompt the terminal shows now: `> ` while a command is still being typed."""
+        return CONTINUATION if self._state.shell.pending else PROMPT
+
+    @property
+    def awaiting(self) -> bool:
+        """A command is unfinished (an open here-document, quote, `|` ...): the next line,
+        even a blank one, belongs to it."""
+        return bool(self._state.shell.pending)
 
     @property
     def world(self) -> World:
@@ -327,9 +344,12 @@ class LabSession:
         """The transcript as the terminal showed it: each prompt, command and output."""
         parts = []
         for entry in self._state.transcript:
-            parts.append(f"{PROMPT}{entry.line}\n")
+            parts.append(PROMPT + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
             if entry.output:
                 parts.append(entry.output if entry.output.endswith("\n") else entry.output + "\n")
+        pending = self._state.shell.pending
+        if pending:
+            parts.append(PROMPT + f"\n{CONTINUATION}".join(pending) + "\n")
         return "".join(parts)
 
     def hints(self) -> list[str]:
@@ -350,16 +370,37 @@ class LabSession:
 
     # -- the terminal -----------------------------------------------------------------
     def run(self, line: str, *, hints: bool = True) -> CommandResult:
-        """Run one typed line; every non-empty line advances the clock one step.
+        """Run one typed line; every command run advances the clock one step.
 
+        A line that leaves the command unfinished (an open here-document or quote, a
+        trailing `|`, `&&`, `||` or backslash) is kept, and the result's prompt is `> `, as
+        in bash; the command runs, as one, with the line that completes it. INTERRUPT drops
+        an unfinished command. `line` may hold several lines (a pasted here-document).
         With `hints` off (exam mode) the `hint` command answers that hints are off.
         """
         self._hints_allowed = hints
         if not isinstance(line, str):
             line = str(line)
         line = line.rstrip("\r\n")
-        if not line.strip():
+        shell = self._state.shell
+        if line == INTERRUPT:
+            shell.pending.clear()
+            return CommandResult("", "", self.checklist(), self.step)
+        if not line.strip() and not shell.pending:
             return CommandResult(line, "", self.checklist(), self.step)
+        if shell.pending:
+            if (
+                len(shell.pending) >= MAX_PENDING_LINES
+                or sum(len(p) + 1 for p in shell.pending) + len(line) > MAX_PENDING_BYTES
+            ):
+                shell.pending.clear()
+                message = "bash: command too long for this lab (over 64 KiB); it was dropped"
+                return CommandResult(line, message, self.checklist(), self.step, exit_code=2)
+            line = "\n".join([*shell.pending, line])
+        if len(line) <= MAX_PENDING_BYTES and needs_more(line):
+            shell.pending[:] = line.split("\n")
+            return CommandResult(line, "", self.checklist(), self.step, prompt=CONTINUATION)
+        shell.pending.clear()
         self._remember(line)
         ctx = self._context()
         clear = False
@@ -411,7 +452,12 @@ class LabSession:
             del history[: len(history) - MAX_HISTORY]
 
     def _context(self) -> Context:
-        return Context(world=self._world, history=self._state.history, next_hint=self._next_hint)
+        return Context(
+            world=self._world,
+            history=self._state.history,
+            next_hint=self._next_hint,
+            shell=self._state.shell,
+        )
 
     def _next_hint(self) -> str:
         if not self._hints_allowed:
@@ -434,7 +480,6 @@ class LabSession:
     def _builtins(self) -> dict[str, Any]:
         return {
             "history": _history,
-            "clear": _clear,
             "help": _help,
             "hint": _hint,
         }
@@ -480,10 +525,6 @@ def _history(ctx: Context, args: list[str]) -> Output:
         entries = entries[-int(args[0]) :]
     offset = len(ctx.history) - len(entries)
     return Output("\n".join(f"{i + offset + 1:>5}  {line}" for i, line in enumerate(entries)))
-
-
-def _clear(ctx: Context, args: list[str]) -> Output:
-    return Output()
 
 
 def _hint(ctx: Context, args: list[str]) -> Output:

@@ -503,8 +503,10 @@ def apply(
         with _lock_for(opened.saved_id):
             for _ in range(MAX_ATTEMPTS):
                 meter = budget.Meter(limits(), pace=PACE)
+                # A blank line changes nothing, unless it is part of a here-document.
+                blank = not line.strip() and not opened.lab.awaiting
                 result = runner(functools.partial(_run, opened, line, meter))
-                if not line.strip() or _commit(opened, line, meter, runner):
+                if blank or _commit(opened, line, meter, runner):
                     return result
                 _reload(opened)
             return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
