@@ -8,7 +8,7 @@ A name not here is `bash: NAME: command not found`.
 
 from __future__ import annotations
 
-from simulators.lab import builtins, files, helm, jqtool, kubectl, runai, textutils
+from simulators.lab import awk, builtins, files, helm, jqtool, kubectl, runai, textutils
 from simulators.lab.tool import Context, Output, Tool
 
 REGISTRY: dict[str, Tool] = {}
@@ -135,6 +135,7 @@ register(
     files=True,
     options=["-r", "-c", "-n", "-s", "-e", "-S", "--arg"],
 )
+register("awk", awk.awk, path=BIN + "awk", files=True, options=["-F", "-v", "-f"])
 register("echo", builtins.echo)
 register("printf", builtins.printf)
 register("pwd", builtins.pwd)

@@ -88,7 +88,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
 
 def cat(ctx: Context, args: list[str]) -> Output:
     if not args:
-        return Output(ctx.stdin.rstrip("\n"))
+        return Output(_chomp(ctx.stdin))
     out: list[str] = []
     code = 0
     for arg in args:
@@ -103,8 +103,13 @@ def cat(ctx: Context, args: list[str]) -> Output:
             out.append(f"cat: {arg}: No such file or directory")
             code = 1
             continue
-        out.append(text.rstrip("\n"))
+        out.append(_chomp(text))
     return Output("\n".join(out), code)
+
+
+def _chomp(text: str) -> str:
+    """The text as Output holds it: without its one final newline (blank lines kept)."""
+    return text[:-1] if text.endswith("\n") else text
 
 
 # ---------------------------------------------------------------------------- regex
