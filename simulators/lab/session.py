@@ -533,14 +533,16 @@ def _hint(ctx: Context, args: list[str]) -> Output:
 
 HELP_TEXT = """Commands on this admin host (kadmin):
   kubectl    get, describe, label, cordon, uncordon, drain, logs, exec ... -- nvidia-smi -L,
-             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'
+             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'  (alias k=kubectl)
   runai      v2: login, project list|set, training|workspace submit|list|describe|logs|delete,
              training pytorch submit, workload list
              v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
   helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
-  ls, cat    the files in your home folder
-  sed -i     change a file: sed -i 's/old/new/g' FILE (any delimiter, e.g. s#a#b#)
-  grep       filter output: ... | grep -A8 Allocatable
+  files      ls, cat, less, more, head, tail, sed -i 's/old/new/g' FILE, > and >> redirects,
+             cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
+  text       grep, awk, jq, wc, sort, uniq, cut, tr, base64 -d: ... | jq -r '.items[].metadata.name'
+  shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env,
+             variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
   history, clear, hint, help
 There is no editor. Up/Down recall commands; Tab completes."""
 

@@ -219,18 +219,25 @@ def _sort(ctx: Context, args: list[str]) -> Output:
 
     kind = next((k for k in "nghVf" if k in opts), "")
     reverse = "r" in opts
-    if keys:
+    if not keys:
+        keys = [(1, None, "", False, False)]
 
-        def keyfn(line: str) -> tuple[object, ...]:
-            return tuple(value(field(line, s, e), k or kind) for s, e, k in keys)
-    else:
+    def keyfn(line: str) -> tuple[object, ...]:
+        return tuple(
+            value(line if s == 1 and e is None and not own else field(line, s, e), k or kind)
+            for s, e, k, _, own in keys
+        )
 
-        def keyfn(line: str) -> tuple[object, ...]:
-            return (value(line, kind),)
-
-    # GNU sort breaks ties between equal keys by the whole line, unless -s or -u.
-    decorated = sorted(lines, key=lambda line: line) if not ("s" in opts or "u" in opts) else lines
-    result = sorted(decorated, key=keyfn, reverse=reverse)
+    # GNU sort breaks ties between equal keys by the whole line, unless -s or -u; each key
+    # sorts by its own letters (-k2,2nr), or by the global options when it has none.
+    result = list(lines) if ("s" in opts or "u" in opts) else sorted(lines, reverse=reverse)
+    for start, end, letter, key_reverse, own in reversed(keys):
+        result.sort(
+            key=lambda line, s=start, e=end, k=letter, o=own: value(
+                line if s == 1 and e is None and not o else field(line, s, e), k or kind
+            ),
+            reverse=key_reverse if own else reverse,
+        )
     if "u" in opts:
         seen: set[tuple[object, ...]] = set()
         unique = []
@@ -243,7 +250,7 @@ def _sort(ctx: Context, args: list[str]) -> Output:
     return Output("\n".join(result))
 
 
-def _key_spec(spec: str) -> tuple[int, int | None, str]:
+def _key_spec(spec: str) -> tuple[int, int | None, str, bool, bool]:
     match = re.fullmatch(
         r"(\d+)(?:\.\d+)?([bdfgiMhnRrV]*)(?:,(\d+)(?:\.\d+)?([bdfgiMhnRrV]*))?", spec
     )
@@ -255,7 +262,7 @@ def _key_spec(spec: str) -> tuple[int, int | None, str]:
     end = budget.bounded_int(match.group(3), 1 << 20) if match.group(3) else None
     letters = (match.group(2) or "") + (match.group(4) or "")
     kind = next((k for k in "nghVf" if k in letters), "")
-    return start, end, kind
+    return start, end, kind, "r" in letters, bool(letters)
 
 
 def _uniq(ctx: Context, args: list[str]) -> Output:
