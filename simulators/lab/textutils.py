@@ -11,6 +11,7 @@ import base64 as b64
 import binascii
 import re
 from collections.abc import Callable
+from typing import Any
 
 from simulators.lab import budget, files
 from simulators.lab.tool import Context, Output
@@ -231,12 +232,9 @@ def _sort(ctx: Context, args: list[str]) -> Output:
     # GNU sort breaks ties between equal keys by the whole line, unless -s or -u; each key
     # sorts by its own letters (-k2,2nr), or by the global options when it has none.
     result = list(lines) if ("s" in opts or "u" in opts) else sorted(lines, reverse=reverse)
-    for start, end, letter, key_reverse, own in reversed(keys):
+    for spec in reversed(keys):
         result.sort(
-            key=lambda line, s=start, e=end, k=letter, o=own: value(
-                line if s == 1 and e is None and not o else field(line, s, e), k or kind
-            ),
-            reverse=key_reverse if own else reverse,
+            key=_sort_key(spec, field, value, kind), reverse=spec[3] if spec[4] else reverse
         )
     if "u" in opts:
         seen: set[tuple[object, ...]] = set()
@@ -248,6 +246,21 @@ def _sort(ctx: Context, args: list[str]) -> Output:
                 unique.append(line)
         result = unique
     return Output("\n".join(result))
+
+
+def _sort_key(
+    spec: tuple[int, int | None, str, bool, bool],
+    field: Callable[[str, int, int | None], str],
+    value: Callable[[str, str], Any],
+    kind: str,
+) -> Callable[[str], Any]:
+    start, end, letter, _, own = spec
+
+    def key(line: str) -> Any:
+        whole = start == 1 and end is None and not own
+        return value(line if whole else field(line, start, end), letter or kind)
+
+    return key
 
 
 def _key_spec(spec: str) -> tuple[int, int | None, str, bool, bool]:
