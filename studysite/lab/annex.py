@@ -25,8 +25,8 @@ share before sending it, and charges the processor time the annex reports.
 
 Protocol: one JSON object per line on the child's stdin and stdout. The child first says
 {"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE}, it answers
-{"output", "checklist", "step", "clear", "cpu"} or {"error": MESSAGE}. At the end of its stdin
-(its web process has gone) it exits.
+{"output", "checklist", "step", "clear", "prompt", "cpu"} or {"error": MESSAGE}. At the end of
+its stdin (its web process has gone) it exits.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import IO, Any
 
 from django.conf import settings
 
-from simulators.lab import ChecklistItem, CommandResult
+from simulators.lab import PROMPT, ChecklistItem, CommandResult
 from studysite.lab import cluster, store
 
 log = logging.getLogger(__name__)
@@ -208,7 +208,12 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
         store.cpu_share.charge(opened.session_key, float(reply["cpu"]))
         checklist = [ChecklistItem(**item) for item in reply["checklist"]]
         return CommandResult(
-            line[:80], str(reply["output"]), checklist, int(reply["step"]), bool(reply["clear"])
+            line[:80],
+            str(reply["output"]),
+            checklist,
+            int(reply["step"]),
+            bool(reply["clear"]),
+            prompt=str(reply.get("prompt", PROMPT)),
         )
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
@@ -230,6 +235,7 @@ def answer(
         "checklist": [item.to_dict() for item in result.checklist],
         "step": result.step,
         "clear": result.clear,
+        "prompt": result.prompt,
         "cpu": time.process_time() - started,
     }
     return reply, opened

@@ -13,8 +13,10 @@ studysite.lab.annex); each is saved before its output is sent.
 Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTIAL}`,
 `{"type": "reset"}`. Frames out: `{"type": "output", "data": TEXT, "checklist": [ITEM...]}`
 once on connect and after a reset with `"replay": true` (the transcript's tail), and once per
-line, with `"clear": true` after `clear`; `{"type": "completions", "items": [...]}`;
-`{"type": "error", "data": MESSAGE}` for a refused frame.
+line, with `"clear": true` after `clear` and `"prompt": "> "` while a command is unfinished
+(a here-document being typed; a line `"\x03"` (Ctrl+C) drops it);
+`{"type": "completions", "items": [...]}`; `{"type": "error", "data": MESSAGE}` for a refused
+frame.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import ChecklistItem, CommandResult, LabSession, list_tickets
+from simulators.lab import PROMPT, ChecklistItem, CommandResult, LabSession, list_tickets
 from studysite.lab import annex, cluster, store
 
 log = logging.getLogger(__name__)
@@ -156,14 +158,18 @@ def replay_tail(text: str, limit: int = REPLAY_BYTES) -> str:
     return OMITTED + (tail[newline + 1 :] if newline >= 0 else tail)
 
 
-def output_frame(output: str, checklist: list[ChecklistItem], **flags: bool) -> dict[str, Any]:
-    """Output and the checklist after it, in one frame: one send per command, not two."""
+def output_frame(
+    output: str, checklist: list[ChecklistItem], prompt: str = PROMPT, **flags: bool
+) -> dict[str, Any]:
+    """Output and the checklist after it, in one frame: one send per command, not two.
+    `prompt` is sent when it is not the usual one: bash's `> ` while a command is unfinished."""
     items = [item.to_dict() for item in checklist]
-    return {"type": "output", "data": output, **flags, "checklist": items}
+    extra = {"prompt": prompt} if prompt != PROMPT else {}
+    return {"type": "output", "data": output, **flags, **extra, "checklist": items}
 
 
 def replay_frame(lab: LabSession) -> dict[str, Any]:
-    return output_frame(replay_tail(lab.replay()), lab.checklist(), replay=True)
+    return output_frame(replay_tail(lab.replay()), lab.checklist(), lab.prompt, replay=True)
 
 
 def is_text(value: object) -> bool:
@@ -322,7 +328,9 @@ class LabConsumer(AsyncWebsocketConsumer):
             # Saved (committed) before its output goes out, here or in the annex.
             result = await run_line(self.opened, frame["data"])
             flags = {"clear": True} if result.clear else {}
-            await self.send_json(output_frame(result.output, result.checklist, **flags))
+            await self.send_json(
+                output_frame(result.output, result.checklist, result.prompt, **flags)
+            )
             if store.fold_due(self.opened):
                 await self.fold()
         elif kind == "complete" and isinstance(frame.get("line"), str):

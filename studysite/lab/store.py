@@ -460,7 +460,8 @@ def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> Comman
         message = SLOW_DOWN
     if not message:
         return None
-    return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+    lab = opened.lab
+    return CommandResult(line[:80], message, lab.checklist(), lab.step, prompt=lab.prompt)
 
 
 class Runner(Protocol):
