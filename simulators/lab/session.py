@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
 from simulators.lab import checks
+from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
@@ -421,7 +422,12 @@ class LabSession:
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
         self._state.transcript.append(
-            TranscriptEntry(line=line, output=output[:MAX_STORED_OUTPUT], step=self.step)
+            # `clear`'s escape sequence is for the live terminal, not the page's transcript.
+            TranscriptEntry(
+                line=line,
+                output=output.replace(CLEAR_SCREEN, "")[:MAX_STORED_OUTPUT],
+                step=self.step,
+            )
         )
         self._state.transcript = _bounded(self._state.transcript)
         return CommandResult(

@@ -46,6 +46,27 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
 
 Builtin = Callable[[Context, list[str]], Output]
+_COMPOUND = frozenset(
+    [
+        "if",
+        "then",
+        "elif",
+        "else",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "select",
+        "function",
+        "{",
+        "}",
+        "[[",
+    ]
+)
 
 
 def streams(name: str, result: Output) -> tuple[str, str]:
@@ -97,6 +118,13 @@ class Shell:
             program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases))
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
+        keyword = _compound(program)
+        if keyword:
+            return Output.error(
+                f"bash: {keyword}: compound commands (if, for, while, case) are not available"
+                " in this lab; type each command on its own",
+                2,
+            )
         outputs: list[str] = []
         code = self.state.status
         size = 0
@@ -459,6 +487,16 @@ class Shell:
 
 class _Refused(Exception):
     """A command bash refuses before running it (a bad redirect or substitution)."""
+
+
+def _compound(program: list[tuple[str, Pipeline]]) -> str | None:
+    """The first reserved word of bash's compound commands in command position, if any."""
+    for _, pipeline in program:
+        for cmd in pipeline.commands:
+            first = cmd.words[0] if cmd.words else None
+            if first is not None and first.plain and first.text in _COMPOUND:
+                return first.text
+    return None
 
 
 def _fds(fd: int) -> tuple[int, ...]:

@@ -60,6 +60,7 @@ def test_clear_sends_the_escape_sequence_that_clears_screen_and_scrollback(
     result = single.run("clear")
     assert result.output == "\x1b[H\x1b[2J\x1b[3J"
     assert result.clear is True
+    assert single.transcript[-1].output == ""  # the page's transcript gets no escape codes
 
 
 def test_type_and_which_say_where_a_command_comes_from(single: LabSession) -> None:

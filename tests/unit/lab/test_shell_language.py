@@ -148,3 +148,11 @@ def test_syntax_errors_are_bashs(single: LabSession) -> None:
     assert sh(single, "| wc") == ("bash: syntax error near unexpected token `|'", 2)
     assert out(single, "echo >") == "bash: syntax error near unexpected token `newline'"
     assert out(single, "cat > $UNSET_VAR") == "bash: $UNSET_VAR: ambiguous redirect"
+
+
+def test_loops_and_conditionals_are_refused_in_one_line(single: LabSession) -> None:
+    output, code = sh(single, "for n in 1 2; do echo $n; done")
+    assert code == 2
+    assert output.startswith("bash: for: compound commands (if, for, while, case) are not")
+    assert "\n" not in output
+    assert out(single, "echo for done") == "for done"
