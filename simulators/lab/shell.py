@@ -313,6 +313,7 @@ class Shell:
                 have = True
                 continue
             value = self._parameter(part.value) if part.kind == "var" else self._substitute(part)
+            _bounded(len(current) + len(value) + sum(len(f) for f in fields))
             if part.in_quotes or not split:
                 current += value
                 have = True
@@ -335,6 +336,7 @@ class Shell:
         out: list[str] = []
         lexer = _Lexer(body, lenient=True)
         i = 0
+        size = len(body)
         while i < len(body):
             ch = body[i]
             if ch == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\\n":
@@ -352,6 +354,8 @@ class Shell:
                     out.append(self._substitute(part))
                 else:
                     out.append(part.value)
+                size += len(out[-1])
+                _bounded(size)
                 i = max(lexer.i, i + 1)
                 continue
             out.append(ch)
@@ -487,6 +491,13 @@ class Shell:
 
 class _Refused(Exception):
     """A command bash refuses before running it (a bad redirect or substitution)."""
+
+
+def _bounded(size: int) -> None:
+    """Expansions stop at the lab's output limit (`$X$X$X...` of a long X would not)."""
+    if size > budget.limits().output_bytes:
+        raise _Refused("bash: expansion too long for this lab (over the output limit)")
+    budget.check_time()
 
 
 def _compound(program: list[tuple[str, Pipeline]]) -> str | None:

@@ -48,3 +48,15 @@ def test_a_hostile_program_stops_within_the_budget_and_the_lab_still_answers(lin
     assert len(result.output) <= budget.DEFAULT_OUTPUT_BYTES + 1024
     with budget.metered(budget.Meter()):
         assert lab.run("echo '{\"ok\": true}' | jq -c .").output == '{"ok":true}'
+
+
+def test_expanding_a_long_variable_many_times_stops_at_the_output_limit() -> None:
+    lab = LabSession.new("mig-single", seed=0)
+    lab.run("X=" + "a" * 4000)
+    lab.run("X=" + "$X" * 15)
+    started = time.monotonic()
+    for line in ("echo " + "$X" * 1000, "cat <<EOF\n" + "$X" * 1000 + "\nEOF"):
+        assert lab.run(line).output == (
+            "bash: expansion too long for this lab (over the output limit)"
+        )
+    assert time.monotonic() - started < WALL_SECONDS
