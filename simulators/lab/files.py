@@ -580,6 +580,10 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
         elif arg.startswith("-") and arg[1:].isdigit():
             value = arg[1:]
             i += 1
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"{name}: invalid option -- '{arg[1]}'\nTry '{name} --help' for more information."
+            )
         else:
             files.append(arg)
             i += 1

@@ -86,3 +86,13 @@ def test_less_and_more_print_the_file_for_the_terminal_to_scroll(lab: LabSession
     assert out(lab, "kubectl get nodes | more | wc -l") == "4"
     assert out(lab, "less nope") == "nope: No such file or directory"
     assert out(lab, "more nope") == "more: cannot open nope: No such file or directory"
+
+
+def test_head_and_tail_refuse_an_unknown_option_as_gnu_does(lab: LabSession) -> None:
+    assert sh(lab, "head -z gpus.txt") == (
+        "head: invalid option -- 'z'\nTry 'head --help' for more information.",
+        1,
+    )
+    assert (
+        out(lab, "tail nope") == "tail: cannot open 'nope' for reading: No such file or directory"
+    )
