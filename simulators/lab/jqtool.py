@@ -32,6 +32,12 @@ STARTUP_SECONDS = 20.0
 # busy machine the child waits for a core like everyone else.
 WALL_FACTOR = 2.0
 MAX_VALUES = 100_000
+# The child's time is not the command thread's, so the session's processor share does not
+# see it: the child's wall time is metered here instead, per server process. jq gets at most
+# RATE seconds a second (a burst of BURST), whoever runs it.
+RATE = 0.5
+BURST = 2.0
+BUSY = "jq: error: the lab's jq is busy; try again in a moment"
 WORKER_SCRIPT = Path(__file__).resolve().with_name("jq_worker.py")
 _MODULES = re.compile(r"\b(import|include|modulemeta|get_search_list)\b")
 HELP_HINT = (
@@ -55,6 +61,14 @@ class Worker:
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
         self.buffer = b""
+        self.tokens = BURST
+        self.refilled = time.monotonic()
+
+    def allows(self, now: float) -> bool:
+        """Whether the child's recent time leaves room for another request (see RATE)."""
+        self.tokens = min(BURST, self.tokens + (now - self.refilled) * RATE)
+        self.refilled = now
+        return self.tokens > 0
 
     def _start(self) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
@@ -104,24 +118,38 @@ class Worker:
         return line
 
     def run(self, request: dict[str, Any], seconds: float) -> dict[str, Any] | None:
-        """The child's answer, or None when it ran out of time or died (it is then killed)."""
+        """The child's answer, or None when it ran out of time or died (it is then killed).
+        Raises Busy when jq has used its share of the processor (RATE)."""
         with self.lock:
-            process = self.process
-            if process is None or process.poll() is not None:
-                process = self._start()
-            assert process.stdin is not None
+            started = time.monotonic()
+            if not self.allows(started):
+                raise Busy
             try:
-                process.stdin.write(json.dumps(request).encode() + b"\n")
-                process.stdin.flush()
-            except OSError:
-                self.stop()
-                return None
-            line = self._read_line(seconds)
-            if line is None:
-                self.stop()
-                return None
-            reply: dict[str, Any] = json.loads(line)
-            return reply
+                return self._run(request, seconds)
+            finally:
+                self.tokens -= time.monotonic() - started
+
+    def _run(self, request: dict[str, Any], seconds: float) -> dict[str, Any] | None:
+        process = self.process
+        if process is None or process.poll() is not None:
+            process = self._start()
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(request).encode() + b"\n")
+            process.stdin.flush()
+        except OSError:
+            self.stop()
+            return None
+        line = self._read_line(seconds)
+        if line is None:
+            self.stop()
+            return None
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+
+class Busy(Exception):
+    """jq has used its share of the processor for now."""
 
 
 WORKER = Worker()
@@ -178,6 +206,8 @@ def jq(ctx: Context, args: list[str]) -> Output:
         reply = WORKER.run(request, left * WALL_FACTOR)
     except OSError:
         return Output("", 2, stderr="jq: error: jq could not start in this lab; try again")
+    except Busy:
+        return Output("", 2, stderr=BUSY)
     if reply is None:
         meter.exceeded = True
         ms = round(limits.cpu_seconds * 1000)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from simulators.lab import LabSession
+import time
+
+import pytest
+
+from simulators.lab import LabSession, jqtool
 from tests.unit.lab.shell_helpers import out, sh
 
 
@@ -56,3 +60,11 @@ def test_jq_errors_are_jqs_with_its_exit_statuses(single: LabSession) -> None:
     output, code = sh(single, "jq -z .")
     assert (output.split("\n")[0], code) == ("jq: Unknown option: -z", 2)
     assert sh(single, "echo null | jq -e .") == ("null", 1)
+
+
+def test_jq_waits_its_turn_when_it_has_used_its_share_of_the_processor(
+    single: LabSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(jqtool.WORKER, "tokens", -1.0)
+    monkeypatch.setattr(jqtool.WORKER, "refilled", time.monotonic() + 60)
+    assert sh(single, "jq -n 1") == ("jq: error: the lab's jq is busy; try again in a moment", 2)
