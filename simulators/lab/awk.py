@@ -545,4 +545,5 @@ def awk(ctx: Context, args: list[str]) -> Output:
             "", 2, stderr="awk: cmd. line:1: fatal: expression too deeply nested for this lab"
         )
     out = "".join(machine.out)
-    return Output(out[:-1] if out.endswith("\n") else out, machine.status)
+    newline = out.endswith("\n")
+    return Output(out[:-1] if newline else out, machine.status, newline=newline)

@@ -76,8 +76,7 @@ def echo(ctx: Context, args: list[str]) -> Output:
     if escapes:
         text, stopped = _escapes(text, octal_zero=True)
         newline = newline and not stopped
-    # Output's text has no final newline; `echo -n` (none) is shown the same on the terminal.
-    return Output(text)
+    return Output(text, newline=newline)
 
 
 # ---------------------------------------------------------------------------- printf
@@ -109,9 +108,10 @@ def printf(ctx: Context, args: list[str]) -> Output:
         if stop or used == 0 or index >= len(values):
             break
     text = "".join(out)
-    if text.endswith("\n"):
+    newline = text.endswith("\n")
+    if newline:
         text = text[:-1]
-    return Output(text, 1 if errors else 0, stderr="\n".join(errors))
+    return Output(text, 1 if errors else 0, stderr="\n".join(errors), newline=newline)
 
 
 def _printf_once(

@@ -88,7 +88,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
 
 def cat(ctx: Context, args: list[str]) -> Output:
     if not args:
-        return Output(_chomp(ctx.stdin))
+        return Output(_chomp(ctx.stdin), newline=ctx.stdin.endswith("\n"))
     out: list[str] = []
     code = 0
     for arg in args:

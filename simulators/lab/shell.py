@@ -136,7 +136,7 @@ class Shell:
                     continue
                 out, err, code = self._pipeline(pipeline)
                 self.state.status = code
-                for chunk in (err, out):
+                for chunk in (err, _chomp(out)):
                     if chunk:
                         outputs.append(chunk)
                         size += len(chunk) + 1
@@ -147,7 +147,7 @@ class Shell:
         return Output("\n".join(outputs), code)
 
     def _pipeline(self, pipeline: Pipeline) -> tuple[str, str, int]:
-        """(stdout, stderr shown on the terminal, status) of a pipeline."""
+        """(stdout exactly, with its final newline; stderr's lines for the terminal; status)."""
         stdin = ""
         errors: list[str] = []
         out, code = "", 0
@@ -157,7 +157,7 @@ class Shell:
                 errors.append(err)
             budget.check_output(len(out), "bash")
             if index < len(pipeline.commands) - 1:
-                stdin = out + "\n" if out else ""
+                stdin = out
         return out, "\n".join(errors), code
 
     def _simple(self, cmd: Simple, stdin: str) -> tuple[str, str, int]:
@@ -200,6 +200,8 @@ class Shell:
         finally:
             self.ctx.stdin, self.ctx.env = "", {}
         out, err = streams(name, result)
+        if out and result.newline:
+            out += "\n"
         return self._route(
             out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
@@ -266,9 +268,11 @@ class Shell:
     def _route(
         self, out: str, err: str, code: int, targets: dict[int, tuple[str, str]]
     ) -> tuple[str, str, int]:
-        shown = {"out": [], "err": []}  # type: dict[str, list[str]]
+        """Send stdout (exact text) and stderr (lines) where the redirections say; returns
+        (stdout exactly, stderr's lines, status)."""
+        shown: dict[str, list[str]] = {"out": [], "err": []}
         written: dict[str, list[str]] = {}
-        for fd, text in ((2, err), (1, out)):
+        for fd, text in ((2, err + "\n" if err else ""), (1, out)):
             if not text:
                 continue
             where, path = targets.get(fd, ("out", ""))
@@ -278,11 +282,11 @@ class Shell:
                 written.setdefault(path, []).append(text)
         for path, texts in written.items():
             existing = files.read(self.ctx, path) or ""
-            problem = files.write(self.ctx, path, existing + "".join(t + "\n" for t in texts))
+            problem = files.write(self.ctx, path, existing + "".join(texts))
             if problem:
-                shown["err"].append(problem)
+                shown["err"].append(problem + "\n")
                 code = 1
-        return "\n".join(shown["out"]), "\n".join(shown["err"]), code
+        return "".join(shown["out"]), _chomp("".join(shown["err"])), code
 
     # -------------------------------------------------------------------- expansion
 
@@ -424,7 +428,7 @@ class Shell:
             self.stray = saved_stray
         self.stray.extend(errs)
         self._substituted = True
-        return "\n".join(outs).rstrip("\n")
+        return "".join(outs).rstrip("\n")
 
     def _glob(self, word: Word) -> list[str]:
         """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""
@@ -508,6 +512,10 @@ def _compound(program: list[tuple[str, Pipeline]]) -> str | None:
             if first is not None and first.plain and first.text in _COMPOUND:
                 return first.text
     return None
+
+
+def _chomp(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text
 
 
 def _fds(fd: int) -> tuple[int, ...]:

@@ -25,6 +25,9 @@ class Output:
     text: str = ""
     code: int = 0
     stderr: str = ""
+    # False when stdout does not end in a newline (`echo -n`, printf without \n): a pipe or
+    # a file then gets the text exactly, as `echo -n admin | base64` needs.
+    newline: bool = True
 
     @classmethod
     def error(cls, text: str, code: int = 1) -> Output:

@@ -156,3 +156,10 @@ def test_loops_and_conditionals_are_refused_in_one_line(single: LabSession) -> N
     assert output.startswith("bash: for: compound commands (if, for, while, case) are not")
     assert "\n" not in output
     assert out(single, "echo for done") == "for done"
+
+
+def test_output_without_a_final_newline_reaches_pipes_and_files_exactly(single: LabSession) -> None:
+    single.run("printf 'a' > one.txt; echo -n b >> one.txt; printf 'c\\n' >> one.txt")
+    assert single.world.state.files["one.txt"] == "abc\n"
+    assert out(single, "printf 'x' | wc -c") == "1"
+    assert out(single, "echo x | wc -c") == "2"
