@@ -389,6 +389,7 @@ class LabSession:
             return CommandResult("", "", self.checklist(), self.step)
         if not line.strip() and not shell.pending:
             return CommandResult(line, "", self.checklist(), self.step)
+        typed = line
         if shell.pending:
             if (
                 len(shell.pending) >= MAX_PENDING_LINES
@@ -400,7 +401,7 @@ class LabSession:
             line = "\n".join([*shell.pending, line])
         if len(line) <= MAX_PENDING_BYTES and needs_more(line):
             shell.pending[:] = line.split("\n")
-            return CommandResult(line, "", self.checklist(), self.step, prompt=CONTINUATION)
+            return CommandResult(typed, "", self.checklist(), self.step, prompt=CONTINUATION)
         shell.pending.clear()
         self._remember(line)
         ctx = self._context()
