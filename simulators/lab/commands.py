@@ -126,6 +126,7 @@ register("uniq", textutils.uniq, path=BIN + "uniq", files=True, options=["-c", "
 register("cut", textutils.cut, path=BIN + "cut", files=True, options=["-d", "-f", "-c", "-s"])
 register("tr", textutils.tr, path=BIN + "tr", options=["-d", "-s", "-c"])
 register("base64", textutils.base64, path=BIN + "base64", files=True, options=["-d", "-w"])
+register("tee", textutils.tee, path=BIN + "tee", files=True, options=["-a"])
 register("less", textutils.less, path=BIN + "less", files=True)
 register("more", textutils.more, path=BIN + "more", files=True)
 register(
@@ -152,4 +153,6 @@ register("clear", builtins.clear, path=BIN + "clear")
 register("env", builtins.env, path=BIN + "env")
 register("which", which, path=BIN + "which")
 register("python3", builtins.python)
+# xargs runs other commands, so the shell itself supplies it (simulators.lab.shell.Shell.xargs).
+PATHS["xargs"] = BIN + "xargs"
 register("python", builtins.python)

@@ -87,24 +87,29 @@ def ls(ctx: Context, args: list[str]) -> Output:
 
 
 def cat(ctx: Context, args: list[str]) -> Output:
-    if not args:
-        return Output(_chomp(ctx.stdin), newline=ctx.stdin.endswith("\n"))
+    number = "-n" in args
+    names = [a for a in args if a not in ("-n", "-A", "-e", "-v")]
+    if not names:
+        names = ["-"]
     out: list[str] = []
-    code = 0
-    for arg in args:
+    errors: list[str] = []
+    for arg in names:
         if arg.startswith("-") and arg != "-":
-            if arg in ("-n", "-A", "-e", "-v"):
-                continue
             return Output.error(
                 f"cat: invalid option -- '{arg[1:2]}'\nTry 'cat --help' for more information."
             )
         text = ctx.stdin if arg == "-" else read(ctx, arg)
         if text is None:
-            out.append(f"cat: {arg}: No such file or directory")
-            code = 1
+            errors.append(f"cat: {arg}: No such file or directory")
             continue
-        out.append(_chomp(text))
-    return Output("\n".join(out), code)
+        out.append(text if text.endswith("\n") or arg == "-" else text + "\n")
+    joined = "".join(out)
+    if number:
+        lines = _chomp(joined).split("\n") if joined else []
+        joined = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(lines, start=1))
+    return Output(
+        _chomp(joined), 1 if errors else 0, stderr="\n".join(errors), newline=joined.endswith("\n")
+    )
 
 
 def _chomp(text: str) -> str:

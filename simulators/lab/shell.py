@@ -87,7 +87,7 @@ class Shell:
     def __init__(self, ctx: Context, extra: dict[str, Builtin]) -> None:
         self.ctx = ctx
         self.state = ctx.shell
-        self.commands: dict[str, Builtin] = {**commands.REGISTRY, **extra}
+        self.commands: dict[str, Builtin] = {**commands.REGISTRY, "xargs": self.xargs, **extra}
         self.depth = 0
         self.stray: list[str] = []  # stderr of command substitutions, shown with the command
 
@@ -213,6 +213,64 @@ class Shell:
         rest = [Part("lit", first.value.split("=", 1)[1]), *word.parts[1:]]
         value = "".join(self._expand_parts(rest, split=False)[0] or [""])
         return value
+
+    def xargs(self, ctx: Context, args: list[str]) -> Output:
+        """xargs [-n N] [-I R] [COMMAND [ARGS]]: the command with stdin's words as arguments,
+        once (or per N words, or per line with -I, each R replaced by the line)."""
+        per: int | None = None
+        replace: str | None = None
+        while args and args[0].startswith("-") and len(args[0]) > 1:
+            flag, value = args[0][:2], args[0][2:]
+            if flag not in ("-n", "-I", "-r", "-t"):
+                return Output.error(
+                    f"xargs: invalid option -- '{args[0][1]}'\n"
+                    "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n"
+                    "Try 'xargs --help' for more information."
+                )
+            args = args[1:]
+            if flag in ("-r", "-t"):
+                continue
+            if not value:
+                if not args:
+                    return Output.error(f"xargs: option requires an argument -- '{flag[1]}'")
+                value, args = args[0], args[1:]
+            if flag == "-n":
+                per = budget.bounded_int(value, 1 << 20)
+                if not per:
+                    return Output.error(f'xargs: invalid number "{value}" for -n option')
+            else:
+                replace = value
+        command = args or ["echo"]
+        if command[0] not in self.commands:
+            return Output.error(f"xargs: {command[0]}: No such file or directory", 127)
+        if replace is not None:
+            items = [[line] for line in ctx.stdin.split("\n") if line.strip()]
+        else:
+            words = ctx.stdin.split()
+            size = per or max(1, len(words))
+            items = [words[i : i + size] for i in range(0, len(words), size)] or [[]]
+        if len(items) > 1000:
+            return Output.error("xargs: too many commands for this lab (over 1000)")
+        outs: list[str] = []
+        errs: list[str] = []
+        code = 0
+        handler = self.commands[command[0]]
+        for item in items:
+            if replace is not None:
+                argv = [a.replace(replace, item[0]) for a in command[1:]]
+            else:
+                argv = [*command[1:], *item]
+            sub = Context(ctx.world, ctx.history, ctx.next_hint, shell=ctx.shell, env=ctx.env)
+            result = handler(sub, argv)
+            out, err = streams(command[0], result)
+            if out:
+                outs.append(out + ("\n" if result.newline else ""))
+            if err:
+                errs.append(err)
+            code = 123 if result.code else code
+            budget.check_output(sum(len(o) for o in outs), "xargs")
+        text = "".join(outs)
+        return Output(_chomp(text), code, "\n".join(errs), newline=text.endswith("\n"))
 
     # -------------------------------------------------------------------- redirections
 

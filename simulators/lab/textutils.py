@@ -518,6 +518,22 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
     return page
 
 
+def _tee(ctx: Context, args: list[str]) -> Output:
+    opts, names = _options(args, "tee", "ai", long={"--append": "a"})
+    errors = []
+    for name in names:
+        existing = (files.read(ctx, name) or "") if "a" in opts else ""
+        problem = files.write(ctx, name, existing + ctx.stdin)
+        if problem:
+            errors.append(problem.replace("bash:", "tee:"))
+    text = ctx.stdin
+    newline = text.endswith("\n")
+    return Output(
+        text[:-1] if newline else text, 1 if errors else 0, "\n".join(errors), newline=newline
+    )
+
+
+tee = _tool("tee", _tee)
 wc = _tool("wc", _wc)
 sort = _tool("sort", _sort)
 uniq = _tool("uniq", _uniq)

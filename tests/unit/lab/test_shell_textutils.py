@@ -97,3 +97,17 @@ def test_head_and_tail_refuse_an_unknown_option_as_gnu_does(lab: LabSession) -> 
     assert (
         out(lab, "tail nope") == "tail: cannot open 'nope' for reading: No such file or directory"
     )
+
+
+def test_cat_n_numbers_lines_and_tee_copies_to_a_file(lab: LabSession) -> None:
+    assert out(lab, "cat -n gpus.txt | head -2") == "     1\tnode3 4\n     2\tnode1 8"
+    assert out(lab, "echo saved | tee copy.txt") == "saved"
+    assert lab.world.state.files["copy.txt"] == "saved\n"
+
+
+def test_xargs_runs_a_command_with_the_pipes_words(lab: LabSession) -> None:
+    names = "kubectl get nodes -o name | head -2 | "
+    assert out(lab, names + "xargs echo") == "node/gpu-node1 node/gpu-node2"
+    assert out(lab, names + "xargs -n1 echo got") == "got node/gpu-node1\ngot node/gpu-node2"
+    assert out(lab, names + "xargs -I{} echo {} ok") == "node/gpu-node1 ok\nnode/gpu-node2 ok"
+    assert sh(lab, "echo a | xargs nope") == ("xargs: nope: No such file or directory", 127)
