@@ -7,6 +7,7 @@ interpreted here and must check the budget in its loops and cap its strings.
 
 from __future__ import annotations
 
+import random
 import time
 
 import pytest
@@ -60,3 +61,28 @@ def test_expanding_a_long_variable_many_times_stops_at_the_output_limit() -> Non
             "bash: expansion too long for this lab (over the output limit)"
         )
     assert time.monotonic() - started < WALL_SECONDS
+
+
+ALPHABET = "ab $(){}[]<>|&;'\"\\*?~=#!-\n\t0123456789%.:/,^+"
+HEADS = [
+    "echo ", "awk '", "jq '", "printf '", "cat <<", "X=", "export ", "alias ", "tr ",
+    "cut -d", "sort -k", "k get ", "base64 -d <<< ", "xargs ", "cat ", "$(",
+]  # fmt: skip
+
+
+def test_random_shell_syntax_never_breaks_the_lab() -> None:
+    """Seeded: quotes, expansions, here-documents, redirections and Ctrl+C in any order get
+    bash's answers (or a tool's), never an internal error, each within the budget."""
+    rng = random.Random(2)
+    lab = LabSession.new("mig-single", seed=0)
+    for _ in range(1000):
+        line = rng.choice(HEADS) + "".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 30)))
+        if rng.random() < 0.1:
+            lab.run("\x03")
+        started = time.monotonic()
+        with budget.metered(budget.Meter()):
+            result = lab.run(line)
+        assert "internal error" not in result.output, line
+        assert time.monotonic() - started < WALL_SECONDS, line
+    lab.run("\x03")
+    assert lab.run("echo done").output == "done"
