@@ -10,7 +10,7 @@ import re
 
 from simulators.lab import budget
 from simulators.lab.environment import HOME
-from simulators.lab.tool import Context, Output
+from simulators.lab.tool import Context, Output, Tool
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # what `clear` sends: home, erase screen, erase scrollback
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -407,8 +407,16 @@ def clear(ctx: Context, args: list[str]) -> Output:
     return Output(CLEAR_SCREEN)
 
 
-def python(ctx: Context, args: list[str]) -> Output:
-    return Output.error(
-        "bash: python3: not installed on this admin host; jq, awk, sed and grep are (type help)",
-        127,
-    )
+def _absent(name: str) -> Tool:
+    def tool(ctx: Context, args: list[str]) -> Output:
+        return Output.error(
+            f"bash: {name}: not installed on this admin host; jq, awk, sed and grep are"
+            " (type help)",
+            127,
+        )
+
+    return tool
+
+
+python3 = _absent("python3")
+python = _absent("python")

@@ -152,7 +152,7 @@ register("sleep", builtins.sleep, path=BIN + "sleep")
 register("clear", builtins.clear, path=BIN + "clear")
 register("env", builtins.env, path=BIN + "env")
 register("which", which, path=BIN + "which")
-register("python3", builtins.python)
+register("python3", builtins.python3)
 # xargs runs other commands, so the shell itself supplies it (simulators.lab.shell.Shell.xargs).
 PATHS["xargs"] = BIN + "xargs"
 register("python", builtins.python)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks
+from simulators.lab import budget, checks
 from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
@@ -528,8 +528,18 @@ def _history(ctx: Context, args: list[str]) -> Output:
         ctx.history.clear()
         return Output()
     entries = ctx.history
-    if args and args[0].isdigit():
-        entries = entries[-int(args[0]) :]
+    if args and args[0].startswith("-") and len(args[0]) > 1:
+        return Output.error(
+            f"bash: history: {args[0][:2]}: invalid option\n"
+            "history: usage: history [-c] [-d offset] [n] or history -anrw [filename]"
+            " or history -ps arg [arg...]",
+            2,
+        )
+    if args:
+        count = budget.bounded_int(args[0], MAX_HISTORY)
+        if count is None:
+            return Output.error(f"bash: history: {args[0]}: numeric argument required")
+        entries = entries[-count:] if count else []
     offset = len(ctx.history) - len(entries)
     return Output("\n".join(f"{i + offset + 1:>5}  {line}" for i, line in enumerate(entries)))
 

@@ -83,3 +83,9 @@ def test_help_lists_the_shells_tools(single: LabSession) -> None:
     text = out(single, "help")
     for tool in ("jq", "awk", "wc", "sort", "base64", "alias k=kubectl", "<<EOF"):
         assert tool in text
+
+
+def test_history_refuses_what_is_not_a_count(single: LabSession) -> None:
+    assert sh(single, "history abc") == ("bash: history: abc: numeric argument required", 1)
+    assert out(single, "history -z").startswith("bash: history: -z: invalid option\n")
+    assert out(single, "python --version").startswith("bash: python: not installed")
