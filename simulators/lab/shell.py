@@ -90,6 +90,7 @@ class Shell:
         self.commands: dict[str, Builtin] = {**commands.REGISTRY, "xargs": self.xargs, **extra}
         self.depth = 0
         self.stray: list[str] = []  # stderr of command substitutions, shown with the command
+        self._substituted = False  # the command ran a $(...): with no command word, its $? stays
 
     # -------------------------------------------------------------------- running
 
@@ -205,8 +206,6 @@ class Shell:
         return self._route(
             out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
-
-    _substituted = False
 
     def _assigned_value(self, word: Word, name: str) -> str:
         first = word.parts[0]

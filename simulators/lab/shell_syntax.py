@@ -86,7 +86,7 @@ class _Lexer:
         self.parts: list[Part] = []
         self.in_word = False
         self.heredocs: list[HereDoc] = []
-        self.expect_heredoc: tuple[bool] | None = None
+        self.heredoc_strip: bool | None = None  # after `<<` (False) or `<<-` (True)
 
     def fail(self, message: str) -> None:
         if not self.lenient:
@@ -100,15 +100,15 @@ class _Lexer:
         quoted = any(p.kind == "quoted" or p.in_quotes for p in parts)
         word = Word(text, quoted, parts)
         self.parts, self.in_word = [], False
-        if self.expect_heredoc is not None:
+        if self.heredoc_strip is not None:
             doc = HereDoc(
                 "".join(p.value for p in parts),
-                self.expect_heredoc[0],
+                self.heredoc_strip,
                 expand=not quoted,
             )
             self.heredocs.append(doc)
             self.tokens.append(doc)
-            self.expect_heredoc = None
+            self.heredoc_strip = None
             return
         self.tokens.append(word)
 
@@ -177,7 +177,7 @@ class _Lexer:
                 "bash: warning: here-document delimited by end-of-file"
                 f" (wanted `{self.heredocs[0].delimiter}')"
             )
-        if self.expect_heredoc is not None and not self.lenient:
+        if self.heredoc_strip is not None and not self.lenient:
             raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
         return self.tokens
 
@@ -190,12 +190,12 @@ class _Lexer:
                 fd = int(digits)
                 self.parts, self.in_word = [], False
         self.flush()
-        if self.expect_heredoc is not None and not self.lenient:
+        if self.heredoc_strip is not None and not self.lenient:
             raise ShellSyntaxError(f"bash: syntax error near unexpected token `{op}'")
         self.tokens.append(Op(op, fd))
         self.i += len(op)
         if op in ("<<", "<<-"):
-            self.expect_heredoc = (op == "<<-",)
+            self.heredoc_strip = op == "<<-"
 
     def read_bodies(self) -> None:
         """The lines after a command with `<<WORD` are its here-documents' bodies, in order."""
