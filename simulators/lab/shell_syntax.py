@@ -9,6 +9,7 @@ Nothing here runs anything: expansion and execution are simulators.lab.shell's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 OPERATORS = (
@@ -16,6 +17,7 @@ OPERATORS = (
     ">", "<", "|", ";", "&", "(", ")",
 )  # fmt: skip
 _OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
+_PLAIN = re.compile(r"[^\s'\"\\$&|;<>()#~]+")
 REDIRECTS = frozenset({">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 SPECIAL_PARAMETERS = frozenset("?$#!@*-0123456789")
@@ -169,8 +171,11 @@ class _Lexer:
                 if op is not None:
                     self.operator(op)
                     continue
-            self.add("lit", ch)
-            self.i += 1
+            # A run of ordinary characters at once: a line is read in one pass, not per char.
+            run = _PLAIN.match(text, self.i)
+            end = run.end() if run else self.i + 1
+            self.add("lit", text[self.i : end])
+            self.i = end
         self.flush()
         if self.heredocs and not self.lenient:
             raise Incomplete(
