@@ -10,6 +10,7 @@ import re
 
 from simulators.lab import budget
 from simulators.lab.environment import HOME
+from simulators.lab.state import sim_datetime
 from simulators.lab.tool import Context, Output, Tool
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # what `clear` sends: home, erase screen, erase scrollback
@@ -401,6 +402,26 @@ def sleep(ctx: Context, args: list[str]) -> Output:
                 f"sleep: invalid time interval '{arg}'\nTry 'sleep --help' for more information."
             )
     return Output()
+
+
+def date(ctx: Context, args: list[str]) -> Output:
+    """The lab's clock (the cluster's time, not the host's), in UTC, as coreutils prints it."""
+    fmt = "%a %b %e %H:%M:%S UTC %Y"
+    for arg in args:
+        if arg in ("-u", "--utc", "-R"):
+            fmt = "%a, %d %b %Y %H:%M:%S +0000" if arg == "-R" else fmt
+        elif arg.startswith("+"):
+            if len(arg) > 256:
+                return Output.error("date: format too long for this lab")
+            fmt = arg[1:].replace("%N", "000000000")
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"date: invalid option -- '{arg[1]}'\nTry 'date --help' for more information."
+            )
+        else:
+            return Output.error(f"date: invalid date '{arg}'")
+    moment = sim_datetime(ctx.world.now)
+    return Output(moment.strftime(fmt.replace("%s", str(int(moment.timestamp())))))
 
 
 def clear(ctx: Context, args: list[str]) -> Output:

@@ -559,7 +559,7 @@ HELP_TEXT = """Commands on this admin host (kadmin):
              cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
   text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d:
              ... | jq -r '.items[].metadata.name'
-  shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env,
+  shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
   history, clear, hint, help
 There is no editor. Up/Down recall commands; Tab completes."""

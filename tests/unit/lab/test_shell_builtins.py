@@ -89,3 +89,13 @@ def test_history_refuses_what_is_not_a_count(single: LabSession) -> None:
     assert sh(single, "history abc") == ("bash: history: abc: numeric argument required", 1)
     assert out(single, "history -z").startswith("bash: history: -z: invalid option\n")
     assert out(single, "python --version").startswith("bash: python: not installed")
+
+
+def test_date_tells_the_labs_clock_which_moves_a_step_per_command(single: LabSession) -> None:
+    first = out(single, "date -u +%Y-%m-%dT%H:%M:%SZ")
+    second = out(single, "date -u +%Y-%m-%dT%H:%M:%SZ")
+    assert first == "2026-11-10T09:40:00Z"
+    assert second == "2026-11-10T09:40:10Z"
+    assert out(single, "date -z") == (
+        "date: invalid option -- 'z'\nTry 'date --help' for more information."
+    )
