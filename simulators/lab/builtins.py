@@ -77,6 +77,8 @@ def echo(ctx: Context, args: list[str]) -> Output:
     if escapes:
         text, stopped = _escapes(text, octal_zero=True)
         newline = newline and not stopped
+    if not text and newline:
+        return Output("\n", newline=False)  # a blank line (an empty text is no output at all)
     return Output(text, newline=newline)
 
 

@@ -572,6 +572,7 @@ def grep(ctx: Context, args: list[str]) -> Output:
 def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
     name = "tail" if tail else "head"
     count = 10
+    sign = ""  # tail -n +N: from line N on; head -n -N: all but the last N
     files: list[str] = []
     i = 0
     while i < len(args):
@@ -597,6 +598,7 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
         if parsed is None:
             return Output.error(f"{name}: invalid number of lines: '{value}'")
         count = parsed
+        sign = value[:1] if value[:1] in "+-" and arg != "-" + value[1:] else ""
     text = ctx.stdin
     if files:
         found = read(ctx, files[0])
@@ -606,7 +608,10 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
             )
         text = found
     lines = text.rstrip("\n").split("\n") if text else []
-    picked = (lines[-count:] if count else []) if tail else lines[:count]
+    if tail:
+        picked = lines[max(count, 1) - 1 :] if sign == "+" else (lines[-count:] if count else [])
+    else:
+        picked = lines[: len(lines) - count] if sign == "-" else lines[:count]
     return Output("\n".join(picked))
 
 

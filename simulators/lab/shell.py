@@ -137,11 +137,11 @@ class Shell:
                     continue
                 out, err, code = self._pipeline(pipeline)
                 self.state.status = code
-                for chunk in (err, _chomp(out)):
-                    if chunk:
-                        outputs.append(chunk)
-                        size += len(chunk) + 1
-                        budget.check_output(size, "bash")
+                # A line of stdout counts even when empty (`echo` prints a blank line).
+                for chunk in ([err] if err else []) + ([_chomp(out)] if out else []):
+                    outputs.append(chunk)
+                    size += len(chunk) + 1
+                    budget.check_output(size, "bash")
         except BudgetExceeded as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             return Output("\n".join([*outputs, str(exc)]), 1)

@@ -99,3 +99,8 @@ def test_date_tells_the_labs_clock_which_moves_a_step_per_command(single: LabSes
     assert out(single, "date -z") == (
         "date: invalid option -- 'z'\nTry 'date --help' for more information."
     )
+
+
+def test_an_empty_echo_prints_a_blank_line(single: LabSession) -> None:
+    assert out(single, "echo $UNSET; echo next") == "\nnext"
+    assert out(single, "echo | wc -l") == "1"

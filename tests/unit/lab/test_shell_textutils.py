@@ -111,3 +111,9 @@ def test_xargs_runs_a_command_with_the_pipes_words(lab: LabSession) -> None:
     assert out(lab, names + "xargs -n1 echo got") == "got node/gpu-node1\ngot node/gpu-node2"
     assert out(lab, names + "xargs -I{} echo {} ok") == "node/gpu-node1 ok\nnode/gpu-node2 ok"
     assert sh(lab, "echo a | xargs nope") == ("xargs: nope: No such file or directory", 127)
+
+
+def test_tail_plus_n_starts_at_a_line_and_head_minus_n_drops_the_last(lab: LabSession) -> None:
+    assert out(lab, "kubectl get nodes | tail -n +2 | wc -l") == "3"
+    assert out(lab, "head -n -1 gpus.txt") == "node3 4\nnode1 8\nnode2 8"
+    assert out(lab, "tail -n 1 gpus.txt") == "node1 8"
