@@ -463,7 +463,8 @@ def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> Comman
         message = SLOW_DOWN
     if not message:
         return None
-    return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+    lab = opened.lab
+    return CommandResult(line[:80], message, lab.checklist(), lab.step, prompt=lab.prompt)
 
 
 class Runner(Protocol):
@@ -506,8 +507,10 @@ def apply(
         with _lock_for(opened.saved_id):
             for _ in range(MAX_ATTEMPTS):
                 meter = budget.Meter(limits(), pace=PACE)
+                # A blank line changes nothing, unless it is part of a here-document.
+                blank = not line.strip() and not opened.lab.awaiting
                 result = runner(functools.partial(_run, opened, line, meter))
-                if not line.strip() or _commit(opened, line, meter, runner):
+                if blank or _commit(opened, line, meter, runner):
                     return result
                 _reload(opened)
             return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
