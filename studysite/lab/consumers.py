@@ -18,10 +18,11 @@ editor's save, run as the line simulators.lab.editor makes of it). Frames out:
 `clear`, `"prompt": "> "` while a command is unfinished (a here-document being typed; a line
 `"\x03"` (Ctrl+C) drops it), `"editor": {"path", "text", "mode", "token"}` when it opens an
 editor, and `"saved": true` and `"ok"` (written or not) for a save, `"stream": true` for a
-command that keeps printing (simulators.lab.streams): then `{"type": "stream", "data": TEXT, "checklist": ...}`
-as the world steps (`"clear": true` for watch's new screen) until
-`{"type": "stream-end", "data": NOTE}`, which `{"type": "interrupt"}` (Ctrl+C), the next line,
-or a stream started in another tab of the lab brings; `{"type": "completions", "items": [...]}`;
+command that keeps printing (simulators.lab.streams): then
+`{"type": "stream", "data": TEXT, "checklist": ...}` as the world steps (`"clear": true` for
+watch's new screen) until `{"type": "stream-end", "data": NOTE}`, which
+`{"type": "interrupt"}` (Ctrl+C), the next line, or a stream started in another tab of the lab
+brings; `{"type": "completions", "items": [...]}`;
 `{"type": "error", "data": MESSAGE}` for a refused frame.
 """
 

@@ -67,9 +67,10 @@ def test_type_and_which_say_where_a_command_comes_from(single: LabSession) -> No
     assert out(single, "type k cd kubectl") == (
         "k is aliased to `kubectl'\ncd is a shell builtin\nkubectl is /usr/local/bin/kubectl"
     )
-    assert sh(single, "type vim") == ("bash: type: vim: not found", 1)
+    assert sh(single, "type vim") == ("vim is /usr/bin/vim", 0)
+    assert sh(single, "type emacs") == ("bash: type: emacs: not found", 1)
     assert sh(single, "which jq awk") == ("/usr/bin/jq\n/usr/bin/awk", 0)
-    assert sh(single, "which vim") == ("", 1)
+    assert sh(single, "which emacs") == ("", 1)
 
 
 def test_python_answers_in_one_line_that_the_host_has_none(single: LabSession) -> None:
