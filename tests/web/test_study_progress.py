@@ -15,6 +15,7 @@ from django.test import Client
 from studysite.study import progress
 from studysite.study.content import load_study
 from studysite.study.models import CardProgress, QuizAttempt, ScenarioProgress
+from tests.web.shown import exam_keys
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,8 @@ def make_progress(client: Client) -> None:
     client.post("/guide/placement/read", {"read": "1"})
     url = client.post("/quiz/start", {"mode": "exam"})["Location"]
     first = STUDY.questions[0]
-    client.post(f"{url}submit", {f"q-{first.id}": sorted(first.correct_ids)})
+    right = exam_keys(client.get(url).content.decode(), first, first.correct_ids)
+    client.post(f"{url}submit", {f"q-{first.id}": right})
     client.post("/quiz/start", {"mode": "practice"})
     client.post("/cards/grade", {"card": STUDY.cards[5].id, "rating": "4"})
     client.post(f"/scenarios/{SCENARIO.id}/guess", {"guess": "over quota"})

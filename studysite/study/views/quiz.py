@@ -74,7 +74,7 @@ def _asking(
         **TOOL,
         "attempt": attempt,
         "question": question,
-        "options": quiz.option_order(question, attempt.seed),
+        "options": quiz.shown(question, attempt.seed),
         "position": attempt.question_ids.index(question.id) + 1,
         "action": reverse("study:quiz-answer", args=[attempt.pk]),
         "error": error,
@@ -151,7 +151,7 @@ def quiz_answer(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     if attempt.mode != quiz.PRACTICE or attempt.finished or question.id in attempt.answers:
         return redirect("study:quiz-attempt", attempt.pk)
     try:
-        chosen = quiz.parse_answer(question, request.POST.getlist("option"))
+        chosen = quiz.parse_shown(question, attempt.seed, request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _asking(attempt, question, str(error))
         return page(request, PRACTICE_PAGE, context, "region", form_error_status(request))
@@ -177,7 +177,7 @@ def _exam(
     study = load_study()
     chosen = chosen or {}
     items = [
-        (question, quiz.option_order(question, attempt.seed), chosen.get(f"q-{question.id}", []))
+        (question, quiz.shown(question, attempt.seed), chosen.get(f"q-{question.id}", []))
         for question in (study.question_by_id[qid] for qid in attempt.question_ids)
     ]
     context = {**TOOL, "attempt": attempt, "items": items, "error": error}
@@ -195,7 +195,7 @@ def quiz_submit(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     questions = [load_study().question_by_id[qid] for qid in attempt.question_ids]
     form = {key: request.POST.getlist(key) for key in request.POST}
     try:
-        answers = quiz.parse_exam(questions, form)
+        answers = quiz.parse_exam(questions, form, attempt.seed)
     except quiz.AnswerError as error:
         return render(request, "study/quiz/exam.html", _exam(attempt, str(error), form), status=400)
     if attempt.mode == quiz.EXAM:
@@ -256,7 +256,7 @@ def _single(question: Question, seed: int, error: str = "") -> dict[str, Any]:
     return {
         **TOOL,
         "question": question,
-        "options": quiz.option_order(question, seed),
+        "options": quiz.shown(question, seed),
         "seed": seed,
         "action": reverse("study:quiz-question-answer", args=[question.id]),
         "error": error,
@@ -300,7 +300,7 @@ def quiz_question_answer(request: HtmxHttpRequest, question_id: str) -> HttpResp
     seed_text = request.POST.get("seed", "")
     seed = int(seed_text) if seed_text.isdecimal() and len(seed_text) < 12 else 0
     try:
-        chosen = quiz.parse_answer(question, request.POST.getlist("option"))
+        chosen = quiz.parse_shown(question, seed, request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _single(question, seed, str(error))
         return page(request, SINGLE_PAGE, context, "region", form_error_status(request))
