@@ -6,17 +6,22 @@ Findings 4-9 of the issue.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.test import Client
 
+from studysite.lab.models import LabSnapshot, SavedLab
+from studysite.lab.store import restore
 from studysite.study.content import Question, load_bank, load_study
 from studysite.study.models import QuizAttempt
+from tests.reliability.sockets import connect, new_session_key, receive, run
 
-pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
+pytestmark = [pytest.mark.reliability, pytest.mark.django_db(transaction=True)]
 
 STUDY = load_study()
 
@@ -84,3 +89,53 @@ def test_4_the_key_a_page_gives_the_right_answer_changes_from_attempt_to_attempt
         assert found
         seen.add(found.group(1))
     assert len(seen) > 1
+
+
+# ------------------------------------------------------ 5. growth without limits
+
+LAB = "pending-workspace"
+
+
+def test_5_page_loads_without_a_cookie_save_no_lab() -> None:
+    for _ in range(20):
+        response = Client().get(f"/lab/{LAB}/")
+        assert response.status_code == 200
+        assert "Carol&#x27;s new workspace" in response.content.decode()
+    assert SavedLab.objects.count() == 0 and LabSnapshot.objects.count() == 0
+
+
+def test_5_a_page_load_and_its_socket_save_nothing_until_the_learner_types(client: Client) -> None:
+    client.get(f"/lab/{LAB}/")
+    key = client.session.session_key
+    assert key
+
+    async def look_around() -> None:
+        comm, _ = await connect(LAB, key)
+        await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl get n"}))
+        assert (await receive(comm))["type"] == "completions"
+        await comm.disconnect()
+
+    async_to_sync(look_around)()
+    assert not SavedLab.objects.exists()
+    client.post(f"/lab/{LAB}/command", {"line": "kubectl get nodes"})
+    assert SavedLab.objects.get().ticket == LAB
+
+
+def test_5_two_tabs_that_type_first_at_once_share_the_world_their_pages_showed() -> None:
+    async def two_tabs() -> tuple[str, str]:
+        key = await new_session_key()
+        first, _ = await connect(LAB, key)
+        second, _ = await connect(LAB, key)
+        names_first = await run(first, "kubectl get pods -A -o name")
+        names_second = await run(second, "kubectl get pods -A -o name")
+        await first.disconnect()
+        await second.disconnect()
+        return names_first, names_second
+
+    names_first, names_second = async_to_sync(two_tabs)()
+    assert "pod/" in names_first and names_first == names_second
+    saved = SavedLab.objects.get()
+    assert [entry.line for entry in restore(saved)[0].transcript] == [
+        "kubectl get pods -A -o name",
+        "kubectl get pods -A -o name",
+    ]
