@@ -9,7 +9,9 @@
   before any ASGI code runs; this makes Twisted refuse them at the same limit.
 - `ExactOriginValidator`: a websocket's Origin must be the site itself (scheme,
   host and port) or one of LAB_ALLOWED_ORIGINS.
-- `expensive`: a view decorator limiting the CPU a client spends a minute on costly views.
+- `expensive`: a view decorator limiting the CPU spent a minute on costly views: per browser
+  session first, and per address only as a much larger backstop, so that learners sharing an
+  address (NAT, a proxy) are not locked out by one of them.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port, validate_host
+
+from studysite.sessions import STARTED_KEY
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -216,31 +220,54 @@ def charge(bucket: str, client: str, seconds: float, now: float) -> None:
     cache.set(key, float(cache.get(key, 0.0)) + seconds, timeout=70)
 
 
+def browser_id(request: HttpRequest) -> str:
+    """Who the per-client limit counts: the browser session the request names, if it is a live
+    one the site started (an invented or expired cookie loads empty), else the address itself."""
+    session = getattr(request, "session", None)
+    if session is not None and session.get(STARTED_KEY) and session.session_key:
+        return f"session:{session.session_key}"
+    return f"address:{client_id(request)}"
+
+
+def _refused(message: str) -> HttpResponse:
+    return HttpResponse(
+        message, status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": "60"}
+    )
+
+
 def expensive(bucket: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """Each client may spend EXPENSIVE_CPU_SECONDS_PER_MINUTE of CPU here; then a 429.
+    """Each browser may spend EXPENSIVE_CPU_SECONDS_PER_MINUTE of CPU here, and each address
+    EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS (all its browsers together); then a 429.
 
     Charged by the CPU each request really cost, so ordinary use (a few ms a
     request) never meets the limit while a client sending the largest setups in a
-    loop does.
+    loop does. A request without a session counts against its address's own per-browser
+    share, so a client that never keeps its cookie shares one browser's limit per address.
     """
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            limit, client = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE, client_id(request)
-            if spent_this_minute(bucket, client, time.time()) >= limit:
-                return HttpResponse(
+            browser, address = browser_id(request), f"all:{client_id(request)}"
+            now = time.time()
+            if spent_this_minute(bucket, browser, now) >= settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE:
+                return _refused(
+                    "Too many expensive requests from this browser this minute. "
+                    "Wait a minute and try again."
+                )
+            backstop = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS
+            if spent_this_minute(bucket, address, now) >= backstop:
+                return _refused(
                     "Too many expensive requests from your address this minute. "
-                    "Wait a minute and try again.",
-                    status=429,
-                    content_type="text/plain; charset=utf-8",
-                    headers={"Retry-After": "60"},
+                    "Wait a minute and try again."
                 )
             started = time.thread_time()
             try:
                 return view(request, *args, **kwargs)
             finally:
-                charge(bucket, client, time.thread_time() - started, time.time())
+                spent, now = time.thread_time() - started, time.time()
+                charge(bucket, browser, spent, now)
+                charge(bucket, address, spent, now)
 
         return wrapped
 

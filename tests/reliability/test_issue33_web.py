@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -139,3 +140,46 @@ def test_5_two_tabs_that_type_first_at_once_share_the_world_their_pages_showed()
         "kubectl get pods -A -o name",
         "kubectl get pods -A -o name",
     ]
+
+
+# ------------------------------------------------------ 7. a shared address shares a limit
+
+SIMULATOR = "/simulator/?pool=24&p=a,8,4,1"
+
+
+def browser(client: Client) -> Client:
+    """A browser with a session of its own (every test client comes from 127.0.0.1)."""
+    client.get("/lab/")
+    assert client.session.session_key
+    return client
+
+
+def test_7_a_browser_over_its_share_leaves_its_neighbour_on_the_same_address_alone(
+    settings: Any,
+) -> None:
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE = 0.000_001
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS = 1000
+    heavy, bystander = browser(Client()), browser(Client())
+    assert heavy.get(SIMULATOR).status_code == 200
+    refused = heavy.get(SIMULATOR)
+    assert refused.status_code == 429
+    assert "Too many expensive requests from this browser" in refused.content.decode()
+    assert bystander.get(SIMULATOR).status_code == 200
+
+
+def test_7_the_address_as_a_whole_still_has_a_backstop(settings: Any) -> None:
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE = 1000
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS = 0.000_001
+    first, second = browser(Client()), browser(Client())
+    assert first.get(SIMULATOR).status_code == 200
+    refused = second.get(SIMULATOR)
+    assert refused.status_code == 429
+    assert "Too many expensive requests from your address" in refused.content.decode()
+
+
+def test_7_clients_without_a_cookie_share_one_browsers_share_per_address(settings: Any) -> None:
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE = 0.000_001
+    settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS = 1000
+    assert Client().get(SIMULATOR).status_code == 200
+    assert Client().get(SIMULATOR).status_code == 429
+    assert browser(Client()).get(SIMULATOR).status_code == 200
