@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from studysite.study.content import Option, Question, StudyContent
 
@@ -234,6 +235,21 @@ def breakdown(verdicts: Sequence[Verdict], by: str) -> list[Line]:
         Line(labels[key][1], labels[key][2], sum(v.correct for v in rows[key]), len(rows[key]))
         for key in ordered
     ]
+
+
+# A timed exam's page submits itself when its clock reaches zero; this covers the trip.
+GRACE = timedelta(seconds=15)
+
+
+def deadline(started_at: datetime, time_limit: int | None) -> datetime | None:
+    """When a timed attempt's time is up (None: untimed)."""
+    return started_at + timedelta(minutes=time_limit) if time_limit else None
+
+
+def in_time(started_at: datetime, time_limit: int | None, now: datetime) -> bool:
+    """Whether answers sent at `now` count: before the deadline, plus GRACE."""
+    end = deadline(started_at, time_limit)
+    return end is None or now <= end + GRACE
 
 
 def parse_time_limit(value: str) -> int | None:

@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from studysite.lab.store import restore
 from studysite.study.content import Question, load_bank, load_study
 from studysite.study.models import QuizAttempt
 from tests.reliability.sockets import connect, new_session_key, receive, run
+from tests.web.shown import exam_keys
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db(transaction=True)]
 
@@ -183,3 +185,53 @@ def test_7_clients_without_a_cookie_share_one_browsers_share_per_address(setting
     assert Client().get(SIMULATOR).status_code == 200
     assert Client().get(SIMULATOR).status_code == 429
     assert browser(Client()).get(SIMULATOR).status_code == 200
+
+
+# ------------------------------------------------------ 8. late exams pass
+
+
+def started_exam(client: Client, minutes_ago: float) -> tuple[str, QuizAttempt]:
+    """A 15-minute exam started `minutes_ago`, and its attempt."""
+    url = client.post("/quiz/start", {"mode": "exam", "time_limit": "15"})["Location"]
+    attempt = QuizAttempt.objects.get(pk=int(url.strip("/").split("/")[1]))
+    attempt.started_at -= timedelta(minutes=minutes_ago)
+    attempt.save()
+    return url, attempt
+
+
+def all_right(client: Client, url: str) -> dict[str, list[str]]:
+    body = client.get(url).content.decode()
+    return {f"q-{q.id}": exam_keys(body, q, q.correct_ids) for q in STUDY.questions}
+
+
+def test_8_an_exam_submitted_two_hours_late_scores_none_of_its_answers(client: Client) -> None:
+    url, attempt = started_exam(client, 15)
+    form = all_right(client, url)
+    attempt.started_at -= timedelta(minutes=120)
+    attempt.save()
+    client.post(f"{url}submit", form)
+    attempt.refresh_from_db()
+    assert attempt.finished and attempt.score == 0 and attempt.answers == {}
+    body = " ".join(re.sub(r"<[^>]+>", " ", client.get(f"{url}results/").content.decode()).split())
+    assert "Score: 0 / 28" in body and "Not yet passed" in body
+    assert "Submitted 120 minutes after the time limit: answers sent after the time is up" in body
+
+
+def test_8_an_exam_submitted_by_its_timer_a_few_seconds_late_counts_in_full(
+    client: Client,
+) -> None:
+    url, attempt = started_exam(client, 0)
+    form = all_right(client, url)
+    attempt.started_at -= timedelta(minutes=15, seconds=5)
+    attempt.save()
+    client.post(f"{url}submit", form)
+    attempt.refresh_from_db()
+    assert attempt.score == 28
+    body = client.get(f"{url}results/").content.decode()
+    assert "after the time limit" not in body
+
+
+def test_8_a_late_exam_with_a_tampered_answer_is_finished_not_refused(client: Client) -> None:
+    url, _ = started_exam(client, 30)
+    response = client.post(f"{url}submit", {f"q-{STUDY.questions[0].id}": ["zz"]})
+    assert response.status_code == 302 and response["Location"] == f"{url}results/"

@@ -451,16 +451,22 @@ def test_an_unknown_time_limit_is_refused_with_a_message(client: Client) -> None
     assert not QuizAttempt.objects.exists()
 
 
-def test_an_exam_submitted_after_its_time_says_so(client: Client) -> None:
+def test_an_exam_submitted_after_its_time_says_so_and_counts_none_of_its_answers(
+    client: Client,
+) -> None:
     url = start(client, "exam", time_limit="15")
     attempt = attempt_of(url)
     attempt.started_at -= timedelta(minutes=20)
     attempt.save()
-    assert "Time is up: submit what you have." in words(client.get(url))
+    assert "Time is up: answers sent now don't count." in words(client.get(url))
     client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions)))
     body = words(client.get(f"{url}results/"))
     assert "in 20 minutes of 15." in body
-    assert "Submitted 5 minutes after the time limit." in body
+    assert (
+        "Submitted 5 minutes after the time limit: answers sent after the time is up don't count,"
+        " so none of this attempt's answers were scored." in body
+    )
+    assert "Score: 0 / 28" in body
 
 
 def test_results_say_passed_or_how_many_more_are_needed(client: Client) -> None:

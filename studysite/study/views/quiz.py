@@ -181,8 +181,8 @@ def _exam(
         for question in (study.question_by_id[qid] for qid in attempt.question_ids)
     ]
     context = {**TOOL, "attempt": attempt, "items": items, "error": error}
-    if attempt.time_limit:
-        deadline = attempt.started_at + timedelta(minutes=attempt.time_limit)
+    deadline = quiz.deadline(attempt.started_at, attempt.time_limit)
+    if deadline is not None:
         left = max(0, int((deadline - timezone.now()).total_seconds()))
         context |= {"deadline": deadline, "seconds_left": left}
     return context
@@ -192,6 +192,10 @@ def _exam(
 @friendly
 def quiz_submit(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
+    if not quiz.in_time(attempt.started_at, attempt.time_limit, timezone.now()):
+        # Too late for any of them to count (store.submit_exam): not even checked.
+        store.submit_exam(attempt, {}, timezone.now())
+        return redirect("study:quiz-results", attempt.pk)
     questions = [load_study().question_by_id[qid] for qid in attempt.question_ids]
     form = {key: request.POST.getlist(key) for key in request.POST}
     try:
@@ -244,12 +248,16 @@ def _timing(attempt: QuizAttempt) -> dict[str, Any]:
         return {}
     taken = attempt.finished_at - attempt.started_at
     over = 0
-    if attempt.time_limit:
-        late = taken - timedelta(minutes=attempt.time_limit)
-        # Half a minute of grace: the timer's own submit takes a moment to arrive.
-        if late > timedelta(seconds=30):
-            over = max(1, round(late.total_seconds() / 60))
-    return {"minutes_taken": max(1, round(taken.total_seconds() / 60)), "minutes_over": over}
+    late = not quiz.in_time(attempt.started_at, attempt.time_limit, attempt.finished_at)
+    if late and attempt.time_limit:
+        past = taken - timedelta(minutes=attempt.time_limit)
+        over = max(1, round(past.total_seconds() / 60))
+    return {
+        "minutes_taken": max(1, round(taken.total_seconds() / 60)),
+        "minutes_over": over,
+        # Only an exam's submit carries answers; a practice attempt's were each kept in time.
+        "late_exam": late and attempt.mode == quiz.EXAM,
+    }
 
 
 def _single(question: Question, seed: int, error: str = "") -> dict[str, Any]:
