@@ -88,13 +88,25 @@ def export_progress(request: HttpRequest, now: datetime) -> dict[str, Any]:
     }
 
 
+def _size(size: int) -> str:
+    """`size` bytes in MB or KB (one decimal, none if it is 0) and exactly."""
+    unit, scale = ("MB", 1024 * 1024) if size >= 1024 * 1024 else ("KB", 1024)
+    rounded = f"{size / scale:.1f}".removesuffix(".0")
+    return f"{rounded} {unit} ({size:,} bytes)"
+
+
+def too_large(size: int) -> str:
+    """The refusal of a file of `size` bytes: its size and the limit, each exact."""
+    return (
+        f"That file is too large: it is {_size(size)}, and a progress file can be at most "
+        f"{_size(MAX_FILE_BYTES)}."
+    )
+
+
 def parse_file(raw: bytes) -> dict[str, Any]:
     """The parts of a progress file, after checking its envelope; raises ProgressDataError."""
     if len(raw) > MAX_FILE_BYTES:
-        raise ProgressDataError(
-            f"That file is too large ({len(raw) // 1024} KB); a progress file is at most "
-            f"{MAX_FILE_BYTES // 1024 // 1024} MB."
-        )
+        raise ProgressDataError(too_large(len(raw)))
     try:
         document = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):

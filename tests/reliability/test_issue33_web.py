@@ -6,6 +6,7 @@ Findings 4-9 of the issue.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import Counter
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from studysite.lab.models import LabSnapshot, SavedLab
@@ -235,3 +237,84 @@ def test_8_a_late_exam_with_a_tampered_answer_is_finished_not_refused(client: Cl
     url, _ = started_exam(client, 30)
     response = client.post(f"{url}submit", {f"q-{STUDY.questions[0].id}": ["zz"]})
     assert response.status_code == 302 and response["Location"] == f"{url}results/"
+
+
+# ------------------------------------------------------ 9. refusals that aren't clean (imports)
+
+
+def progress_with_a_lab(client: Client) -> dict[str, Any]:
+    """This browser's exported progress, with one lab typed in (pending-workspace)."""
+    client.get(f"/lab/{LAB}/")
+    client.post(f"/lab/{LAB}/command", {"line": "kubectl label node gpu-node1 kept=yes"})
+    document: dict[str, Any] = json.loads(client.get("/progress/export").content)
+    return document
+
+
+def upload(client: Client, document: dict[str, Any]) -> tuple[int, str]:
+    content = json.dumps(document).encode()
+    response = client.post("/progress/import", {"file": SimpleUploadedFile("p.json", content)})
+    text = html.unescape(" ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split()))
+    return response.status_code, text
+
+
+def the_lab_is_unchanged(client: Client) -> None:
+    assert SavedLab.objects.count() == 1
+    body = client.post(f"/lab/{LAB}/command", {"line": "kubectl get node gpu-node1 --show-labels"})
+    assert body.status_code == 302
+    assert "kept=yes" in client.get(f"/lab/{LAB}/").content.decode()
+
+
+def test_9_an_import_listing_one_ticket_twice_is_refused_with_a_message(client: Client) -> None:
+    document = progress_with_a_lab(client)
+    labs = document["parts"]["lab"]
+    document["parts"]["lab"] = [labs[0], labs[0]]
+    status, text = upload(client, document)
+    assert status == 400
+    assert (
+        f"Nothing was imported. Lab terminal: The lab part of that file lists ticket {LAB} twice"
+        in (text)
+    )
+    the_lab_is_unchanged(client)
+
+
+def pods(document: dict[str, Any]) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = document["parts"]["lab"][0]["state"]["world"]["cluster"][
+        "objects"
+    ]["pods"]
+    return found
+
+
+def test_9_a_lab_whose_one_field_would_break_every_command_is_refused(client: Client) -> None:
+    document = progress_with_a_lab(client)
+    devices = "lab.kadmin/gpu-devices"
+    pod = next(p for p in pods(document) if devices in p["metadata"].get("annotations", {}))
+    pod["metadata"]["annotations"][devices] = 12345
+    status, text = upload(client, document)
+    assert status == 400
+    assert f"Nothing was imported. Lab terminal: The saved lab for {LAB} is damaged" in text
+    the_lab_is_unchanged(client)
+
+
+def test_9_a_lab_with_an_object_the_api_server_would_refuse_names_it(client: Client) -> None:
+    document = progress_with_a_lab(client)
+    pod = pods(document)[0]
+    where = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+    pod["metadata"]["labels"] = {"app": "not a label value"}
+    status, text = upload(client, document)
+    assert status == 400
+    assert f"The saved lab for {LAB} has an invalid Pod {where}:" in text
+    assert "not a label value" in text
+    the_lab_is_unchanged(client)
+
+
+def test_9_a_file_too_large_is_refused_with_its_size_and_the_limit_each_stated(
+    client: Client,
+) -> None:
+    content = b" " * (3 * 1024 * 1024)
+    response = client.post("/progress/import", {"file": SimpleUploadedFile("p.json", content)})
+    text = html.unescape(response.content.decode())
+    assert response.status_code == 400
+    assert (
+        "That file is too large: it is 3 MB (3,145,728 bytes), and a progress file can be at"
+        " most 2 MB (2,097,152 bytes)." in text
+    )
