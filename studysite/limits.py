@@ -7,6 +7,10 @@
 - `limit_daphne_bodies`: daphne (which `make serve` runs through runserver) hands
   bodies to Twisted, which reads them whole and parses multipart forms in memory
   before any ASGI code runs; this makes Twisted refuse them at the same limit.
+- `limit_daphne_websockets`: daphne reads a websocket's frames as fast as they come and queues
+  them for the application without bound, so a client flooding without reading was never
+  closed; this closes it (4429) once frames wait unhandled, and stops reading any socket the
+  site closed for a flood.
 - `ExactOriginValidator`: a websocket's Origin must be the site itself (scheme,
   host and port) or one of LAB_ALLOWED_ORIGINS.
 - `expensive`: a view decorator limiting the CPU spent a minute on costly views: per browser
@@ -16,11 +20,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from channels.security.websocket import WebsocketDenier
@@ -146,6 +151,60 @@ def limit_daphne_bodies() -> None:
     WebRequest.handleContentChunk = patched_handle_chunk
     WebRequest.requestReceived = patched_request_received
     WebRequest.body_limited = True
+
+
+# The lab's own close code for a flood (studysite.lab.consumers.CLOSE_TOO_MANY).
+CLOSE_TOO_MANY = 4429
+# Frames daphne has read that the application has not handled yet; the lab consumer itself
+# calls more than 8 waiting a flood, so this many means the application cannot keep up.
+MAX_WAITING_FRAMES = 64
+# After a flood's close the socket is no longer read; the connection is dropped this much later
+# (the close frame has gone out by then, unless the client reads nothing at all).
+DROP_AFTER_CLOSE_SECONDS = 1.0
+
+
+def limit_daphne_websockets() -> None:
+    """Make daphne close a websocket that floods it and stop reading one closed for a flood."""
+    try:
+        from daphne.ws_protocol import WebSocketProtocol
+        from twisted.internet import reactor
+    except ImportError:
+        return
+    if getattr(WebSocketProtocol, "frames_limited", False):
+        return
+    on_message = WebSocketProtocol.onMessage
+    server_close = WebSocketProtocol.serverClose
+
+    def stop_reading(self: Any) -> None:
+        self.reading_stopped = True
+        with contextlib.suppress(Exception):
+            self.transport.pauseProducing()
+
+        def drop() -> None:
+            if self.state != WebSocketProtocol.STATE_CLOSED:
+                self.dropConnection(abort=True)
+
+        # Twisted's stubs type the global reactor as the IReactorTime interface, self included.
+        cast(Any, reactor).callLater(DROP_AFTER_CLOSE_SECONDS, drop)
+
+    def patched_on_message(self: Any, payload: bytes, is_binary: bool) -> None:
+        if getattr(self, "reading_stopped", False):
+            return
+        waiting = getattr(self, "application_queue", None)
+        if waiting is not None and waiting.qsize() >= MAX_WAITING_FRAMES:
+            self.sendClose(code=CLOSE_TOO_MANY)
+            stop_reading(self)
+            return
+        on_message(self, payload, is_binary)
+
+    def patched_server_close(self: Any, code: int | None = None) -> None:
+        server_close(self, code)
+        if code == CLOSE_TOO_MANY:
+            stop_reading(self)
+
+    WebSocketProtocol.onMessage = patched_on_message
+    WebSocketProtocol.serverClose = patched_server_close
+    WebSocketProtocol.frames_limited = True
 
 
 def _origin_tuple(origin: str) -> tuple[str, str, int] | None:
