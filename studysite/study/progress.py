@@ -31,9 +31,12 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from studysite.sessions import session_key
+from studysite.study import renamed_options
 
 FORMAT = "runai-study-progress"
-VERSION = 1
+# 2: option ids renamed when the answer keys were spread over a-d (studysite.study.renamed_options).
+VERSION = 2
+READS = (1, 2)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Whole numbers beyond what JSON readers agree on (2**53) are no progress this site writes.
@@ -121,13 +124,16 @@ def parse_file(raw: bytes) -> dict[str, Any]:
             "Choose the .json file that Export progress saved."
         )
     version = document.get("version")
-    if version != VERSION:
+    if version not in READS or isinstance(version, bool):
         raise ProgressDataError(
-            f"That progress file has version {version!r}; this site reads version {VERSION}."
+            f"That progress file has version {version!r}; this site reads versions "
+            f"{' and '.join(map(str, READS))}."
         )
     found = document.get("parts")
     if not isinstance(found, dict):
         raise ProgressDataError("That progress file has no 'parts' object.")
+    if version == 1:
+        found = renamed_options.upgrade_file_parts(found)
     unknown = sorted(name for name in found if name not in _parts)
     if unknown:
         raise ProgressDataError(

@@ -40,3 +40,10 @@ def test_every_option_id_is_an_answer_about_as_often_as_any_other(name: str) -> 
     counts = Counter(key for q in SETS[name] for key in keys(q))
     share = [counts[letter] / sum(counts[x] for x in "abcd") for letter in "abcd"]
     assert max(share) - min(share) <= 0.08, counts
+
+
+def test_the_scenarios_likeliest_causes_are_spread_evenly_over_a_to_d() -> None:
+    scenarios = load_study().scenarios
+    counts = Counter(scenario.correct_choice.id for scenario in scenarios)
+    even = len(scenarios) / 4
+    assert all(abs(counts[letter] - even) <= max(1, even / 5) for letter in "abcd"), counts

@@ -80,7 +80,7 @@ def test_export_downloads_a_versioned_json_file_of_everything(client: Client) ->
     assert response["Content-Type"] == "application/json"
     assert response["Content-Disposition"] == 'attachment; filename="runai-study-progress.json"'
     document = json.loads(response.content)
-    assert (document["format"], document["version"]) == ("runai-study-progress", 1)
+    assert (document["format"], document["version"]) == ("runai-study-progress", 2)
     parts = document["parts"]
     assert parts["guide-read"] == ["placement", "stack"]
     assert [attempt["mode"] for attempt in parts["quiz"]] == ["exam", "practice"]
@@ -234,7 +234,7 @@ def test_a_new_browser_whose_import_fails_late_gets_the_message_not_an_error() -
         (b"\x89PNG\r\n\x1a\n\x00\x00", "it is not valid JSON"),
         (
             json.dumps({"format": "runai-study-progress", "version": 99, "parts": {}}).encode(),
-            "has version 99; this site reads version 1",
+            "has version 99; this site reads versions 1 and 2",
         ),
         (json.dumps({"hello": "world"}).encode(), "isn't a progress file from this site"),
         (b" " * (3 * 1024 * 1024), "That file is too large"),

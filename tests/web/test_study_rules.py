@@ -333,7 +333,7 @@ def envelope(**changes: object) -> bytes:
         (b"\xff\xfe\x00", "not valid JSON"),
         (b"[1, 2, 3]", "isn't a progress file from this site"),
         (envelope(format="something-else"), "isn't a progress file from this site"),
-        (envelope(version=2), "has version 2; this site reads version 1"),
+        (envelope(version=3), "has version 3; this site reads versions 1 and 2"),
         (envelope(parts=[]), "no 'parts' object"),
         (envelope(parts={"spaceship": {}}), "parts this site doesn't know: spaceship"),
         (b" " * (MAX_FILE_BYTES + 1), "too large"),
