@@ -218,8 +218,9 @@ def session_exists(session: Any) -> bool:
 
 
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
-    """The lab and its replay frame as text, built in the pool rather than on the event loop."""
-    opened = store.open_lab(session_key, ticket)
+    """The lab and its replay frame as text, built in the pool rather than on the event loop.
+    A lab never typed in is not saved yet (store.peek_lab): its first line saves it."""
+    opened = store.peek_lab(session_key, ticket)
     with store.reading(opened) as lab:
         return opened, json.dumps(replay_frame(lab))
 
