@@ -51,15 +51,6 @@ def _shared(value: Any) -> Any:
     return value
 
 
-_GLOBAL_EXEC_HANDLERS: list[ExecHandler] = []
-
-
-def register_exec_handler(handler: ExecHandler) -> None:
-    """Answer ``kubectl exec`` commands in every mock cluster (e.g. ``nvidia-smi``)."""
-    if handler not in _GLOBAL_EXEC_HANDLERS:
-        _GLOBAL_EXEC_HANDLERS.append(handler)
-
-
 # Kinds whose metadata.generation the API server maintains.
 _GENERATION_GROUPS = frozenset({"apps", "batch", "policy"})
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
@@ -663,7 +654,10 @@ class MockCluster:
         )
 
     def add_exec_handler(self, handler: ExecHandler) -> None:
-        self._exec_handlers.append(handler)
+        """Answer ``kubectl exec`` commands in this cluster's containers (e.g. the lab world's
+        ``nvidia-smi``); whoever assembles the world adds them. Adding one twice keeps one."""
+        if handler not in self._exec_handlers:
+            self._exec_handlers.append(handler)
 
     def exec(
         self,
@@ -675,7 +669,7 @@ class MockCluster:
     ) -> str:
         pod = self._stored(self.info("pods"), name, namespace)
         container = exec_container(pod, container)
-        for handler in [*self._exec_handlers, *_GLOBAL_EXEC_HANDLERS]:
+        for handler in self._exec_handlers:
             answer = handler(self, deep_copy(pod), container, list(command))
             if answer is not None:
                 return answer

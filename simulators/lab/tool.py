@@ -6,10 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from simulators.lab.world import World
-
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
+    from simulators.lab.world import World  # the world assembles tools' handlers: no cycle
 
 
 @dataclass
