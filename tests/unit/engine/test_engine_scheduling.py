@@ -191,7 +191,7 @@ def test_allocate_serves_the_queue_below_its_fair_share_first() -> None:
 def test_a_cordoned_node_gets_no_new_pods() -> None:
     cluster = cluster_with(nodes=2)
     project(cluster, "p", 16)
-    cluster.cordon("gpu-node1")
+    cluster.node("gpu-node1").cordoned = True
     cluster.submit("t", "p", gpu=GpuRequest.whole(8))
     cluster.run_cycle()
     assert cluster.workload("p", "t").pods[0].node == "gpu-node2"
