@@ -4,6 +4,7 @@ and strategic merge (merge keys, set lists, directives)."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import jsonpatch
@@ -212,7 +213,9 @@ def test_json_patch_agrees_with_the_jsonpatch_library(
     if _known_divergence(doc, operations):
         return
     try:
-        expected = jsonpatch.apply_patch(doc, operations)
+        # Copies: jsonpatch puts an operation's value into the document without copying it,
+        # so a later operation would change the patch itself.
+        expected = jsonpatch.apply_patch(copy.deepcopy(doc), copy.deepcopy(operations))
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException):
         expected = ApiError
     except (TypeError, KeyError, IndexError):
