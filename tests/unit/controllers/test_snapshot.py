@@ -49,6 +49,10 @@ def test_a_queue_under_a_project_queue_is_applied_and_the_lab_keeps_working() ->
     assert snapshot.cluster.queues["team-llm"].is_department
     assert snapshot.cluster.queues["llm-sub"].parent == "team-llm"
     assert "team-llm" not in snapshot.leaves and "llm-sub" in snapshot.leaves
+    # llm-sft's four GPUs on gpu-node2 are off the engine's node: nothing is placed on them.
+    assert jobs["llm-sft"][3] == "gpu-node2"
+    assert snapshot.cluster.nodes["gpu-node2"].gpus == 4
+    assert len(snapshot.devices["gpu-node2"]) == 4
 
 
 def _queue(name: str, parent: str | None, **spec: Any) -> dict[str, Any]:
@@ -82,8 +86,8 @@ names = st.sampled_from(["a", "b", "c", "d", "e", "f"])
 @st.composite
 def api_states(draw: st.DrawFn) -> MockCluster:
     """Nodes (a mock layout or only allocatable GPUs, pools, cordons, models), a queue forest
-    (parents that may be missing, priorities, quotas per pool) and pods of other schedulers
-    holding GPUs."""
+    (parents that may be missing, priorities, quotas per pool) and bound pods holding GPUs (of
+    other schedulers, or Run:ai pods of any queue)."""
     api = MockCluster(seed=0)
     node_names = draw(st.lists(st.sampled_from(["n1", "n2", "n3"]), unique=True, max_size=3))
     for name in node_names:
@@ -123,18 +127,21 @@ def api_states(draw: st.DrawFn) -> MockCluster:
     holders = st.lists(st.sampled_from(node_names), max_size=3) if node_names else st.just([])
     for index, node in enumerate(draw(holders)):
         name = f"other-{index}"
+        # Another scheduler's pod, or a Run:ai pod of a queue that may be a parent or missing.
+        scheduler = draw(st.sampled_from(["default-scheduler", "runai-scheduler"]))
         api.create(
             "pods",
             {
-                "metadata": {"name": name},
+                "metadata": {"name": name, "labels": {"runai/queue": draw(names)}},
                 "spec": {
+                    "schedulerName": scheduler,
                     "containers": [
                         {
                             "name": "c",
                             "image": "x",
                             "resources": {"limits": {"nvidia.com/gpu": "1"}},
                         }
-                    ]
+                    ],
                 },
             },
             "default",
