@@ -134,8 +134,9 @@ class Snapshot:
         self.cluster = Cluster(clock=lambda: moment, mig_strategy=self.strategy)
         self.nodes = {name_of(n): n for n in node_list}
         self.pods = read_all(api, "pods")
-        # node name -> its nvidia.com/gpu devices in the engine's index order
-        self.devices: dict[str, list[Device]] = {}
+        # node name -> how to list its devices (whose, how many, how many the engine sees)
+        self._device_plans: dict[str, tuple[list[Device], int | None, int | None]] = {}
+        self._orders: dict[str, list[Device]] = {}
         # (project, engine pod name) -> the API's pod
         self.api_pods: dict[tuple[str, str], Obj] = {}
         self._add_queues()
@@ -213,10 +214,11 @@ class Snapshot:
         for pod in self.pods:
             if not holds_resources(pod) or self.places(pod):
                 continue
-            node = str(spec(pod).get("nodeName"))
             amount = float(sum(gpu_requests(pod).values()))
-            if amount:
-                amounts[node] = amounts.get(node, 0.0) + amount
+            if not amount:
+                continue  # a pod without GPUs holds no devices
+            node = str(spec(pod).get("nodeName"))
+            amounts[node] = amounts.get(node, 0.0) + amount
             held.setdefault(node, []).extend(hardware.pod_devices(pod))
         return amounts, held
 
@@ -230,23 +232,19 @@ class Snapshot:
         ]
         for name, node in sorted(self.nodes.items()):
             per_gpu = hardware.read_layout(node)
+            listed: int | None = None  # the allocatable count, for a node without a layout
             if per_gpu:
                 count = len(per_gpu)
                 layout = hardware.current_layout(node)
-                order = hardware.free_devices(
-                    node, "nvidia.com/gpu", held.get(name, []), self.strategy
-                )
             else:
-                count = _int(self._allocatable(node).get("nvidia.com/gpu", "0"))
+                count = listed = _int(self._allocatable(node).get("nvidia.com/gpu", "0"))
                 layout = ALL_DISABLED
-                taken = set(held.get(name, []))
-                order = [(i, None) for i in range(count) if (i, None) not in taken]
+            seen: int | None = None
             cordoned = bool(spec(node).get("unschedulable"))
             taken_gpus = int(amounts.get(name, 0.0))
             if taken_gpus and not layout.uses_mig:
                 # Held GPUs are invisible to the engine's model: take them off the node.
-                count = max(0, count - taken_gpus)
-                order = order[:count]
+                count = seen = max(0, count - taken_gpus)
                 layout = self._trimmed(per_gpu, count)
             elif taken_gpus:
                 cordoned = True  # MIG devices held by others: place nothing new beside them
@@ -274,7 +272,29 @@ class Snapshot:
                 )
             except EngineError:
                 continue  # a node the engine cannot model gets nothing scheduled on it
-            self.devices[name] = order
+            self._device_plans[name] = (held.get(name, []), listed, seen)
+
+    def devices_on(self, name: str) -> list[Device]:
+        """The node's ``nvidia.com/gpu`` devices in the engine's index order, but those held by
+        pods the engine does not account for (listed once a cycle, when first asked for)."""
+        order = self._orders.get(name)
+        if order is None:
+            plan = self._device_plans.get(name)
+            if plan is None:
+                order = []  # no such node, or one the engine left out
+            else:
+                held, listed, seen = plan
+                if listed is None:
+                    order = hardware.free_devices(
+                        self.nodes[name], "nvidia.com/gpu", held, self.strategy
+                    )
+                else:
+                    taken = set(held)
+                    order = [(i, None) for i in range(listed) if (i, None) not in taken]
+                if seen is not None:
+                    order = order[:seen]
+            self._orders[name] = order
+        return order
 
     @staticmethod
     def _allocatable(node: Obj) -> dict[str, object]:
@@ -330,7 +350,7 @@ class Snapshot:
         if request.mig_profile is not None and self.strategy == "mixed":
             pod.extended_resource = request.resource_name
             return True
-        order = self.devices.get(pod.node, [])
+        order = self.devices_on(pod.node)
         held = tuple(order.index(d) for d in hardware.pod_devices(api_pod) if d in order)
         pod.devices = held
         return bool(held)
@@ -343,12 +363,12 @@ class Snapshot:
             if other.node == node and other is not pod
             for index in other.devices
         }
-        free = [i for i in range(len(self.devices.get(node, []))) if i not in taken]
+        free = [i for i in range(len(self.devices_on(node))) if i not in taken]
         pod.devices = tuple(free[: max(1, request.whole_gpus)])
 
     def devices_of(self, node: str, indexes: tuple[int, ...]) -> list[Device]:
         """The API's devices of the engine's device indexes on a node."""
-        order = self.devices.get(node, [])
+        order = self.devices_on(node)
         return [order[i] for i in indexes if i < len(order)]
 
 

@@ -52,7 +52,7 @@ def test_a_queue_under_a_project_queue_is_applied_and_the_lab_keeps_working() ->
     # llm-sft's four GPUs on gpu-node2 are off the engine's node: nothing is placed on them.
     assert jobs["llm-sft"][3] == "gpu-node2"
     assert snapshot.cluster.nodes["gpu-node2"].gpus == 4
-    assert len(snapshot.devices["gpu-node2"]) == 4
+    assert len(snapshot.devices_on("gpu-node2")) == 4
 
 
 def _queue(name: str, parent: str | None, **spec: Any) -> dict[str, Any]:
@@ -156,7 +156,7 @@ def engine_input(snapshot: Snapshot) -> dict[str, Any]:
         "strategy": snapshot.strategy,
         "pools": sorted(cluster.pools),
         "nodes": {name: vars(node) for name, node in cluster.nodes.items()},
-        "devices": snapshot.devices,
+        "devices": {name: snapshot.devices_on(name) for name in ("n1", "n2", "n3")},
         "queues": {
             name: (q.parent, q.priority, q.is_department, q.quotas, q.creation_rank)
             for name, q in cluster.queues.items()
