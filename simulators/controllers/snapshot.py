@@ -19,6 +19,7 @@ checks it on random API states):
   node advertising an ``nvidia.com/`` resource);
 - GPUs held by pods the engine does not account for (pods of other schedulers, and pods of
   queues the engine cannot run jobs in) are taken off their node, so nothing is double-booked;
+  a parent queue's own running pods still count in its usage and its ancestors' (``held``);
 - bound pods are seated on their node with the devices their ``lab.kadmin/gpu-devices``
   annotation names (a bound pod without it gets the node's first free devices).
 
@@ -141,6 +142,7 @@ class Snapshot:
         self.api_pods: dict[tuple[str, str], Obj] = {}
         self._add_queues()
         self._add_nodes()
+        self._count_parent_queue_jobs()
 
     # ------------------------------------------------------------------ queues
     def _add_queues(self) -> None:
@@ -295,6 +297,21 @@ class Snapshot:
                     order = order[:seen]
             self._orders[name] = order
         return order
+
+    def _count_parent_queue_jobs(self) -> None:
+        """What running pods of a parent queue hold counts in that queue's usage and its
+        ancestors' (``Queue.held``, per node pool), as KAI's proportion plugin counts every
+        job's GPUs up the queue tree though it schedules leaf queues' jobs only."""
+        for pod in self.pods:
+            if spec(pod).get("schedulerName") != RUNAI_SCHEDULER or not holds_resources(pod):
+                continue
+            queue = self.cluster.queues.get(labels_of(pod).get(QUEUE_LABEL) or "")
+            request = pod_gpu_request(pod)
+            if queue is None or queue.name in self.leaves or request is None:
+                continue
+            node = self.nodes.get(str(spec(pod).get("nodeName")))
+            pool = runai.node_pool_of(node) if node is not None else runai.DEFAULT_POOL
+            queue.held[pool] = queue.held.get(pool, 0.0) + request.units()
 
     @staticmethod
     def _allocatable(node: Obj) -> dict[str, object]:

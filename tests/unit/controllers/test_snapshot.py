@@ -53,6 +53,10 @@ def test_a_queue_under_a_project_queue_is_applied_and_the_lab_keeps_working() ->
     assert jobs["llm-sft"][3] == "gpu-node2"
     assert snapshot.cluster.nodes["gpu-node2"].gpus == 4
     assert len(snapshot.devices_on("gpu-node2")) == 4
+    # ... and they still count in team-llm's and research's usage, as KAI counts them: the
+    # department's cap still holds rl-sweep back.
+    assert snapshot.cluster.queues["team-llm"].held == {"default": 4.0}
+    assert jobs["rl-sweep"][1] == "Pending"
 
 
 def _queue(name: str, parent: str | None, **spec: Any) -> dict[str, Any]:
@@ -158,7 +162,7 @@ def engine_input(snapshot: Snapshot) -> dict[str, Any]:
         "nodes": {name: vars(node) for name, node in cluster.nodes.items()},
         "devices": {name: snapshot.devices_on(name) for name in ("n1", "n2", "n3")},
         "queues": {
-            name: (q.parent, q.priority, q.is_department, q.quotas, q.creation_rank)
+            name: (q.parent, q.priority, q.is_department, q.quotas, q.creation_rank, q.held)
             for name, q in cluster.queues.items()
         },
         "leaves": snapshot.leaves,
