@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from simulators.lab.environment import ShellState
-from simulators.lab.world import World
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
     from simulators.lab.editor import EditorRequest
     from simulators.lab.streams import StreamRequest
+    from simulators.lab.world import World  # the world assembles tools' handlers: no cycle
 
 
 @dataclass

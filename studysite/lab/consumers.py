@@ -424,10 +424,9 @@ class LabConsumer(AsyncWebsocketConsumer):
                     break
                 text, ended = stream.feed(result.output, result.exit_code)
                 if text or result.changed or request.kind == streams.SCREEN:
-                    flags = {"clear": True} if request.kind == streams.SCREEN else {}
-                    await self.send_json(
-                        {**output_frame(text, result.checklist, **flags), "type": "stream"}
-                    )
+                    clear = {"clear": True} if request.kind == streams.SCREEN else {}
+                    frame = output_frame(text, result.checklist, PROMPT, **clear)
+                    await self.send_json({**frame, "type": "stream"})
                 if store.fold_due(self.opened):
                     await self.fold()
                 if ended:
