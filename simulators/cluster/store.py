@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulators.cluster import admission
+from simulators.cluster import admission, limits
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock, format_time, parse_time
@@ -313,6 +313,7 @@ class MockCluster:
                     f"namespace {ns} because it is being terminated",
                 )
         key = (ns, str(meta["name"]))
+        limits.check_create(self._objects, info, ns, key[1])
         if key in self._bucket(info):
             raise ApiError(
                 409,

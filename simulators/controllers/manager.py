@@ -61,8 +61,16 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
 SELF_PACED = frozenset({"runai-scheduler"})
 
 
-def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
+def run_controllers(
+    api: KubeletAPI, clock: object | None = None, *, stop: Callable[[], bool] | None = None
+) -> bool:
     """Run every controller once. The caller advances the clock (one lab step) first.
+
+    `stop` (a command's budget) is asked before each controller that would run: once it says
+    so, the rest of the step's controllers wait for the next step, as a real controller's work
+    waits in its queue; False is returned then. Each controller's run is whole and bounded (the
+    store's quota, the workload controllers' burst), and everything is level-triggered, so a
+    step cut short leaves a world the next steps carry on from.
 
     `clock` is accepted for symmetry with the store's step clock; time is read from `api.now()`.
     """
@@ -70,13 +78,17 @@ def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
     changes = getattr(api, "changes", None)
     if changes is None:  # a store that keeps no change counts: run everything
         for _name, controller in CONTROLLERS:
+            if stop is not None and stop():
+                return False
             controller(api)
-        return
+        return True
     quiet = changes.quiet
     for name, controller in CONTROLLERS:
         last = quiet.get(name)
         if last is not None and last.still_holds(changes):
             continue
+        if stop is not None and stop():
+            return False
         if name in SELF_PACED:
             controller(api)
             continue
@@ -87,6 +99,7 @@ def run_controllers(api: KubeletAPI, clock: object | None = None) -> None:
             quiet[name] = QuietRun(frozenset(reads.resources), before)
         else:
             quiet.pop(name, None)
+    return True
 
 
 def step(api: Any, steps: int = 1) -> None:

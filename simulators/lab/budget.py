@@ -145,6 +145,26 @@ def check_time() -> None:
     current().check_time()
 
 
+def out_of_time() -> bool:
+    """Whether the running command has used its CPU time (paced as check_time paces it): the
+    cluster's own work after a command (the controllers' step, the checklist) asks this
+    between its units of work, so that it stops with the command instead of raising."""
+    try:
+        check_time()
+    except BudgetExceeded:
+        return True
+    return False
+
+
+def cluster_stopped() -> str:
+    """The one line a command gets when the cluster's work after it ran out of its CPU time."""
+    ms = round(limits().cpu_seconds * 1000)
+    return (
+        f"lab: the cluster stopped for this command at its {ms} ms of CPU time;"
+        " it carries on at your next commands"
+    )
+
+
 def check_output(size: int, stage: str) -> None:
     current().check_output(size, stage)
 

@@ -18,12 +18,13 @@ import functools
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks
+from simulators.lab import budget, checks
 from simulators.lab.errors import LabError
 from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.tickets import Ticket, load_ticket
@@ -177,8 +178,9 @@ class ClusterWorld(World):
     def now(self) -> int:
         return self.state.step * 10
 
-    def tick(self) -> None:
+    def tick(self, stop: Callable[[], bool] | None = None) -> bool:
         self.state.step += 1
+        return True
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {"cluster": None, "host": self.state.to_json()}
@@ -368,14 +370,26 @@ class LabSession:
             and line.strip() == "clear"
         ):
             clear = True
+        stopped = False
         try:
             result = Shell(ctx, self._builtins()).execute(line)
-            self._world.tick()
+            # The cluster's work counts against the command's budget too (see budget.Meter):
+            # once it is spent, the step's remaining controllers and the checklist wait for
+            # the next command, and the learner is told so in one line (unless the command
+            # itself already said it was stopped).
+            already = budget.current().exceeded
+            if not self._world.tick(stop=budget.out_of_time) or budget.out_of_time():
+                stopped = True
+                if not already:
+                    result = Output(
+                        "\n".join(t for t in (result.text, budget.cluster_stopped()) if t),
+                        result.code,
+                    )
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
         before = dict(self._state.done)
-        items = self._evaluate()
+        items = self.checklist() if stopped else self._evaluate()
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text

@@ -16,6 +16,7 @@ kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,10 +103,12 @@ class World:
         """Seconds on the cluster clock since the session started (negative before)."""
         return int(self.api.clock.seconds)
 
-    def tick(self) -> None:
+    def tick(self, stop: Callable[[], bool] | None = None) -> bool:
+        """One step; False if `stop` (the command's budget) cut the controllers short (see
+        run_controllers: the rest run at the next step)."""
         self.state.step += 1
         self.api.clock.advance()
-        run_controllers(self.api)
+        return run_controllers(self.api, stop=stop)
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is

@@ -42,8 +42,8 @@ def every_step() -> Iterator[dict[str, bool]]:
     switch = {"on": False}
     real = world_module.run_controllers
 
-    def run(api: Any, clock: object | None = None) -> None:
-        real(WithoutChangeCounts(api) if switch["on"] else api, clock)
+    def run(api: Any, clock: object | None = None, *, stop: Any = None) -> bool:
+        return real(WithoutChangeCounts(api) if switch["on"] else api, clock, stop=stop)
 
     world_module.run_controllers = run  # type: ignore[assignment]
     try:
