@@ -60,3 +60,13 @@ def exceeded(info: ResourceInfo, name: str, resource: str, used: int, limit: int
         {"name": name, "group": info.group, "kind": info.plural},
     )
 
+
+# kube-apiserver's --max-request-body-bytes default (MaxRequestBodyBytes): 3 MiB for a write.
+MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024
+# How much of a refused body the server reads (and drops) before it answers and closes.
+DISCARD_BYTES = 16 * 1024 * 1024
+
+
+def request_too_large(limit: int = MAX_REQUEST_BODY_BYTES) -> ApiError:
+    """kube-apiserver's 413 for a body over the limit (limitedReadBody)."""
+    return ApiError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}")

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
-from simulators.cluster import admission, limits
+from simulators.cluster import admission, limits, schema
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock, format_time, parse_time
@@ -298,6 +298,7 @@ class MockCluster:
                     "",
                     [("metadata.name", "Required value: name or generateName is required")],
                 )
+        schema.check_body(info, new)
         admission.check_quantities(info, new)
         admission.validate(info, new)
         if info.namespaced:
@@ -442,6 +443,7 @@ class MockCluster:
         meta = obj.get("metadata") or {}
         name = str(meta.get("name", ""))
         old = self._stored(info, name, namespace or meta.get("namespace"))
+        schema.check_body(info, obj)
         return self._store_update(info, old, deep_copy(obj), subresource=subresource)
 
     def patch(
@@ -469,6 +471,7 @@ class MockCluster:
         new = apply_patch(old, patch, patch_type)
         if not isinstance(new, dict):
             raise ApiError(422, "Invalid", "the patch does not result in an object")
+        schema.check_patched(info, new)
         # The patched object keeps the stored resourceVersion unless the patch names one,
         # so only a patch that names a stale one conflicts.
         return self._store_update(info, old, new, subresource=subresource)
