@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -56,6 +57,8 @@ from simulators.cluster.store import MockCluster
 from simulators.cluster.streaming import StreamingHandler
 
 TICK_SECONDS = 1.0
+
+log = logging.getLogger(__name__)
 
 
 Stepper = Callable[[MockCluster], None]
@@ -570,7 +573,13 @@ def start_ticker(
             if due > 0:
                 time.sleep(due)
             elif not server.stopping:
-                world.advance()
+                try:
+                    world.advance()
+                except Exception:
+                    # A step that fails (an object no controller can read) must not stop the
+                    # clock for good: logged, and tried again a second later.
+                    log.exception("cluster step failed; retrying in %.1f s", seconds)
+                    world.last_step = time.monotonic()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)
     thread.start()
