@@ -17,6 +17,7 @@ limit, the lab's line limit) and only its depth is checked here (`load_json`).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import yaml
@@ -32,11 +33,27 @@ EXCESSIVE_ALIASING = "yaml: document contains excessive aliasing"
 TOO_DEEP = f"yaml: exceeded max depth of {MAX_DEPTH}"
 JSON_TOO_DEEP = "exceeded max depth"  # encoding/json's scanner
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class DocumentError(ValueError):
     """A document refused for its size; str() is go-yaml's (or encoding/json's) message."""
+
+
+class _Loader(_Base):  # type: ignore[valid-type,misc]
+    """The safe loader, refusing the floats JSON has no words for (.nan, .inf)."""
+
+
+def _finite_float(loader: yaml.SafeLoader, node: yaml.Node) -> float:
+    value = loader.construct_yaml_float(node)  # type: ignore[arg-type]
+    if math.isnan(value) or math.isinf(value):
+        # sigs.k8s.io/yaml turns YAML into JSON, which encoding/json cannot write.
+        word = "NaN" if math.isnan(value) else ("+Inf" if value > 0 else "-Inf")
+        raise DocumentError(f"json: unsupported value: {word}")
+    return float(value)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:float", _finite_float)
 
 
 def allowed_alias_ratio(decoded: int) -> float:
@@ -134,9 +151,15 @@ def load_json(text: str | bytes) -> Any:
     if _too_deep(raw, json_strings=True):
         raise DocumentError(JSON_TOO_DEEP)
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_not_json)
     except RecursionError:
         raise DocumentError(JSON_TOO_DEEP) from None
+
+
+def _not_json(name: str) -> Any:
+    """Python's json reads NaN and Infinity; encoding/json (and so every client) cannot write
+    them back: a value holding one would break every later answer."""
+    raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
 
 def _too_deep(raw: str, *, json_strings: bool) -> bool:

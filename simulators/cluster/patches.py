@@ -168,6 +168,13 @@ def _get(doc: Any, path: str) -> Any:
 
 def _remove(doc: Any, path: str) -> Any:
     parts = _pointer(path)
+    if not parts:  # evanphx/json-patch finds no parent for the root
+        raise ApiError(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request: "
+            f'remove operation does not apply: doc is missing path: "{path}": missing value',
+        )
     parent = _parent(doc, parts, path)
     last = parts[-1]
     if isinstance(parent, dict) and last in parent:

@@ -62,6 +62,7 @@ def register_exec_handler(handler: ExecHandler) -> None:
 
 # Kinds whose metadata.generation the API server maintains.
 _GENERATION_GROUPS = frozenset({"apps", "batch", "policy"})
+MAX_GRACE_SECONDS = 100 * 365 * 24 * 3600
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 
 
@@ -550,7 +551,9 @@ class MockCluster:
             bound = bool(obj.get("spec", {}).get("nodeName"))
             finished = obj.get("status", {}).get("phase") in ("Succeeded", "Failed")
             if grace > 0 and bound and not finished:
-                deadline = self.clock.now() + timedelta(seconds=grace)
+                # Go's time arithmetic wraps past int64 nanoseconds; Python's raises: a grace
+                # period of more than a century waits a century.
+                deadline = self.clock.now() + timedelta(seconds=min(grace, MAX_GRACE_SECONDS))
                 current = meta.get("deletionTimestamp")
                 if current and parse_time(str(current)) <= deadline:
                     return copy_obj(obj)
