@@ -94,3 +94,22 @@ def test_namespaces_stop_at_the_quota_with_a_forbidden_error() -> None:
         " lab-quota, requested: count/namespaces=1, used: count/namespaces=60,"
         " limited: count/namespaces=60"
     )
+
+
+def test_events_of_a_busy_lab_never_use_up_the_room_for_pods(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(limits, "OBJECTS", 1000)  # a smaller lab quota: a shorter test
+    lab = LabSession.new(TICKET, seed=1)
+    api = lab.world.api
+    for _ in range(2):
+        for replicas in (90, 0):
+            lab.run(SCALE.format(replicas))
+            for _ in range(3):
+                lab.run("kubectl get nodes")
+    events = len(api.list("events")["items"])
+    assert events > 800, "the test no longer makes a busy lab"
+    lab.run(SCALE.format(10))
+    for _ in range(4):
+        lab.run("kubectl get nodes")
+    assert len(coredns_pods(lab)) == 10, f"{events} events in the lab"
