@@ -83,8 +83,15 @@ class World:
     last_step: float = 0.0  # time.monotonic() of the last step
 
     def advance(self) -> None:
+        """One step. A step that fails is logged, not raised: the request that made it has
+        been applied and answers as such, and the ticker tries the step again a second later."""
         with self.lock:
-            self.step(self.api)
+            try:
+                self.step(self.api)
+            except Exception:
+                log.exception("cluster step failed; trying again at the next tick")
+                self.last_step = time.monotonic()
+                return
             self.steps += 1
             self.last_step = time.monotonic()
 
@@ -573,13 +580,9 @@ def start_ticker(
             if due > 0:
                 time.sleep(due)
             elif not server.stopping:
-                try:
-                    world.advance()
-                except Exception:
-                    # A step that fails (an object no controller can read) must not stop the
-                    # clock for good: logged, and tried again a second later.
-                    log.exception("cluster step failed; retrying in %.1f s", seconds)
-                    world.last_step = time.monotonic()
+                # A step that fails (an object no controller can read) must not stop the
+                # clock for good: World.advance logs it, and it is tried again a tick later.
+                world.advance()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)
     thread.start()

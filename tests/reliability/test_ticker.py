@@ -125,3 +125,19 @@ def test_a_step_that_fails_is_logged_and_tried_again(
     assert moves(world, ticker)
     assert failures["left"] == 0
     assert "cluster step failed" in caplog.text
+
+
+def test_a_write_whose_step_fails_is_still_answered_as_applied(
+    served: tuple[World, ClusterServer, int], caplog: pytest.LogCaptureFixture
+) -> None:
+    world, _, port = served
+
+    def broken(api: Any) -> None:
+        raise ValueError("invalid literal for int() with base 10: 'x'")
+
+    world.step = broken
+    code, node = send(
+        port, "PATCH", "/api/v1/nodes/gpu-node1", b'{"metadata":{"labels":{"a":"b"}}}'
+    )
+    assert code == 200 and node["metadata"]["labels"]["a"] == "b"
+    assert "cluster step failed" in caplog.text
