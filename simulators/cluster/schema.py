@@ -66,6 +66,21 @@ _META_FIELDS = (
 )
 _RANGES = {INT32: 2**31, INT64: 2**63}
 
+# Custom resources: kind -> (path, OpenAPI type) from their CRDs' schemas (KAI Scheduler's
+# deployments/kai-scheduler/crds), the fields the scheduler engine computes with.
+_QUEUE_RESOURCE = ("quota", "limit", "overQuotaWeight")
+_CRD_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "Queue": (
+        ("spec.priority", "integer"),
+        *(
+            (f"spec.resources.{kind}.{field}", "number")
+            for kind in ("gpu", "cpu", "memory")
+            for field in _QUEUE_RESOURCE
+        ),
+    ),
+    "PodGroup": (("spec.minMember", "integer"), ("spec.priority", "integer")),
+}
+
 
 def _json_kind(value: Any) -> str:
     """encoding/json's name for a JSON value in an UnmarshalTypeError."""
@@ -117,8 +132,49 @@ def type_error(info: ResourceInfo, obj: Obj) -> str | None:
     return None
 
 
+def _openapi_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def check_custom(info: ResourceInfo, obj: Obj) -> None:
+    """A custom resource against its CRD's schema: the API server's 422, as its structural
+    schema validation words it."""
+    for path, wanted in _CRD_FIELDS.get(info.kind, ()):
+        value: Any = obj
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None:
+            continue
+        if wanted == "integer" and isinstance(value, int) and not isinstance(value, bool):
+            continue
+        if wanted == "number" and isinstance(value, int | float) and not isinstance(value, bool):
+            continue
+        given = _openapi_type(value)
+        name = str((obj.get("metadata") or {}).get("name", ""))
+        message = f'Invalid value: "{given}": {path} in body must be of type {wanted}: "{given}"'
+        raise ApiError(
+            422,
+            "Invalid",
+            f'{info.kind}.{info.group} "{name}" is invalid: {path}: {message}',
+            {
+                "name": name,
+                "group": info.group,
+                "kind": info.kind,
+                "causes": [{"reason": "FieldValueTypeInvalid", "message": message, "field": path}],
+            },
+        )
+
+
 def check_body(info: ResourceInfo, obj: Obj) -> None:
     """A create's or an update's body: kube-apiserver's 400 if a field has the wrong type."""
+    if info.custom:
+        check_custom(info, obj)
     error = type_error(info, obj)
     if error is not None:
         raise ApiError(
@@ -130,6 +186,8 @@ def check_body(info: ResourceInfo, obj: Obj) -> None:
 
 def check_patched(info: ResourceInfo, obj: Obj) -> None:
     """A patch's result: kube-apiserver's 422 (the cause holds the patched document)."""
+    if info.custom:
+        check_custom(info, obj)
     error = type_error(info, obj)
     if error is None:
         return

@@ -189,3 +189,15 @@ def test_a_string_for_replicas_is_refused_before_it_is_stored() -> None:
     )
     spec = lab.world.api.get("deployments.apps", "coredns", "kube-system")["spec"]
     assert spec["replicas"] == 2
+
+
+def test_a_string_for_a_queues_priority_is_refused_by_its_crds_schema() -> None:
+    lab = LabSession.new("department-cap", seed=1)
+    patch = json.dumps({"spec": {"priority": "high"}})
+    result = lab.run(f"kubectl patch queue production --type=merge -p '{patch}'")
+    assert result.output == (
+        'The Queue "production" is invalid: spec.priority: Invalid value: "string": '
+        'spec.priority in body must be of type integer: "string"'
+    )
+    later = lab.run("kubectl get queues")
+    assert later.exit_code == 0 and "internal error" not in later.output
