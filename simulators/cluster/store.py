@@ -94,6 +94,9 @@ class MockCluster:
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
         self._exec_handlers: builtins.list[ExecHandler] = []
         self.changes = Changes()
+        # Called on every write: the lab sets its command's pacing here while the controllers
+        # run (budget.give_way), so a long step gives way to other learners write by write.
+        self.give_way: Callable[[], None] = _nothing
         if bootstrap:
             for ns in SYSTEM_NAMESPACES:
                 self.create("namespaces", {"metadata": {"name": ns}})
@@ -118,6 +121,7 @@ class MockCluster:
 
     # ----------------------------------------------------------------- reads
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
+        self.give_way()
         self.changes.read(info.key)
         return self._objects.setdefault(info.key, {})
 
@@ -207,6 +211,7 @@ class MockCluster:
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
 
     def _record(self, info: ResourceInfo, event_type: str, obj: Obj, counted: bool = True) -> None:
+        self.give_way()
         if counted:
             self.changes.changed(info.key)
         if self._watch_log.maxlen:
@@ -739,6 +744,10 @@ class MockCluster:
 
 
 # --------------------------------------------------------------------- helpers
+def _nothing() -> None:
+    return None
+
+
 def _owner_uids(obj: Obj) -> tuple[str, ...]:
     refs = obj["metadata"].get("ownerReferences")
     if not isinstance(refs, builtins.list):

@@ -156,6 +156,19 @@ def out_of_time() -> bool:
     return False
 
 
+def give_way() -> None:
+    """Pace the running command (see Pace) without stopping it: for work that must finish
+    once started (one controller's run), called often so that it yields in small slices."""
+    meter = current()
+    pace = meter.pace
+    if pace is None or meter.started < 0:
+        return
+    spent = meter.spent()
+    if spent - meter.paced_to >= pace.slice:
+        pace.sleep((spent - meter.paced_to) * pace.ratio)
+        meter.paced_to = spent
+
+
 def cluster_stopped() -> str:
     """The one line a command gets when the cluster's work after it ran out of its CPU time."""
     ms = round(limits().cpu_seconds * 1000)

@@ -178,7 +178,9 @@ class ClusterWorld(World):
     def now(self) -> int:
         return self.state.step * 10
 
-    def tick(self, stop: Callable[[], bool] | None = None) -> bool:
+    def tick(
+        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
+    ) -> bool:
         self.state.step += 1
         return True
 
@@ -378,7 +380,8 @@ class LabSession:
             # the next command, and the learner is told so in one line (unless the command
             # itself already said it was stopped).
             already = budget.current().exceeded
-            if not self._world.tick(stop=budget.out_of_time) or budget.out_of_time():
+            ticked = self._world.tick(stop=budget.out_of_time, give_way=budget.give_way)
+            if not ticked or budget.out_of_time():
                 stopped = True
                 if not already:
                     result = Output(

@@ -103,12 +103,22 @@ class World:
         """Seconds on the cluster clock since the session started (negative before)."""
         return int(self.api.clock.seconds)
 
-    def tick(self, stop: Callable[[], bool] | None = None) -> bool:
+    def tick(
+        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
+    ) -> bool:
         """One step; False if `stop` (the command's budget) cut the controllers short (see
-        run_controllers: the rest run at the next step)."""
+        run_controllers: the rest run at the next step). `give_way` paces the step: the store
+        calls it on every write."""
         self.state.step += 1
         self.api.clock.advance()
-        return run_controllers(self.api, stop=stop)
+        if give_way is None:
+            return run_controllers(self.api, stop=stop)
+        previous = self.api.give_way
+        self.api.give_way = give_way
+        try:
+            return run_controllers(self.api, stop=stop)
+        finally:
+            self.api.give_way = previous
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is

@@ -7,6 +7,8 @@ objects in all), refused in kube-apiserver's words.
 
 from __future__ import annotations
 
+import gc
+import itertools
 import time
 
 import pytest
@@ -113,3 +115,23 @@ def test_events_of_a_busy_lab_never_use_up_the_room_for_pods(
     for _ in range(4):
         lab.run("kubectl get nodes")
     assert len(coredns_pods(lab)) == 10, f"{events} events in the lab"
+
+
+def test_a_long_step_gives_way_to_other_learners_write_by_write() -> None:
+    """Commands share one interpreter: past 20 ms a command sleeps after each 2 ms slice of
+    CPU (budget.Pace). The controllers' step after `scale --replicas=100` gives way as it
+    writes, not only between controllers (one controller's run took 100 ms of CPU in one go)."""
+    lab = LabSession.new(TICKET, seed=1)
+    meter = budget.Meter(budget.Limits(cpu_seconds=10))
+    gave_way: list[float] = []
+    meter.pace = budget.Pace(sleep=lambda seconds: gave_way.append(meter.spent()))
+    gc.disable()  # a collection of the test process's garbage would be a gap of its own
+    try:
+        with budget.metered(meter):
+            lab.run(SCALE.format(100))
+    finally:
+        gc.enable()
+    spent = meter.spent()
+    gaps = [b - a for a, b in itertools.pairwise([0.02, *gave_way, spent])]
+    assert spent > 0.05, "the test no longer makes a long step"
+    assert max(gaps) < 0.02, f"held the interpreter {max(gaps) * 1000:.0f} ms in one go"
