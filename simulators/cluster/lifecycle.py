@@ -19,6 +19,8 @@ from simulators.cluster.changes import LOGS
 from simulators.cluster.clock import format_time, parse_time
 from simulators.cluster.patches import copy_obj, deep_copy
 
+MAX_GRACE_SECONDS = 100 * 365 * 24 * 3600
+
 if TYPE_CHECKING:
     from simulators.cluster.store import MockCluster
 
@@ -69,7 +71,9 @@ def delete(
         bound = bool(obj.get("spec", {}).get("nodeName"))
         finished = obj.get("status", {}).get("phase") in ("Succeeded", "Failed")
         if grace > 0 and bound and not finished:
-            deadline = store.clock.now() + timedelta(seconds=grace)
+            # Go's time arithmetic wraps past int64 nanoseconds; Python's raises: a grace
+            # period of more than a century waits a century.
+            deadline = store.clock.now() + timedelta(seconds=min(grace, MAX_GRACE_SECONDS))
             current = meta.get("deletionTimestamp")
             if current and parse_time(str(current)) <= deadline:
                 return copy_obj(obj)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from simulators.cluster.api import ApiError
@@ -167,6 +168,13 @@ def _get(doc: Any, path: str) -> Any:
 
 def _remove(doc: Any, path: str) -> Any:
     parts = _pointer(path)
+    if not parts:  # evanphx/json-patch finds no parent for the root
+        raise ApiError(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request: "
+            f'remove operation does not apply: doc is missing path: "{path}": missing value',
+        )
     parent = _parent(doc, parts, path)
     last = parts[-1]
     if isinstance(parent, dict) and last in parent:
@@ -211,12 +219,26 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
     return doc
 
 
+# kube-apiserver's JSONPatchMaxCopyBytes (jsonpatch.AccumulatedCopySizeLimit) and
+# maxJSONPatchOperations.
+JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024
+MAX_JSON_PATCH_OPERATIONS = 10_000
+
+
 def json_patch(target: Any, operations: Any) -> Any:
     if not isinstance(operations, list):
         raise ApiError(
             400, "BadRequest", "json: cannot unmarshal object into Go value of type jsonpatch.Patch"
         )
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise ApiError(
+            413,
+            "RequestEntityTooLarge",
+            "Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(operations)}",
+        )
     doc = deep_copy(target)
+    copied = 0
     for op in operations:
         if not isinstance(op, dict) or "op" not in op:
             raise ApiError(400, "BadRequest", "Unexpected kind: unknown operation")
@@ -232,7 +254,18 @@ def json_patch(target: Any, operations: Any) -> Any:
             value = _remove(doc, str(op.get("from", "")))
             doc = _add(doc, path, value)
         elif kind == "copy":
-            doc = _add(doc, path, deep_copy(_get(doc, str(op.get("from", "")))))
+            value = _get(doc, str(op.get("from", "")))
+            # Measured before it is copied: copies of copies double the document each time.
+            copied += len(json.dumps(value, separators=(",", ":"), default=str))
+            if copied > JSON_PATCH_MAX_COPY_BYTES:
+                raise ApiError(
+                    422,
+                    "Invalid",
+                    "the server rejected our request due to an error in our request: Unable to "
+                    "complete the copy, the accumulated size increase of copy is "
+                    f"{copied}, exceeding the limit {JSON_PATCH_MAX_COPY_BYTES}",
+                )
+            doc = _add(doc, path, deep_copy(value))
         elif kind == "test":
             if _get(doc, path) != op.get("value"):
                 raise ApiError(

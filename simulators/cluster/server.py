@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from simulators.cluster import documents, limits
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.discovery import (
     KUBERNETES_VERSION,
@@ -56,6 +58,8 @@ from simulators.cluster.streaming import StreamingHandler
 
 TICK_SECONDS = 1.0
 
+log = logging.getLogger(__name__)
+
 
 Stepper = Callable[[MockCluster], None]
 Checklist = Callable[[MockCluster], list[dict[str, Any]]]
@@ -79,8 +83,15 @@ class World:
     last_step: float = 0.0  # time.monotonic() of the last step
 
     def advance(self) -> None:
+        """One step. A step that fails is logged, not raised: the request that made it has
+        been applied and answers as such, and the ticker tries the step again a second later."""
         with self.lock:
-            self.step(self.api)
+            try:
+                self.step(self.api)
+            except Exception:
+                log.exception("cluster step failed; trying again at the next tick")
+                self.last_step = time.monotonic()
+                return
             self.steps += 1
             self.last_step = time.monotonic()
 
@@ -135,7 +146,22 @@ class Handler(StreamingHandler):
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = 0
+        if length > limits.MAX_REQUEST_BODY_BYTES:
+            raise limits.request_too_large()
         return self.rfile.read(length) if length > 0 else b""
+
+    def _discard_body(self) -> None:
+        """Read a refused body in small pieces (a client still sending it would otherwise see
+        a reset instead of the answer), up to a bound past which the connection just closes."""
+        try:
+            left = min(int(self.headers.get("Content-Length") or 0), limits.DISCARD_BYTES)
+            while left > 0:
+                chunk = self.rfile.read(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except (OSError, ValueError):
+            pass
 
     def _body(self) -> Any:
         raw = self._raw_body
@@ -149,12 +175,14 @@ class Handler(StreamingHandler):
                 "include: application/json, application/yaml",
             )
         try:
-            return json.loads(raw)
+            return documents.load_json(raw)
+        except documents.DocumentError as error:
+            raise ApiError(400, "BadRequest", str(error)) from None
         except ValueError:
             try:
-                import yaml
-
-                return yaml.safe_load(raw)
+                return documents.load_yaml(raw)
+            except documents.DocumentError as error:
+                raise ApiError(400, "BadRequest", str(error)) from None
             except Exception as error:
                 raise ApiError(
                     400, "BadRequest", "the request body is not valid JSON or YAML"
@@ -167,7 +195,14 @@ class Handler(StreamingHandler):
     def _dispatch(self, method: str) -> None:
         # The whole body is read first: an error answered before reading it would leave it in
         # the connection, to be taken for the next request.
-        self._raw_body = self._read_body()
+        try:
+            self._raw_body = self._read_body()
+        except ApiError as error:  # over the limit: answered unkept, the connection closed
+            self.close_connection = True
+            self._discard_body()
+            with contextlib.suppress(OSError):
+                self._send_error(error)
+            return
         try:
             self._route(method)
         except ApiError as error:
@@ -545,6 +580,8 @@ def start_ticker(
             if due > 0:
                 time.sleep(due)
             elif not server.stopping:
+                # A step that fails (an object no controller can read) must not stop the
+                # clock for good: World.advance logs it, and it is tried again a tick later.
                 world.advance()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)

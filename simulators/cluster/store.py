@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from simulators.cluster import admission, lifecycle, saved
+from simulators.cluster import admission, lifecycle, limits, saved, schema
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock
@@ -80,6 +80,9 @@ class MockCluster:
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
         self._exec_handlers: builtins.list[ExecHandler] = []
         self.changes = Changes()
+        # Called on every write: the lab sets its command's pacing here while the controllers
+        # run (budget.give_way), so a long step gives way to other learners write by write.
+        self.give_way: Callable[[], None] = _nothing
         if bootstrap:
             for ns in SYSTEM_NAMESPACES:
                 self.create("namespaces", {"metadata": {"name": ns}})
@@ -104,6 +107,7 @@ class MockCluster:
 
     # ----------------------------------------------------------------- reads
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
+        self.give_way()
         self.changes.read(info.key)
         return self._objects.setdefault(info.key, {})
 
@@ -193,6 +197,7 @@ class MockCluster:
         return "".join(_NAME_CHARS[b % len(_NAME_CHARS)] for b in digest[:length])
 
     def _record(self, info: ResourceInfo, event_type: str, obj: Obj, counted: bool = True) -> None:
+        self.give_way()
         if counted:
             self.changes.changed(info.key)
         if self._watch_log.maxlen:
@@ -285,6 +290,7 @@ class MockCluster:
                     "",
                     [("metadata.name", "Required value: name or generateName is required")],
                 )
+        schema.check_body(info, new)
         admission.check_quantities(info, new)
         admission.validate(info, new)
         if info.namespaced:
@@ -300,6 +306,7 @@ class MockCluster:
                     f"namespace {ns} because it is being terminated",
                 )
         key = (ns, str(meta["name"]))
+        limits.check_create(self._objects, info, ns, key[1])
         if key in self._bucket(info):
             raise ApiError(
                 409,
@@ -406,6 +413,7 @@ class MockCluster:
         meta = obj.get("metadata") or {}
         name = str(meta.get("name", ""))
         old = self._stored(info, name, namespace or meta.get("namespace"))
+        schema.check_body(info, obj)
         return self._store_update(info, old, deep_copy(obj), subresource=subresource)
 
     def patch(
@@ -433,6 +441,7 @@ class MockCluster:
         new = apply_patch(old, patch, patch_type)
         if not isinstance(new, dict):
             raise ApiError(422, "Invalid", "the patch does not result in an object")
+        schema.check_patched(info, new)
         # The patched object keeps the stored resourceVersion unless the patch names one,
         # so only a patch that names a stale one conflicts.
         return self._store_update(info, old, new, subresource=subresource)
@@ -578,6 +587,10 @@ class MockCluster:
 
 
 # --------------------------------------------------------------------- helpers
+def _nothing() -> None:
+    return None
+
+
 def _owner_uids(obj: Obj) -> tuple[str, ...]:
     refs = obj["metadata"].get("ownerReferences")
     if not isinstance(refs, builtins.list):

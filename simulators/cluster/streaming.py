@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.request import Target, flag, number, object_table
+from simulators.cluster.watchlog import check_resource_version
 
 if TYPE_CHECKING:
     from simulators.cluster.server import World
@@ -58,6 +59,7 @@ class StreamingHandler(BaseHTTPRequestHandler):
             api.list(
                 key, target.namespace, label_selector=label_selector, field_selector=field_selector
             )
+        check_resource_version(target.info, query.get("resourceVersion", ""))
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")

@@ -9,11 +9,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from simulators.cluster.api import ApiError, Obj, WatchEvent
+from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent
 from simulators.cluster.patches import deep_copy
 
 # (resourceVersion, resource key, ADDED | MODIFIED | DELETED, the object as written)
 Entry = tuple[int, str, str, Obj]
+
+
+def check_resource_version(info: ResourceInfo, resource_version: str) -> None:
+    """A watch's resourceVersion as the API server's versioner parses it (strconv.ParseUint),
+    refused before the stream starts with its 422 (storeerr.InterpretWatchError)."""
+    if resource_version == "":
+        return
+    if resource_version.isascii() and resource_version.isdigit():
+        if len(resource_version) < 20 or int(resource_version) < 2**64:
+            return
+        problem = "value out of range"
+    else:
+        problem = "invalid syntax"
+    message = (
+        f'Invalid value: "{resource_version}": strconv.ParseUint: parsing '
+        f'"{resource_version}": {problem}'
+    )
+    kind = f"{info.plural}.{info.group}" if info.group else info.plural
+    raise ApiError(
+        422,
+        "Invalid",
+        f'{kind} "" is invalid: resourceVersion: {message}',
+        {
+            "name": "",
+            "group": info.group,
+            "kind": info.plural,
+            "causes": [
+                {"reason": "FieldValueInvalid", "message": message, "field": "resourceVersion"}
+            ],
+        },
+    )
 
 
 def parse_since(resource_version: str, log: Sequence[Entry], current: int) -> int:

@@ -62,10 +62,20 @@ SELF_PACED = frozenset({"runai-scheduler"})
 
 
 def run_controllers(
-    api: KubeletAPI, clock: object | None = None, *, leave_out: frozenset[str] = frozenset()
-) -> None:
+    api: KubeletAPI,
+    clock: object | None = None,
+    *,
+    leave_out: frozenset[str] = frozenset(),
+    stop: Callable[[], bool] | None = None,
+) -> bool:
     """Run every controller once, but those named in `leave_out`. The caller advances the
     clock (one lab step) first.
+
+    `stop` (a command's budget) is asked before each controller that would run: once it says
+    so, the rest of the step's controllers wait for the next step, as a real controller's work
+    waits in its queue; False is returned then. Each controller's run is whole and bounded (the
+    store's quota, the workload controllers' burst), and everything is level-triggered, so a
+    step cut short leaves a world the next steps carry on from.
 
     `clock` is accepted for symmetry with the store's step clock; time is read from `api.now()`.
     """
@@ -73,9 +83,12 @@ def run_controllers(
     changes = getattr(api, "changes", None)
     if changes is None:  # a store that keeps no change counts: run everything
         for name, controller in CONTROLLERS:
-            if name not in leave_out:
-                controller(api)
-        return
+            if name in leave_out:
+                continue
+            if stop is not None and stop():
+                return False
+            controller(api)
+        return True
     quiet = changes.quiet
     for name, controller in CONTROLLERS:
         if name in leave_out:
@@ -83,6 +96,8 @@ def run_controllers(
         last = quiet.get(name)
         if last is not None and last.still_holds(changes):
             continue
+        if stop is not None and stop():
+            return False
         if name in SELF_PACED:
             controller(api)
             continue
@@ -93,6 +108,7 @@ def run_controllers(
             quiet[name] = QuietRun(frozenset(reads.resources), before)
         else:
             quiet.pop(name, None)
+    return True
 
 
 def step(api: Any, steps: int = 1) -> None:

@@ -6,6 +6,7 @@ reaches into a store.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable
 from decimal import Decimal
@@ -149,10 +150,15 @@ def emit(
     component: str,
     host: str | None = None,
 ) -> None:
-    """Record an Event as the component would (aggregated like the event recorder does)."""
+    """Record an Event as the component would (aggregated like the event recorder does).
+
+    Best effort, like client-go's recorder, which drops an event the API server refuses
+    (over the quota, say) rather than fail the controller's sync.
+    """
     from simulators.cluster.events import record_event
 
-    record_event(api, involved, type_, reason, message, component, host=host)
+    with contextlib.suppress(ApiError):
+        record_event(api, involved, type_, reason, message, component, host=host)
 
 
 # ---------------------------------------------------------------------------- resources

@@ -47,6 +47,9 @@ __all__ = [
 
 # ---------------------------------------------------------------------------- ReplicaSet
 
+# kube-controller-manager's replicaset.BurstReplicas: the most pods one sync creates or deletes.
+BURST_REPLICAS = 500
+
 
 def run_replicasets(api: ClusterAPI) -> None:
     owned = by_owner(items(api, "pods"))
@@ -71,14 +74,17 @@ def _sync_replicaset(api: ClusterAPI, rs: Obj, pods: list[Obj]) -> None:
     live = [p for p in pods if active(p)]
     if len(live) < want:
         template = spec(rs).get("template") or {}
-        for _ in range(want - len(live)):
+        # manageReplicas: at most BurstReplicas per sync, and slowStartBatch gives up on the
+        # first refused create (a quota, say) instead of trying every other one.
+        for _ in range(min(want - len(live), BURST_REPLICAS)):
             created = create_pod(
                 api, rs, pod_from_template(rs, template, generate=f"{name_of(rs)}-"), component
             )
-            if created is not None:
-                live.append(created)
+            if created is None:
+                break
+            live.append(created)
     elif len(live) > want:
-        for pod in sorted(live, key=_delete_order)[: len(live) - want]:
+        for pod in sorted(live, key=_delete_order)[: min(len(live) - want, BURST_REPLICAS)]:
             delete_pod(api, rs, pod, component)
             live.remove(pod)
     ready = sum(1 for p in live if pod_ready(p))

@@ -145,6 +145,39 @@ def check_time() -> None:
     current().check_time()
 
 
+def out_of_time() -> bool:
+    """Whether the running command has used its CPU time (paced as check_time paces it): the
+    cluster's own work after a command (the controllers' step, the checklist) asks this
+    between its units of work, so that it stops with the command instead of raising."""
+    try:
+        check_time()
+    except BudgetExceeded:
+        return True
+    return False
+
+
+def give_way() -> None:
+    """Pace the running command (see Pace) without stopping it: for work that must finish
+    once started (one controller's run), called often so that it yields in small slices."""
+    meter = current()
+    pace = meter.pace
+    if pace is None or meter.started < 0:
+        return
+    spent = meter.spent()
+    if spent - meter.paced_to >= pace.slice:
+        pace.sleep((spent - meter.paced_to) * pace.ratio)
+        meter.paced_to = spent
+
+
+def cluster_stopped() -> str:
+    """The one line a command gets when the cluster's work after it ran out of its CPU time."""
+    ms = round(limits().cpu_seconds * 1000)
+    return (
+        f"lab: the cluster stopped for this command at its {ms} ms of CPU time;"
+        " it carries on at your next commands"
+    )
+
+
 def check_output(size: int, stage: str) -> None:
     current().check_output(size, stage)
 

@@ -14,10 +14,12 @@ state) raises LabError.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -196,8 +198,11 @@ class ClusterWorld(World):
     def now(self) -> int:
         return self.state.step * 10
 
-    def tick(self) -> None:
+    def tick(
+        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
+    ) -> bool:
         self.state.step += 1
+        return True
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {"cluster": None, "host": self.state.to_json()}
@@ -433,19 +438,19 @@ class LabSession:
             if saving:
                 # What an editor saved (simulators.lab.editor): kept and replayed as a line.
                 result, shown = editor.apply_save(ctx, line, SAVERS)
-                items = self._evaluate()
-                self._world.tick()
+                items = self._checklist_now()
+                result = self._step(result)
             elif stepping:
                 # A stream's step (simulators.lab.streams): the world moves, then the probe.
-                self._world.tick()
+                self._step(Output(""))
                 ctx.stream, result = streams.step(line, self._probe, self._world.api.now)
             else:
                 result = Shell(ctx, self._builtins()).execute(line)
                 if ctx.stream is not None:
                     now = self._world.api.now
                     ctx.stream, result = streams.begin(ctx.stream, line, result, self._probe, now)
-                items = self._evaluate()
-                self._world.tick()
+                items = self._checklist_now()
+                result = self._step(result)
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
@@ -454,7 +459,7 @@ class LabSession:
         line = shown
         before = dict(self._state.done)
         if items is None:
-            items = self._evaluate()
+            items = self._checklist_now()
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
@@ -482,6 +487,23 @@ class LabSession:
             editor=ctx.editor,
             stream=ctx.stream,
         )
+
+    def _checklist_now(self) -> list[ChecklistItem]:
+        """The checklist as the cluster shows it now; the last one while the command's budget
+        is spent (the checklist waits for the next command, as the cluster's work does)."""
+        return self.checklist() if budget.current().exceeded else self._evaluate()
+
+    def _step(self, result: Output) -> Output:
+        """The world's step after a command. The cluster's work counts against the command's
+        budget too (see budget.Meter): once it is spent, the step's remaining controllers wait
+        for the next command, and the learner is told so in one line (unless the command itself
+        already said it was stopped)."""
+        already = budget.current().exceeded
+        ticked = self._world.tick(stop=budget.out_of_time, give_way=budget.give_way)
+        if (not ticked or budget.out_of_time()) and not already:
+            text = "\n".join(t for t in (result.text, budget.cluster_stopped()) if t)
+            return dataclasses.replace(result, text=text)
+        return result
 
     def _probe(self, line: str) -> Output:
         """A stream's command, run on the world as it is (no step, no transcript)."""

@@ -16,6 +16,7 @@ kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,10 +108,22 @@ class World:
         """Seconds on the cluster clock since the session started (negative before)."""
         return int(self.api.clock.seconds)
 
-    def tick(self) -> None:
+    def tick(
+        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
+    ) -> bool:
+        """One step; False if `stop` (the command's budget) cut the controllers short (see
+        run_controllers: the rest run at the next step). `give_way` paces the step: the store
+        calls it on every write."""
         self.state.step += 1
         self.api.clock.advance()
-        run_controllers(self.api, leave_out=self.left_out)
+        if give_way is None:
+            return run_controllers(self.api, leave_out=self.left_out, stop=stop)
+        previous = self.api.give_way
+        self.api.give_way = give_way
+        try:
+            return run_controllers(self.api, leave_out=self.left_out, stop=stop)
+        finally:
+            self.api.give_way = previous
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is

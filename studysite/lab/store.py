@@ -99,6 +99,10 @@ class OpenLab:
     stamp: object = None
 
 
+# A replayed line's CPU time, in times its command's budget (see restore).
+REPLAY_ROOM = 10
+
+
 def limits() -> budget.Limits:
     return budget.Limits(
         cpu_seconds=settings.LAB_COMMAND_CPU_MS / 1000,
@@ -135,8 +139,13 @@ def restore(saved: SavedLab) -> tuple[LabSession, int]:
         return cluster.explore(saved.session_key, state), 0
     lab = LabSession.from_json(state)
     log = list(saved.log.values_list("line", "hints"))
+    # A logged line ran within its budget (one that ran out was folded, never logged), so it
+    # replays with room to spare: replayed a little slower, it must not stop the cluster's
+    # step at another point than it did (run_controllers) and so build another world.
+    normal = limits()
+    room = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds * REPLAY_ROOM)
     for line, hints in log:
-        with budget.metered(budget.Meter(limits())):
+        with budget.metered(budget.Meter(room)):
             lab.run(line, hints=hints)
     return lab, len(log)
 

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
+from simulators.cluster.documents import DocumentError, load_yaml_all
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name, namespace
@@ -61,7 +62,11 @@ def read_sources(ctx: Context, parsed: Parsed, verb: str) -> list[tuple[str, str
 
 def documents(text: str, source: str) -> list[Obj]:
     try:
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+        docs = [d for d in load_yaml_all(text) if d is not None]
+    except DocumentError as exc:
+        raise KubectlError(
+            f"error: error parsing {source}: error converting YAML to JSON: {exc}"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f"line {mark.line + 1}: " if mark is not None else ""

@@ -44,6 +44,17 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     grace: int | None = None
     text = parsed.value("grace-period")
     if text is not None:
+        digits = text.lstrip("+-")
+        if (
+            digits.isascii()
+            and digits.isdigit()
+            and len(digits) > 18
+            and (len(digits.lstrip("0")) > 19 or not -(2**63) <= int(text) < 2**63)
+        ):
+            raise KubectlError(
+                f'error: invalid argument "{text}" for "--grace-period" flag: strconv.ParseInt: '
+                f'parsing "{text}": value out of range'
+            )
         try:
             grace = int(text)
         except ValueError:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import yaml
 
+from simulators.cluster import documents
 from simulators.cluster.api import ApiError
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
@@ -46,10 +46,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             f'error: --type must be one of [json merge strategic], not "{kind}"\n' + see("patch")
         )
     try:
-        body: Any = json.loads(patch_text)
+        body: Any = documents.load_json(patch_text)
+    except documents.DocumentError as exc:
+        raise KubectlError(f'error: unable to parse "{patch_text}": {exc}') from None
     except ValueError:
         try:
-            body = yaml.safe_load(patch_text)
+            body = documents.load_yaml(patch_text)
+        except documents.DocumentError as exc:
+            raise KubectlError(f'error: unable to parse "{patch_text}": {exc}') from None
         except yaml.YAMLError:
             body = None
         if not isinstance(body, dict | list):

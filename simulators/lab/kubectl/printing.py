@@ -146,6 +146,8 @@ def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
             except jsonpath.JsonPathError as exc:
                 raise KubectlError(f"error: {exc}") from None
             row.append(",".join(go_sprint(v) for v in values) if values else "<none>")
+            # A `..` column walks the whole object: hundreds of them stop with the budget.
+            budget.check_time()
         rows.append(row)
     return render(rows)
 

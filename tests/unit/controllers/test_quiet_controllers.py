@@ -41,8 +41,8 @@ def every_step() -> Iterator[dict[str, bool]]:
     switch = {"on": False}
     real = world_module.run_controllers
 
-    def run(api: Any, clock: object | None = None, **options: Any) -> None:
-        real(WithoutChangeCounts(api) if switch["on"] else api, clock, **options)
+    def run(api: Any, clock: object | None = None, **options: Any) -> bool:
+        return bool(real(WithoutChangeCounts(api) if switch["on"] else api, clock, **options))
 
     world_module.run_controllers = run  # type: ignore[assignment]
     try:

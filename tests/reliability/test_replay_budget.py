@@ -1,0 +1,33 @@
+"""Issue 33, finding 1: a step cut by the budget depends on CPU time, so a logged line (one that
+ran within its budget) replays with room to spare and builds the same world."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from studysite.lab import store
+from studysite.lab.models import SavedLab
+
+pytestmark = [pytest.mark.reliability, pytest.mark.django_db]
+
+TICKET = "mig-single"
+
+
+def test_a_logged_command_replays_to_the_same_world_on_a_slower_machine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "replay0123456789abcdefghijklmnopqrstuv"
+    opened = store.open_lab(key, TICKET)
+    result = store.apply(opened, "kubectl scale deployment coredns -n kube-system --replicas=40")
+    assert result.output == "deployment.apps/coredns scaled"
+    expected = opened.lab.world.to_json()
+    # The same line replayed where everything costs ten times the CPU time: as if the budget
+    # it replays against were ten times tighter.
+    normal = store.limits()
+    tight = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds / 10)
+    monkeypatch.setattr(store, "limits", lambda: tight)
+    lab, logged = store.restore(SavedLab.objects.get(session_key=key, ticket=TICKET))
+    assert logged == 1
+    assert lab.world.to_json() == expected
