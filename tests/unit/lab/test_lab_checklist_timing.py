@@ -23,9 +23,9 @@ def _record_worlds_before_each_step(session: LabSession) -> list[dict[str, Any]]
     world = session.world
     step = world.tick
 
-    def recording_tick() -> None:
+    def recording_tick(**options: Any) -> bool:
         seen.append(world.to_json())
-        step()
+        return step(**options)
 
     world.tick = recording_tick  # type: ignore[method-assign]
     return seen
