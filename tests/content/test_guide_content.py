@@ -67,7 +67,8 @@ SEED_TABLES: dict[str, list[tuple[list[str], list[str]]]] = {
             [
                 "Quota (deserved / guaranteed)",
                 "Over-quota",
-                "Over-quota weight / priority",
+                "Over-quota weight",
+                "Priority (queue, department)",
                 "Limit (max)",
                 "Fairness",
             ],
