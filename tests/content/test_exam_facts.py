@@ -197,3 +197,15 @@ def test_the_non_preemptible_question_says_what_the_allocated_gpus_are() -> None
 def test_the_department_cap_ticket_teaches_node_pool_resources() -> None:
     hints = " ".join(ticket("department-cap")["hints"])  # type: ignore[arg-type]
     assert "nodePoolResources" in hints and "deprecated" in hints
+
+
+def test_the_mig_section_says_what_removing_the_layout_label_does() -> None:
+    text = " ".join(TEXTS["guide/12-mig-gpu-operator.md"].split())
+    assert "puts the default layout (`all-disabled`) back on a MIG-capable node" in text
+
+
+def test_the_fragmentation_tickets_story_counts_the_same_pods_as_its_world() -> None:
+    loaded = ticket("gang-fragmentation")
+    job = next(w for w in loaded["world"]["runai"]["workloads"] if w["name"] == "llm-dist")  # type: ignore[index]
+    assert job["pods"] == 2 and job["gpus"] == 8
+    assert "a master and one worker, 8 GPUs each" in loaded["story"]  # type: ignore[operator]
