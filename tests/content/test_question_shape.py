@@ -126,3 +126,17 @@ def test_the_first_quiz_question_is_not_answered_by_spotting_the_product_name() 
 def test_no_bank_question_points_at_another_question() -> None:
     pointing = re.compile(r"In (that|this|the same) (pool|cluster)\b")
     assert [question.id for question in BANK if pointing.match(question.prompt)] == []
+
+
+def test_no_question_offers_the_same_choice_twice() -> None:
+    repeated = [
+        question.id
+        for question in (*STUDY.questions, *BANK)
+        if len({option.text for option in question.options}) < len(question.options)
+    ]
+    repeated += [
+        scenario.id
+        for scenario in STUDY.scenarios
+        if len({choice.text_html for choice in scenario.choices}) < len(scenario.choices)
+    ]
+    assert repeated == []
