@@ -140,3 +140,13 @@ def test_no_question_offers_the_same_choice_twice() -> None:
         if len({choice.text_html for choice in scenario.choices}) < len(scenario.choices)
     ]
     assert repeated == []
+
+
+def test_every_quiz_distractor_explanation_names_the_misconception_it_tests() -> None:
+    unnamed = [
+        (question.id, option.id)
+        for question in STUDY.questions
+        for option in question.options
+        if not option.correct and not option.explanation.startswith("The misconception that ")
+    ]
+    assert unnamed == []
