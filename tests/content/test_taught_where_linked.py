@@ -14,7 +14,7 @@ import re
 import pytest
 
 from studysite.guide.sections import load_guide
-from studysite.study.content import Question, load_bank, load_study
+from studysite.study.content import FlashCard, Question, Scenario, load_bank, load_study
 
 SECTIONS = {section.slug: section for section in load_guide().sections}
 QUESTIONS: tuple[Question, ...] = (*load_study().questions, *load_bank())
@@ -101,3 +101,27 @@ def test_the_thin_sections_now_state_what_the_study_tools_ask(slug: str) -> None
 @pytest.mark.parametrize("slug", sorted(TAUGHT))
 def test_the_deepened_sections_are_no_longer_a_paragraph_long(slug: str) -> None:
     assert len(taught(slug).split()) >= 300
+
+
+def as_markdown(markup: str) -> str:
+    """Rendered inline text back to Markdown's code spans, other tags dropped."""
+    spans = re.sub(r"<code>(.*?)</code>", r"`\1`", re.sub(r"<(?!/?code)[^>]+>", "", markup))
+    return html.unescape(spans)
+
+
+STUDY = load_study()
+
+
+@pytest.mark.parametrize("scenario", STUDY.scenarios, ids=lambda scenario: scenario.id)
+def test_a_scenarios_sections_name_every_term_of_its_answer(scenario: Scenario) -> None:
+    text = " ".join(taught(section.slug) for section in scenario.sections)
+    answer = as_markdown(scenario.correct_choice.text_html)
+    missing = [term for term in key_terms(answer) if term not in text]
+    assert missing == []
+
+
+@pytest.mark.parametrize("card", STUDY.cards, ids=lambda card: card.id)
+def test_a_cards_section_names_every_term_on_its_back(card: FlashCard) -> None:
+    text = taught(card.section.slug)
+    missing = [term for term in key_terms(as_markdown(card.back_html)) if term not in text]
+    assert missing == []
