@@ -57,7 +57,11 @@ SEED_TABLES: dict[str, list[tuple[list[str], list[str]]]] = {
                 "Ingress + certificates",
                 "Storage",
             ],
-        )
+        ),
+        (
+            ["Choice", "How it works", "Good for", "Watch out for"],
+            ["Driver container (the default)", "Host driver (preinstalled)"],
+        ),
     ],
     "architecture": [(["Part", "Where it runs", "Role"], ["Control plane", "Cluster components"])],
     "organization": [(["Object", "What it is", "Example"], ["Department", "Project", "Node pool"])],
@@ -67,7 +71,8 @@ SEED_TABLES: dict[str, list[tuple[list[str], list[str]]]] = {
             [
                 "Quota (deserved / guaranteed)",
                 "Over-quota",
-                "Over-quota weight / priority",
+                "Over-quota weight",
+                "Priority (queue, department)",
                 "Limit (max)",
                 "Fairness",
             ],
@@ -119,7 +124,20 @@ SEED_TABLES: dict[str, list[tuple[list[str], list[str]]]] = {
                 "Fractional GPUs",
                 "Inference serving",
             ],
-        )
+        ),
+        (
+            ["Slurm", "Run:ai on Kubernetes"],
+            [
+                "Partition",
+                "Account with fair-share",
+                "QOS preemption of lower QOS",
+                "sbatch batch job",
+                "srun --pty interactive shell",
+                "--gres=gpu:8",
+                "Enroot + Pyxis image",
+                "squeue, sacct",
+            ],
+        ),
     ],
     "troubleshooting-pending": [
         (

@@ -73,11 +73,14 @@ def test_no_sample_shows_a_training_blocked_as_non_preemptible(client: Client) -
             assert "InteractiveWorkload" in text or "Workspace" in text, title
 
 
-def test_the_correction_is_marked_as_the_sites_note_on_the_original(client: Client) -> None:
+def test_the_pending_sample_says_plainly_that_only_non_preemptible_work_gets_that_reason(
+    client: Client,
+) -> None:
     html = page(client, "sample-outputs")
-    notes = [n for n in re.findall(r"<aside.*?</aside>", html, re.S) if "Site note" in n]
+    notes = [n for n in re.findall(r"<aside.*?</aside>", html, re.S) if "NonPreemptible" in n]
     assert len(notes) == 1
-    assert "The original showed" in notes[0] and "training is preemptible" in notes[0]
+    assert "training is preemptible" in notes[0] and "2.5 of its 8 GPUs" in notes[0]
+    assert "original" not in notes[0].lower() and "corrected" not in notes[0].lower()
 
 
 def test_the_from_column_card_quotes_the_corrected_event() -> None:
@@ -165,8 +168,10 @@ def test_the_simulator_card_takes_back_only_what_the_owner_needs() -> None:
 def test_the_default_scheduler_question_says_when_scheduler_name_matters() -> None:
     question = QUESTIONS["plain-kubectl-pods-bypass-quota"]
     assert "not a Run:ai project" in question.prompt
-    key = question.option_by_id["b"]
-    assert key.correct and "by default" in key.text and "schedulerName" in key.text
+    key = next(o for o in question.options if o.correct and "namespace" in o.text)
+    assert "by default" in key.text
+    assert "schedulerName" in key.explanation and "enforcement is off" in key.explanation
+    assert "default queue" in key.explanation
 
 
 # 9. The v1-to-v2 answer adds nothing the prompt didn't say.
