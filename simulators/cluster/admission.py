@@ -350,14 +350,13 @@ def apply_defaults(
         _default_pod_spec(template.setdefault("spec", {}))
         if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
             spec.setdefault("replicas", 1)
+        if kind == "Deployment" and not (spec.get("strategy") or {}).get("type"):
+            # kubectl's generator sends ``strategy: {}``, which the API server defaults too.
+            spec["strategy"] = {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
+            }
         if kind == "Deployment":
-            spec.setdefault(
-                "strategy",
-                {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
-                },
-            )
             spec.setdefault("revisionHistoryLimit", 10)
             spec.setdefault("progressDeadlineSeconds", 600)
         if kind == "DaemonSet":
@@ -376,8 +375,10 @@ def apply_defaults(
     elif kind == "Namespace":
         name = obj["metadata"]["name"]
         obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
-        obj.setdefault("status", {"phase": "Active"})
+        if not obj.get("spec"):  # kubectl create namespace sends ``spec: {}``
+            obj["spec"] = {"finalizers": ["kubernetes"]}
+        if not obj.get("status"):
+            obj["status"] = {"phase": "Active"}
     elif kind == "Service":
         spec = obj.setdefault("spec", {})
         spec.setdefault("type", "ClusterIP")

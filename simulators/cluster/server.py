@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from simulators.cluster import protobuf
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.discovery import (
     KUBERNETES_VERSION,
@@ -141,13 +142,8 @@ class Handler(StreamingHandler):
         raw = self._raw_body
         if not raw:
             return None
-        if raw.startswith(b"k8s\x00"):
-            raise ApiError(
-                415,
-                "UnsupportedMediaType",
-                "the body of the request was in an unknown format - accepted media types "
-                "include: application/json, application/yaml",
-            )
+        if raw.startswith(protobuf.MAGIC):
+            return protobuf.decode(raw)
         try:
             return json.loads(raw)
         except ValueError:
