@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from simulators.cluster import kinds
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.patches import deep_copy
 from simulators.cluster.quantity import QuantityError, parse_quantity
@@ -107,7 +108,16 @@ def validate(info: ResourceInfo, obj: Obj) -> None:
         if info.plural in ("namespaces", "services")
         else (_DNS1123_SUBDOMAIN, _SUBDOMAIN_MSG)
     )
-    if len(name) > 253 or pattern.match(name) is None:
+    if info.group == "rbac.authorization.k8s.io":
+        # RBAC names are path segments ("system:discovery"), as ValidateRBACName checks.
+        for bad in ("/", "%"):
+            if bad in name:
+                causes.append(
+                    ("metadata.name", f"Invalid value: \"{name}\": may not contain '{bad}'")
+                )
+        if name in (".", ".."):
+            causes.append(("metadata.name", f"Invalid value: \"{name}\": may not be '{name}'"))
+    elif len(name) > 253 or pattern.match(name) is None:
         causes.append(("metadata.name", f'Invalid value: "{name}": {msg}'))
     for key, value in (meta.get("labels") or {}).items():
         if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
@@ -396,3 +406,7 @@ def apply_defaults(
         obj.setdefault("status", {"loadBalancer": {}})
     elif kind == "Secret":
         obj.setdefault("type", "Opaque")
+    elif kind == "CronJob":
+        _default_pod_spec(kinds.cronjob_defaults(obj.setdefault("spec", {})))
+    elif kind in kinds.DEFAULTS and creating:
+        kinds.DEFAULTS[kind](obj, cluster)

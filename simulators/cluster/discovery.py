@@ -101,6 +101,10 @@ def _subresource_entries(info: ResourceInfo) -> list[Obj]:
             entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":
             entry.update(kind="Eviction", group="policy", version="v1", verbs=["create"])
+        elif sub == "token":
+            entry.update(
+                kind="TokenRequest", group="authentication.k8s.io", version="v1", verbs=["create"]
+            )
         elif sub == "scale":
             entry.update(kind="Scale", group="autoscaling", version="v1")
         entries.append(entry)

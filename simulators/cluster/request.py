@@ -2,8 +2,8 @@
 
 The resource path (``/api/v1/namespaces/<ns>/<plural>/<name>/<subresource>``) resolved against
 the registry, query parameters as the API server parses them, the kind check on a body, and the
-documents the server computes itself: access reviews (the lab's user is a cluster admin) and the
-autoscaling/v1 ``Scale`` view of a workload.
+documents the server computes itself: the autoscaling/v1 ``Scale`` view of a workload
+(access reviews and tokens are ``access``'s).
 """
 
 from __future__ import annotations
@@ -14,14 +14,6 @@ from simulators.cluster.api import ApiError, Obj, ResourceInfo
 from simulators.cluster.printers import format_label_selector, table
 from simulators.cluster.store import MockCluster
 
-ADMIN_USER = {
-    "username": "kubernetes-admin",
-    "groups": ["kubeadm:cluster-admins", "system:authenticated"],
-}
-ADMIN_REASON = (
-    'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole '
-    '"cluster-admin" to Group "kubeadm:cluster-admins"'
-)
 # Reviews are answered, never stored: (group, version, resource) -> kind.
 REVIEWS: dict[tuple[str, str, str], str] = {
     ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): "SelfSubjectAccessReview",
@@ -111,30 +103,6 @@ def check_kind(info: ResourceInfo, body: Obj) -> None:
             if body.get("apiVersion") != info.api_version
             else f'{kind} in version "{info.version}" cannot be handled as a {info.kind}',
         )
-
-
-def access_review(kind: str, body: object) -> Obj:
-    """The lab's one user is a cluster admin: every access review says yes."""
-    spec = body.get("spec") if isinstance(body, dict) else None
-    group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
-    review: Obj = {
-        "kind": kind,
-        "apiVersion": f"{group}/v1",
-        "metadata": {"creationTimestamp": None},
-    }
-    if kind == "SelfSubjectReview":
-        review["status"] = {"userInfo": dict(ADMIN_USER)}
-    elif kind == "SelfSubjectRulesReview":
-        review["spec"] = spec or {}
-        review["status"] = {
-            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-            "incomplete": False,
-        }
-    else:
-        review["spec"] = spec or {}
-        review["status"] = {"allowed": True, "reason": ADMIN_REASON}
-    return review
 
 
 def scale_of(obj: Obj) -> Obj:

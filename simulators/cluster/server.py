@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from simulators.cluster import protobuf
+from simulators.cluster import access, protobuf
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.discovery import (
     KUBERNETES_VERSION,
@@ -42,7 +42,6 @@ from simulators.cluster.request import (
     PATCH_TYPES,
     REVIEWS,
     Target,
-    access_review,
     check_kind,
     flag,
     method_not_allowed,
@@ -249,11 +248,10 @@ class Handler(StreamingHandler):
             self._send_json(200, listing)
             return
         if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in REVIEWS:
-            try:
-                body = self._body()
-            except ApiError:
-                body = None  # protobuf from a typed client: the answer does not depend on it
-            self._send_json(201, access_review(REVIEWS[(group, version, rest[0])], body))
+            body = self._body()
+            with world.lock:
+                answer = access.review(api, REVIEWS[(group, version, rest[0])], body)
+            self._send_json(201, answer)
             return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
             self._binding(method, rest[1], None)
@@ -311,6 +309,16 @@ class Handler(StreamingHandler):
             return
         if target.subresource == "scale":
             self._scale(method, target)
+            return
+        if target.subresource == "token":
+            if method != "POST":
+                raise method_not_allowed()
+            request = self._body()
+            with world.lock:
+                answer = access.token_request(
+                    api, target.namespace or "default", target.name or "", request
+                )
+            self._send_json(201, answer)
             return
         sub = target.subresource
         if sub is None:
