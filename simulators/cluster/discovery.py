@@ -97,6 +97,10 @@ def _subresource_entries(info: ResourceInfo) -> list[Obj]:
             entry["verbs"] = ["get"]
         elif sub == "exec":
             entry.update(kind="PodExecOptions", verbs=["create", "get"])
+        elif sub == "attach":
+            entry.update(kind="PodAttachOptions", verbs=["create", "get"])
+        elif sub == "portforward":
+            entry.update(kind="PodPortForwardOptions", verbs=["create", "get"])
         elif sub == "binding":
             entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":

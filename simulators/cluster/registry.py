@@ -75,7 +75,16 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "pod",
         ("po",),
         categories=_CORE_ALL,
-        subresources=("binding", "eviction", "exec", "log", "status"),
+        subresources=(
+            "attach",
+            "binding",
+            "ephemeralcontainers",
+            "eviction",
+            "exec",
+            "log",
+            "portforward",
+            "status",
+        ),
     ),
     _R(
         "",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from simulators.cluster import access, protobuf
+from simulators.cluster import access, protobuf, unsupported
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.discovery import (
     KUBERNETES_VERSION,
@@ -289,6 +289,8 @@ class Handler(StreamingHandler):
             else:
                 self._send_text(200, text)
             return
+        if target.subresource in unsupported.SUBRESOURCES:
+            raise unsupported.refuse(unsupported.SUBRESOURCES[target.subresource])
         if target.subresource == "exec":
             self._exec(target, query)
             return
@@ -374,6 +376,8 @@ class Handler(StreamingHandler):
                 if not isinstance(body, dict):
                     raise ApiError(400, "BadRequest", "the request body must be an object")
                 check_kind(info, body)
+                if key == "pods":
+                    unsupported.check_pod(body)
                 if query.get("fieldValidation") == "Strict":
                     check_fields(info, body)
                 with world.lock:

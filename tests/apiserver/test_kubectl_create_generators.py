@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from simulators.cluster.unsupported import limit
 from simulators.lab import tickets
 from tests.cluster_server import RunningServer, start_cluster_server
 
@@ -194,3 +195,22 @@ def test_the_image_pull_ticket_is_solved_with_the_real_kubectl(tmp_path: Path) -
                 break
             time.sleep(1)
         assert all(done().values()), done()
+
+
+@pytest.mark.parametrize(
+    ("args", "verb"),
+    [
+        (["port-forward", "-n", "runai", "deploy/runai-scheduler", "8080:80"], "port-forward"),
+        (["attach", "-n", "runai", "deploy/runai-scheduler"], "attach"),
+        (["cp", "-n", "runai", "runai-scheduler-7d4b9c6f58-x2k9p:/etc/hosts", "hosts"], "cp"),
+        (["debug", "-n", "runai", "runai-scheduler-7d4b9c6f58-x2k9p", "--image=busybox"], "debug"),
+        (["run", "tmp", "--rm", "-i", "--image=busybox", "--restart=Never", "--", "sh"], "run -i"),
+    ],
+    ids=["port-forward", "attach", "cp", "debug", "run -i"],
+)
+def test_what_the_lab_cannot_serve_ends_with_its_limit(
+    server: RunningServer, args: list[str], verb: str
+) -> None:
+    result = server.kubectl(*args, timeout=30)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines()[-1].endswith(limit(verb))

@@ -35,6 +35,7 @@ from simulators.lab.kubectl import (
     version,
 )
 from simulators.lab.kubectl.common import KubectlError, error_text, see
+from simulators.lab.kubectl.unserved import refusal
 from simulators.lab.tool import Context, Output
 
 
@@ -143,6 +144,8 @@ def run(ctx: Context, args: list[str]) -> Output:
     if not rest or rest[0] in ("-h", "--help", "help"):
         return Output(HELP)
     sub, tail = rest[0], [*before, *rest[1:]]
+    if (refused := refusal(sub, tail)) is not None:
+        return refused
     verb = VERBS.get(sub)
     if verb is None:
         return Output.error(
