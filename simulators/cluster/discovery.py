@@ -11,6 +11,7 @@ import base64
 import hashlib
 import re
 
+from simulators.cluster import openapi
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.store import MockCluster
 
@@ -159,8 +160,9 @@ def openapi_root(api: MockCluster) -> Obj:
 
 def openapi_group_version(api: MockCluster, group: str, version: str) -> Obj | None:
     """A group-version's OpenAPI document, reduced to what kubectl reads from it: that every
-    kind's PATCH takes ``fieldValidation`` (so kubectl leaves validation to the server) and no
-    component schemas (so kubectl apply uses its built-in patch strategies)."""
+    kind's PATCH takes ``fieldValidation`` (so kubectl leaves validation to the server), and the
+    kinds' component schemas (``kubectl explain``; kubectl apply reads their
+    ``x-kubernetes-patch-*`` extensions for strategic merges)."""
     infos = [i for i in api.registry.infos if i.group == group and i.version == version]
     if not infos:
         return None
@@ -185,5 +187,5 @@ def openapi_group_version(api: MockCluster, group: str, version: str) -> Obj | N
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION["gitVersion"]},
         "paths": paths,
-        "components": {"schemas": {}},
+        "components": {"schemas": openapi.components(infos)},
     }
