@@ -116,7 +116,11 @@ def review(api: ClusterAPI, kind: str, body: object) -> Obj:
     spec = body.get("spec") if isinstance(body, dict) else None
     spec = spec if isinstance(spec, dict) else {}
     group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
-    answer: Obj = {"kind": kind, "apiVersion": f"{group}/v1", "metadata": {}}
+    answer: Obj = {
+        "kind": kind,
+        "apiVersion": f"{group}/v1",
+        "metadata": {"creationTimestamp": None},  # as the API server answers a review
+    }
     if kind == "SelfSubjectReview":
         answer["status"] = {"userInfo": user_info()}
     elif kind == "SelfSubjectRulesReview":

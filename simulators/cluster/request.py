@@ -2,16 +2,18 @@
 
 The resource path (``/api/v1/namespaces/<ns>/<plural>/<name>/<subresource>``) resolved against
 the registry, query parameters as the API server parses them, the kind check on a body, and the
-documents the server computes itself: the autoscaling/v1 ``Scale`` view of a workload
-(access reviews and tokens are ``access``'s).
+documents the server computes itself: access reviews (``access``: from RBAC) and the
+autoscaling/v1 ``Scale`` view of a workload.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulators.cluster import access
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
 from simulators.cluster.printers import format_label_selector, table
+from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import MockCluster
 
 # Reviews are answered, never stored: (group, version, resource) -> kind.
@@ -103,6 +105,15 @@ def check_kind(info: ResourceInfo, body: Obj) -> None:
             if body.get("apiVersion") != info.api_version
             else f'{kind} in version "{info.version}" cannot be handled as a {info.kind}',
         )
+
+
+def access_review(kind: str, body: object, api: MockCluster | None = None) -> Obj:
+    """An access review's answer (``access.review``); without a cluster to read RBAC from, as
+    the seeded cluster answers: the lab's user is a cluster admin."""
+    if api is None:
+        api = MockCluster(seed=0)
+        seed_defaults(api, runai=False)
+    return access.review(api, kind, body)
 
 
 def scale_of(obj: Obj) -> Obj:

@@ -8,6 +8,7 @@ from simulators.cluster.api import ApiError
 from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import MockCluster
 from simulators.cluster.unsupported import check_pod, limit
+from simulators.lab.world import build_world
 from tests.unit.lab.kubectl_cluster import Lab
 
 RBAC = "rbac.authorization.k8s.io"
@@ -192,3 +193,20 @@ def test_the_pod_run_i_creates_is_refused_by_the_server() -> None:
     else:
         raise AssertionError("run -i's pod was accepted")
     check_pod({"spec": {"containers": [{"name": "web", "image": "nginx"}]}})
+
+
+def test_every_tickets_world_has_the_clusters_defaults() -> None:
+    world = build_world("inference-priority", 0)
+    classes = {
+        pc["metadata"]["name"]: pc["value"]
+        for pc in world.api.list("priorityclasses.scheduling.k8s.io")["items"]
+    }
+    assert classes["inference"] == 125 and classes["system-node-critical"] == 2000001000
+    assert access.can(world.api, {"verb": "*", "resource": "nodes"})[0] is True
+    leases = world.api.list("leases.coordination.k8s.io", "kube-system")["items"]
+    assert [lease["metadata"]["name"] for lease in leases] == [
+        "kube-controller-manager",
+        "kube-scheduler",
+    ]
+    accounts = world.api.list("serviceaccounts", "runai-team-serve")["items"]
+    assert "default" in [sa["metadata"]["name"] for sa in accounts]
