@@ -337,6 +337,8 @@ def apply_defaults(
         if "serviceAccountName" not in spec and "serviceAccount" not in spec:
             spec["serviceAccountName"] = spec["serviceAccount"] = "default"
         _default_pod_spec(spec)
+        if creating:
+            kinds.pod_priority(cluster, spec)
         if creating and not spec.get("imagePullSecrets"):
             _service_account_pull_secrets(cluster, obj, spec)
         # The DefaultTolerationSeconds admission plugin acts on create only.

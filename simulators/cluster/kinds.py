@@ -100,3 +100,27 @@ def cronjob_defaults(spec: Obj) -> Obj:
     job = spec.setdefault("jobTemplate", {}).setdefault("spec", {})
     pod_spec: Obj = job.setdefault("template", {}).setdefault("spec", {})
     return pod_spec
+
+
+def pod_priority(cluster: ClusterAPI, spec: Obj) -> None:
+    """The Priority admission plugin on a pod's create: ``spec.priority`` and
+    ``preemptionPolicy`` from its PriorityClass (or the global default class). A class that does
+    not exist is left alone here (the real plugin refuses the pod): stores built without the
+    seeded classes still take pods that name them."""
+    name = spec.get("priorityClassName")
+    try:
+        classes = cluster.list("priorityclasses.scheduling.k8s.io")["items"]
+    except ApiError:
+        return
+    chosen = next(
+        (
+            pc
+            for pc in classes
+            if (pc["metadata"]["name"] == name if name else pc.get("globalDefault"))
+        ),
+        None,
+    )
+    if chosen is None:
+        return
+    spec["priority"] = int(chosen.get("value") or 0)
+    spec["preemptionPolicy"] = chosen.get("preemptionPolicy") or "PreemptLowerPriority"

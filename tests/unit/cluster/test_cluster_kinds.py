@@ -210,3 +210,30 @@ def test_every_tickets_world_has_the_clusters_defaults() -> None:
     ]
     accounts = world.api.list("serviceaccounts", "runai-team-serve")["items"]
     assert "default" in [sa["metadata"]["name"] for sa in accounts]
+
+
+def test_a_pod_takes_its_priority_from_its_priority_class() -> None:
+    api = MockCluster(seed=0)
+    seed_defaults(api)
+
+    def pod(name: str, **spec: object) -> dict[str, object]:
+        body = {"containers": [{"name": "c", "image": "x:1"}], **spec}
+        created = api.create(
+            "pods", {"metadata": {"name": name, "namespace": "default"}, "spec": body}
+        )
+        return dict(created["spec"])
+
+    assert pod("serve", priorityClassName="inference")["priority"] == 125
+    assert pod("train", priorityClassName="train")["priority"] == 50
+    assert pod("plain")["priority"] == 0
+    api.create(
+        "priorityclasses.scheduling.k8s.io",
+        {
+            "metadata": {"name": "low"},
+            "value": -5,
+            "globalDefault": True,
+            "preemptionPolicy": "Never",
+        },
+    )
+    spec = pod("defaulted")
+    assert (spec["priority"], spec["preemptionPolicy"]) == (-5, "Never")
