@@ -91,6 +91,19 @@ def _wire(buf: bytes) -> Iterator[tuple[int, int, Any]]:
         yield number, wire, value
 
 
+def _raw(value: Any) -> bytes:
+    """A length-delimited field's bytes; anything else where bytes belong is a malformed body."""
+    if not isinstance(value, bytes):
+        raise ValueError("a length-delimited field was expected")
+    return value
+
+
+def _number(value: Any) -> int:
+    if not isinstance(value, int):
+        raise ValueError("a varint field was expected")
+    return value
+
+
 def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
@@ -117,24 +130,24 @@ def _special(kind: str, buf: bytes) -> Any:
     fields = {number: value for number, _wire_type, value in _wire(buf)}
     name = kind.rpartition(".")[2]
     if name in ("Time", "MicroTime"):
-        seconds = _signed(fields.get(1, 0))
+        seconds = _signed(_number(fields.get(1, 0)))
         if seconds <= 0:
             return None  # the zero time: Go marshals null, and it is left out here
         moment = datetime.fromtimestamp(seconds, UTC)
         if name == "MicroTime":
-            micros = fields.get(2, 0) // 1000
+            micros = _number(fields.get(2, 0)) // 1000
             return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{micros:06d}Z"
         return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
     if name == "Duration":
-        return _go_duration(_signed(fields.get(1, 0)))
+        return _go_duration(_signed(_number(fields.get(1, 0))))
     if name == "Quantity":
-        return bytes(fields.get(1, b"")).decode()
+        return _raw(fields.get(1, b"")).decode()
     if name == "IntOrString":
-        if fields.get(1, 0) == 1:
-            return bytes(fields.get(3, b"")).decode()
-        return _int32(fields.get(2, 0))
+        if _number(fields.get(1, 0)) == 1:
+            return _raw(fields.get(3, b"")).decode()
+        return _int32(_number(fields.get(2, 0)))
     # RawExtension and FieldsV1: JSON bytes
-    raw = bytes(fields.get(1, b""))
+    raw = _raw(fields.get(1, b""))
     return json.loads(raw) if raw else None
 
 
@@ -145,19 +158,19 @@ def _int32(value: int) -> int:
 
 def _scalar(kind: str, wire: int, value: Any) -> Any:
     if kind == "string":
-        return bytes(value).decode()
+        return _raw(value).decode()
     if kind == "bytes":
-        return base64.b64encode(bytes(value)).decode()
+        return base64.b64encode(_raw(value)).decode()
     if kind == "bool":
-        return bool(value)
+        return bool(_number(value))
     if kind == "int32":
-        return _int32(value)
+        return _int32(_number(value))
     if kind in _INTEGERS:
-        return _signed(value) if kind == "int64" else value
+        return _signed(_number(value)) if kind == "int64" else _number(value)
     if kind == "double":
-        return struct.unpack("<d", value)[0]
+        return struct.unpack("<d", _raw(value))[0]
     if kind == "float":
-        return struct.unpack("<f", value)[0]
+        return struct.unpack("<f", _raw(value))[0]
     raise ValueError(f"type {kind} is not supported")
 
 
@@ -177,9 +190,9 @@ def _packed(kind: str, buf: bytes) -> list[Any]:
 def _value(kind: str, wire: int, value: Any) -> Any:
     table = tables()
     if kind in table:
-        return message(kind, bytes(value))
+        return message(kind, _raw(value))
     if "." in kind:
-        return _special(kind, bytes(value))
+        return _special(kind, _raw(value))
     return _scalar(kind, wire, value)
 
 
@@ -198,14 +211,14 @@ def message(name: str, buf: bytes) -> Obj:
         json_name, kind, flags = entry
         if kind.startswith("map:"):
             _key_kind, value_kind = kind[4:].split(":", 1)
-            item = {n: v for n, _w, v in _wire(bytes(value))}
-            key = bytes(item.get(1, b"")).decode()
+            item = {n: v for n, _w, v in _wire(_raw(value))}
+            key = _raw(item.get(1, b"")).decode()
             entry_value = _value(value_kind, 2, item[2]) if 2 in item else ""
             out.setdefault(json_name, {})[key] = entry_value
             continue
         if "r" in flags:
             if wire == 2 and kind not in ("string", "bytes") and "." not in kind:
-                out.setdefault(json_name, []).extend(_packed(kind, bytes(value)))
+                out.setdefault(json_name, []).extend(_packed(kind, _raw(value)))
             else:
                 out.setdefault(json_name, []).append(_value(kind, wire, value))
             continue
@@ -231,9 +244,9 @@ def decode(raw: bytes) -> Obj:
     """A ``k8s\\x00`` body as the JSON object it encodes; 415 for a kind without a table."""
     try:
         envelope = {n: v for n, _w, v in _wire(raw[len(MAGIC) :])}
-        type_meta = {n: v for n, _w, v in _wire(bytes(envelope.get(1, b"")))}
-        api_version = bytes(type_meta.get(1, b"")).decode()
-        kind = bytes(type_meta.get(2, b"")).decode()
+        type_meta = {n: v for n, _w, v in _wire(_raw(envelope.get(1, b"")))}
+        api_version = _raw(type_meta.get(1, b"")).decode()
+        kind = _raw(type_meta.get(2, b"")).decode()
     except (ValueError, UnicodeDecodeError) as error:
         raise _bad(error) from error
     if envelope.get(3) or envelope.get(4):
@@ -242,7 +255,7 @@ def decode(raw: bytes) -> Obj:
     if name not in tables():
         raise _unsupported(f"{kind} in version {api_version or '<none>'} has no protobuf form here")
     try:
-        body = message(name, bytes(envelope.get(2, b"")))
-    except (ValueError, UnicodeDecodeError, KeyError, struct.error) as error:
+        body = message(name, _raw(envelope.get(2, b"")))
+    except (ValueError, UnicodeDecodeError, KeyError, struct.error, RecursionError) as error:
         raise _bad(error) from error
     return {"kind": kind, "apiVersion": api_version, **body}

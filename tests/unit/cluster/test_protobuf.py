@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from simulators.cluster.api import ApiError
@@ -88,4 +90,24 @@ def test_a_kind_without_a_table_is_unsupported_media_type() -> None:
 def test_a_truncated_body_is_a_bad_request() -> None:
     with pytest.raises(ApiError) as caught:
         decode(NAMESPACE[:20])
+    assert caught.value.code == 400
+
+
+def test_random_bodies_are_bad_requests_never_crashes() -> None:
+    rng = random.Random(26)
+    kinds = [("v1", "Pod"), ("apps/v1", "Deployment"), ("v1", "Secret"), ("batch/v1", "CronJob")]
+    for _ in range(3000):
+        api_version, kind = rng.choice(kinds)
+        raw = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 80)))
+        try:
+            decode(envelope(api_version, kind, raw))
+        except ApiError as error:
+            assert error.code == 400, error.message
+
+
+def test_a_huge_varint_where_a_string_belongs_is_a_bad_request() -> None:
+    # ObjectMeta.name (field 1) sent as a varint of 2**62: no 4 EiB string is made.
+    meta = _varint(1 << 3) + _varint(1 << 62)
+    with pytest.raises(ApiError) as caught:
+        decode(envelope("v1", "Namespace", field(1, meta)))
     assert caught.value.code == 400
