@@ -136,7 +136,8 @@ def _sync(api: ClusterAPI, service: Obj, pods: list[Obj]) -> None:
             }
             for p in sorted(pods, key=_ip_key)
         ],
-        "ports": ports,
+        # A slice's ports always carry their name ("" when the service's port has none).
+        "ports": [{"name": "", **port} for port in ports],
     }
     existing = [
         s
@@ -187,10 +188,15 @@ def run(api: ClusterAPI) -> None:
     services = items(api, "services")
     if not services:
         return
+    # Only the namespaces of services with a selector have pods to read (kube-system's DNS).
     pods_by_ns: dict[str, list[Obj]] = {}
-    for pod in items(api, "pods"):
-        if status(pod).get("podIP") and status(pod).get("phase") not in ("Succeeded", "Failed"):
-            pods_by_ns.setdefault(namespace_of(pod), []).append(pod)
+    for ns in sorted({namespace_of(s) for s in services if spec(s).get("selector")}):
+        pods_by_ns[ns] = [
+            pod
+            for pod in items(api, "pods", ns)
+            if (pod_status := pod.get("status") or {}).get("podIP")
+            and pod_status.get("phase") not in ("Succeeded", "Failed")
+        ]
     for service in services:
         if is_deleting(service):
             continue
