@@ -147,7 +147,7 @@ def _sync(api: ClusterAPI, service: Obj, pods: list[Obj]) -> None:
     _write(api, SLICES, existing[0] if existing else None, slice_obj, ns)
 
 
-def _api_server_endpoints(api: ClusterAPI, service: Obj) -> None:
+def _api_server_endpoints(api: ClusterAPI) -> None:
     ip, port = API_SERVER
     endpoints: Obj = {
         "metadata": {
@@ -179,7 +179,6 @@ def _api_server_endpoints(api: ClusterAPI, service: Obj) -> None:
         "endpoints": [{"addresses": [ip], "conditions": {"ready": True}}],
         "ports": [{"name": "https", "port": port, "protocol": "TCP"}],
     }
-    del service
     _write(api, SLICES, get_or_none(api, SLICES, "kubernetes", "default"), slice_obj, "default")
 
 
@@ -203,7 +202,7 @@ def run(api: ClusterAPI) -> None:
         selector = spec(service).get("selector")
         if not selector:
             if (namespace_of(service), name_of(service)) == ("default", "kubernetes"):
-                _api_server_endpoints(api, service)
+                _api_server_endpoints(api)
             continue
         pods = [p for p in pods_by_ns.get(namespace_of(service), []) if _matches(selector, p)]
         _sync(api, service, pods)
