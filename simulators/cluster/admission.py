@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from simulators.cluster import kinds
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.patches import deep_copy
 from simulators.cluster.quantity import QuantityError, parse_quantity
@@ -107,7 +108,16 @@ def validate(info: ResourceInfo, obj: Obj) -> None:
         if info.plural in ("namespaces", "services")
         else (_DNS1123_SUBDOMAIN, _SUBDOMAIN_MSG)
     )
-    if len(name) > 253 or pattern.match(name) is None:
+    if info.group == "rbac.authorization.k8s.io":
+        # RBAC names are path segments ("system:discovery"), as ValidateRBACName checks.
+        for bad in ("/", "%"):
+            if bad in name:
+                causes.append(
+                    ("metadata.name", f"Invalid value: \"{name}\": may not contain '{bad}'")
+                )
+        if name in (".", ".."):
+            causes.append(("metadata.name", f"Invalid value: \"{name}\": may not be '{name}'"))
+    elif len(name) > 253 or pattern.match(name) is None:
         causes.append(("metadata.name", f'Invalid value: "{name}": {msg}'))
     for key, value in (meta.get("labels") or {}).items():
         if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
@@ -327,6 +337,8 @@ def apply_defaults(
         if "serviceAccountName" not in spec and "serviceAccount" not in spec:
             spec["serviceAccountName"] = spec["serviceAccount"] = "default"
         _default_pod_spec(spec)
+        if creating:
+            kinds.pod_priority(cluster, spec)
         if creating and not spec.get("imagePullSecrets"):
             _service_account_pull_secrets(cluster, obj, spec)
         # The DefaultTolerationSeconds admission plugin acts on create only.
@@ -350,14 +362,13 @@ def apply_defaults(
         _default_pod_spec(template.setdefault("spec", {}))
         if kind in ("Deployment", "ReplicaSet", "StatefulSet"):
             spec.setdefault("replicas", 1)
+        if kind == "Deployment" and not (spec.get("strategy") or {}).get("type"):
+            # kubectl's generator sends ``strategy: {}``, which the API server defaults too.
+            spec["strategy"] = {
+                "type": "RollingUpdate",
+                "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
+            }
         if kind == "Deployment":
-            spec.setdefault(
-                "strategy",
-                {
-                    "type": "RollingUpdate",
-                    "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"},
-                },
-            )
             spec.setdefault("revisionHistoryLimit", 10)
             spec.setdefault("progressDeadlineSeconds", 600)
         if kind == "DaemonSet":
@@ -376,8 +387,10 @@ def apply_defaults(
     elif kind == "Namespace":
         name = obj["metadata"]["name"]
         obj["metadata"].setdefault("labels", {})["kubernetes.io/metadata.name"] = name
-        obj.setdefault("spec", {"finalizers": ["kubernetes"]})
-        obj.setdefault("status", {"phase": "Active"})
+        if not obj.get("spec"):  # kubectl create namespace sends ``spec: {}``
+            obj["spec"] = {"finalizers": ["kubernetes"]}
+        if not obj.get("status"):
+            obj["status"] = {"phase": "Active"}
     elif kind == "Service":
         spec = obj.setdefault("spec", {})
         spec.setdefault("type", "ClusterIP")
@@ -395,3 +408,7 @@ def apply_defaults(
         obj.setdefault("status", {"loadBalancer": {}})
     elif kind == "Secret":
         obj.setdefault("type", "Opaque")
+    elif kind == "CronJob":
+        _default_pod_spec(kinds.cronjob_defaults(obj.setdefault("spec", {})))
+    elif kind in kinds.DEFAULTS and creating:
+        kinds.DEFAULTS[kind](obj, cluster)

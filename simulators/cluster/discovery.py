@@ -11,6 +11,7 @@ import base64
 import hashlib
 import re
 
+from simulators.cluster import openapi
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.store import MockCluster
 
@@ -97,10 +98,18 @@ def _subresource_entries(info: ResourceInfo) -> list[Obj]:
             entry["verbs"] = ["get"]
         elif sub == "exec":
             entry.update(kind="PodExecOptions", verbs=["create", "get"])
+        elif sub == "attach":
+            entry.update(kind="PodAttachOptions", verbs=["create", "get"])
+        elif sub == "portforward":
+            entry.update(kind="PodPortForwardOptions", verbs=["create", "get"])
         elif sub == "binding":
             entry.update(kind="Binding", verbs=["create"])
         elif sub == "eviction":
             entry.update(kind="Eviction", group="policy", version="v1", verbs=["create"])
+        elif sub == "token":
+            entry.update(
+                kind="TokenRequest", group="authentication.k8s.io", version="v1", verbs=["create"]
+            )
         elif sub == "scale":
             entry.update(kind="Scale", group="autoscaling", version="v1")
         entries.append(entry)
@@ -151,8 +160,9 @@ def openapi_root(api: MockCluster) -> Obj:
 
 def openapi_group_version(api: MockCluster, group: str, version: str) -> Obj | None:
     """A group-version's OpenAPI document, reduced to what kubectl reads from it: that every
-    kind's PATCH takes ``fieldValidation`` (so kubectl leaves validation to the server) and no
-    component schemas (so kubectl apply uses its built-in patch strategies)."""
+    kind's PATCH takes ``fieldValidation`` (so kubectl leaves validation to the server), and the
+    kinds' component schemas (``kubectl explain``; kubectl apply reads their
+    ``x-kubernetes-patch-*`` extensions for strategic merges)."""
     infos = [i for i in api.registry.infos if i.group == group and i.version == version]
     if not infos:
         return None
@@ -177,5 +187,5 @@ def openapi_group_version(api: MockCluster, group: str, version: str) -> Obj | N
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": KUBERNETES_VERSION["gitVersion"]},
         "paths": paths,
-        "components": {"schemas": {}},
+        "components": {"schemas": openapi.components(infos)},
     }

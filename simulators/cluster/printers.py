@@ -7,7 +7,8 @@ wide=False)`` drops them here instead, for callers that print directly.
 
 This module builds the Table and holds the one registry of built-in printers; the printers
 themselves are in ``printers_core`` (pods, nodes, events, services, ...) and
-``printers_workloads`` (Deployments, Jobs, ...), their shared cell formats in ``tablecells``.
+``printers_workloads`` (Deployments, Jobs, ...) and ``printers_cluster`` (PriorityClasses,
+quotas, RBAC, storage, ...), their shared cell formats in ``tablecells``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
+from simulators.cluster.printers_cluster import CLUSTER_PRINTERS
 from simulators.cluster.printers_core import CORE_PRINTERS, pod_cells
 from simulators.cluster.printers_workloads import WORKLOAD_PRINTERS
 from simulators.cluster.tablecells import (
@@ -56,7 +58,7 @@ _AGE_DESC = (
 
 
 # Every built-in kind's printer, by resource key.
-_BUILTIN: dict[str, Printer] = {**CORE_PRINTERS, **WORKLOAD_PRINTERS}
+_BUILTIN: dict[str, Printer] = {**CORE_PRINTERS, **WORKLOAD_PRINTERS, **CLUSTER_PRINTERS}
 
 
 # --------------------------------------------------------------------- custom resources

@@ -6,6 +6,7 @@ from simulators.cluster.api import ALL_VERBS, ApiError, ResourceInfo
 
 _R = ResourceInfo
 _CORE_ALL = ("all",)
+_RBAC = "rbac.authorization.k8s.io"
 
 
 def _crd(
@@ -44,8 +45,19 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     _R("", "v1", "ConfigMap", "configmaps", "configmap", ("cm",)),
     _R("", "v1", "Endpoints", "endpoints", "endpoints", ("ep",)),
     _R("", "v1", "Event", "events", "event", ("ev",)),
+    _R("", "v1", "LimitRange", "limitranges", "limitrange", ("limits",)),
     _R("", "v1", "Namespace", "namespaces", "namespace", ("ns",), False, subresources=("status",)),
     _R("", "v1", "Node", "nodes", "node", ("no",), False, subresources=("status",)),
+    _R(
+        "",
+        "v1",
+        "PersistentVolume",
+        "persistentvolumes",
+        "persistentvolume",
+        ("pv",),
+        False,
+        subresources=("status",),
+    ),
     _R(
         "",
         "v1",
@@ -63,10 +75,36 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         "pod",
         ("po",),
         categories=_CORE_ALL,
-        subresources=("binding", "eviction", "exec", "log", "status"),
+        subresources=(
+            "attach",
+            "binding",
+            "ephemeralcontainers",
+            "eviction",
+            "exec",
+            "log",
+            "portforward",
+            "status",
+        ),
+    ),
+    _R(
+        "",
+        "v1",
+        "ResourceQuota",
+        "resourcequotas",
+        "resourcequota",
+        ("quota",),
+        subresources=("status",),
     ),
     _R("", "v1", "Secret", "secrets", "secret"),
-    _R("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", ("sa",)),
+    _R(
+        "",
+        "v1",
+        "ServiceAccount",
+        "serviceaccounts",
+        "serviceaccount",
+        ("sa",),
+        subresources=("token",),
+    ),
     _R(
         "",
         "v1",
@@ -120,8 +158,30 @@ RESOURCES: tuple[ResourceInfo, ...] = (
     ),
     # batch/v1
     _R("batch", "v1", "Job", "jobs", "job", categories=_CORE_ALL, subresources=("status",)),
+    _R(
+        "batch",
+        "v1",
+        "CronJob",
+        "cronjobs",
+        "cronjob",
+        ("cj",),
+        categories=_CORE_ALL,
+        subresources=("status",),
+    ),
     # coordination.k8s.io/v1
     _R("coordination.k8s.io", "v1", "Lease", "leases", "lease"),
+    # discovery.k8s.io/v1
+    _R("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", "endpointslice"),
+    # networking.k8s.io/v1
+    _R(
+        "networking.k8s.io",
+        "v1",
+        "Ingress",
+        "ingresses",
+        "ingress",
+        ("ing",),
+        subresources=("status",),
+    ),
     # policy/v1
     _R(
         "policy",
@@ -132,6 +192,30 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         ("pdb",),
         subresources=("status",),
     ),
+    # rbac.authorization.k8s.io/v1
+    _R(
+        _RBAC,
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        "clusterrolebinding",
+        namespaced=False,
+    ),
+    _R(_RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", namespaced=False),
+    _R(_RBAC, "v1", "RoleBinding", "rolebindings", "rolebinding"),
+    _R(_RBAC, "v1", "Role", "roles", "role"),
+    # scheduling.k8s.io/v1
+    _R(
+        "scheduling.k8s.io",
+        "v1",
+        "PriorityClass",
+        "priorityclasses",
+        "priorityclass",
+        ("pc",),
+        False,
+    ),
+    # storage.k8s.io/v1
+    _R("storage.k8s.io", "v1", "StorageClass", "storageclasses", "storageclass", ("sc",), False),
     # Reviews: answered by the HTTP server, never stored (kubectl auth can-i / whoami)
     _R(
         "authentication.k8s.io",

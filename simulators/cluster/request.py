@@ -2,7 +2,7 @@
 
 The resource path (``/api/v1/namespaces/<ns>/<plural>/<name>/<subresource>``) resolved against
 the registry, query parameters as the API server parses them, the kind check on a body, and the
-documents the server computes itself: access reviews (the lab's user is a cluster admin) and the
+documents the server computes itself: access reviews (``access``: from RBAC) and the
 autoscaling/v1 ``Scale`` view of a workload.
 """
 
@@ -10,18 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulators.cluster import access
 from simulators.cluster.api import ApiError, Obj, ResourceInfo
 from simulators.cluster.printers import format_label_selector, table
+from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import MockCluster
 
-ADMIN_USER = {
-    "username": "kubernetes-admin",
-    "groups": ["kubeadm:cluster-admins", "system:authenticated"],
-}
-ADMIN_REASON = (
-    'RBAC: allowed by ClusterRoleBinding "kubeadm:cluster-admins" of ClusterRole '
-    '"cluster-admin" to Group "kubeadm:cluster-admins"'
-)
 # Reviews are answered, never stored: (group, version, resource) -> kind.
 REVIEWS: dict[tuple[str, str, str], str] = {
     ("authorization.k8s.io", "v1", "selfsubjectaccessreviews"): "SelfSubjectAccessReview",
@@ -113,28 +107,13 @@ def check_kind(info: ResourceInfo, body: Obj) -> None:
         )
 
 
-def access_review(kind: str, body: object) -> Obj:
-    """The lab's one user is a cluster admin: every access review says yes."""
-    spec = body.get("spec") if isinstance(body, dict) else None
-    group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
-    review: Obj = {
-        "kind": kind,
-        "apiVersion": f"{group}/v1",
-        "metadata": {"creationTimestamp": None},
-    }
-    if kind == "SelfSubjectReview":
-        review["status"] = {"userInfo": dict(ADMIN_USER)}
-    elif kind == "SelfSubjectRulesReview":
-        review["spec"] = spec or {}
-        review["status"] = {
-            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-            "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-            "incomplete": False,
-        }
-    else:
-        review["spec"] = spec or {}
-        review["status"] = {"allowed": True, "reason": ADMIN_REASON}
-    return review
+def access_review(kind: str, body: object, api: MockCluster | None = None) -> Obj:
+    """An access review's answer (``access.review``); without a cluster to read RBAC from, as
+    the seeded cluster answers: the lab's user is a cluster admin."""
+    if api is None:
+        api = MockCluster(seed=0)
+        seed_defaults(api, runai=False)
+    return access.review(api, kind, body)
 
 
 def scale_of(obj: Obj) -> Obj:

@@ -12,6 +12,7 @@ from typing import Any
 
 from simulators.cluster.api import Obj
 from simulators.cluster.clock import StepClock, parse_time
+from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import MockCluster
 
 NODES = ("gpu-node1", "gpu-node2", "gpu-node3")
@@ -87,6 +88,7 @@ def _run_pod(api: MockCluster, body: Obj, node: str, ip: str) -> Obj:
 def sample_cluster(seed: int = 0) -> MockCluster:
     # Built 27 minutes before the clock's zero, so that ages look like a settled cluster.
     api = MockCluster(seed=seed, clock=StepClock(-27 * 60))
+    seed_defaults(api)
     for ns in ("gpu-operator", "runai"):
         api.create("namespaces", {"metadata": {"name": ns}})
     for index, name in enumerate(NODES):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from simulators.cluster import documents, limits
+from simulators.cluster import access, documents, limits, protobuf, unsupported
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.discovery import (
     KUBERNETES_VERSION,
@@ -43,7 +43,6 @@ from simulators.cluster.request import (
     PATCH_TYPES,
     REVIEWS,
     Target,
-    access_review,
     check_kind,
     flag,
     method_not_allowed,
@@ -167,13 +166,8 @@ class Handler(StreamingHandler):
         raw = self._raw_body
         if not raw:
             return None
-        if raw.startswith(b"k8s\x00"):
-            raise ApiError(
-                415,
-                "UnsupportedMediaType",
-                "the body of the request was in an unknown format - accepted media types "
-                "include: application/json, application/yaml",
-            )
+        if raw.startswith(protobuf.MAGIC):
+            return protobuf.decode(raw)
         try:
             return documents.load_json(raw)
         except documents.DocumentError as error:
@@ -288,11 +282,10 @@ class Handler(StreamingHandler):
             self._send_json(200, listing)
             return
         if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in REVIEWS:
-            try:
-                body = self._body()
-            except ApiError:
-                body = None  # protobuf from a typed client: the answer does not depend on it
-            self._send_json(201, access_review(REVIEWS[(group, version, rest[0])], body))
+            body = self._body()
+            with world.lock:
+                answer = access.review(api, REVIEWS[(group, version, rest[0])], body)
+            self._send_json(201, answer)
             return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
             self._binding(method, rest[1], None)
@@ -330,6 +323,8 @@ class Handler(StreamingHandler):
             else:
                 self._send_text(200, text)
             return
+        if target.subresource in unsupported.SUBRESOURCES:
+            raise unsupported.refuse(unsupported.SUBRESOURCES[target.subresource])
         if target.subresource == "exec":
             self._exec(target, query)
             return
@@ -350,6 +345,16 @@ class Handler(StreamingHandler):
             return
         if target.subresource == "scale":
             self._scale(method, target)
+            return
+        if target.subresource == "token":
+            if method != "POST":
+                raise method_not_allowed()
+            request = self._body()
+            with world.lock:
+                answer = access.token_request(
+                    api, target.namespace or "default", target.name or "", request
+                )
+            self._send_json(201, answer)
             return
         sub = target.subresource
         if sub is None:
@@ -405,6 +410,8 @@ class Handler(StreamingHandler):
                 if not isinstance(body, dict):
                     raise ApiError(400, "BadRequest", "the request body must be an object")
                 check_kind(info, body)
+                if key == "pods":
+                    unsupported.check_pod(body)
                 if query.get("fieldValidation") == "Strict":
                     check_fields(info, body)
                 with world.lock:

@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
+from simulators.cluster import unsupported
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.request import Target, flag, number, object_table
 from simulators.cluster.watchlog import check_resource_version
@@ -159,13 +160,15 @@ class StreamingHandler(BaseHTTPRequestHandler):
 
     # ---- exec over WebSocket
     def _exec(self, target: Target, query: dict[str, str]) -> None:
+        command = parse_qs(urlsplit(self.path).query).get("command", [])
+        if command[:1] == ["tar"]:
+            raise unsupported.refuse("cp")  # kubectl cp is tar over exec
         if (self.headers.get("Upgrade") or "").lower() != "websocket":
             raise ApiError(
                 400,
                 "BadRequest",
                 "Upgrade request required",
             )
-        command = parse_qs(urlsplit(self.path).query).get("command", [])
         offered = [p.strip() for p in (self.headers.get("Sec-WebSocket-Protocol") or "").split(",")]
         protocol = next(
             (p for p in ("v5.channel.k8s.io", "v4.channel.k8s.io") if p in offered), None

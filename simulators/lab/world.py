@@ -26,6 +26,7 @@ import yaml
 from simulators.cluster.api import ApiError
 from simulators.cluster.changes import Changes
 from simulators.cluster.clock import STEP_SECONDS
+from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
@@ -185,6 +186,7 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
         HelmRelease("gpu-operator", "gpu-operator", "gpu-operator-v24.9.2", 1, -CLUSTER_AGE),
         HelmRelease("runai-cluster", "runai", f"runai-cluster-{RUNAI_VERSION}", 1, -CLUSTER_AGE),
     ]
+    seed_defaults(api)
     base_cluster(api, spec)
     _settle(api, SETTLE_STEPS)
     for when, action in story(spec, api, world.state.files):

@@ -25,6 +25,7 @@ from simulators.lab.kubectl import (
     drain,
     edit,
     exec,
+    explain,
     get,
     label,
     logs,
@@ -36,6 +37,7 @@ from simulators.lab.kubectl import (
     version,
 )
 from simulators.lab.kubectl.common import KubectlError, error_text, see
+from simulators.lab.kubectl.unserved import refusal
 from simulators.lab.tool import Context, Output
 
 
@@ -59,6 +61,7 @@ VERBS: dict[str, Verb] = {
     "drain": Verb(drain.FLAGS, drain.run),
     "edit": Verb(edit.FLAGS, edit.run),
     "exec": Verb(exec.FLAGS, exec.run),
+    "explain": Verb(explain.FLAGS, explain.run),
     "get": Verb(get.FLAGS, streaming.get),
     "label": Verb(label.FLAGS, label.run_label),
     "logs": Verb(logs.FLAGS, streaming.logs),
@@ -144,6 +147,8 @@ def run(ctx: Context, args: list[str]) -> Output:
     if not rest or rest[0] in ("-h", "--help", "help"):
         return Output(HELP)
     sub, tail = rest[0], [*before, *rest[1:]]
+    if (refused := refusal(sub, tail)) is not None:
+        return refused
     verb = VERBS.get(sub)
     if verb is None:
         return Output.error(

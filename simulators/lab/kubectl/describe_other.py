@@ -76,6 +76,42 @@ def describe_serviceaccount(cluster: ClusterAPI, sa: Obj, events: bool = True) -
     return w.text()
 
 
+def _endpoint_slices(cluster: ClusterAPI, svc: Obj) -> list[Obj]:
+    m = meta(svc)
+    try:
+        listed = cluster.list(
+            "endpointslices.discovery.k8s.io",
+            str(m.get("namespace") or "") or None,
+            label_selector=f"kubernetes.io/service-name={m.get('name', '')}",
+        )
+    except ApiError:
+        return []
+    return list(listed.get("items") or [])
+
+
+def _format_endpoint_slices(slices: list[Obj], port_name: str) -> str:
+    """kubectl's formatEndpointSlices: up to three address:port, then "+ N more..."."""
+    if not slices:
+        return "<none>"
+    shown: list[str] = []
+    count = 0
+    for item in slices:
+        endpoints = item.get("endpoints") or []
+        ports = item.get("ports") or []
+        pairs = (
+            [(e, None) for e in endpoints]
+            if not ports
+            else [(e, p) for p in ports if (p.get("name") or "") == port_name for e in endpoints]
+        )
+        for endpoint, port in pairs:
+            address = (endpoint.get("addresses") or [""])[0]
+            if len(shown) < 3:
+                shown.append(address if port is None else f"{address}:{port.get('port')}")
+            count += 1
+    text = ",".join(shown)
+    return f"{text} + {count - 3} more..." if count > 3 else text
+
+
 def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
     w = Writer()
     m, spec = meta(svc), svc.get("spec") or {}
@@ -95,6 +131,7 @@ def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
         w.write(0, f"External IPs:\t{','.join(spec['externalIPs'])}\n")
     if spec.get("externalName"):
         w.write(0, f"External Name:\t{spec['externalName']}\n")
+    slices = _endpoint_slices(cluster, svc)
     for port in spec.get("ports") or []:
         name = port.get("name") or "<unset>"
         protocol = port.get("protocol", "TCP")
@@ -104,8 +141,7 @@ def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
             w.write(0, f"AppProtocol:\t{port['appProtocol']}\n")
         if port.get("nodePort"):
             w.write(0, f"NodePort:\t{name}\t{port['nodePort']}/{protocol}\n")
-        # Endpoints come from EndpointSlices, which this cluster does not serve.
-        w.write(0, "Endpoints:\t<none>\n")
+        w.write(0, f"Endpoints:\t{_format_endpoint_slices(slices, port.get('name') or '')}\n")
     w.write(0, f"Session Affinity:\t{spec.get('sessionAffinity', 'None')}\n")
     if spec.get("externalTrafficPolicy"):
         w.write(0, f"External Traffic Policy:\t{spec['externalTrafficPolicy']}\n")

@@ -1,0 +1,214 @@
+"""Who the lab's user is and what RBAC lets them do: access reviews and service account tokens.
+
+The user is ``kubernetes-admin`` in the groups ``kubeadm:cluster-admins`` and
+``system:authenticated`` (a kubeadm cluster's admin.conf). ``SelfSubjectAccessReview`` (``kubectl
+auth can-i``) and ``SelfSubjectRulesReview`` (``can-i --list``) are answered from the stored
+ClusterRoleBindings, RoleBindings, ClusterRoles and Roles, as the RBAC authorizer does; the
+world seeds the bindings a kubeadm cluster has (``simulators/cluster/seed.py``), so the user is
+a cluster admin until a ticket changes them. ``TokenRequest`` (``kubectl create token``) answers
+a JWT-shaped token for the service account (not signed by anything: nothing checks it).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+
+USER = "kubernetes-admin"
+GROUPS = ["kubeadm:cluster-admins", "system:authenticated"]
+RBAC = "rbac.authorization.k8s.io"
+
+
+def user_info() -> Obj:
+    return {"username": USER, "groups": list(GROUPS)}
+
+
+def _items(api: ClusterAPI, resource: str, namespace: str | None = None) -> list[Obj]:
+    try:
+        return list(api.list(f"{resource}.{RBAC}", namespace)["items"])
+    except ApiError:
+        return []
+
+
+def _subject(binding: Obj) -> str | None:
+    """How the binding names the lab's user ('Group "x"'), or None if it does not."""
+    for subject in binding.get("subjects") or []:
+        kind, name = subject.get("kind"), subject.get("name")
+        if (kind == "User" and name == USER) or (kind == "Group" and name in GROUPS):
+            return f'{kind} "{name}"'
+    return None
+
+
+def _bindings(api: ClusterAPI, namespace: str) -> Iterator[tuple[str, Obj, str]]:
+    """(binding's description, the role it grants, the subject) for every binding of the user."""
+    for binding in _items(api, "clusterrolebindings"):
+        yield from _granted(api, binding, "ClusterRoleBinding", None)
+    if namespace:
+        for binding in _items(api, "rolebindings", namespace):
+            yield from _granted(api, binding, "RoleBinding", namespace)
+
+
+def _granted(
+    api: ClusterAPI, binding: Obj, kind: str, namespace: str | None
+) -> Iterator[tuple[str, Obj, str]]:
+    subject = _subject(binding)
+    if subject is None:
+        return
+    ref = binding.get("roleRef") or {}
+    role_kind, role_name = ref.get("kind"), str(ref.get("name", ""))
+    try:
+        if role_kind == "ClusterRole":
+            role = api.get(f"clusterroles.{RBAC}", role_name)
+        elif role_kind == "Role" and namespace:
+            role = api.get(f"roles.{RBAC}", role_name, namespace)
+        else:
+            return
+    except ApiError:
+        return
+    name = binding["metadata"]["name"]
+    where = f"{name}/{namespace}" if namespace else name
+    yield f'{kind} "{where}" of {role_kind} "{role_name}" to {subject}', role, subject
+
+
+def _has(values: Any, wanted: str) -> bool:
+    return isinstance(values, list) and ("*" in values or wanted in values)
+
+
+def _rule_allows(rule: Obj, attrs: Obj) -> bool:
+    verb = str(attrs.get("verb", ""))
+    if not _has(rule.get("verbs"), verb):
+        return False
+    if "path" in attrs:
+        path = str(attrs["path"])
+        return any(
+            url == "*" or url == path or (url.endswith("*") and path.startswith(url[:-1]))
+            for url in rule.get("nonResourceURLs") or []
+        )
+    resource = str(attrs.get("resource", ""))
+    sub = attrs.get("subresource")
+    wanted = f"{resource}/{sub}" if sub else resource
+    resources = rule.get("resources") or []
+    if not (
+        "*" in resources or wanted in resources or (sub and f"*/{sub}" in resources)
+    ) or not _has(rule.get("apiGroups"), str(attrs.get("group", ""))):
+        return False
+    names = rule.get("resourceNames") or []
+    return not names or attrs.get("name") in names
+
+
+def can(api: ClusterAPI, attrs: Obj) -> tuple[bool, str]:
+    """Whether RBAC allows ``attrs`` (resourceAttributes or nonResourceAttributes), and why."""
+    namespace = "" if "path" in attrs else str(attrs.get("namespace") or "")
+    for why, role, _subject_name in _bindings(api, namespace):
+        if any(_rule_allows(rule, attrs) for rule in role.get("rules") or []):
+            return True, f"RBAC: allowed by {why}"
+    return False, ""
+
+
+def review(api: ClusterAPI, kind: str, body: object) -> Obj:
+    """The answer to a self-subject review (never stored)."""
+    spec = body.get("spec") if isinstance(body, dict) else None
+    spec = spec if isinstance(spec, dict) else {}
+    group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
+    answer: Obj = {
+        "kind": kind,
+        "apiVersion": f"{group}/v1",
+        "metadata": {"creationTimestamp": None},  # as the API server answers a review
+    }
+    if kind == "SelfSubjectReview":
+        answer["status"] = {"userInfo": user_info()}
+    elif kind == "SelfSubjectRulesReview":
+        answer["spec"] = spec
+        answer["status"] = rules(api, str(spec.get("namespace") or ""))
+    else:
+        attrs = spec.get("resourceAttributes") or spec.get("nonResourceAttributes") or {}
+        allowed, reason = can(api, attrs if isinstance(attrs, dict) else {})
+        answer["spec"] = spec
+        answer["status"] = {"allowed": allowed, **({"reason": reason} if reason else {})}
+    return answer
+
+
+def rules(api: ClusterAPI, namespace: str) -> Obj:
+    """SelfSubjectRulesReview's status: every rule the user's bindings grant in ``namespace``."""
+    resource_rules: list[Obj] = []
+    url_rules: list[Obj] = []
+    for _why, role, _subject_name in _bindings(api, namespace):
+        for rule in role.get("rules") or []:
+            verbs = list(rule.get("verbs") or [])
+            if rule.get("nonResourceURLs"):
+                url_rules.append({"verbs": verbs, "nonResourceURLs": rule["nonResourceURLs"]})
+            if rule.get("resources"):
+                entry: Obj = {
+                    "verbs": verbs,
+                    "apiGroups": list(rule.get("apiGroups") or []),
+                    "resources": list(rule["resources"]),
+                }
+                if rule.get("resourceNames"):
+                    entry["resourceNames"] = list(rule["resourceNames"])
+                resource_rules.append(entry)
+    return {
+        "resourceRules": resource_rules,
+        "nonResourceRules": url_rules,
+        "incomplete": False,
+    }
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+def token_request(api: ClusterAPI, namespace: str, name: str, body: object) -> Obj:
+    """``serviceaccounts/<name>/token``: a bound token for the service account (1 hour default)."""
+    account = api.get("serviceaccounts", name, namespace)
+    spec = body.get("spec") if isinstance(body, dict) else None
+    spec = dict(spec) if isinstance(spec, dict) else {}
+    seconds = int(spec.get("expirationSeconds") or 3600)
+    if seconds < 600:
+        raise ApiError(
+            422,
+            "Invalid",
+            f'TokenRequest.authentication.k8s.io "{name}" is invalid: spec.expirationSeconds: '
+            "Invalid value: "
+            f"{seconds}: may not specify a duration less than 10 minutes",
+        )
+    audiences = list(spec.get("audiences") or ["https://kubernetes.default.svc.cluster.local"])
+    now = int(api.now().timestamp())
+    uid = str(account["metadata"].get("uid", ""))
+    claims = {
+        "aud": audiences,
+        "exp": now + seconds,
+        "iat": now,
+        "iss": "https://kubernetes.default.svc.cluster.local",
+        "kubernetes.io": {
+            "namespace": namespace,
+            "serviceaccount": {"name": name, "uid": uid},
+        },
+        "nbf": now,
+        "sub": f"system:serviceaccount:{namespace}:{name}",
+    }
+    header = {"alg": "RS256", "kid": hashlib.sha256(b"lab-sa-key").hexdigest()[:43]}
+    payload = json.dumps(claims, separators=(",", ":")).encode()
+    signature = hashlib.sha512(payload).digest() * 4  # RS256 signatures are 256 bytes
+    token = ".".join(
+        (_b64(json.dumps(header, separators=(",", ":")).encode()), _b64(payload), _b64(signature))
+    )
+    spec.update(audiences=audiences, expirationSeconds=seconds)
+    expires = api.now().timestamp() + seconds
+    return {
+        "kind": "TokenRequest",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": None},
+        "spec": spec,
+        "status": {
+            "token": token,
+            "expirationTimestamp": datetime.fromtimestamp(expires, UTC).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            ),
+        },
+    }
