@@ -209,6 +209,14 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
             parent.append(deep_copy(value))
         elif last.isdigit() and int(last) <= len(parent):
             if replace:
+                if int(last) == len(parent):
+                    raise ApiError(
+                        422,
+                        "Invalid",
+                        "the server rejected our request due to an error in our request: "
+                        f"replace operation does not apply: doc is missing key: {path}: "
+                        "missing value",
+                    )
                 parent[int(last)] = deep_copy(value)
             else:
                 parent.insert(int(last), deep_copy(value))
