@@ -50,8 +50,9 @@ from simulators.lab.runai.tables import (
     project_list,
 )
 from simulators.lab.tool import Context, Output
+from simulators.lab.world_cluster import RUNAI_VERSION
 
-VERSION = "2.17.42"
+VERSION = RUNAI_VERSION
 
 NAME_FLAGS = [
     Flag("project", long="project", short="p", takes_value=True),
@@ -298,7 +299,7 @@ Available Commands (v2 style):
   workspace|training exec <name> -- <command>
   node list, nodepool list
 
-Older v1 style (still accepted on this 2.17 cluster):
+Older v1 style (deprecated since 2.20, still accepted on this cluster):
   config project <project>
   submit <name> -i <image> [-g N|0.5] [--interactive]
   submit-dist pytorch <name> --workers=N -g G -i <image>
