@@ -295,6 +295,8 @@ class Workload:
     creation_rank: int
     created_at: datetime
     image: str = ""
+    # A distributed workload's first pod is its master unless submitted with --no-master.
+    master: bool = True
     pods: list[Pod] = field(default_factory=list)
     # Node pools in order of preference (Run:ai lets a workload name several); `node_pool`
     # is the one it runs in or is being tried in, `pool_reasons` why earlier ones said no.

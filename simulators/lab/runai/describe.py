@@ -54,8 +54,10 @@ def describe(ctx: Context, wl: Obj) -> str:
         lines.append(f"  GPU portion:      {fmt_gpus(number(runai_ctl.value(wl, 'gpuFraction')))}")
     else:
         lines.append(f"  GPU devices:      {fmt_gpus(number(runai_ctl.value(wl, 'gpu', 1)))}")
-    if runai_ctl.pod_count(wl) > 1:
-        lines.append(f"  Workers:          {runai_ctl.pod_count(wl)}")
+    if kind == "distributed":
+        # The master requests what a worker does, so the gang is workers + master pods.
+        lines.append(f"  Workers:          {runai_ctl.workers_of(wl)}")
+        lines.append(f"  Master pod:       {'yes' if runai_ctl.has_master(wl) else 'no'}")
     project = next((p for p in all_projects(ctx) if name_of(p) == runai_ctl.project_of(wl)), None)
     pools = ", ".join(runai_ctl.node_pools_of(wl, project))
     lines += [f"  Node pools:       {pools}", "", "Pods"]

@@ -19,6 +19,7 @@ SUBMIT_FLAGS = [
     Flag("portion", long="gpu-portion-request", takes_value=True),
     Flag("memory", long="gpu-memory-request", takes_value=True),
     Flag("workers", long="workers", takes_value=True),
+    Flag("no-master", long="no-master"),
     Flag("command", long="command"),
     Flag("environment", long="environment", short="e", takes_value=True),
     Flag("node-pools", long="node-pools", takes_value=True),
@@ -33,6 +34,7 @@ V1_SUBMIT_FLAGS = [
     Flag("memory", long="gpu-memory", takes_value=True),
     Flag("interactive", long="interactive"),
     Flag("workers", long="workers", takes_value=True),
+    Flag("no-master", long="no-master"),
     Flag("name", long="name", takes_value=True),
     Flag("command", long="command"),
     Flag("environment", long="environment", short="e", takes_value=True),
@@ -95,7 +97,21 @@ def submit_v2(ctx: Context, kind: str, args: list[str]) -> Output:
         workers = int(raw)
     pools = node_pools_flag(ctx, parsed.value("node-pools"))
     preemptible = True if parsed.has("preemptible") else None
-    create_workload(ctx, name, project, kind, image, workers, gpus, memory, pools, preemptible)
+    if parsed.has("no-master") and kind != "distributed":
+        raise err("unknown flag: --no-master")
+    create_workload(
+        ctx,
+        name,
+        project,
+        kind,
+        image,
+        workers,
+        gpus,
+        memory,
+        pools,
+        preemptible,
+        no_master=parsed.has("no-master"),
+    )
     if kind == "distributed":
         return Output(
             f"Creating distributed training workload {name}...\n"
@@ -118,7 +134,11 @@ def create_workload(
     memory: str | None,
     node_pools: list[str] | None = None,
     preemptible: bool | None = None,
+    *,
+    no_master: bool = False,
 ) -> None:
+    """Create the workload custom resource; a distributed one runs `workers` worker pods plus
+    a master pod unless `no_master`."""
     if not NAME_RE.match(name):
         raise err(
             f'invalid workload name "{name}": use lower-case letters, digits and "-", '
@@ -145,6 +165,7 @@ def create_workload(
         gpu=gpus,
         gpu_memory=memory,
         workers=workers,
+        no_master=no_master,
         node_pools=node_pools,
         preemptible=preemptible,
     )
@@ -205,7 +226,11 @@ def submit_v1(ctx: Context, args: list[str], distributed: bool) -> Output:
             raise err('required flag(s) "workers" not set')
         workers = int(raw_workers)
         kind = "distributed"
-    create_workload(ctx, name, project, kind, image, workers, gpus, memory)
+    elif parsed.has("no-master"):
+        raise err("unknown flag: --no-master")
+    create_workload(
+        ctx, name, project, kind, image, workers, gpus, memory, no_master=parsed.has("no-master")
+    )
     return Output(
         f"The job '{name}' has been submitted successfully\n"
         f"You can run `runai describe job {name} -p {project}` to check the job status"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simulators.lab import LabSession
 from simulators.lab.world_cluster import RUNAI_VERSION
+from tests.unit.lab.lab_helpers import wait
 
 
 def test_runai_version_is_a_release_that_has_the_v2_clis_training_pytorch(
@@ -28,3 +29,58 @@ def test_the_helm_chart_and_the_control_plane_image_report_the_same_release(
     ).output
     assert f"runai:{RUNAI_VERSION}" in images
     assert "2.17" not in listed + images
+
+
+def _pod_names(session: LabSession, namespace: str) -> list[str]:
+    out = session.run(f"kubectl get pods -n {namespace} -o name").output
+    return [line.removeprefix("pod/") for line in out.split("\n") if line]
+
+
+def test_no_master_runs_only_the_workers_named_from_worker_0(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run(
+        "runai training pytorch submit dist -p team-a -i gcr.io/run-ai-demo/quickstart-distributed"
+        " --workers 2 -g 1 --no-master"
+    )
+    wait(validate, 3)
+    assert _pod_names(validate, "runai-team-a") == ["dist-worker-0", "dist-worker-1"]
+    group = validate.world.api.get("podgroups.scheduling.run.ai", "pg-dist-0", "runai-team-a")
+    assert group["spec"]["minMember"] == 2
+
+
+def test_the_gang_counts_the_master_so_three_workers_of_eight_do_not_fit_24_gpus(
+    validate: LabSession,
+) -> None:
+    validate.run("runai login")
+    validate.run(
+        "runai training pytorch submit big -p team-b -i nvcr.io/nvidia/pytorch:24.05-py3 "
+        "--workers 3 -g 8"
+    )
+    wait(validate, 3)
+    group = validate.world.api.get("podgroups.scheduling.run.ai", "pg-big-0", "runai-team-b")
+    assert group["spec"]["minMember"] == 4  # the master and three workers: 32 GPUs
+    pods = validate.run("kubectl get pods -n runai-team-b").output
+    assert pods.count("Pending") == 4 and "Running" not in pods
+    validate.run("runai training pytorch delete big -p team-b")
+    validate.run(
+        "runai training pytorch submit fits -p team-b -i nvcr.io/nvidia/pytorch:24.05-py3 "
+        "--workers 2 -g 8"
+    )
+    wait(validate, 4)
+    assert validate.run("kubectl get pods -n runai-team-b").output.count("Running") == 3
+
+
+def test_describe_names_the_workers_and_the_master(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run(
+        "runai training pytorch submit d2 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 "
+        "--workers 2 -g 1"
+    )
+    out = validate.run("runai training pytorch describe d2 -p team-a").output
+    assert "  Workers:          2\n  Master pod:       yes" in out
+
+
+def test_no_master_is_a_distributed_flag_only(validate: LabSession) -> None:
+    validate.run("runai login")
+    out = validate.run("runai training submit t1 -p team-a -i x -g 1 --no-master").output
+    assert out == "Error: unknown flag: --no-master"
