@@ -339,7 +339,7 @@ class Workload:
 
     @property
     def gpus_allocated(self) -> float:
-        """GPUs held by Running pods (what `runai list` shows as GPU Alloc.)."""
+        """GPUs held by Running pods (what `runai training list` shows as GPU Allocation)."""
         return self.gpu.units() * self.running_pods
 
 

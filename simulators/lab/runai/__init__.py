@@ -43,6 +43,7 @@ from simulators.lab.runai.submit import (
 )
 from simulators.lab.runai.tables import (
     LIST_FLAGS,
+    OUTPUT_FLAGS,
     list_v1,
     list_v2,
     node_list,
@@ -204,7 +205,7 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         )
     if noun == "project":
         if verb == "list":
-            return project_list(ctx)
+            return project_list(ctx, parse(args, OUTPUT_FLAGS))
         if len(args) != 1:
             raise err("accepts 1 arg(s), received " + str(len(args)))
         project_named(ctx, args[0])
@@ -225,9 +226,9 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
             raise err(f'cluster "{args[0]}" not found')
         return Output(f"Cluster {cluster} configured successfully")
     if noun == "node":
-        return node_list(ctx)
+        return node_list(ctx, parse(args, OUTPUT_FLAGS))
     if noun == "nodepool":
-        return nodepool_list(ctx)
+        return nodepool_list(ctx, parse(args, OUTPUT_FLAGS))
     kind_filter: tuple[str, ...]
     if noun == "training" and verb == "pytorch":
         if not args or args[0] not in ("submit", "list", "describe", "logs", "delete"):

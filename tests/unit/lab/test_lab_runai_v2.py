@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import yaml
+
 from simulators.lab import LabSession
 from simulators.lab.world_cluster import RUNAI_VERSION
 from tests.unit.lab.lab_helpers import wait
@@ -84,3 +88,76 @@ def test_no_master_is_a_distributed_flag_only(validate: LabSession) -> None:
     validate.run("runai login")
     out = validate.run("runai training submit t1 -p team-a -i x -g 1 --no-master").output
     assert out == "Error: unknown flag: --no-master"
+
+
+def _three_workloads(session: LabSession) -> None:
+    session.run("runai login")
+    session.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1")
+    session.run("runai training submit t2 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1")
+    session.run(
+        "runai workspace submit nb1 -p team-a -i jupyter/scipy-notebook --gpu-portion-request 0.5"
+    )
+    wait(session, 3)
+
+
+def test_workload_list_has_the_documented_headers_and_preemptible_column(
+    validate: LabSession,
+) -> None:
+    _three_workloads(validate)
+    lines = validate.run("runai workload list -p team-a").output.split("\n")
+    assert [h.strip() for h in lines[0].split("  ") if h.strip()] == [
+        "Workload",
+        "Type",
+        "Status",
+        "Project",
+        "Preemptible",
+        "Running/Requested Pods",
+        "GPU Allocation",
+    ]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    assert rows["t1"] == ["Training", "Running", "team-a", "Yes", "1/1", "1.00"]
+    assert rows["nb1"] == ["Workspace", "Running", "team-a", "No", "1/1", "0.50"]
+
+
+def test_list_filters_by_type_and_status_and_pages_with_limit_and_offset(
+    validate: LabSession,
+) -> None:
+    _three_workloads(validate)
+
+    def names(command: str) -> list[str]:
+        return [line.split()[0] for line in validate.run(command).output.split("\n")[2:]]
+
+    assert names("runai workload list -p team-a --type workspace") == ["nb1"]
+    assert names("runai workload list -p team-a --type Training") == ["t1", "t2"]
+    assert names("runai training list -p team-a --state running") == ["t1", "t2"]
+    assert names("runai workload list -p team-a --limit 2") == ["t1", "t2"]
+    assert names("runai workload list -p team-a --limit 1 --offset 1") == ["t2"]
+    assert validate.run("runai workspace list -p team-a --status Pending").output == (
+        "No workloads found"
+    )
+    assert validate.run("runai workload list -p team-a --limit x").output == (
+        'Error: invalid argument "x" for "--limit" flag: strconv.ParseInt: parsing "x": '
+        "invalid syntax"
+    )
+
+
+def test_list_prints_json_and_yaml_and_drops_headers_on_request(validate: LabSession) -> None:
+    _three_workloads(validate)
+    items = json.loads(validate.run("runai training list -p team-a --json").output)
+    assert items[0] == {
+        "workload": "t1",
+        "type": "Training",
+        "status": "Running",
+        "project": "team-a",
+        "preemptible": "Yes",
+        "runningRequestedPods": "1/1",
+        "gpuAllocation": "1.00",
+    }
+    loaded = yaml.safe_load(validate.run("runai workspace list -p team-a --yaml").output)
+    assert [item["workload"] for item in loaded] == ["nb1"]
+    bare = validate.run("runai training list -p team-a --no-headers").output.split("\n")
+    assert [line.split()[0] for line in bare] == ["t1", "t2"]
+    nodes = json.loads(validate.run("runai node list --json").output)
+    assert {n["node"] for n in nodes} == {"gpu-node1", "gpu-node2", "gpu-node3"}
+    projects = yaml.safe_load(validate.run("runai project list --yaml").output)
+    assert {p["project"] for p in projects} >= {"team-a", "team-b"}
