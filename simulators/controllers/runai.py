@@ -18,9 +18,11 @@ Workload spec (Run:ai's ``{"value": ...}`` wrapped fields): ``name``, ``image``,
 GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migProfile``
 ("1g.10gb"), ``workers`` (distributed: worker pods), ``noMaster`` (distributed, bool: no separate
 master pod), ``priority`` (int), ``preemptible`` (bool),
-``active`` (bool, default true), ``nodePools`` ("l40s,h100": the node pools to try, in order;
-without it, the project's ``defaultNodePools``, else ``default``). The lab's facts (for checks
-and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
+``active`` (bool, default true), ``cpuCoreRequest``/``cpuCoreLimit`` ("0.5") and
+``cpuMemoryRequest``/``cpuMemoryLimit`` ("1G") (the pods' CPU and memory), ``servingPort``
+(inference: "8000", the container port), ``nodePools`` ("l40s,h100": the node pools to try,
+in order; without it, the project's ``defaultNodePools``, else ``default``). The lab's facts
+(for checks and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
 ``allocatedGpus``, ``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times
 all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
 ``lastActivityTime``.
@@ -551,8 +553,23 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         "name": name_of(workload),
         "image": str(value(workload, "image", "")),
     }
-    if limits:
-        container["resources"] = {"limits": dict(limits), "requests": dict(limits)}
+    requests = dict(limits)
+    # --cpu-core-request and friends: CPU and memory as the pod asks for them.
+    for field, key, into in (
+        ("cpuCoreRequest", "cpu", requests),
+        ("cpuMemoryRequest", "memory", requests),
+        ("cpuCoreLimit", "cpu", limits),
+        ("cpuMemoryLimit", "memory", limits),
+    ):
+        if value(workload, field) is not None:
+            into[key] = str(value(workload, field))
+    if limits or requests:
+        container["resources"] = {
+            key: body for key, body in (("limits", limits), ("requests", requests)) if body
+        }
+    port = value(workload, "servingPort")
+    if port is not None:
+        container["ports"] = [{"containerPort": int(port), "protocol": "TCP"}]
     labels = {
         "project": project,
         "runai/queue": project,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import yaml
 
@@ -161,3 +162,73 @@ def test_list_prints_json_and_yaml_and_drops_headers_on_request(validate: LabSes
     assert {n["node"] for n in nodes} == {"gpu-node1", "gpu-node2", "gpu-node3"}
     projects = yaml.safe_load(validate.run("runai project list --yaml").output)
     assert {p["project"] for p in projects} >= {"team-a", "team-b"}
+
+
+def test_submit_without_a_name_generates_one_from_the_workload_type(validate: LabSession) -> None:
+    validate.run("runai login")
+    out = validate.run(
+        "runai training pytorch submit -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 "
+        "--workers 1 -g 1"
+    ).output
+    name = out.split("\n")[0].removeprefix("Creating distributed training workload ")[:-3]
+    assert re.fullmatch(r"pytorch-[0-9a-f]{12}", name)
+    out = validate.run("runai workspace submit -p team-a -i jupyter/scipy-notebook -g 1").output
+    assert re.fullmatch(r"Creating workspace workspace-[0-9a-f]{12}\.\.\.", out.split("\n")[0])
+    listed = validate.run("runai workload list -p team-a").output
+    assert name in listed
+
+
+def test_name_prefix_adds_the_first_free_index(validate: LabSession) -> None:
+    validate.run("runai login")
+    submit = "runai workspace submit -p team-a -i jupyter/scipy-notebook -g 1 --name-prefix jupyter"
+    assert validate.run(submit).output.startswith("Creating workspace jupyter-1...")
+    assert validate.run(submit).output.startswith("Creating workspace jupyter-2...")
+
+
+def test_cpu_requests_and_limits_reach_the_pods_resources(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run(
+        "runai training submit c1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1 "
+        "--cpu-core-request 0.5 --cpu-memory-request 500M --cpu-core-limit 2 --cpu-memory-limit 1G"
+    )
+    wait(validate, 2)
+    pod = validate.world.api.get("pods", "c1-0-0", "runai-team-a")
+    resources = pod["spec"]["containers"][0]["resources"]
+    assert resources["requests"] == {"nvidia.com/gpu": "1", "cpu": "0.5", "memory": "500M"}
+    assert resources["limits"] == {"nvidia.com/gpu": "1", "cpu": "2", "memory": "1G"}
+    assert validate.run(
+        "runai training submit c2 -p team-a -i x -g 1 --cpu-core-request a"
+    ).output == (
+        'Error: invalid argument "a" for "--cpu-core-request" flag: strconv.ParseFloat: '
+        'parsing "a": invalid syntax'
+    )
+
+
+def test_attach_submits_and_says_in_one_line_that_there_is_no_shell(validate: LabSession) -> None:
+    validate.run("runai login")
+    out = validate.run(
+        "runai workspace submit nb9 -p team-a -i jupyter/scipy-notebook -g 1 --attach"
+    ).output.split("\n")
+    assert out[0] == "Creating workspace nb9..."
+    assert out[2] == (
+        "The lab has no container shell to attach to: the workload was submitted; run one "
+        "command in it with 'runai workspace exec nb9 -- <command>'"
+    )
+    assert "nb9" in validate.run("runai workspace list -p team-a").output
+
+
+def test_inference_serving_port_opens_the_container_port(validate: LabSession) -> None:
+    validate.run("runai login")
+    out = validate.run(
+        "runai inference submit chat -p team-a -i vllm/vllm-openai -g 1 "
+        "--serving-port container=8000,protocol=http"
+    ).output
+    assert out.startswith("Creating inference chat...")
+    wait(validate, 2)
+    pod = validate.world.api.get("pods", "chat-0-0", "runai-team-a")
+    assert pod["spec"]["containers"][0]["ports"] == [{"containerPort": 8000, "protocol": "TCP"}]
+    bad = validate.run("runai inference submit c2 -p team-a -i x -g 1 --serving-port http").output
+    assert bad.startswith('Error: invalid --serving-port "http"')
+    assert validate.run(
+        "runai training submit t9 -p team-a -i x -g 1 --serving-port 80"
+    ).output == ("Error: unknown flag: --serving-port")
