@@ -31,7 +31,14 @@ from simulators.lab.runai.common import (
     phase_of,
     project_named,
 )
-from simulators.lab.runai.describe import describe, exec_in, logs
+from simulators.lab.runai.describe import (
+    DESCRIBE_FLAGS,
+    LOG_FLAGS,
+    describe,
+    describe_command,
+    exec_in,
+    logs,
+)
 from simulators.lab.runai.submit import (
     SUBMIT_FLAGS,
     V1_SUBMIT_FLAGS,
@@ -64,6 +71,18 @@ NAME_FLAGS = [
     Flag("help", long="help", short="h"),
 ]
 
+# Verbs that need a container's terminal or network, which the lab does not have.
+NO_SHELL_VERBS = ("bash", "attach", "port-forward")
+NO_SHELL = {
+    "bash": "The lab has no container shell: run one command with "
+    "'runai {noun} exec {name} -- <command>' instead",
+    "attach": "The lab has no container shell to attach to: run one command with "
+    "'runai {noun} exec {name} -- <command>' instead",
+    "port-forward": "The lab has no container shell or network to forward a port to: run one "
+    "command with 'runai {noun} exec {name} -- <command>' instead",
+}
+PYTORCH_VERBS = ("submit", "list", "describe", "logs", "exec", "delete", *NO_SHELL_VERBS)
+
 V2_NOUNS = {
     "training": (
         "submit",
@@ -74,9 +93,20 @@ V2_NOUNS = {
         "delete",
         "suspend",
         "resume",
+        *NO_SHELL_VERBS,
         "pytorch",
     ),
-    "workspace": ("submit", "list", "describe", "logs", "exec", "delete", "suspend", "resume"),
+    "workspace": (
+        "submit",
+        "list",
+        "describe",
+        "logs",
+        "exec",
+        "delete",
+        "suspend",
+        "resume",
+        *NO_SHELL_VERBS,
+    ),
     "inference": ("submit", "list", "describe", "logs", "delete"),
     "workload": ("list", "describe"),
     "project": ("list", "set"),
@@ -174,7 +204,7 @@ def _dispatch(ctx: Context, args: list[str]) -> Output:
         parsed = parse(rest[1:], NAME_FLAGS)
         return Output(describe(ctx, find_workload(ctx, parsed, None)))
     if cmd == "logs":
-        parsed = parse(rest, NAME_FLAGS)
+        parsed = parse(rest, LOG_FLAGS)
         return logs(ctx, find_workload(ctx, parsed, None), parsed)
     if cmd == "exec":
         parsed = parse(rest, NAME_FLAGS)
@@ -231,7 +261,7 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         return nodepool_list(ctx, parse(args, OUTPUT_FLAGS))
     kind_filter: tuple[str, ...]
     if noun == "training" and verb == "pytorch":
-        if not args or args[0] not in ("submit", "list", "describe", "logs", "delete"):
+        if not args or args[0] not in PYTORCH_VERBS:
             raise RunaiError(
                 'Error: unknown command for "runai training pytorch"\n'
                 "Run 'runai training pytorch --help' for usage."
@@ -256,12 +286,17 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     if verb == "list":
         parsed = parse(args, LIST_FLAGS)
         return Output(list_v2(ctx, parsed, kind_filter))
+    if verb == "describe":
+        parsed = parse(args, DESCRIBE_FLAGS)
+        return describe_command(ctx, find_workload(ctx, parsed, kind_filter), parsed, args)
+    if verb == "logs":
+        parsed = parse(args, LOG_FLAGS)
+        return logs(ctx, find_workload(ctx, parsed, kind_filter), parsed)
     parsed = parse(args, NAME_FLAGS)
     wl = find_workload(ctx, parsed, kind_filter)
-    if verb == "describe":
-        return Output(describe(ctx, wl))
-    if verb == "logs":
-        return logs(ctx, wl, parsed)
+    if verb in NO_SHELL:
+        shell_noun = "training pytorch" if noun == "training" and kind == "distributed" else noun
+        return Output.error(NO_SHELL[verb].format(noun=shell_noun, name=name_of(wl)))
     if verb == "exec":
         return exec_in(ctx, wl, parsed)
     label = {"workspace": "workspace", "inference": "inference"}.get(
@@ -295,6 +330,7 @@ Available Commands (v2 style):
   training submit|list|describe|logs|delete|suspend|resume
   training pytorch submit|list|describe|logs|delete
   workspace submit|list|describe|logs|delete|suspend|resume
+  workspace|training bash|attach|port-forward (no container shell in this lab)
   inference submit|list|describe|logs|delete
   workload list|describe
   workspace|training exec <name> -- <command>
@@ -336,10 +372,8 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         if len(words) == 1:
             return [v for v in V2_NOUNS[head] if v.startswith(current)]
         if words[1] == "pytorch" and len(words) == 2:
-            return [
-                v for v in ("submit", "list", "describe", "logs", "delete") if v.startswith(current)
-            ]
-        if words[-1] in ("describe", "logs", "delete", "suspend", "resume"):
+            return [v for v in PYTORCH_VERBS if v.startswith(current)]
+        if words[-1] in ("describe", "logs", "delete", "suspend", "resume", *NO_SHELL_VERBS):
             return [n for n in workload_names if n.startswith(current)]
         return []
     if head == "list" and len(words) == 1:

@@ -232,3 +232,72 @@ def test_inference_serving_port_opens_the_container_port(validate: LabSession) -
     assert validate.run(
         "runai training submit t9 -p team-a -i x -g 1 --serving-port 80"
     ).output == ("Error: unknown flag: --serving-port")
+
+
+def test_describe_prints_json_and_yaml_and_hides_a_section_set_false(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1")
+    wait(validate, 3)
+    doc = json.loads(validate.run("runai training describe t1 -p team-a -o json").output)
+    assert doc["general"]["Name"] == "t1" and doc["general"]["Preemptible"] == "true"
+    assert doc["pods"] == [
+        {
+            "Name": "t1-0-0",
+            "Status": "Running",
+            "Node": doc["pods"][0]["Node"],
+            "Image": "nvcr.io/nvidia/pytorch:24.05-py3",
+        }
+    ]
+    assert doc["pods"][0]["Node"].startswith("gpu-node")
+    loaded = yaml.safe_load(validate.run("runai training describe t1 -p team-a -o yaml").output)
+    assert loaded["compute"]["GPU devices"] == "1"
+    table = validate.run("runai training describe t1 -p team-a --pods").output
+    assert "\nPods\n  Name      Status     Node" in table
+    hidden = validate.run("runai training describe t1 -p team-a --pods=false --events=false")
+    assert "Pods" not in hidden.output and "Events" not in hidden.output
+    assert hidden.output.startswith("Workload Summary\n  Name:             t1")
+    assert validate.run("runai training describe t1 -p team-a -o wide").output == (
+        'Error: invalid output format "wide": use one of table, json, yaml'
+    )
+
+
+def test_logs_with_timestamps_and_since(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run("runai training submit t1 -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1")
+    wait(validate, 4)
+    plain = validate.run("runai training logs t1 -p team-a").output.split("\n")
+    assert plain and plain[0]
+    stamped = validate.run("runai training logs t1 -p team-a --timestamps").output.split("\n")
+    assert len(stamped) == len(plain)
+    for line, text in zip(stamped, plain, strict=True):
+        stamp, _, rest = line.partition(" ")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z", stamp) and rest == text
+    assert validate.run("runai training logs t1 -p team-a --since 1h").output.split("\n") == plain
+    assert validate.run("runai training logs t1 -p team-a --since 1s").output == ""
+    assert validate.run("runai training logs t1 -p team-a --since soon").output == (
+        'Error: invalid argument "soon" for "--since" flag: time: invalid duration "soon"'
+    )
+
+
+def test_workspace_bash_port_forward_and_attach_say_there_is_no_container_shell(
+    validate: LabSession,
+) -> None:
+    validate.run("runai login")
+    validate.run("runai workspace submit nb1 -p team-a -i jupyter/scipy-notebook -g 1")
+    wait(validate, 3)
+    bash = validate.run("runai workspace bash nb1 -p team-a")
+    assert bash.output == (
+        "The lab has no container shell: run one command with "
+        "'runai workspace exec nb1 -- <command>' instead"
+    )
+    assert bash.exit_code == 1
+    forward = validate.run("runai workspace port-forward nb1 -p team-a --port 8888:8888").output
+    assert forward.startswith("Error: unknown flag: --port")
+    forward = validate.run("runai workspace port-forward nb1 -p team-a").output
+    assert forward.startswith("The lab has no container shell or network to forward a port to")
+    assert validate.run("runai workspace attach nb1 -p team-a").output.startswith(
+        "The lab has no container shell to attach to"
+    )
+    assert validate.run("runai workspace bash nope -p team-a").output == (
+        'Error: workload "nope" not found in project team-a'
+    )
