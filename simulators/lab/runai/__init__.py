@@ -57,6 +57,7 @@ from simulators.lab.runai.tables import (
     nodepool_list,
     project_list,
 )
+from simulators.lab.runai.top import TOP_FLAGS, top_node
 from simulators.lab.tool import Context, Output
 from simulators.lab.world_cluster import RUNAI_VERSION
 
@@ -131,6 +132,7 @@ TOP = (
     "project",
     "submit",
     "submit-dist",
+    "top",
     "training",
     "version",
     "whoami",
@@ -198,6 +200,13 @@ def _dispatch(ctx: Context, args: list[str]) -> Output:
         elif rest and rest[0] == "nodes":
             return node_list(ctx)
         return list_v1(ctx, parse(rest, LIST_FLAGS))
+    if cmd == "top":
+        if not rest or rest[0] != "node":
+            raise RunaiError(
+                f'Error: unknown command "{rest[0] if rest else ""}" for "runai top"\n'
+                "Run 'runai top --help' for usage."
+            )
+        return top_node(ctx, parse(rest[1:], TOP_FLAGS))
     if cmd == "describe":
         if not rest or rest[0] != "job":
             raise err('use "runai describe job <name>"')
@@ -340,7 +349,8 @@ Older v1 style (deprecated since 2.20, still accepted on this cluster):
   config project <project>
   submit <name> -i <image> [-g N|0.5] [--interactive]
   submit-dist pytorch <name> --workers=N -g G -i <image>
-  list jobs, describe job <name>, logs <name>, delete job <name>"""
+  list jobs, describe job <name>, logs <name>, delete job <name>
+  top node [-d]"""
 
 
 def complete(ctx: Context, words: list[str], current: str) -> list[str]:
@@ -380,6 +390,8 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         return [v for v in ("jobs", "projects", "nodes") if v.startswith(current)]
     if head in ("describe", "delete") and len(words) == 1:
         return ["job"] if "job".startswith(current) else []
+    if head == "top" and len(words) == 1:
+        return ["node"] if "node".startswith(current) else []
     if head == "submit-dist" and len(words) == 1:
         return ["pytorch"] if "pytorch".startswith(current) else []
     if head == "config" and len(words) == 1:

@@ -171,7 +171,8 @@ def _node_pool(node: Obj) -> str:
     return runai_ctl.node_pool_of(node)
 
 
-def _pod_gpus(pod: Obj) -> float:
+def pod_gpus(pod: Obj) -> float:
+    """The GPUs a pod holds (a MIG slice by its share of compute)."""
     annotations = pod["metadata"].get("annotations") or {}
     if annotations.get(runai_ctl.FRACTION):
         return number(annotations[runai_ctl.FRACTION])
@@ -186,7 +187,7 @@ def _pod_gpus(pod: Obj) -> float:
     return total
 
 
-def _node_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
+def node_gpu_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
     """(node, GPU devices, allocated GPUs) for every node with GPUs."""
     api = ctx.api
     pods = [
@@ -201,7 +202,7 @@ def _node_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
             capacity = (node.get("status") or {}).get("capacity") or {}
             gpus = int(number(capacity.get("nvidia.com/gpu")))
         used = sum(
-            _pod_gpus(p) for p in pods if (p.get("spec") or {}).get("nodeName") == name_of(node)
+            pod_gpus(p) for p in pods if (p.get("spec") or {}).get("nodeName") == name_of(node)
         )
         out.append((node, gpus, used))
     return out
@@ -220,7 +221,7 @@ def _node_status(node: Obj) -> str:
 
 def node_list(ctx: Context, parsed: Parsed | None = None) -> Output:
     rows = []
-    for node, gpus, used in _node_rows(ctx):
+    for node, gpus, used in node_gpu_rows(ctx):
         labels = node["metadata"].get("labels") or {}
         rows.append(
             [
@@ -239,7 +240,7 @@ def node_list(ctx: Context, parsed: Parsed | None = None) -> Output:
 
 def nodepool_list(ctx: Context, parsed: Parsed | None = None) -> Output:
     pools: dict[str, list[tuple[Obj, int, float]]] = {}
-    for row in _node_rows(ctx):
+    for row in node_gpu_rows(ctx):
         pools.setdefault(_node_pool(row[0]), []).append(row)
     rows = []
     for pool, members in sorted(pools.items()):

@@ -301,3 +301,41 @@ def test_workspace_bash_port_forward_and_attach_say_there_is_no_container_shell(
     assert validate.run("runai workspace bash nope -p team-a").output == (
         'Error: workload "nope" not found in project team-a'
     )
+
+
+def test_v1_top_node_prints_runai_clis_titled_tables_and_the_cluster_total(
+    gang: LabSession,
+) -> None:
+    wait(gang, 3)
+    out = gang.run("runai top node").output
+    lines = out.split("\n")
+    titles = [line for line in lines if line.startswith("──────◆")]
+    assert titles == [
+        "──────◆  GENERAL NODES INFO  ◆──────",
+        "──────◆  CPU & MEMORY NODES INFO  ◆──────",
+        "──────◆  GPU & GPU MEMORY NODES INFO  ◆──────",
+        "──────◆  CLUSTER NODES INFO  ◆──────",
+    ]
+    assert "NAME       IP Address  ROLE    STATUS" in lines
+    assert "gpu-node1  10.10.0.11  <none>  ready" in lines
+    gpu_header = next(line for line in lines if "ALLOCATED UNITS" in line)
+    assert gpu_header.split("│") == [
+        "NAME       ",
+        " CAPACITY  ALLOCATED UNITS  ALLOCATED FRACTION  USAGE  ",
+        " CAPACITY     ALLOCATED  USAGE",
+    ]
+    node2 = [line for line in lines if line.startswith("gpu-node2  │ 8.00")]
+    assert node2 and node2[0].split("│")[1].split() == ["8.00", "4", "4.00", "50.0%"]
+    # nb-ana and nb-old hold 4 GPUs each of the three nodes' 24.
+    assert lines[-1] == "Allocated/Total GPUs In Cluster:  8/24 (33%)"
+
+
+def test_top_node_details_lists_each_nodes_gpu_pods(gang: LabSession) -> None:
+    wait(gang, 3)
+    out = gang.run("runai top node -d").output
+    assert "NAMESPACE          NAME        GPU REQUESTS" in out
+    assert "runai-team-vision  nb-ana-0-0  4" in out
+    assert "Allocated GPUs In Node gpu-node2:  4 (50%)" in out
+    assert gang.run("runai top job").output.startswith(
+        'Error: unknown command "job" for "runai top"'
+    )
