@@ -601,7 +601,8 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
     except ApiError as exc:
         if exc.code == 409:
             return
-        raise
+        # A spec the API refuses stays the workload's problem, not every other workload's.
+        emit(api, workload, "Warning", "FailedCreate", f"Error creating: {exc.message}", COMPONENT)
 
 
 def queue_pool_quotas(queue: Obj) -> dict[str, tuple[float | None, float, float | None]]:

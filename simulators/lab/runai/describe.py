@@ -24,6 +24,7 @@ from simulators.lab.runai.common import (
     phase_of,
     pods_of,
 )
+from simulators.lab.runai.tables import int32_flag
 from simulators.lab.tool import Context, Output
 
 # `describe`'s sections (each shown unless `--<section>=false`) and its flags.
@@ -73,16 +74,7 @@ def describe_command(ctx: Context, wl: Obj, parsed: Parsed, args: list[str]) -> 
 
 
 def _limit(parsed: Parsed, key: str, default: int) -> int:
-    raw = parsed.value(key)
-    if raw is None:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise err(
-            f'invalid argument "{raw}" for "--{key}" flag: strconv.ParseInt: parsing "{raw}": '
-            "invalid syntax"
-        ) from None
+    return int32_flag(parsed, key, default)
 
 
 def describe(ctx: Context, wl: Obj) -> str:
@@ -268,6 +260,8 @@ def _since(ctx: Context, parsed: Parsed) -> datetime | None:
                 f'invalid argument "{raw}" for "--since" flag: time: invalid duration "{raw}"'
             )
         seconds = sum(float(n) * _UNITS[u] for n, u in parts)
+        if seconds > 100 * 365 * 86400:
+            return None  # older than the cluster: every line
         return ctx.api.now() - timedelta(seconds=seconds)
     moment = parsed.value("since-time")
     if moment is not None:

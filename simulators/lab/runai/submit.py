@@ -49,6 +49,8 @@ CPU_FLAGS = {
     "cpu-memory-limit": "cpuMemoryLimit",
 }
 
+MAX_CORES = 10000  # far above any node's, so a typo reads as an error, not a pod no node fits
+
 # What a generated name starts with: the workload's type, as `runai training pytorch submit`
 # without a name makes pytorch-06027b585626.
 NAME_STEMS = {
@@ -218,14 +220,16 @@ def _cpu_fields(parsed: Parsed) -> dict[str, Any]:
                     f'invalid argument "{raw}" for "--{flag}" flag: strconv.ParseFloat: parsing '
                     f'"{raw}": invalid syntax'
                 ) from None
-            if cores <= 0:
-                raise err(f"--{flag} must be greater than 0")
+            if not 0.001 <= cores <= MAX_CORES:
+                raise err(f"--{flag} must be between 0.001 and {MAX_CORES} cores")
             fields[field] = {"value": f"{cores:g}"}
             continue
         try:
-            parse_quantity(raw)
+            size = parse_quantity(raw)
         except QuantityError:
-            raise err(f'invalid --{flag} "{raw}": use a quantity such as 500M or 1G') from None
+            size = None
+        if size is None or not 0 < size < 2**63:
+            raise err(f'invalid --{flag} "{raw}": use a quantity such as 500M or 1G')
         fields[field] = {"value": raw}
     return fields
 

@@ -72,6 +72,8 @@ def list_v2(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> str:
     wanted_type = (parsed.value("type") or "").lower()
     limit = int32_flag(parsed, "limit", 50)
     offset = int32_flag(parsed, "offset", 0)
+    if offset < 0:
+        raise err(f"--offset must be 0 or more, not {offset}")
     rows = []
     for w in listed(ctx, parsed, kinds):
         status = w.get("status") or {}

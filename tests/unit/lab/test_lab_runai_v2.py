@@ -7,6 +7,7 @@ import re
 
 import yaml
 
+from simulators.controllers import runai as runai_ctl
 from simulators.lab import LabSession
 from simulators.lab.world_cluster import RUNAI_VERSION
 from tests.unit.lab.lab_helpers import wait
@@ -339,3 +340,35 @@ def test_top_node_details_lists_each_nodes_gpu_pods(gang: LabSession) -> None:
     assert gang.run("runai top job").output.startswith(
         'Error: unknown command "job" for "runai top"'
     )
+
+
+def test_out_of_range_values_are_one_line_errors(validate: LabSession) -> None:
+    validate.run("runai login")
+    submit = "runai training submit c1 -p team-a -i x -g 1"
+    assert validate.run(f"{submit} --cpu-core-request nan").output == (
+        "Error: --cpu-core-request must be between 0.001 and 10000 cores"
+    )
+    assert validate.run(f"{submit} --cpu-memory-request 1e400").output == (
+        'Error: invalid --cpu-memory-request "1e400": use a quantity such as 500M or 1G'
+    )
+    assert validate.run("runai training list -p team-a --limit 99999999999").output == (
+        'Error: invalid argument "99999999999" for "--limit" flag: strconv.ParseInt: parsing '
+        '"99999999999": value out of range'
+    )
+    assert validate.run("runai training list -p team-a --offset -1").output == (
+        "Error: --offset must be 0 or more, not -1"
+    )
+
+
+def test_a_workload_whose_pods_the_api_refuses_gets_an_event_and_the_rest_runs(
+    validate: LabSession,
+) -> None:
+    validate.run("runai login")
+    bad = runai_ctl.workload_object("training", "bad", "team-a", "x")
+    bad["spec"]["cpuCoreRequest"] = {"value": "lots"}
+    validate.world.api.create("trainingworkloads.run.ai", bad, "runai-team-a")
+    validate.run("runai training submit ok -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 -g 1")
+    wait(validate, 3)
+    assert "ok-0-0" in validate.run("kubectl get pods -n runai-team-a").output
+    events = validate.run("kubectl get events -n runai-team-a").output
+    assert "FailedCreate" in events and "trainingworkload/bad" in events.lower()
