@@ -39,6 +39,7 @@ from simulators.lab.runai.describe import (
     exec_in,
     logs,
 )
+from simulators.lab.runai.help import verb_help, wants_help
 from simulators.lab.runai.submit import (
     SUBMIT_FLAGS,
     V1_SUBMIT_FLAGS,
@@ -269,8 +270,13 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     if noun == "nodepool":
         return nodepool_list(ctx, parse(args, OUTPUT_FLAGS))
     kind_filter: tuple[str, ...]
+    if noun == "training" and verb == "pytorch" and (not args or args[0] in ("-h", "--help")):
+        return Output(
+            "Usage:\n  runai training pytorch [command]\n\nAvailable Commands:\n"
+            + "\n".join(f"  {v}" for v in PYTORCH_VERBS)
+        )
     if noun == "training" and verb == "pytorch":
-        if not args or args[0] not in PYTORCH_VERBS:
+        if args[0] not in PYTORCH_VERBS:
             raise RunaiError(
                 'Error: unknown command for "runai training pytorch"\n'
                 "Run 'runai training pytorch --help' for usage."
@@ -290,6 +296,9 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     else:
         kind_filter = ALL_KINDS
         kind = ""
+    if wants_help(args):
+        command = f"{noun} pytorch {verb}" if kind == "distributed" else f"{noun} {verb}"
+        return Output(verb_help(command, verb, _verb_flags(verb, kind)))
     if verb == "submit":
         return submit_v2(ctx, kind, args)
     if verb == "list":
@@ -325,6 +334,17 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         raise err(f"{label} {name} is not suspended")
     set_active(ctx, wl, True)
     return Output(f"Successfully resumed {label} {name}")
+
+
+def _verb_flags(verb: str, kind: str) -> list[Flag]:
+    """The flags a verb takes, as its --help lists them."""
+    if verb == "submit":
+        only = {"workers": "distributed", "no-master": "distributed", "serving-port": "inference"}
+        return [f for f in SUBMIT_FLAGS if only.get(f.key, kind) == kind]
+    if verb in ("list", "describe", "logs"):
+        return {"list": LIST_FLAGS, "describe": DESCRIBE_FLAGS, "logs": LOG_FLAGS}[verb]
+    kept = ("project", "help", "stdin", "tty") if verb == "exec" else ("project", "help")
+    return [f for f in NAME_FLAGS if f.key in kept]
 
 
 _HELP = """runai is the command line interface of NVIDIA Run:ai.

@@ -24,7 +24,7 @@ SUBMIT_FLAGS = [
     Flag("memory", long="gpu-memory-request", takes_value=True),
     Flag("workers", long="workers", takes_value=True),
     Flag("no-master", long="no-master"),
-    Flag("command", long="command"),
+    Flag("command", long="command", short="c"),
     Flag("environment", long="environment", short="e", takes_value=True),
     Flag("node-pools", long="node-pools", takes_value=True),
     Flag("preemptible", long="preemptible"),

@@ -372,3 +372,22 @@ def test_a_workload_whose_pods_the_api_refuses_gets_an_event_and_the_rest_runs(
     assert "ok-0-0" in validate.run("kubectl get pods -n runai-team-a").output
     events = validate.run("kubectl get events -n runai-team-a").output
     assert "FailedCreate" in events and "trainingworkload/bad" in events.lower()
+
+
+def test_help_lists_the_verbs_flags_with_the_references_words(validate: LabSession) -> None:
+    validate.run("runai login")
+    out = validate.run("runai training pytorch submit --help").output.split("\n")
+    assert out[:4] == [
+        "submit pytorch training",
+        "",
+        "Usage:",
+        "  runai training pytorch submit [flags]",
+    ]
+    assert "      --no-master                   Do not create a separate pod for the master" in out
+    assert (
+        "  -g, --gpu-devices-request int32   GPU units to allocate for the job (e.g. 1, 2)" in out
+    )
+    listing = validate.run("runai workspace list -h").output
+    assert "      --status string    filter by workload state" in listing
+    assert "--no-master" not in validate.run("runai training submit -h").output
+    assert "exec" in validate.run("runai training pytorch --help").output
