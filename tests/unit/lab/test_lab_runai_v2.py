@@ -10,7 +10,7 @@ import yaml
 from simulators.controllers import runai as runai_ctl
 from simulators.lab import LabSession
 from simulators.lab.world_cluster import RUNAI_VERSION
-from tests.unit.lab.lab_helpers import wait
+from tests.unit.lab.lab_helpers import done, wait
 
 
 def test_runai_version_is_a_release_that_has_the_v2_clis_training_pytorch(
@@ -391,3 +391,20 @@ def test_help_lists_the_verbs_flags_with_the_references_words(validate: LabSessi
     assert "      --status string    filter by workload state" in listing
     assert "--no-master" not in validate.run("runai training submit -h").output
     assert "exec" in validate.run("runai training pytorch --help").output
+
+
+def test_the_validation_gang_check_wants_two_workers_not_two_pods(validate: LabSession) -> None:
+    validate.run("runai login")
+    validate.run(
+        "runai training pytorch submit one -p team-a -i gcr.io/run-ai-demo/quickstart-distributed"
+        " --workers 1 -g 1"
+    )
+    wait(validate, 4)
+    assert validate.run("kubectl get pods -n runai-team-a").output.count("Running") == 2
+    assert done(validate)["gang-starts"] is False  # a master and one worker
+    validate.run(
+        "runai training pytorch submit two -p team-a -i gcr.io/run-ai-demo/quickstart-distributed"
+        " --workers 2 -g 1"
+    )
+    wait(validate, 4)
+    assert done(validate)["gang-starts"] is True
