@@ -86,6 +86,7 @@ class Model(Snapshot):
                     priority=runai.priority_of(workload),
                     preemptible=runai.preemptible_of(workload),
                     image=str(runai.value(workload, "image", "")),
+                    master=runai.has_master(workload),
                     node_pool=list(dict.fromkeys(pools)),
                 )
             except EngineError:

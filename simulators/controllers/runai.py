@@ -9,20 +9,31 @@
 - A workload (``trainingworkloads.run.ai``, ``interactiveworkloads``, ``distributedworkloads``,
   ``inferenceworkloads``, all ``run.ai/v2alpha1``) becomes a ``PodGroup``
   (``scheduling.run.ai/v2alpha2``, ``pg-<name>-0``, minMember = its pod count) and its pods,
-  named as the engine names them (``t1-0-0``; ``dist-master-0``, ``dist-worker-0``), with
+  named as Run:ai names them (``t1-0-0``; ``dist-master-0``, ``dist-worker-0``, ...), with
   ``schedulerName: runai-scheduler``, the project's labels and, for a fraction, the
   ``gpu-fraction`` (or ``gpu-memory``) annotation. A deleted or evicted pod comes back Pending;
   a finished workload is Completed; a suspended one (``spec.active.value: false``) has no pods.
 
 Workload spec (Run:ai's ``{"value": ...}`` wrapped fields): ``name``, ``image``, ``gpu`` (whole
 GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migProfile``
-("1g.10gb"), ``workers`` (distributed: pod count), ``priority`` (int), ``preemptible`` (bool),
-``active`` (bool, default true), ``nodePools`` ("l40s,h100": the node pools to try, in order;
-without it, the project's ``defaultNodePools``, else ``default``). The lab's facts (for checks
-and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
+("1g.10gb"), ``workers`` (distributed: worker pods), ``noMaster`` (distributed, bool: no separate
+master pod), ``priority`` (int), ``preemptible`` (bool),
+``active`` (bool, default true), ``cpuCoreRequest``/``cpuCoreLimit`` ("0.5") and
+``cpuMemoryRequest``/``cpuMemoryLimit`` ("1G") (the pods' CPU and memory), ``servingPort``
+(inference: "8000", the container port), ``nodePools`` ("l40s,h100": the node pools to try,
+in order; without it, the project's ``defaultNodePools``, else ``default``). The lab's facts
+(for checks and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
 ``allocatedGpus``, ``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times
 all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
 ``lastActivityTime``.
+
+A distributed workload is a master pod plus ``workers`` worker pods unless ``noMaster`` is set,
+as ``runai training pytorch submit --workers 2`` makes ``<name>-master-0``, ``<name>-worker-0``
+and ``<name>-worker-1`` and ``--no-master`` ("Do not create a separate pod for the master")
+only the workers. The master requests what a worker requests (Run:ai's API calls this
+``masterSpecSameAsWorker``; the CLI's ``--master-gpu-devices-request`` and friends change it,
+which the lab does not model), so ``--workers 2 -g 8`` asks for 24 GPUs, and the gang (the
+PodGroup's ``minMember``) counts the master.
 """
 
 from __future__ import annotations
@@ -89,11 +100,20 @@ def namespace_for(project: str) -> str:
     return f"runai-{project}"
 
 
-def pod_names(name: str, kind: str, pods: int) -> list[str]:
-    """The engine's pod naming: llm-ft-master-0, llm-ft-worker-0; t1-0-0 otherwise."""
+def pod_names(name: str, kind: str, pods: int, master: bool = True) -> list[str]:
+    """Run:ai's pod names (the engine's too): llm-ft-master-0, llm-ft-worker-0, ... for a
+    distributed workload (only workers without a master); t1-0-0 otherwise."""
+    if kind == "distributed" and not master:
+        return [f"{name}-worker-{i}" for i in range(pods)]
     if kind == "distributed":
         return [f"{name}-master-0" if i == 0 else f"{name}-worker-{i - 1}" for i in range(pods)]
     return [f"{name}-0-{i}" for i in range(pods)]
+
+
+def workload_pod_names(workload: Obj) -> list[str]:
+    """The pods a workload runs, in order (the master first)."""
+    name, kind = name_of(workload), kind_of(workload)
+    return pod_names(name, kind, pod_count(workload), has_master(workload))
 
 
 def workload_object(
@@ -106,6 +126,7 @@ def workload_object(
     gpu_memory: str | None = None,
     mig_profile: str | None = None,
     workers: int = 1,
+    no_master: bool = False,
     priority: int | None = None,
     preemptible: bool | None = None,
     user: str = "admin",
@@ -124,6 +145,8 @@ def workload_object(
         body["gpu"] = {"value": f"{int(gpu)}"}
     if wk == WorkloadKind.DISTRIBUTED:
         body["workers"] = {"value": workers}
+        if no_master:
+            body["noMaster"] = {"value": True}
     if priority is not None:
         body["priority"] = {"value": priority}
     if preemptible is not None:
@@ -156,13 +179,24 @@ def project_of(workload: Obj) -> str:
     return namespace_of(workload).removeprefix("runai-")
 
 
+def workers_of(workload: Obj) -> int:
+    """A distributed workload's worker pods (``--workers``); 1 for any other workload."""
+    if kind_of(workload) != "distributed":
+        return 1
+    try:
+        return max(1, int(value(workload, "workers", 1)))
+    except (TypeError, ValueError):
+        return 1
+
+
+def has_master(workload: Obj) -> bool:
+    """Whether a distributed workload has its separate master pod (unless ``--no-master``)."""
+    return kind_of(workload) == "distributed" and value(workload, "noMaster") is not True
+
+
 def pod_count(workload: Obj) -> int:
-    if kind_of(workload) == "distributed":
-        try:
-            return max(1, int(value(workload, "workers", 1)))
-        except (TypeError, ValueError):
-            return 1
-    return 1
+    """The pods a workload runs, all in its gang: the workers plus the master."""
+    return workers_of(workload) + (1 if has_master(workload) else 0)
 
 
 def priority_of(workload: Obj) -> int:
@@ -359,8 +393,7 @@ def _podgroup_name(workload: Obj) -> str:
 def _sync_workload(api: ClusterAPI, workload: Obj, pods: list[Obj], groups: list[Obj]) -> None:
     wstatus = status(workload)
     phase = str(wstatus.get("phase") or "")
-    kind = kind_of(workload)
-    names = pod_names(name_of(workload), kind, pod_count(workload))
+    names = workload_pod_names(workload)
     now = timestamp(api)
     if phase in ("Completed", "Failed"):
         return
@@ -520,8 +553,23 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         "name": name_of(workload),
         "image": str(value(workload, "image", "")),
     }
-    if limits:
-        container["resources"] = {"limits": dict(limits), "requests": dict(limits)}
+    requests = dict(limits)
+    # --cpu-core-request and friends: CPU and memory as the pod asks for them.
+    for field, key, into in (
+        ("cpuCoreRequest", "cpu", requests),
+        ("cpuMemoryRequest", "memory", requests),
+        ("cpuCoreLimit", "cpu", limits),
+        ("cpuMemoryLimit", "memory", limits),
+    ):
+        if value(workload, field) is not None:
+            into[key] = str(value(workload, field))
+    if limits or requests:
+        container["resources"] = {
+            key: body for key, body in (("limits", limits), ("requests", requests)) if body
+        }
+    port = value(workload, "servingPort")
+    if port is not None:
+        container["ports"] = [{"containerPort": int(port), "protocol": "TCP"}]
     labels = {
         "project": project,
         "runai/queue": project,
@@ -530,7 +578,8 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         "user": labels_of(workload).get("user", "admin"),
     }
     if kind == "distributed":
-        labels["training.kubeflow.org/replica-type"] = "master" if index == 0 else "worker"
+        first = index == 0 and has_master(workload)
+        labels["training.kubeflow.org/replica-type"] = "master" if first else "worker"
     pod: Obj = {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -552,7 +601,8 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
     except ApiError as exc:
         if exc.code == 409:
             return
-        raise
+        # A spec the API refuses stays the workload's problem, not every other workload's.
+        emit(api, workload, "Warning", "FailedCreate", f"Error creating: {exc.message}", COMPONENT)
 
 
 def queue_pool_quotas(queue: Obj) -> dict[str, tuple[float | None, float, float | None]]:

@@ -223,13 +223,15 @@ class Cluster:
         node_pool: str | Sequence[str] = DEFAULT_POOL,
         node_selector: dict[str, str] | None = None,
         image: str = "",
+        master: bool = True,
     ) -> Workload:
         """Submit a workload; it stays Pending until the next `run_cycle`.
 
-        Distributed workloads are gang-scheduled (all pods); `pods` is the worker count,
-        the first pod being the master, as `--workers 2` makes llm-ft-master-0 and
-        llm-ft-worker-0. `node_pool` may list several pools in order of preference: each
-        cycle tries them in that order until one places the workload.
+        Distributed workloads are gang-scheduled (all pods); `pods` counts them all, the
+        first being the master unless `master` is false (Run:ai's `--no-master`), as
+        `--workers 2` makes llm-ft-master-0, llm-ft-worker-0 and llm-ft-worker-1. `node_pool`
+        may list several pools in order of preference: each cycle tries them in that order
+        until one places the workload.
         """
         if not name:
             raise EngineError("workload.name: must not be empty")
@@ -280,6 +282,7 @@ class Cluster:
             creation_rank=self._rank,
             created_at=self.clock(),
             image=image,
+            master=master,
             node_pools=pools,
         )
         workload.pods = [
@@ -557,6 +560,8 @@ class Cluster:
 
 
 def _pod_name(workload: Workload, index: int) -> str:
+    if workload.kind == WorkloadKind.DISTRIBUTED and not workload.master:
+        return f"{workload.name}-worker-{index}"
     if workload.kind == WorkloadKind.DISTRIBUTED:
         return f"{workload.name}-master-0" if index == 0 else f"{workload.name}-worker-{index - 1}"
     return f"{workload.name}-0-{index}"

@@ -299,6 +299,8 @@ class Workload:
     creation_rank: int
     created_at: datetime
     image: str = ""
+    # A distributed workload's first pod is its master unless submitted with --no-master.
+    master: bool = True
     pods: list[Pod] = field(default_factory=list)
     # Node pools in order of preference (Run:ai lets a workload name several); `node_pool`
     # is the one it runs in or is being tried in, `pool_reasons` why earlier ones said no.
@@ -341,7 +343,7 @@ class Workload:
 
     @property
     def gpus_allocated(self) -> float:
-        """GPUs held by Running pods (what `runai list` shows as GPU Alloc.)."""
+        """GPUs held by Running pods (what `runai training list` shows as GPU Allocation)."""
         return self.gpu.units() * self.running_pods
 
 

@@ -233,7 +233,7 @@ def validate_fractions(world: World) -> bool:
 def validate_gang(world: World) -> bool:
     return any(
         runai.kind_of(wl) == "distributed"
-        and runai.pod_count(wl) >= 2
+        and runai.workers_of(wl) >= 2  # "a 2-worker job": the master pod comes on top
         and bool(status(wl).get("gangStarts"))
         for wl in _workloads(world)
     )

@@ -20,6 +20,7 @@ from simulators.lab.flags import Flag, FlagError, parse
 from simulators.lab.kubectl.common import parse_ts
 from simulators.lab.render import plain_table
 from simulators.lab.tool import Context, Output
+from simulators.lab.world_cluster import RUNAI_VERSION
 
 RELEASE_TYPE = "helm.sh/release.v1"
 
@@ -39,7 +40,7 @@ LIST_FLAGS = [
     Flag("all-namespaces", long="all-namespaces", short="A"),
 ]
 CHARTS = {
-    "runai/runai-cluster": "runai-cluster-2.17.42",
+    "runai/runai-cluster": f"runai-cluster-{RUNAI_VERSION}",
     "nvidia/gpu-operator": "gpu-operator-v24.9.2",
 }
 SUBCOMMANDS = ("list", "upgrade", "repo", "version")

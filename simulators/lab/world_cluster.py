@@ -25,7 +25,11 @@ DAY = 86400
 
 CLUSTER_AGE = 31 * DAY + 3600  # so objects made in its first minutes still read 31d
 
-RUNAI_VERSION = "2.17.42"
+# The Run:ai release the lab's cluster runs, one number everywhere (the control plane's image,
+# the helm chart, `runai version`). 2.20 or newer because the lab's CLI is v2 (which needs 2.18+)
+# and its tickets use `runai training pytorch submit`: 2.18 and 2.19 had distributed training
+# as `runai distributed submit --framework PyTorch`; 2.20 folded it into `runai training`.
+RUNAI_VERSION = "2.20.22"
 
 RUNAI_IMAGE = f"gcr.io/run-ai-prod/runai:{RUNAI_VERSION}"
 

@@ -238,7 +238,9 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         str(spec.get("image", "nvcr.io/nvidia/pytorch:24.05-py3")),
         gpu=float(spec.get("gpus", 1)),
         gpu_memory=spec.get("gpu_memory"),
-        workers=int(spec.get("pods", 1)),
+        # A ticket counts a distributed workload's pods: a master plus `pods - 1` workers.
+        workers=max(1, int(spec.get("pods", 1)) - (1 if kind == "distributed" else 0)),
+        no_master=kind == "distributed" and int(spec.get("pods", 1)) < 2,
         user=str(spec.get("user", "admin")),
         node_pools=[str(p) for p in spec.get("node_pools") or []] or None,
     )

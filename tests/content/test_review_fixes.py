@@ -191,7 +191,7 @@ def test_the_validation_ticket_story_and_lab_cli_agree_and_the_hint_is_honest() 
     for release in re.findall(r"Run:ai (\d+\.\d+)", ticket["story"]):
         assert LAB_RUNAI_VERSION.startswith(release + ".")
     hint = next(h for h in ticket["hints"] if h.startswith("Fractions:"))
-    assert "GPU Alloc. 0.50" in hint
+    assert "GPU Allocation 0.50" in hint
     assert "shows only the node, not the GPU" in hint
 
 

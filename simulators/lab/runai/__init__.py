@@ -30,7 +30,15 @@ from simulators.lab.runai.common import (
     phase_of,
     project_named,
 )
-from simulators.lab.runai.describe import describe, exec_in, logs
+from simulators.lab.runai.describe import (
+    DESCRIBE_FLAGS,
+    LOG_FLAGS,
+    describe,
+    describe_command,
+    exec_in,
+    logs,
+)
+from simulators.lab.runai.help import verb_help, wants_help
 from simulators.lab.runai.submit import (
     SUBMIT_FLAGS,
     V1_SUBMIT_FLAGS,
@@ -42,15 +50,18 @@ from simulators.lab.runai.submit import (
 )
 from simulators.lab.runai.tables import (
     LIST_FLAGS,
+    OUTPUT_FLAGS,
     list_v1,
     list_v2,
     node_list,
     nodepool_list,
     project_list,
 )
+from simulators.lab.runai.top import TOP_FLAGS, top_node
 from simulators.lab.tool import Context, Output
+from simulators.lab.world_cluster import RUNAI_VERSION
 
-VERSION = "2.17.42"
+VERSION = RUNAI_VERSION
 
 NAME_FLAGS = [
     Flag("project", long="project", short="p", takes_value=True),
@@ -60,6 +71,18 @@ NAME_FLAGS = [
     Flag("tty", long="tty", short="t"),
     Flag("help", long="help", short="h"),
 ]
+
+# Verbs that need a container's terminal or network, which the lab does not have.
+NO_SHELL_VERBS = ("bash", "attach", "port-forward")
+NO_SHELL = {
+    "bash": "The lab has no container shell: run one command with "
+    "'runai {noun} exec {name} -- <command>' instead",
+    "attach": "The lab has no container shell to attach to: run one command with "
+    "'runai {noun} exec {name} -- <command>' instead",
+    "port-forward": "The lab has no container shell or network to forward a port to: run one "
+    "command with 'runai {noun} exec {name} -- <command>' instead",
+}
+PYTORCH_VERBS = ("submit", "list", "describe", "logs", "exec", "delete", *NO_SHELL_VERBS)
 
 V2_NOUNS = {
     "training": (
@@ -71,9 +94,20 @@ V2_NOUNS = {
         "delete",
         "suspend",
         "resume",
+        *NO_SHELL_VERBS,
         "pytorch",
     ),
-    "workspace": ("submit", "list", "describe", "logs", "exec", "delete", "suspend", "resume"),
+    "workspace": (
+        "submit",
+        "list",
+        "describe",
+        "logs",
+        "exec",
+        "delete",
+        "suspend",
+        "resume",
+        *NO_SHELL_VERBS,
+    ),
     "inference": ("submit", "list", "describe", "logs", "delete"),
     "workload": ("list", "describe"),
     "project": ("list", "set"),
@@ -98,6 +132,7 @@ TOP = (
     "project",
     "submit",
     "submit-dist",
+    "top",
     "training",
     "version",
     "whoami",
@@ -165,13 +200,20 @@ def _dispatch(ctx: Context, args: list[str]) -> Output:
         elif rest and rest[0] == "nodes":
             return node_list(ctx)
         return list_v1(ctx, parse(rest, LIST_FLAGS))
+    if cmd == "top":
+        if not rest or rest[0] != "node":
+            raise RunaiError(
+                f'Error: unknown command "{rest[0] if rest else ""}" for "runai top"\n'
+                "Run 'runai top --help' for usage."
+            )
+        return top_node(ctx, parse(rest[1:], TOP_FLAGS))
     if cmd == "describe":
         if not rest or rest[0] != "job":
             raise err('use "runai describe job <name>"')
         parsed = parse(rest[1:], NAME_FLAGS)
         return Output(describe(ctx, find_workload(ctx, parsed, None)))
     if cmd == "logs":
-        parsed = parse(rest, NAME_FLAGS)
+        parsed = parse(rest, LOG_FLAGS)
         return logs(ctx, find_workload(ctx, parsed, None), parsed)
     if cmd == "exec":
         parsed = parse(rest, NAME_FLAGS)
@@ -202,7 +244,7 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
         )
     if noun == "project":
         if verb == "list":
-            return project_list(ctx)
+            return project_list(ctx, parse(args, OUTPUT_FLAGS))
         if len(args) != 1:
             raise err("accepts 1 arg(s), received " + str(len(args)))
         project_named(ctx, args[0])
@@ -223,12 +265,17 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
             raise err(f'cluster "{args[0]}" not found')
         return Output(f"Cluster {cluster} configured successfully")
     if noun == "node":
-        return node_list(ctx)
+        return node_list(ctx, parse(args, OUTPUT_FLAGS))
     if noun == "nodepool":
-        return nodepool_list(ctx)
+        return nodepool_list(ctx, parse(args, OUTPUT_FLAGS))
     kind_filter: tuple[str, ...]
+    if noun == "training" and verb == "pytorch" and (not args or args[0] in ("-h", "--help")):
+        return Output(
+            "Usage:\n  runai training pytorch [command]\n\nAvailable Commands:\n"
+            + "\n".join(f"  {v}" for v in PYTORCH_VERBS)
+        )
     if noun == "training" and verb == "pytorch":
-        if not args or args[0] not in ("submit", "list", "describe", "logs", "delete"):
+        if args[0] not in PYTORCH_VERBS:
             raise RunaiError(
                 'Error: unknown command for "runai training pytorch"\n'
                 "Run 'runai training pytorch --help' for usage."
@@ -248,17 +295,25 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     else:
         kind_filter = ALL_KINDS
         kind = ""
+    if wants_help(args):
+        command = f"{noun} pytorch {verb}" if kind == "distributed" else f"{noun} {verb}"
+        return Output(verb_help(command, verb, _verb_flags(verb, kind)))
     if verb == "submit":
         return submit_v2(ctx, kind, args)
     if verb == "list":
         parsed = parse(args, LIST_FLAGS)
         return Output(list_v2(ctx, parsed, kind_filter))
+    if verb == "describe":
+        parsed = parse(args, DESCRIBE_FLAGS)
+        return describe_command(ctx, find_workload(ctx, parsed, kind_filter), parsed, args)
+    if verb == "logs":
+        parsed = parse(args, LOG_FLAGS)
+        return logs(ctx, find_workload(ctx, parsed, kind_filter), parsed)
     parsed = parse(args, NAME_FLAGS)
     wl = find_workload(ctx, parsed, kind_filter)
-    if verb == "describe":
-        return Output(describe(ctx, wl))
-    if verb == "logs":
-        return logs(ctx, wl, parsed)
+    if verb in NO_SHELL:
+        shell_noun = "training pytorch" if noun == "training" and kind == "distributed" else noun
+        return Output.error(NO_SHELL[verb].format(noun=shell_noun, name=name_of(wl)))
     if verb == "exec":
         return exec_in(ctx, wl, parsed)
     label = {"workspace": "workspace", "inference": "inference"}.get(
@@ -280,6 +335,17 @@ def _v2(ctx: Context, noun: str, rest: list[str]) -> Output:
     return Output(f"Successfully resumed {label} {name}")
 
 
+def _verb_flags(verb: str, kind: str) -> list[Flag]:
+    """The flags a verb takes, as its --help lists them."""
+    if verb == "submit":
+        only = {"workers": "distributed", "no-master": "distributed", "serving-port": "inference"}
+        return [f for f in SUBMIT_FLAGS if only.get(f.key, kind) == kind]
+    if verb in ("list", "describe", "logs"):
+        return {"list": LIST_FLAGS, "describe": DESCRIBE_FLAGS, "logs": LOG_FLAGS}[verb]
+    kept = ("project", "help", "stdin", "tty") if verb == "exec" else ("project", "help")
+    return [f for f in NAME_FLAGS if f.key in kept]
+
+
 _HELP = """runai is the command line interface of NVIDIA Run:ai.
 
 Usage:
@@ -292,16 +358,18 @@ Available Commands (v2 style):
   training submit|list|describe|logs|delete|suspend|resume
   training pytorch submit|list|describe|logs|delete
   workspace submit|list|describe|logs|delete|suspend|resume
+  workspace|training bash|attach|port-forward (no container shell in this lab)
   inference submit|list|describe|logs|delete
   workload list|describe
   workspace|training exec <name> -- <command>
   node list, nodepool list
 
-Older v1 style (still accepted on this 2.17 cluster):
+Older v1 style (deprecated since 2.20, still accepted on this cluster):
   config project <project>
   submit <name> -i <image> [-g N|0.5] [--interactive]
   submit-dist pytorch <name> --workers=N -g G -i <image>
-  list jobs, describe job <name>, logs <name>, delete job <name>"""
+  list jobs, describe job <name>, logs <name>, delete job <name>
+  top node [-d]"""
 
 
 def complete(ctx: Context, words: list[str], current: str) -> list[str]:
@@ -333,16 +401,16 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         if len(words) == 1:
             return [v for v in V2_NOUNS[head] if v.startswith(current)]
         if words[1] == "pytorch" and len(words) == 2:
-            return [
-                v for v in ("submit", "list", "describe", "logs", "delete") if v.startswith(current)
-            ]
-        if words[-1] in ("describe", "logs", "delete", "suspend", "resume"):
+            return [v for v in PYTORCH_VERBS if v.startswith(current)]
+        if words[-1] in ("describe", "logs", "delete", "suspend", "resume", *NO_SHELL_VERBS):
             return [n for n in workload_names if n.startswith(current)]
         return []
     if head == "list" and len(words) == 1:
         return [v for v in ("jobs", "projects", "nodes") if v.startswith(current)]
     if head in ("describe", "delete") and len(words) == 1:
         return ["job"] if "job".startswith(current) else []
+    if head == "top" and len(words) == 1:
+        return ["node"] if "node".startswith(current) else []
     if head == "submit-dist" and len(words) == 1:
         return ["pytorch"] if "pytorch".startswith(current) else []
     if head == "config" and len(words) == 1:

@@ -61,7 +61,7 @@ def pods_of(ctx: Context, wl: Obj) -> list[Obj]:
     pods = ctx.api.list(
         "pods", wl["metadata"]["namespace"], label_selector=f"workloadName={name_of(wl)}"
     ).get("items", [])
-    order = runai_ctl.pod_names(name_of(wl), runai_ctl.kind_of(wl), runai_ctl.pod_count(wl))
+    order = runai_ctl.workload_pod_names(wl)
     rank = {n: i for i, n in enumerate(order)}
     return sorted(pods, key=lambda p: rank.get(p["metadata"]["name"], len(rank)))
 

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Sequence
+
+import yaml
+
 from simulators.cluster.api import Obj
 from simulators.controllers import hardware
 from simulators.controllers import runai as runai_ctl
@@ -15,6 +21,7 @@ from simulators.lab.runai.common import (
     KIND_LABELS,
     all_projects,
     config,
+    err,
     list_workloads,
     name_of,
     number,
@@ -27,29 +34,106 @@ from simulators.lab.tool import Context, Output
 LIST_FLAGS = [
     Flag("project", long="project", short="p", takes_value=True),
     Flag("all", long="all", short="A"),
+    Flag("json", long="json"),
+    Flag("yaml", long="yaml"),
+    Flag("table", long="table"),
+    Flag("no-headers", long="no-headers"),
+    Flag("limit", long="limit", takes_value=True),
+    Flag("offset", long="offset", takes_value=True),
+    Flag("status", long="status", takes_value=True),
+    Flag("state", long="state", takes_value=True),
+    Flag("type", long="type", takes_value=True),
     Flag("help", long="help", short="h"),
 ]
 
+# What `runai project|node|nodepool list` take: the output shape and a page.
+OUTPUT_FLAGS = [
+    f
+    for f in LIST_FLAGS
+    if f.key in ("json", "yaml", "table", "no-headers", "limit", "offset", "help")
+]
+
+# The v2 CLI's workload table, as Run:ai's quickstarts print it for `runai training list`.
+WORKLOAD_HEADERS = (
+    "Workload",
+    "Type",
+    "Status",
+    "Project",
+    "Preemptible",
+    "Running/Requested Pods",
+    "GPU Allocation",
+)
+
 
 def list_v2(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> str:
+    """`runai <noun> list`: the documented table (or --json/--yaml), filtered by --status or
+    --state (a phase) and --type, one page of --limit rows (default 50) from --offset."""
+    wanted_status = (parsed.value("status") or parsed.value("state") or "").lower()
+    wanted_type = (parsed.value("type") or "").lower()
+    limit = int32_flag(parsed, "limit", 50)
+    offset = int32_flag(parsed, "offset", 0)
+    if offset < 0:
+        raise err(f"--offset must be 0 or more, not {offset}")
     rows = []
     for w in listed(ctx, parsed, kinds):
         status = w.get("status") or {}
+        label = KIND_LABELS.get(runai_ctl.kind_of(w), "Training")
+        if wanted_status and phase_of(w).lower() != wanted_status:
+            continue
+        if wanted_type and wanted_type not in (label.lower(), runai_ctl.kind_of(w)):
+            continue
         rows.append(
             [
                 name_of(w),
-                KIND_LABELS.get(runai_ctl.kind_of(w), "Training"),
+                label,
                 phase_of(w),
                 runai_ctl.project_of(w),
+                "Yes" if runai_ctl.preemptible_of(w) else "No",
                 f"{int(number(status.get('runningPods')))}/{runai_ctl.pod_count(w)}",
                 format_gpus(number(status.get("allocatedGpus"))),
             ]
         )
+    rows = rows[offset:] if limit < 0 else rows[offset : offset + limit]
+    return shaped(parsed, WORKLOAD_HEADERS, rows, "No workloads found")
+
+
+def int32_flag(parsed: Parsed, key: str, default: int) -> int:
+    """An int32 flag's value, with pflag's error for anything else."""
+    raw = parsed.value(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not -(2**31) <= value < 2**31:
+        raise err(
+            f'invalid argument "{raw}" for "--{key}" flag: strconv.ParseInt: parsing "{raw}": '
+            + ("invalid syntax" if value is None else "value out of range")
+        )
+    return value
+
+
+def _key(header: str) -> str:
+    """A column's name in --json/--yaml output: "Running/Requested Pods" -> runningRequestedPods."""
+    words = [w for w in re.split(r"[^A-Za-z0-9]+", header) if w]
+    return words[0].lower() + "".join(w[:1].upper() + w[1:] for w in words[1:])
+
+
+def shaped(parsed: Parsed, headers: Sequence[str], rows: list[list[str]], empty: str) -> str:
+    """A list command's output: --json or --yaml (a list of objects keyed by column), else the
+    table (--no-headers drops its header and rule)."""
+    if parsed.has("json") or parsed.has("yaml"):
+        items = [{_key(h): cell for h, cell in zip(headers, row, strict=True)} for row in rows]
+        if parsed.has("json"):
+            return json.dumps(items, indent=2)
+        return str(yaml.safe_dump(items, sort_keys=False)).rstrip("\n") if items else "[]"
     if not rows:
-        return "No workloads found"
-    return runai_table(
-        ["Workload", "Type", "Status", "Project", "Running/Req.Pods", "GPU Alloc."], rows
-    )
+        return empty
+    table = runai_table(list(headers), rows)
+    if parsed.has("no-headers"):
+        return "\n".join(table.split("\n")[2:])
+    return table
 
 
 def listed(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> list[Obj]:
@@ -59,7 +143,7 @@ def listed(ctx: Context, parsed: Parsed, kinds: tuple[str, ...]) -> list[Obj]:
     return list_workloads(ctx, project, kinds)
 
 
-def project_list(ctx: Context) -> Output:
+def project_list(ctx: Context, parsed: Parsed | None = None) -> Output:
     cluster = config(ctx).cluster
     workloads = list_workloads(ctx, "", ALL_KINDS)
     rows = []
@@ -81,18 +165,16 @@ def project_list(ctx: Context) -> Output:
                 cluster,
             ]
         )
-    if not rows:
-        return Output("No projects found")
-    return Output(
-        runai_table(["Project", "Department", "GPU Quota", "Allocated GPUs", "Cluster"], rows)
-    )
+    headers = ["Project", "Department", "GPU Quota", "Allocated GPUs", "Cluster"]
+    return Output(shaped(parsed or Parsed(), headers, rows, "No projects found"))
 
 
 def _node_pool(node: Obj) -> str:
     return runai_ctl.node_pool_of(node)
 
 
-def _pod_gpus(pod: Obj) -> float:
+def pod_gpus(pod: Obj) -> float:
+    """The GPUs a pod holds (a MIG slice by its share of compute)."""
     annotations = pod["metadata"].get("annotations") or {}
     if annotations.get(runai_ctl.FRACTION):
         return number(annotations[runai_ctl.FRACTION])
@@ -107,7 +189,7 @@ def _pod_gpus(pod: Obj) -> float:
     return total
 
 
-def _node_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
+def node_gpu_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
     """(node, GPU devices, allocated GPUs) for every node with GPUs."""
     api = ctx.api
     pods = [
@@ -122,7 +204,7 @@ def _node_rows(ctx: Context) -> list[tuple[Obj, int, float]]:
             capacity = (node.get("status") or {}).get("capacity") or {}
             gpus = int(number(capacity.get("nvidia.com/gpu")))
         used = sum(
-            _pod_gpus(p) for p in pods if (p.get("spec") or {}).get("nodeName") == name_of(node)
+            pod_gpus(p) for p in pods if (p.get("spec") or {}).get("nodeName") == name_of(node)
         )
         out.append((node, gpus, used))
     return out
@@ -139,9 +221,9 @@ def _node_status(node: Obj) -> str:
     return status
 
 
-def node_list(ctx: Context) -> Output:
+def node_list(ctx: Context, parsed: Parsed | None = None) -> Output:
     rows = []
-    for node, gpus, used in _node_rows(ctx):
+    for node, gpus, used in node_gpu_rows(ctx):
         labels = node["metadata"].get("labels") or {}
         rows.append(
             [
@@ -154,15 +236,13 @@ def node_list(ctx: Context) -> Output:
                 format_gpus(max(0.0, gpus - used)),
             ]
         )
-    if not rows:
-        return Output("No nodes found")
     headers = ["Node", "Status", "Node Pool", "GPU Type", "GPU Devices", "Allocated GPUs"]
-    return Output(runai_table([*headers, "Free GPUs"], rows))
+    return Output(shaped(parsed or Parsed(), [*headers, "Free GPUs"], rows, "No nodes found"))
 
 
-def nodepool_list(ctx: Context) -> Output:
+def nodepool_list(ctx: Context, parsed: Parsed | None = None) -> Output:
     pools: dict[str, list[tuple[Obj, int, float]]] = {}
-    for row in _node_rows(ctx):
+    for row in node_gpu_rows(ctx):
         pools.setdefault(_node_pool(row[0]), []).append(row)
     rows = []
     for pool, members in sorted(pools.items()):
@@ -177,13 +257,8 @@ def nodepool_list(ctx: Context) -> Output:
                 config(ctx).cluster,
             ]
         )
-    if not rows:
-        return Output("No node pools found")
-    return Output(
-        runai_table(
-            ["Node Pool", "Status", "Nodes", "GPU Devices", "Allocated GPUs", "Cluster"], rows
-        )
-    )
+    headers = ["Node Pool", "Status", "Nodes", "GPU Devices", "Allocated GPUs", "Cluster"]
+    return Output(shaped(parsed or Parsed(), headers, rows, "No node pools found"))
 
 
 def list_v1(ctx: Context, parsed: Parsed) -> Output:

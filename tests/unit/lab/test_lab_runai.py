@@ -52,17 +52,18 @@ def test_training_submit_confirms_then_the_list_shows_it_running(validate: LabSe
     # The workload controller, the scheduler and the kubelet each take a step, as on a cluster.
     wait(validate, 3)
     lines = validate.run("runai training list -p team-a").output.split("\n")
-    assert lines[0].split() == [
+    # The headers of Run:ai's quickstart output, Preemptible included (a training is).
+    assert [h.strip() for h in lines[0].split("  ") if h.strip()] == [
         "Workload",
         "Type",
         "Status",
         "Project",
-        "Running/Req.Pods",
-        "GPU",
-        "Alloc.",
+        "Preemptible",
+        "Running/Requested Pods",
+        "GPU Allocation",
     ]
     assert lines[1] == RULE
-    assert lines[2].split() == ["t1", "Training", "Running", "team-a", "1/1", "1.00"]
+    assert lines[2].split() == ["t1", "Training", "Running", "team-a", "Yes", "1/1", "1.00"]
 
 
 def test_a_half_gpu_workspace_shows_gpu_alloc_0_50(validate: LabSession) -> None:
@@ -76,10 +77,10 @@ def test_a_half_gpu_workspace_shows_gpu_alloc_0_50(validate: LabSession) -> None
     )
     wait(validate, 3)
     row = validate.run("runai workspace list -p team-a").output.split("\n")[2]
-    assert row.split() == ["nb1", "Workspace", "Running", "team-a", "1/1", "0.50"]
+    assert row.split() == ["nb1", "Workspace", "Running", "team-a", "No", "1/1", "0.50"]
 
 
-def test_pytorch_submit_names_master_and_worker_pods(validate: LabSession) -> None:
+def test_pytorch_submit_runs_a_master_pod_beside_the_two_workers(validate: LabSession) -> None:
     logged_in(validate)
     out = validate.run(
         "runai training pytorch submit llm-ft -p team-a -i nvcr.io/nvidia/pytorch:24.05-py3 "
@@ -91,10 +92,12 @@ def test_pytorch_submit_names_master_and_worker_pods(validate: LabSession) -> No
     )
     wait(validate, 3)
     pods = validate.run("kubectl get pods -n runai-team-a -o wide").output
-    assert "llm-ft-master-0" in pods and "llm-ft-worker-0" in pods
-    assert pods.count("Running") == 2
+    # Run:ai adds a master pod (requesting what a worker does) unless --no-master is given.
+    names = [line.split()[0] for line in pods.split("\n")[1:]]
+    assert names == ["llm-ft-master-0", "llm-ft-worker-0", "llm-ft-worker-1"]
+    assert pods.count("Running") == 3
     row = validate.run("runai training list -p team-a").output.split("\n")[2]
-    assert row.split() == ["llm-ft", "Training", "Running", "team-a", "2/2", "16.00"]
+    assert row.split()[4:] == ["Yes", "3/3", "24.00"]
 
 
 def test_v1_submit_and_list_jobs_use_the_v1_wording(validate: LabSession) -> None:
