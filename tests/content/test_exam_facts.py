@@ -88,7 +88,7 @@ def test_the_sample_outputs_count_the_master_in_pods_and_gpus() -> None:
     text = TEXTS["guide/21-sample-outputs.md"]
     workers = int(re.search(r"submit llm-ft .*--workers (\d+) -g 8", text).group(1))  # type: ignore[union-attr]
     pods = workers + 1
-    listed = rf"llm-ft\s+Training\s+Running\s+team-llm\s+{pods}/{pods}\s+{pods * 8}\.00"
+    listed = rf"llm-ft\s+Training\s+Running\s+team-llm\s+Yes\s+{pods}/{pods}\s+{pods * 8}\.00"
     assert re.search(listed, text)
     assert re.search(rf"alice\s+{pods * 8} \({pods * 8}\)\s+{pods} \(0\)", text)
     shown = set(re.findall(r"^(llm-ft-(?:master|worker)-\d+)\s", text, re.M))
