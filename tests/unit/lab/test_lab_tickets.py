@@ -18,6 +18,7 @@ TICKETS = [
     "gang-fragmentation",
     "inference-priority",
     "node-pool-quota",
+    "scheduler-bypass",
 ]
 
 

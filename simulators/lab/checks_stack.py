@@ -1,0 +1,95 @@
+"""Checks for the tickets on the stack under Run:ai (scheduler-bypass, ...).
+
+Like simulators.lab.checks, each reads the cluster's state, never the commands typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from simulators.cluster.api import Obj
+from simulators.controllers import runai
+from simulators.controllers.util import (
+    DEFAULT_SCHEDULER,
+    RUNAI_SCHEDULER,
+    gpu_requests,
+    items,
+    spec,
+    status,
+)
+from simulators.lab.world import World
+
+Check = Callable[[World], bool]
+
+
+def _project_namespaces(world: World) -> set[str]:
+    return {
+        runai.namespace_for(str(p["metadata"]["name"])) for p in items(world.api, runai.PROJECTS)
+    }
+
+
+def _live(pod: Obj) -> bool:
+    return not pod["metadata"].get("deletionTimestamp") and status(pod).get("phase") in (
+        "Pending",
+        "Running",
+        None,
+    )
+
+
+def _workload(world: World, project: str, name: str) -> Obj | None:
+    for wl in runai.all_workloads(world.api):
+        if runai.project_of(wl) == project and wl["metadata"]["name"] == name:
+            return wl
+    return None
+
+
+def _running(wl: Obj | None) -> bool:
+    if wl is None:
+        return False
+    st = status(wl)
+    return st.get("phase") == "Running" and int(st.get("runningPods", 0)) == runai.pod_count(wl)
+
+
+def bypass_gone(world: World) -> bool:
+    namespaces = _project_namespaces(world)
+    for pod in items(world.api, "pods"):
+        if pod["metadata"].get("namespace") not in namespaces or not _live(pod):
+            continue
+        scheduler = str(spec(pod).get("schedulerName") or DEFAULT_SCHEDULER)
+        if scheduler != RUNAI_SCHEDULER and any(
+            key.startswith("nvidia.com/") for key in gpu_requests(pod)
+        ):
+            return False
+    return True
+
+
+def bypass_guaranteed_runs(world: World) -> bool:
+    return _running(_workload(world, "team-vision", "vision-train"))
+
+
+def bypass_sweeps_queued(world: World) -> bool:
+    sweeps = [
+        wl
+        for wl in runai.all_workloads(world.api)
+        if runai.project_of(wl) == "team-nlp"
+        and wl["metadata"]["name"] != "nlp-baseline"
+        and not wl["metadata"].get("deletionTimestamp")
+        and status(wl).get("phase") not in ("Failed", "Succeeded", "Completed")
+    ]
+    return len(sweeps) >= 2
+
+
+def bypass_baseline_kept(world: World) -> bool:
+    wl = _workload(world, "team-nlp", "nlp-baseline")
+    restarts = int(status(wl).get("evictions", 0) or 0) if wl else 0
+    return _running(wl) and restarts == 0
+
+
+CHECKS: dict[str, dict[str, Check]] = {
+    "scheduler-bypass": {
+        "no-bypass": bypass_gone,
+        "guaranteed-runs": bypass_guaranteed_runs,
+        "sweeps-queued": bypass_sweeps_queued,
+        "baseline-kept": bypass_baseline_kept,
+    },
+}
