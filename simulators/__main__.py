@@ -14,7 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "cycle": ("simulators.engine.cli", "a whole scheduling cycle on a scene, with its events"),
     "lab": ("simulators.lab.cli", "the lab terminal on stdin/stdout: --ticket ID [--json]"),
     "apiserver": (
-        "simulators.cluster.serve",
+        "simulators.lab.apiserver",
         "a ticket's cluster as a Kubernetes API for your kubectl: --ticket ID [--kubeconfig P]",
     ),
     "scheduler": (

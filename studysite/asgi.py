@@ -34,10 +34,12 @@ from studysite.limits import (
     BodyLimitMiddleware,
     ExactOriginValidator,
     limit_daphne_bodies,
+    limit_daphne_websockets,
 )
 from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
+limit_daphne_websockets()
 
 application = SharedPages(
     ProtocolTypeRouter(

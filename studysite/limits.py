@@ -7,18 +7,25 @@
 - `limit_daphne_bodies`: daphne (which `make serve` runs through runserver) hands
   bodies to Twisted, which reads them whole and parses multipart forms in memory
   before any ASGI code runs; this makes Twisted refuse them at the same limit.
+- `limit_daphne_websockets`: daphne reads a websocket's frames as fast as they come and queues
+  them for the application without bound, so a client flooding without reading was never
+  closed; this closes it (4429) once frames wait unhandled, and stops reading any socket the
+  site closed for a flood.
 - `ExactOriginValidator`: a websocket's Origin must be the site itself (scheme,
   host and port) or one of LAB_ALLOWED_ORIGINS.
-- `expensive`: a view decorator limiting the CPU a client spends a minute on costly views.
+- `expensive`: a view decorator limiting the CPU spent a minute on costly views: per browser
+  session first, and per address only as a much larger backstop, so that learners sharing an
+  address (NAT, a proxy) are not locked out by one of them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from channels.security.websocket import WebsocketDenier
@@ -26,6 +33,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port, validate_host
+
+from studysite.sessions import STARTED_KEY
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -144,6 +153,60 @@ def limit_daphne_bodies() -> None:
     WebRequest.body_limited = True
 
 
+# The lab's own close code for a flood (studysite.lab.consumers.CLOSE_TOO_MANY).
+CLOSE_TOO_MANY = 4429
+# Frames daphne has read that the application has not handled yet; the lab consumer itself
+# calls more than 8 waiting a flood, so this many means the application cannot keep up.
+MAX_WAITING_FRAMES = 64
+# After a flood's close the socket is no longer read; the connection is dropped this much later
+# (the close frame has gone out by then, unless the client reads nothing at all).
+DROP_AFTER_CLOSE_SECONDS = 1.0
+
+
+def limit_daphne_websockets() -> None:
+    """Make daphne close a websocket that floods it and stop reading one closed for a flood."""
+    try:
+        from daphne.ws_protocol import WebSocketProtocol
+        from twisted.internet import reactor
+    except ImportError:
+        return
+    if getattr(WebSocketProtocol, "frames_limited", False):
+        return
+    on_message = WebSocketProtocol.onMessage
+    server_close = WebSocketProtocol.serverClose
+
+    def stop_reading(self: Any) -> None:
+        self.reading_stopped = True
+        with contextlib.suppress(Exception):
+            self.transport.pauseProducing()
+
+        def drop() -> None:
+            if self.state != WebSocketProtocol.STATE_CLOSED:
+                self.dropConnection(abort=True)
+
+        # Twisted's stubs type the global reactor as the IReactorTime interface, self included.
+        cast(Any, reactor).callLater(DROP_AFTER_CLOSE_SECONDS, drop)
+
+    def patched_on_message(self: Any, payload: bytes, is_binary: bool) -> None:
+        if getattr(self, "reading_stopped", False):
+            return
+        waiting = getattr(self, "application_queue", None)
+        if waiting is not None and waiting.qsize() >= MAX_WAITING_FRAMES:
+            self.sendClose(code=CLOSE_TOO_MANY)
+            stop_reading(self)
+            return
+        on_message(self, payload, is_binary)
+
+    def patched_server_close(self: Any, code: int | None = None) -> None:
+        server_close(self, code)
+        if code == CLOSE_TOO_MANY:
+            stop_reading(self)
+
+    WebSocketProtocol.onMessage = patched_on_message
+    WebSocketProtocol.serverClose = patched_server_close
+    WebSocketProtocol.frames_limited = True
+
+
 def _origin_tuple(origin: str) -> tuple[str, str, int] | None:
     try:
         parts = urlsplit(origin.strip().lower())
@@ -216,31 +279,54 @@ def charge(bucket: str, client: str, seconds: float, now: float) -> None:
     cache.set(key, float(cache.get(key, 0.0)) + seconds, timeout=70)
 
 
+def browser_id(request: HttpRequest) -> str:
+    """Who the per-client limit counts: the browser session the request names, if it is a live
+    one the site started (an invented or expired cookie loads empty), else the address itself."""
+    session = getattr(request, "session", None)
+    if session is not None and session.get(STARTED_KEY) and session.session_key:
+        return f"session:{session.session_key}"
+    return f"address:{client_id(request)}"
+
+
+def _refused(message: str) -> HttpResponse:
+    return HttpResponse(
+        message, status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": "60"}
+    )
+
+
 def expensive(bucket: str) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
-    """Each client may spend EXPENSIVE_CPU_SECONDS_PER_MINUTE of CPU here; then a 429.
+    """Each browser may spend EXPENSIVE_CPU_SECONDS_PER_MINUTE of CPU here, and each address
+    EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS (all its browsers together); then a 429.
 
     Charged by the CPU each request really cost, so ordinary use (a few ms a
     request) never meets the limit while a client sending the largest setups in a
-    loop does.
+    loop does. A request without a session counts against its address's own per-browser
+    share, so a client that never keeps its cookie shares one browser's limit per address.
     """
 
     def decorate(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
         @functools.wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-            limit, client = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE, client_id(request)
-            if spent_this_minute(bucket, client, time.time()) >= limit:
-                return HttpResponse(
+            browser, address = browser_id(request), f"all:{client_id(request)}"
+            now = time.time()
+            if spent_this_minute(bucket, browser, now) >= settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE:
+                return _refused(
+                    "Too many expensive requests from this browser this minute. "
+                    "Wait a minute and try again."
+                )
+            backstop = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS
+            if spent_this_minute(bucket, address, now) >= backstop:
+                return _refused(
                     "Too many expensive requests from your address this minute. "
-                    "Wait a minute and try again.",
-                    status=429,
-                    content_type="text/plain; charset=utf-8",
-                    headers={"Retry-After": "60"},
+                    "Wait a minute and try again."
                 )
             started = time.thread_time()
             try:
                 return view(request, *args, **kwargs)
             finally:
-                charge(bucket, client, time.thread_time() - started, time.time())
+                spent, now = time.thread_time() - started, time.time()
+                charge(bucket, browser, spent, now)
+                charge(bucket, address, spent, now)
 
         return wrapped
 

@@ -265,6 +265,10 @@ LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
 LAB_ANNEX = env_bool("LAB_ANNEX", True)
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 4 * 1024 * 1024, minimum=65536)
 EXPENSIVE_CPU_SECONDS_PER_MINUTE = env_int("EXPENSIVE_CPU_SECONDS_PER_MINUTE", 20, minimum=1)
+# All the browsers of one address together (studysite.limits.expensive): a backstop, not a share.
+EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS = env_int(
+    "EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS", 200, minimum=1
+)
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.
 LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
 

@@ -7,8 +7,8 @@ evictions against PodDisruptionBudgets. The controllers (``simulators.controller
 behave like a running cluster; the store itself never runs anything on its own.
 
 The store keeps the objects and applies the write rules; what it checks and fills in on a write
-is in ``admission``, the pod subresources' rules in ``subresources``, watch replay in
-``watchlog``.
+is in ``admission``, deletion and garbage collection in ``lifecycle``, the saved form in
+``saved``, the pod subresources' rules in ``subresources``, watch replay in ``watchlog``.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import hashlib
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from simulators.cluster import admission
+from simulators.cluster import admission, lifecycle, saved
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
-from simulators.cluster.clock import StepClock, format_time, parse_time
+from simulators.cluster.clock import StepClock
 from simulators.cluster.patches import apply_patch, copy_obj, deep_copy
 from simulators.cluster.registry import REGISTRY, Registry
 from simulators.cluster.selectors import field_matcher, label_matcher
@@ -39,25 +39,12 @@ from simulators.cluster.subresources import (
 )
 from simulators.cluster.watchlog import Entry, parse_since, replay
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = saved.FORMAT_VERSION
 WATCH_LOG_SIZE = 2000
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 # An exec handler answers a command run in a container, or returns None to pass.
 ExecHandler = Callable[["MockCluster", Obj, str, list[str]], "str | None"]
-
-
-def _shared(value: Any) -> Any:
-    return value
-
-
-_GLOBAL_EXEC_HANDLERS: list[ExecHandler] = []
-
-
-def register_exec_handler(handler: ExecHandler) -> None:
-    """Answer ``kubectl exec`` commands in every mock cluster (e.g. ``nvidia-smi``)."""
-    if handler not in _GLOBAL_EXEC_HANDLERS:
-        _GLOBAL_EXEC_HANDLERS.append(handler)
 
 
 # Kinds whose metadata.generation the API server maintains.
@@ -334,30 +321,8 @@ class MockCluster:
         self._put(info, key, new)
         self._record(info, "ADDED", new)
         if info.plural == "namespaces":
-            self._populate_namespace(str(meta["name"]))
+            lifecycle.populate_namespace(self, str(meta["name"]))
         return copy_obj(new)
-
-    def _populate_namespace(self, ns: str) -> None:
-        # What the service-account controller and root-CA publisher add to every namespace.
-        self.create("serviceaccounts", {"metadata": {"name": "default", "namespace": ns}})
-        self.create(
-            "configmaps",
-            {
-                "metadata": {
-                    "name": "kube-root-ca.crt",
-                    "namespace": ns,
-                    "annotations": {
-                        "kubernetes.io/description": "Contains a CA bundle that can be used to "
-                        "verify the kube-apiserver when using internal endpoints such as the "
-                        "internal service IP or kubernetes.default.svc. No other usage is "
-                        "guaranteed across distributions of Kubernetes clusters."
-                    },
-                },
-                "data": {
-                    "ca.crt": "-----BEGIN CERTIFICATE-----\n(lab)\n-----END CERTIFICATE-----\n"
-                },
-            },
-        )
 
     def _store_update(
         self, info: ResourceInfo, old: Obj, new: Obj, *, subresource: str | None
@@ -424,7 +389,7 @@ class MockCluster:
         meta["resourceVersion"] = self._next_rv()
         ns = str(meta_old.get("namespace", ""))
         if meta.get("deletionTimestamp") and not meta.get("finalizers"):
-            return self._remove(info, ns, str(meta_old["name"]))
+            return lifecycle.remove(self, info, ns, str(meta_old["name"]))
         self._put(info, (ns, str(meta_old["name"])), new)
         self._record(info, "MODIFIED", new, counted=not unseen)
         return copy_obj(new)
@@ -472,56 +437,6 @@ class MockCluster:
         # so only a patch that names a stale one conflicts.
         return self._store_update(info, old, new, subresource=subresource)
 
-    def _remove(self, info: ResourceInfo, ns: str, name: str) -> Obj:
-        obj = self._pop(info, (ns, name))
-        obj["metadata"]["resourceVersion"] = self._next_rv()
-        self._record(info, "DELETED", obj)
-        if info.kind == "Pod":
-            prefix = f"{ns}/{name}/"
-            self.changes.changed(LOGS)
-            for logs in (self._logs, self._previous_logs):
-                for key in [k for k in logs if k.startswith(prefix)]:
-                    del logs[key]
-        if info.kind == "Namespace":
-            for other in self.registry.infos:
-                if not other.namespaced:
-                    continue
-                bucket = self._objects.get(other.key, {})
-                for ns_name in [k for k in bucket if k[0] == name]:
-                    if ns_name in bucket:
-                        self._remove(other, ns_name[0], ns_name[1])
-        self._collect_dependents(str(obj["metadata"]["uid"]))
-        return copy_obj(obj)
-
-    def _collect_dependents(self, uid: str, orphan: bool = False) -> None:
-        """Background garbage collection: delete (or orphan) what the object owned.
-
-        Dependents go resource by resource in registry order, each resource's in the order of
-        its bucket, each as it stood when its resource's turn came: the order (and so every
-        resourceVersion and event) of a scan of the whole store."""
-        if uid not in self._owned:
-            return
-        for info in self.registry.infos:
-            owned = self._owned.get(uid, {}).get(info.key)
-            if not owned:
-                continue
-            bucket = self._objects[info.key]
-            keys = builtins.list(owned) if len(owned) == 1 else [k for k in bucket if k in owned]
-            for key, obj in [(k, bucket[k]) for k in keys]:
-                refs = obj["metadata"]["ownerReferences"]
-                if key not in self._bucket(info):
-                    continue
-                remaining = [ref for ref in refs if ref.get("uid") != uid]
-                if orphan or remaining:
-                    self.patch(
-                        info.key,
-                        key[1],
-                        {"metadata": {"ownerReferences": remaining or None}},
-                        key[0] or None,
-                    )
-                else:
-                    self.delete(info.key, key[1], key[0] or None)
-
     def delete(
         self,
         resource: str,
@@ -531,43 +446,9 @@ class MockCluster:
         propagation: str = "Background",
         grace_period: int | None = None,
     ) -> Obj:
-        info = self.info(resource)
-        ns = self._ns(info, namespace)
-        obj = self._stored(info, name, namespace)
-        meta = obj["metadata"]
-        if propagation == "Orphan":
-            self._collect_dependents(str(meta["uid"]), orphan=True)
-            obj = self._stored(info, name, namespace)
-            meta = obj["metadata"]
-        if info.kind == "Pod":
-            grace = grace_period
-            if grace is None:
-                grace = int(obj.get("spec", {}).get("terminationGracePeriodSeconds", 30))
-            bound = bool(obj.get("spec", {}).get("nodeName"))
-            finished = obj.get("status", {}).get("phase") in ("Succeeded", "Failed")
-            if grace > 0 and bound and not finished:
-                deadline = self.clock.now() + timedelta(seconds=grace)
-                current = meta.get("deletionTimestamp")
-                if current and parse_time(str(current)) <= deadline:
-                    return copy_obj(obj)
-                new = deep_copy(obj)
-                new["metadata"]["deletionTimestamp"] = format_time(deadline)
-                new["metadata"]["deletionGracePeriodSeconds"] = grace
-                new["metadata"]["resourceVersion"] = self._next_rv()
-                self._put(info, (ns, name), new)
-                self._record(info, "MODIFIED", new)
-                return copy_obj(new)
-        if meta.get("finalizers"):
-            if meta.get("deletionTimestamp"):
-                return copy_obj(obj)
-            new = deep_copy(obj)
-            new["metadata"]["deletionTimestamp"] = self.clock.timestamp()
-            new["metadata"]["deletionGracePeriodSeconds"] = 0
-            new["metadata"]["resourceVersion"] = self._next_rv()
-            self._put(info, (ns, name), new)
-            self._record(info, "MODIFIED", new)
-            return copy_obj(new)
-        return self._remove(info, ns, name)
+        """Delete as the API server does (``lifecycle.delete``): a bound pod gracefully, an
+        object with finalizers once they are gone, dependents by garbage collection."""
+        return lifecycle.delete(self, resource, name, namespace, propagation, grace_period)
 
     # ----------------------------------------------------------------- watch
     def watch(
@@ -663,7 +544,10 @@ class MockCluster:
         )
 
     def add_exec_handler(self, handler: ExecHandler) -> None:
-        self._exec_handlers.append(handler)
+        """Answer ``kubectl exec`` commands in this cluster's containers (e.g. the lab world's
+        ``nvidia-smi``); whoever assembles the world adds them. Adding one twice keeps one."""
+        if handler not in self._exec_handlers:
+            self._exec_handlers.append(handler)
 
     def exec(
         self,
@@ -675,7 +559,7 @@ class MockCluster:
     ) -> str:
         pod = self._stored(self.info("pods"), name, namespace)
         container = exec_container(pod, container)
-        for handler in [*self._exec_handlers, *_GLOBAL_EXEC_HANDLERS]:
+        for handler in self._exec_handlers:
             answer = handler(self, deep_copy(pod), container, list(command))
             if answer is not None:
                 return answer
@@ -683,52 +567,14 @@ class MockCluster:
 
     # ----------------------------------------------------------------- state
     def to_json(self, *, copy: bool = True) -> Obj:
-        """The store as JSON data. With copy=False it shares the store's own objects: only for
-        encoding at once (a lab's snapshot, where the copies were 40% of the time), never to
-        keep or change."""
-        keep: Callable[[Any], Any] = deep_copy if copy else _shared
-        return {
-            "format": FORMAT_VERSION,
-            "seed": self.seed,
-            "clock": {"seconds": self.clock.seconds, "step_seconds": self.clock.step_seconds},
-            "rv": self._rv,
-            "uids": self._uid_counter,
-            "names": self._name_counter,
-            "objects": {
-                key: [keep(obj) for _, obj in sorted(bucket.items())]
-                for key, bucket in sorted(self._objects.items())
-                if bucket
-            },
-            "logs": keep(self._logs),
-            "previous_logs": keep(self._previous_logs),
-            "watch_log": [[rv, key, t, keep(obj)] for rv, key, t, obj in self._watch_log],
-        }
+        """The store as JSON data (``saved.dump``; copy=False shares the store's own objects,
+        only for encoding at once)."""
+        return saved.dump(self, copy=copy)
 
     @classmethod
     def from_json(cls, data: Obj, registry: Registry = REGISTRY) -> MockCluster:
-        if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
-            raise ApiError(400, "BadRequest", "saved cluster state has an unknown format")
-        cluster = cls(
-            seed=int(data["seed"]),
-            clock=StepClock(int(data["clock"]["seconds"]), int(data["clock"]["step_seconds"])),
-            bootstrap=False,
-            registry=registry,
-        )
-        cluster._rv = int(data["rv"])
-        cluster._uid_counter = int(data["uids"])
-        cluster._name_counter = int(data["names"])
-        for key, items in data["objects"].items():
-            info = registry.by_key(key)
-            for obj in items:
-                meta = obj["metadata"]
-                cluster._put(
-                    info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj)
-                )
-        cluster._logs = deep_copy(data["logs"])
-        cluster._previous_logs = deep_copy(data["previous_logs"])
-        for rv, key, event_type, obj in data["watch_log"]:
-            cluster._watch_log.append((int(rv), str(key), str(event_type), deep_copy(obj)))
-        return cluster
+        """The store ``to_json`` saved, exactly (``saved.load``)."""
+        return saved.load(cls, data, registry)
 
 
 # --------------------------------------------------------------------- helpers

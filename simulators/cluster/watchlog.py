@@ -63,10 +63,11 @@ def replay(
         last[ident] = matches and event_type != "DELETED"
         if rv <= since:
             continue
+        # Sent when the object matches now or did before this change: a watcher never told
+        # of an object is not told that it changed or went either.
+        if not (matches or (before and event_type != "ADDED")):
+            continue
         if event_type == "MODIFIED" and before != matches:
             event_type = "ADDED" if matches else "DELETED"
-        elif event_type == "DELETED":
-            matches = before or matches
-        if matches or event_type == "DELETED":
-            events.append(WatchEvent(event_type, deep_copy(obj)))
+        events.append(WatchEvent(event_type, deep_copy(obj)))
     return events

@@ -15,7 +15,6 @@ from simulators.engine.mig import (
     GPU_RESOURCE,
     MIG_STRATEGIES,
     MigAdvertisement,
-    MigLayout,
     MigStrategy,
 )
 from simulators.engine.model import (
@@ -72,9 +71,6 @@ class NodeUsage:
     gpus_total: int
     gpus_allocated: float
     cordoned: bool
-    crash_loop: bool
-    crash_message: str
-    labels: dict[str, str]
 
 
 class Cluster:
@@ -124,16 +120,6 @@ class Cluster:
         except KeyError:
             raise EngineError(f"node: {name!r} not found") from None
 
-    def cordon(self, name: str) -> None:
-        self.node(name).cordoned = True
-
-    def uncordon(self, name: str) -> None:
-        self.node(name).cordoned = False
-
-    def set_mig_layout(self, name: str, layout: str | MigLayout) -> None:
-        mig_module.mig_layout(layout)
-        self.node(name).mig_layout = layout
-
     def set_mig_strategy(self, strategy: MigStrategy) -> None:
         if strategy not in MIG_STRATEGIES:
             raise EngineError(f"mig_strategy: must be single or mixed, got {strategy!r}")
@@ -151,21 +137,6 @@ class Cluster:
             node.gpus, node.mig_layout, self.mig_strategy, int(node.gpu_memory_gib)
         )
 
-    def node_labels(self, name: str) -> dict[str, str]:
-        return self._labels(self.node(name), self.advertisement(name))
-
-    def _labels(self, node: Node, advert: MigAdvertisement) -> dict[str, str]:
-        layout = node.mig_layout if isinstance(node.mig_layout, str) else node.mig_layout.name
-        labels = {
-            "kubernetes.io/hostname": node.name,
-            "runai/node-pool": node.pool,
-            "nvidia.com/gpu.count": str(node.gpus),
-            "nvidia.com/gpu.product": mig_module.gpu_product_label(node.gpu_product, advert),
-            "nvidia.com/mig.config": layout,
-        }
-        labels.update(node.labels)
-        return labels
-
     def node_usage(self, name: str) -> NodeUsage:
         node = self.node(name)
         advert = self.advertisement(name)
@@ -181,9 +152,6 @@ class Cluster:
             gpus_total=advert.resources.get(GPU_RESOURCE, 0),
             gpus_allocated=round(allocated, 6),
             cordoned=node.cordoned,
-            crash_loop=advert.crash_loop,
-            crash_message=advert.message,
-            labels=self.node_labels(name),
         )
 
     # ------------------------------------------------------------------ queues
@@ -451,7 +419,7 @@ class Cluster:
             if node.pool != pool:
                 continue
             advert = self.advertisement(node.name)
-            states.append(NodeState(node, 0, advert, self.node_labels(node.name)))
+            states.append(NodeState(node, 0, advert, node.labels))
         states.sort(key=lambda s: s.name)
         for index, state in enumerate(states):
             state.index = index
@@ -495,7 +463,7 @@ class Cluster:
         for node in self.nodes.values():
             if node.pool == pool_name:
                 advert = self.advertisement(node.name)
-                states.append(NodeState(node, 0, advert, self._labels(node, advert)))
+                states.append(NodeState(node, 0, advert, node.labels))
         workloads = [
             w
             for w in self._workloads.values()

@@ -234,10 +234,3 @@ def advertised_resources(
     if advert.crash_loop:
         raise MigStrategyError(advert.message)
     return advert.resources
-
-
-def gpu_product_label(base_product: str, advert: MigAdvertisement) -> str:
-    """The nvidia.com/gpu.product label GPU Feature Discovery sets under each strategy."""
-    if advert.single_profile:
-        return f"{base_product}-MIG-{advert.single_profile}"
-    return base_product

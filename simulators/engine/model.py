@@ -241,6 +241,10 @@ class Queue:
     priority: int = 0
     is_department: bool = False
     creation_rank: int = 0
+    # GPUs per node pool held by running jobs of this queue itself that the scheduler does not
+    # place (a parent queue's own jobs: KAI schedules only leaf queues' jobs, but counts every
+    # job's GPUs in its queue's and its ancestors' usage).
+    held: dict[str, float] = field(default_factory=dict)
 
     def quota(self, pool: str) -> PoolQuota:
         return self.quotas.get(pool, NO_QUOTA)

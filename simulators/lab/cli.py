@@ -1,8 +1,9 @@
 """`python -m simulators lab --ticket ID [--json] [--seed N]`: the lab on stdin/stdout.
 
-Each input line is one command. Plain mode prints the prompt and the line, the
-output, and any checklist item that changed; `--json` prints one JSON object per
-command: {"line", "output", "checklist": [...], "step"}.
+Each input line is one line typed at the terminal (a here-document's lines follow its
+command, as in bash). Plain mode prints the prompt (`> ` inside an unfinished command) and
+the line, the output, and any checklist item that changed; `--json` prints one JSON object
+per line: {"line", "output", "checklist": [...], "step", "prompt"}.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
             sink.write(f"[{'x' if item.done else ' '}] {item.text}\n")
     for raw in source:
         line = raw.rstrip("\r\n")
+        prompt = session.prompt  # `> ` while a here-document or quote is still open
         result = session.run(line)
         if result.stream is not None:
             output = "\n".join(filter(None, [result.output, NOT_STREAMED]))
@@ -73,13 +75,14 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
                         "output": result.output,
                         "checklist": [i.to_dict() for i in result.checklist],
                         "step": result.step,
+                        "prompt": result.prompt,
                     },
                     ensure_ascii=False,
                 )
                 + "\n"
             )
             continue
-        sink.write(f"{session.prompt}{line}\n")
+        sink.write(f"{prompt}{line}\n")
         if result.output:
             sink.write(result.output + "\n")
         for item in result.changed:

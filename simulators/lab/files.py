@@ -87,24 +87,34 @@ def ls(ctx: Context, args: list[str]) -> Output:
 
 
 def cat(ctx: Context, args: list[str]) -> Output:
-    if not args:
-        return Output(ctx.stdin.rstrip("\n"))
+    number = "-n" in args
+    names = [a for a in args if a not in ("-n", "-A", "-e", "-v")]
+    if not names:
+        names = ["-"]
     out: list[str] = []
-    code = 0
-    for arg in args:
+    errors: list[str] = []
+    for arg in names:
         if arg.startswith("-") and arg != "-":
-            if arg in ("-n", "-A", "-e", "-v"):
-                continue
             return Output.error(
                 f"cat: invalid option -- '{arg[1:2]}'\nTry 'cat --help' for more information."
             )
         text = ctx.stdin if arg == "-" else read(ctx, arg)
         if text is None:
-            out.append(f"cat: {arg}: No such file or directory")
-            code = 1
+            errors.append(f"cat: {arg}: No such file or directory")
             continue
-        out.append(text.rstrip("\n"))
-    return Output("\n".join(out), code)
+        out.append(text if text.endswith("\n") or arg == "-" else text + "\n")
+    joined = "".join(out)
+    if number:
+        lines = _chomp(joined).split("\n") if joined else []
+        joined = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(lines, start=1))
+    return Output(
+        _chomp(joined), 1 if errors else 0, stderr="\n".join(errors), newline=joined.endswith("\n")
+    )
+
+
+def _chomp(text: str) -> str:
+    """The text as Output holds it: without its one final newline (blank lines kept)."""
+    return text[:-1] if text.endswith("\n") else text
 
 
 # ---------------------------------------------------------------------------- regex
@@ -562,6 +572,7 @@ def grep(ctx: Context, args: list[str]) -> Output:
 def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
     name = "tail" if tail else "head"
     count = 10
+    sign = ""  # tail -n +N: from line N on; head -n -N: all but the last N
     files: list[str] = []
     i = 0
     while i < len(args):
@@ -575,6 +586,10 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
         elif arg.startswith("-") and arg[1:].isdigit():
             value = arg[1:]
             i += 1
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"{name}: invalid option -- '{arg[1]}'\nTry '{name} --help' for more information."
+            )
         else:
             files.append(arg)
             i += 1
@@ -583,6 +598,7 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
         if parsed is None:
             return Output.error(f"{name}: invalid number of lines: '{value}'")
         count = parsed
+        sign = value[:1] if value[:1] in "+-" and arg != "-" + value[1:] else ""
     text = ctx.stdin
     if files:
         found = read(ctx, files[0])
@@ -592,7 +608,10 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
             )
         text = found
     lines = text.rstrip("\n").split("\n") if text else []
-    picked = (lines[-count:] if count else []) if tail else lines[:count]
+    if tail:
+        picked = lines[max(count, 1) - 1 :] if sign == "+" else (lines[-count:] if count else [])
+    else:
+        picked = lines[: len(lines) - count] if sign == "-" else lines[:count]
     return Output("\n".join(picked))
 
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from simulators.cluster.api import ClusterAPI, Obj
-from simulators.cluster.store import register_exec_handler
 from simulators.controllers import hardware
 from simulators.engine.mig import H100_PROFILES
 from simulators.lab import nvidia_smi_query as query
@@ -642,8 +641,9 @@ def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = T
     return Output(summary(gpus, now, processes))
 
 
-def _exec(cluster: object, pod: Obj, container: str, command: list[str]) -> str | None:
-    """pods/exec for `nvidia-smi ...` inside a GPU node's container."""
+def exec_nvidia_smi(cluster: object, pod: Obj, container: str, command: list[str]) -> str | None:
+    """pods/exec for `nvidia-smi ...` inside a GPU node's container (the lab world adds it to
+    its cluster's exec handlers)."""
     if not command or command[0].rsplit("/", 1)[-1] != "nvidia-smi":
         return None
     api: ClusterAPI = cluster  # type: ignore[assignment]
@@ -652,6 +652,3 @@ def _exec(cluster: object, pod: Obj, container: str, command: list[str]) -> str 
     if result.code:
         return f"{result.text}\ncommand terminated with exit code {result.code}"
     return result.text + "\n"
-
-
-register_exec_handler(_exec)

@@ -23,11 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import checks, editor, streams
+from simulators.lab import budget, checks, editor, streams
+from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
+from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
 from simulators.lab.kubectl import edit as kubectl_edit
-from simulators.lab.shell import MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.shell_syntax import needs_more
 from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
@@ -50,6 +53,8 @@ MAX_STORED_OUTPUT = 32 * 1024
 # outputs still keeps its MAX_TRANSCRIPT commands.
 MAX_TRANSCRIPT_OUTPUT = 512 * 1024
 INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
+# The terminal's Ctrl+C, sent as a line: drops a command still being typed (after `> `).
+INTERRUPT = "\x03"
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,8 @@ class CommandResult:
 
     `checklist` is the whole checklist after the command; `changed` only the items
     whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
-    editor the line opened (simulators.lab.editor), for the page to show.
+    editor the line opened (simulators.lab.editor), for the page to show. `prompt` is the
+    prompt to show next: PROMPT, or CONTINUATION (`> `) while a command is unfinished.
     """
 
     line: str
@@ -80,9 +86,11 @@ class CommandResult:
     exit_code: int = 0
     editor: EditorRequest | None = None
     stream: StreamRequest | None = None
+    prompt: str = PROMPT
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "prompt": self.prompt,
             "line": self.line,
             "output": self.output,
             "checklist": [i.to_dict() for i in self.checklist],
@@ -125,6 +133,7 @@ class SessionState:
     history: list[str] = field(default_factory=list)
     hints_shown: int = 0
     done: dict[str, bool] = field(default_factory=dict)
+    shell: ShellState = field(default_factory=ShellState)
     version: int = STATE_VERSION
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
@@ -150,6 +159,7 @@ class SessionState:
             "history": list(self.history),
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
+            "shell": self.shell.to_json(),
         }
 
     @classmethod
@@ -171,6 +181,7 @@ class SessionState:
             history=[str(h) for h in data.get("history") or []],
             hints_shown=int(data.get("hints_shown", 0)),
             done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
+            shell=ShellState.from_json(data.get("shell")),
         )
 
 
@@ -315,7 +326,14 @@ class LabSession:
 
     @property
     def prompt(self) -> str:
-        return PROMPT
+        """The prompt the terminal shows now: `> ` while a command is still being typed."""
+        return CONTINUATION if self._state.shell.pending else PROMPT
+
+    @property
+    def awaiting(self) -> bool:
+        """A command is unfinished (an open here-document, quote, `|` ...): the next line,
+        even a blank one, belongs to it."""
+        return bool(self._state.shell.pending)
 
     @property
     def world(self) -> World:
@@ -338,9 +356,12 @@ class LabSession:
         """The transcript as the terminal showed it: each prompt, command and output."""
         parts = []
         for entry in self._state.transcript:
-            parts.append(f"{PROMPT}{entry.line}\n")
+            parts.append(PROMPT + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
             if entry.output:
                 parts.append(entry.output if entry.output.endswith("\n") else entry.output + "\n")
+        pending = self._state.shell.pending
+        if pending:
+            parts.append(PROMPT + f"\n{CONTINUATION}".join(pending) + "\n")
         return "".join(parts)
 
     def hints(self) -> list[str]:
@@ -361,18 +382,40 @@ class LabSession:
 
     # -- the terminal -----------------------------------------------------------------
     def run(self, line: str, *, hints: bool = True) -> CommandResult:
-        """Run one typed line; every non-empty line advances the clock one step.
+        """Run one typed line; every command run advances the clock one step.
 
+        A line that leaves the command unfinished (an open here-document or quote, a
+        trailing `|`, `&&`, `||` or backslash) is kept, and the result's prompt is `> `, as
+        in bash; the command runs, as one, with the line that completes it. INTERRUPT drops
+        an unfinished command. `line` may hold several lines (a pasted here-document).
         With `hints` off (exam mode) the `hint` command answers that hints are off.
         """
         self._hints_allowed = hints
         if not isinstance(line, str):
             line = str(line)
         line = line.rstrip("\r\n")
-        if not line.strip():
+        shell = self._state.shell
+        if line == INTERRUPT:
+            shell.pending.clear()
+            return CommandResult("", "", self.checklist(), self.step)
+        if not line.strip() and not shell.pending:
             return CommandResult(line, "", self.checklist(), self.step)
+        typed = line
         saving, stepping = editor.is_save(line), streams.is_step(line)
+        if shell.pending and not saving and not stepping:
+            if (
+                len(shell.pending) >= MAX_PENDING_LINES
+                or sum(len(p) + 1 for p in shell.pending) + len(line) > MAX_PENDING_BYTES
+            ):
+                shell.pending.clear()
+                message = "bash: command too long for this lab (over 64 KiB); it was dropped"
+                return CommandResult(line, message, self.checklist(), self.step, exit_code=2)
+            line = "\n".join([*shell.pending, line])
+        if not saving and not stepping and len(line) <= MAX_PENDING_BYTES and needs_more(line):
+            shell.pending[:] = line.split("\n")
+            return CommandResult(typed, "", self.checklist(), self.step, prompt=CONTINUATION)
         if not saving and not stepping:
+            shell.pending.clear()
             self._remember(line)
         ctx = self._context()
         clear = False
@@ -417,10 +460,15 @@ class LabSession:
         output = result.text
         if not stepping:
             # A stream's steps are no commands: the transcript keeps the command's first answer,
-            # and says it is a snapshot (the form and a replay show no stream).
+            # and says it is a snapshot (the form and a replay show no stream). `clear`'s escape
+            # sequence is for the live terminal, not the page's transcript.
             kept = "\n".join(filter(None, [output, streams.NOT_STREAMED])) if ctx.stream else output
             self._state.transcript.append(
-                TranscriptEntry(line=line, output=kept[:MAX_STORED_OUTPUT], step=self.step)
+                TranscriptEntry(
+                    line=line,
+                    output=kept.replace(CLEAR_SCREEN, "")[:MAX_STORED_OUTPUT],
+                    step=self.step,
+                )
             )
             self._state.transcript = _bounded(self._state.transcript)
         return CommandResult(
@@ -457,7 +505,12 @@ class LabSession:
             del history[: len(history) - MAX_HISTORY]
 
     def _context(self) -> Context:
-        return Context(world=self._world, history=self._state.history, next_hint=self._next_hint)
+        return Context(
+            world=self._world,
+            history=self._state.history,
+            next_hint=self._next_hint,
+            shell=self._state.shell,
+        )
 
     def _next_hint(self) -> str:
         if not self._hints_allowed:
@@ -480,13 +533,8 @@ class LabSession:
     def _builtins(self) -> dict[str, Any]:
         return {
             "history": _history,
-            "clear": _clear,
             "help": _help,
             "hint": _hint,
-            "vi": editor.vi,
-            "vim": editor.vi,
-            "nano": editor.nano,
-            "watch": streams.watch,
         }
 
     _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")
@@ -529,14 +577,20 @@ def _history(ctx: Context, args: list[str]) -> Output:
         ctx.history.clear()
         return Output()
     entries = ctx.history
-    if args and args[0].isdigit():
-        entries = entries[-int(args[0]) :]
+    if args and args[0].startswith("-") and len(args[0]) > 1:
+        return Output.error(
+            f"bash: history: {args[0][:2]}: invalid option\n"
+            "history: usage: history [-c] [-d offset] [n] or history -anrw [filename]"
+            " or history -ps arg [arg...]",
+            2,
+        )
+    if args:
+        count = budget.bounded_int(args[0], MAX_HISTORY)
+        if count is None:
+            return Output.error(f"bash: history: {args[0]}: numeric argument required")
+        entries = entries[-count:] if count else []
     offset = len(ctx.history) - len(entries)
     return Output("\n".join(f"{i + offset + 1:>5}  {line}" for i, line in enumerate(entries)))
-
-
-def _clear(ctx: Context, args: list[str]) -> Output:
-    return Output()
 
 
 def _hint(ctx: Context, args: list[str]) -> Output:
@@ -545,14 +599,17 @@ def _hint(ctx: Context, args: list[str]) -> Output:
 
 HELP_TEXT = """Commands on this admin host (kadmin):
   kubectl    get, describe, label, cordon, uncordon, drain, logs, exec ... -- nvidia-smi -L,
-             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'
+             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'  (alias k=kubectl)
   runai      v2: login, project list|set, training|workspace submit|list|describe|logs|delete,
              training pytorch submit, workload list
              v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
   helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
-  ls, cat    the files in your home folder
-  sed -i     change a file: sed -i 's/old/new/g' FILE (any delimiter, e.g. s#a#b#)
-  grep       filter output: ... | grep -A8 Allocatable
+  files      ls, cat, less, more, head, tail, sed -i 's/old/new/g' FILE, > and >> redirects,
+             cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
+  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d:
+             ... | jq -r '.items[].metadata.name'
+  shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
+             variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
   watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f

@@ -1,228 +1,133 @@
-"""The admin host's shell: tokenize a line, run `;`/`&&`/`||` lists and `|` pipes, complete.
+"""The admin host's shell: expand words, run `;`/`&&`/`||` lists and `|` pipes, redirect, complete.
 
-Nothing a user types reaches a real shell: this module has its own tokenizer
-(quotes, backslashes, comments, operators) and dispatches words to the lab's
-tools only. Redirection `>`/`>>` writes into the simulated home folder.
+Nothing a user types reaches a real shell: simulators.lab.shell_syntax reads the command
+(quotes, expansions, operators, here-documents) and this module dispatches its words to the
+lab's tools only (simulators.lab.commands). Redirections read and write the simulated home
+folder; `/dev/null` swallows. Variables, aliases and `$?` live in the session's ShellState.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from simulators.lab import budget, files, helm, kubectl, runai
+from simulators.lab import budget, commands, files, kubectl, runai
 from simulators.lab.budget import BudgetExceeded
+from simulators.lab.environment import HOME, MAX_PENDING_BYTES
+from simulators.lab.shell_syntax import (
+    HereDoc,
+    Incomplete,
+    Op,
+    Part,
+    Pipeline,
+    Redirect,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    _Lexer,
+    assignment,
+    expand_aliases,
+    parse,
+    tokenize,
+)
 from simulators.lab.tool import Context, Output
 
+__all__ = ["CONTINUATION", "PROMPT", "Op", "ShellSyntaxError", "Word", "parse", "tokenize"]
+
 PROMPT = "admin@kadmin:~$ "
+CONTINUATION = "> "  # bash's PS2
 # The default; the web layer sets its own (LAB_MAX_LINE_BYTES) through budget.Limits.
 MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
-
-OPERATORS = ("&&", "||", ";", "|", ">>", ">", "<", "&")
-_OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
-
-
-class ShellSyntaxError(Exception):
-    """bash's own words for a line it cannot parse."""
-
-
-@dataclass
-class Word:
-    text: str
-    quoted: bool = False
-
-
-@dataclass
-class Op:
-    text: str
-
-
-Token = Word | Op
-
-
-def tokenize(line: str, lenient: bool = False) -> list[Token]:
-    """Split a line like bash: quotes, backslashes, `#` comments, operators.
-
-    `lenient` (for completion) accepts an unterminated quote instead of raising.
-    """
-    tokens: list[Token] = []
-    buf: list[str] = []
-    in_word = False
-    quoted = False
-    i = 0
-    n = len(line)
-
-    def flush() -> None:
-        nonlocal buf, in_word, quoted
-        if in_word:
-            tokens.append(Word("".join(buf), quoted))
-        buf, in_word, quoted = [], False, False
-
-    while i < n:
-        ch = line[i]
-        if ch in " \t\n\r":
-            flush()
-            if ch in "\n":
-                tokens.append(Op(";"))
-            i += 1
-            continue
-        if ch == "#" and not in_word:
-            break
-        if ch == "'":
-            end = line.find("'", i + 1)
-            if end < 0:
-                if not lenient:
-                    raise ShellSyntaxError("bash: unexpected EOF while looking for matching `''")
-                end = n
-            buf.append(line[i + 1 : end])
-            in_word, quoted = True, True
-            i = end + 1
-            continue
-        if ch == '"':
-            j = i + 1
-            part: list[str] = []
-            closed = False
-            while j < n:
-                c = line[j]
-                if c == "\\" and j + 1 < n and line[j + 1] in '"\\$`\n':
-                    part.append(line[j + 1])
-                    j += 2
-                    continue
-                if c == '"':
-                    closed = True
-                    break
-                part.append(c)
-                j += 1
-            if not closed and not lenient:
-                raise ShellSyntaxError("bash: unexpected EOF while looking for matching `\"'")
-            buf.append("".join(part))
-            in_word, quoted = True, True
-            i = j + 1
-            continue
-        if ch == "\\":
-            if i + 1 < n:
-                buf.append(line[i + 1])
-                in_word, quoted = True, True
-            i += 2
-            continue
-        op = None
-        if ch in _OPERATOR_STARTS:
-            op = next((o for o in OPERATORS if line.startswith(o, i)), None)
-        if op is not None:
-            flush()
-            tokens.append(Op(op))
-            i += len(op)
-            continue
-        buf.append(ch)
-        in_word = True
-        i += 1
-    flush()
-    return tokens
-
-
-@dataclass
-class Simple:
-    argv: list[str]
-    redirect: tuple[str, str] | None = None  # (">" or ">>", filename)
-
-
-@dataclass
-class Pipeline:
-    commands: list[Simple] = field(default_factory=list)
-
-
-def parse(tokens: list[Token]) -> list[tuple[str, Pipeline]]:
-    """Tokens to [(connector, pipeline)]: connector is "", ";", "&&" or "||"."""
-    result: list[tuple[str, Pipeline]] = []
-    connector = ""
-    pipeline = Pipeline()
-    current = Simple([])
-    expect_command = False  # after |, && or || bash needs another command
-    i = 0
-
-    def near(tok: str) -> ShellSyntaxError:
-        return ShellSyntaxError(f"bash: syntax error near unexpected token `{tok}'")
-
-    while i < len(tokens):
-        tok = tokens[i]
-        if isinstance(tok, Word):
-            current.argv.append(tok.text)
-            expect_command = False
-            i += 1
-            continue
-        op = tok.text
-        if op in (">", ">>"):
-            target = tokens[i + 1] if i + 1 < len(tokens) else None
-            if not isinstance(target, Word):
-                raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
-            current.redirect = (op, target.text)
-            i += 2
-            continue
-        if op == "<":
-            raise ShellSyntaxError("bash: input redirection is not available in this lab")
-        if op == "&":
-            raise ShellSyntaxError("bash: background jobs are not available in this lab")
-        if not current.argv:
-            raise near(op)
-        pipeline.commands.append(current)
-        current = Simple([])
-        if op == "|":
-            expect_command = True
-            i += 1
-            continue
-        result.append((connector, pipeline))
-        pipeline = Pipeline()
-        connector = op
-        expect_command = op in ("&&", "||")
-        i += 1
-    if expect_command:
-        raise ShellSyntaxError("bash: syntax error: unexpected end of file")
-    if current.argv:
-        pipeline.commands.append(current)
-    elif current.redirect is not None:
-        raise ShellSyntaxError("bash: redirection without a command is not available in this lab")
-    if pipeline.commands:
-        result.append((connector, pipeline))
-    return result
-
+MAX_SUBSTITUTION_DEPTH = 4
+MAX_FIELDS = 4096
+_GLOB_CHARS = re.compile(r"[*?\[]")
+# Text a tool that does not separate its streams printed as an error (to stderr, not the pipe).
+_ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
 
 Builtin = Callable[[Context, list[str]], Output]
+_COMPOUND = frozenset(
+    [
+        "if",
+        "then",
+        "elif",
+        "else",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "select",
+        "function",
+        "{",
+        "}",
+        "[[",
+    ]
+)
+
+
+def streams(name: str, result: Output) -> tuple[str, str]:
+    """(stdout, stderr) of a tool's result: its own `stderr`, or its error text sorted out."""
+    if result.stderr:
+        return result.text, result.stderr
+    text = result.text
+    if text.startswith("No resources found"):
+        return "", text
+    if result.code != 0 and (text.startswith(_ERROR_STARTS) or text.startswith(name + ":")):
+        return "", text
+    return text, ""
 
 
 class Shell:
-    """Runs parsed lines against a Context; `extra` adds the session's builtins."""
+    """Runs typed commands against a Context; `extra` adds the session's builtins."""
 
     def __init__(self, ctx: Context, extra: dict[str, Builtin]) -> None:
         self.ctx = ctx
-        self.commands: dict[str, Builtin] = {
-            "kubectl": kubectl.run,
-            "runai": runai.run,
-            "helm": helm.run,
-            "ls": files.ls,
-            "cat": files.cat,
-            "sed": files.sed,
-            "grep": files.grep,
-            "head": files.head,
-            "tail": files.tail,
-            **extra,
-        }
+        self.state = ctx.shell
+        self.commands: dict[str, Builtin] = {**commands.REGISTRY, "xargs": self.xargs, **extra}
+        self.depth = 0
+        self.stray: list[str] = []  # stderr of command substitutions, shown with the command
+        self._substituted = False  # the command ran a $(...): with no command word, its $? stays
 
-    def execute(self, line: str) -> Output:
+    # -------------------------------------------------------------------- running
+
+    def execute(self, text: str) -> Output:
+        """Run a whole command (one or more lines); sets `$?`."""
         with budget.ensured():
-            return self._execute(line)
+            result = self._execute(text)
+        self.state.status = result.code
+        return result
 
-    def _execute(self, line: str) -> Output:
-        too_long = budget.line_too_long(line)
-        if too_long:
-            return Output.error(too_long, 2)
-        if "\x00" in line:
+    def _execute(self, text: str) -> Output:
+        for line in text.split("\n"):
+            too_long = budget.line_too_long(line)
+            if too_long:
+                return Output.error(too_long, 2)
+        if len(text) > MAX_PENDING_BYTES:
+            return Output.error("bash: command too long for this lab (over 64 KiB)", 2)
+        if "\x00" in text:
             return Output.error("bash: warning: command substitution: ignored null byte", 2)
         try:
-            program = parse(tokenize(line))
+            program = parse(expand_aliases(tokenize(text), self.state.aliases))
+        except Incomplete as exc:
+            if "here-document" not in str(exc):
+                return Output.error(str(exc), 2)
+            # bash warns and runs the command with what the here-document has.
+            program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases))
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
+        keyword = _compound(program)
+        if keyword:
+            return Output.error(
+                f"bash: {keyword}: compound commands (if, for, while, case) are not available"
+                " in this lab; type each command on its own",
+                2,
+            )
         outputs: list[str] = []
-        code = 0
+        code = self.state.status
         size = 0
         try:
             for connector, pipeline in program:
@@ -230,62 +135,376 @@ class Shell:
                     continue
                 if connector == "||" and code == 0:
                     continue
-                result = self._pipeline(pipeline)
-                code = result.code
-                if result.text:
-                    outputs.append(result.text)
-                    size += len(result.text) + 1
+                out, err, code = self._pipeline(pipeline)
+                self.state.status = code
+                # A line of stdout counts even when empty (`echo` prints a blank line).
+                for chunk in ([err] if err else []) + ([_chomp(out)] if out else []):
+                    outputs.append(chunk)
+                    size += len(chunk) + 1
                     budget.check_output(size, "bash")
         except BudgetExceeded as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             return Output("\n".join([*outputs, str(exc)]), 1)
         return Output("\n".join(outputs), code)
 
-    def _pipeline(self, pipeline: Pipeline) -> Output:
+    def _pipeline(self, pipeline: Pipeline) -> tuple[str, str, int]:
+        """(stdout exactly, with its final newline; stderr's lines for the terminal; status)."""
         stdin = ""
-        result = Output()
         errors: list[str] = []
+        out, code = "", 0
         for index, cmd in enumerate(pipeline.commands):
-            last = index == len(pipeline.commands) - 1
-            self.ctx.stdin = stdin
-            try:
-                result = self._simple(cmd)
-            finally:
-                self.ctx.stdin = ""
-            budget.check_output(len(result.text), cmd.argv[0][:40])
-            if not last:
-                # stderr of earlier stages still reaches the terminal; their stdout feeds
-                # the next stage. Error lines of a failing stage are shown, not piped.
-                if result.code != 0 and result.text.startswith(("error", "Error", "bash:")):
-                    errors.append(result.text)
-                    stdin = ""
-                else:
-                    stdin = result.text + ("\n" if result.text else "")
-        if errors:
-            text = "\n".join([*errors, result.text] if result.text else errors)
-            return Output(text, result.code)
-        return result
+            out, err, code = self._simple(cmd, stdin)
+            if err:
+                errors.append(err)
+            budget.check_output(len(out), "bash")
+            if index < len(pipeline.commands) - 1:
+                stdin = out
+        return out, "\n".join(errors), code
 
-    def _simple(self, cmd: Simple) -> Output:
-        name, args = cmd.argv[0], cmd.argv[1:]
+    def _simple(self, cmd: Simple, stdin: str) -> tuple[str, str, int]:
+        self.stray = []
+        self._substituted = False
+        try:
+            return self._run_simple(cmd, stdin)
+        except _Refused as exc:
+            return "", "\n".join([*self.stray, str(exc)]), 1
+
+    def _run_simple(self, cmd: Simple, stdin: str) -> tuple[str, str, int]:
+        words = list(cmd.words)
+        assignments: list[tuple[str, str]] = []
+        while words and assignment(words[0]) is not None:
+            word = words.pop(0)
+            name = assignment(word) or ""
+            assignments.append((name, self._assigned_value(word, name)))
+        argv: list[str] = []
+        for word in words:
+            argv.extend(self.expand(word))
+            if len(argv) > MAX_FIELDS:
+                raise _Refused("bash: too many arguments for this lab")
+        stdin, targets = self._redirections(cmd.redirects, stdin)
+        if not argv:
+            for name, value in assignments:
+                problem = self.state.set(name, value)
+                if problem:
+                    raise _Refused(problem)
+            code = self.state.status if self._substituted else 0
+            return self._route("", "", code, targets)
+        env = self.state.environment()
+        env.update(assignments)
+        name, args = argv[0], argv[1:]
         handler = self.commands.get(name)
         if handler is None:
-            return Output.error(f"bash: {name}: command not found", 127)
-        result = handler(self.ctx, args)
-        if cmd.redirect is not None:
-            op, target = cmd.redirect
-            existing = files.read(self.ctx, target) if op == ">>" else None
-            body = result.text + ("\n" if result.text else "")
-            text = (existing or "") + body
-            if result.code != 0 and result.text.startswith(("error", "Error")):
-                # Errors go to stderr, which a > redirect does not capture.
-                problem = files.write(self.ctx, target, existing or "")
-                return Output(problem or result.text, result.code)
-            problem = files.write(self.ctx, target, text)
+            return self._route("", f"bash: {name}: command not found", 127, targets)
+        self.ctx.stdin, self.ctx.env = stdin, env
+        try:
+            result = handler(self.ctx, args)
+        finally:
+            self.ctx.stdin, self.ctx.env = "", {}
+        out, err = streams(name, result)
+        if out and result.newline:
+            out += "\n"
+        return self._route(
+            out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
+        )
+
+    def _assigned_value(self, word: Word, name: str) -> str:
+        first = word.parts[0]
+        rest = [Part("lit", first.value.split("=", 1)[1]), *word.parts[1:]]
+        value = "".join(self._expand_parts(rest, split=False)[0] or [""])
+        return value
+
+    def xargs(self, ctx: Context, args: list[str]) -> Output:
+        """xargs [-n N] [-I R] [COMMAND [ARGS]]: the command with stdin's words as arguments,
+        once (or per N words, or per line with -I, each R replaced by the line)."""
+        per: int | None = None
+        replace: str | None = None
+        while args and args[0].startswith("-") and len(args[0]) > 1:
+            flag, value = args[0][:2], args[0][2:]
+            if flag not in ("-n", "-I", "-r", "-t"):
+                return Output.error(
+                    f"xargs: invalid option -- '{args[0][1]}'\n"
+                    "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n"
+                    "Try 'xargs --help' for more information."
+                )
+            args = args[1:]
+            if flag in ("-r", "-t"):
+                continue
+            if not value:
+                if not args:
+                    return Output.error(f"xargs: option requires an argument -- '{flag[1]}'")
+                value, args = args[0], args[1:]
+            if flag == "-n":
+                per = budget.bounded_int(value, 1 << 20)
+                if not per:
+                    return Output.error(f'xargs: invalid number "{value}" for -n option')
+            else:
+                replace = value
+        command = args or ["echo"]
+        if command[0] not in self.commands:
+            return Output.error(f"xargs: {command[0]}: No such file or directory", 127)
+        if replace is not None:
+            items = [[line] for line in ctx.stdin.split("\n") if line.strip()]
+        else:
+            words = ctx.stdin.split()
+            size = per or max(1, len(words))
+            items = [words[i : i + size] for i in range(0, len(words), size)] or [[]]
+        if len(items) > 1000:
+            return Output.error("xargs: too many commands for this lab (over 1000)")
+        outs: list[str] = []
+        errs: list[str] = []
+        code = 0
+        handler = self.commands[command[0]]
+        for item in items:
+            if replace is not None:
+                argv = [a.replace(replace, item[0]) for a in command[1:]]
+            else:
+                argv = [*command[1:], *item]
+            sub = Context(ctx.world, ctx.history, ctx.next_hint, shell=ctx.shell, env=ctx.env)
+            result = handler(sub, argv)
+            out, err = streams(command[0], result)
+            if out:
+                outs.append(out + ("\n" if result.newline else ""))
+            if err:
+                errs.append(err)
+            code = 123 if result.code else code
+            budget.check_output(sum(len(o) for o in outs), "xargs")
+        text = "".join(outs)
+        return Output(_chomp(text), code, "\n".join(errs), newline=text.endswith("\n"))
+
+    # -------------------------------------------------------------------- redirections
+
+    def _redirections(
+        self, redirects: list[Redirect], stdin: str
+    ) -> tuple[str, dict[int, tuple[str, str]]]:
+        """The command's stdin, and where fds 1 and 2 go: ("out"|"err"|"null", "") or
+        (">"|">>", file name). Output files are created or emptied here, as bash does first."""
+        targets: dict[int, tuple[str, str]] = {1: ("out", ""), 2: ("err", "")}
+        for redirect in redirects:
+            target = redirect.target
+            if isinstance(target, HereDoc):
+                body = target.body
+                stdin = self._expand_text(body) if target.expand else body
+                continue
+            if redirect.op == "<<<":
+                stdin = " ".join(self.expand(target)) + "\n"
+                continue
+            fields = self.expand(target)
+            if len(fields) != 1:
+                raise _Refused(f"bash: {target.text}: ambiguous redirect")
+            path = fields[0]
+            if redirect.op == ">&":
+                if path in ("1", "2"):
+                    for fd in _fds(redirect.fd):
+                        targets[fd] = targets[int(path)]
+                    continue
+                if redirect.fd not in (-1, 1):
+                    raise _Refused(f"bash: {path}: ambiguous redirect")
+                redirect = Redirect(-1, ">", target)
+            if redirect.op == "<":
+                if path == "/dev/null":
+                    stdin = ""
+                    continue
+                text = files.read(self.ctx, path)
+                if text is None:
+                    raise _Refused(f"bash: {path}: No such file or directory")
+                stdin = text
+                continue
+            if path in ("/dev/null", "/dev/stdout", "/dev/stderr"):
+                where = {"/dev/null": "null", "/dev/stdout": "out", "/dev/stderr": "err"}[path]
+                for fd in _fds(redirect.fd):
+                    targets[fd] = (where, "")
+                continue
+            if redirect.op == ">" or files.read(self.ctx, path) is None:
+                problem = files.write(self.ctx, path, "")
+                if problem:
+                    raise _Refused(problem)
+            for fd in _fds(redirect.fd):
+                targets[fd] = (">>", path)
+        return stdin, targets
+
+    def _route(
+        self, out: str, err: str, code: int, targets: dict[int, tuple[str, str]]
+    ) -> tuple[str, str, int]:
+        """Send stdout (exact text) and stderr (lines) where the redirections say; returns
+        (stdout exactly, stderr's lines, status)."""
+        shown: dict[str, list[str]] = {"out": [], "err": []}
+        written: dict[str, list[str]] = {}
+        for fd, text in ((2, err + "\n" if err else ""), (1, out)):
+            if not text:
+                continue
+            where, path = targets.get(fd, ("out", ""))
+            if where in shown:
+                shown[where].append(text)
+            elif where == ">>":
+                written.setdefault(path, []).append(text)
+        for path, texts in written.items():
+            existing = files.read(self.ctx, path) or ""
+            problem = files.write(self.ctx, path, existing + "".join(texts))
             if problem:
-                return Output.error(problem)
-            return Output("", result.code)
-        return result
+                shown["err"].append(problem + "\n")
+                code = 1
+        return "".join(shown["out"]), _chomp("".join(shown["err"])), code
+
+    # -------------------------------------------------------------------- expansion
+
+    def expand(self, word: Word) -> list[str]:
+        """A word's fields after tilde, parameter and command expansion, splitting and globbing."""
+        fields, globbed = self._expand_parts(word.parts, split=True)
+        if globbed and len(fields) == 1:
+            return self._glob(word) or fields
+        return fields
+
+    def _expand_parts(self, parts: list[Part], split: bool) -> tuple[list[str], bool]:
+        fields: list[str] = []
+        current = ""
+        have = False
+        globbed = False
+        for part in parts:
+            if part.kind == "lit":
+                current += part.value
+                have = True
+                globbed = globbed or bool(_GLOB_CHARS.search(part.value))
+                continue
+            if part.kind == "quoted":
+                current += part.value
+                have = True
+                continue
+            if part.kind == "tilde":
+                current += self.state.variables.get("HOME", HOME)
+                have = True
+                continue
+            value = self._parameter(part.value) if part.kind == "var" else self._substitute(part)
+            _bounded(len(current) + len(value) + sum(len(f) for f in fields))
+            if part.in_quotes or not split:
+                current += value
+                have = True
+                continue
+            pieces = re.split(r"[ \t\n]+", value)
+            if value == "":
+                continue
+            current += pieces[0]
+            have = have or bool(pieces[0])
+            for piece in pieces[1:]:
+                if have or current:
+                    fields.append(current)
+                current, have = piece, bool(piece)
+        if have or current:
+            fields.append(current)
+        return fields, globbed
+
+    def _expand_text(self, body: str) -> str:
+        """A here-document's body: $VAR, ${VAR} and $(...) expanded, quotes kept as typed."""
+        out: list[str] = []
+        lexer = _Lexer(body, lenient=True)
+        i = 0
+        size = len(body)
+        while i < len(body):
+            ch = body[i]
+            if ch == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\\n":
+                if body[i + 1] != "\n":
+                    out.append(body[i + 1])
+                i += 2
+                continue
+            if ch == "$":
+                lexer.i, lexer.parts = i, []
+                lexer.dollar(in_quotes=True)
+                part = lexer.parts[-1]
+                if part.kind == "var":
+                    out.append(self._parameter(part.value))
+                elif part.kind == "cmd":
+                    out.append(self._substitute(part))
+                else:
+                    out.append(part.value)
+                size += len(out[-1])
+                _bounded(size)
+                i = max(lexer.i, i + 1)
+                continue
+            out.append(ch)
+            i += 1
+        return "".join(out)
+
+    def _parameter(self, name: str) -> str:
+        state = self.state
+        if name == "?":
+            return str(state.status)
+        if name == "$":
+            return "4242"
+        if name == "#":
+            return "0"
+        if name == "0":
+            return "-bash"
+        if name in ("@", "*", "-", "!") or name.isdigit():
+            return ""
+        if name.startswith("#") and _is_name(name[1:]):
+            return str(len(state.variables.get(name[1:], "")))
+        if _is_name(name):
+            return state.variables.get(name, "")
+        for op in (":-", "-", ":=", "=", ":+", "+"):
+            base, sep, word = name.partition(op)
+            if sep and _is_name(base):
+                value = state.variables.get(base)
+                empty = value is None or (op.startswith(":") and value == "")
+                if op.endswith("-"):
+                    return word if empty else value or ""
+                if op.endswith("+"):
+                    return "" if empty else word
+                if empty:
+                    state.set(base, word)
+                    return word
+                return value or ""
+        raise _Refused(f"bash: ${{{name}}}: bad substitution")
+
+    def _substitute(self, part: Part) -> str:
+        """$(...): the inner command's stdout, without its final newlines."""
+        if self.depth >= MAX_SUBSTITUTION_DEPTH:
+            raise _Refused("bash: command substitution nested too deeply for this lab")
+        saved_stray = self.stray
+        self.depth += 1
+        try:
+            inner = Shell(self.ctx, {})
+            inner.commands = self.commands
+            inner.depth = self.depth
+            try:
+                program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
+            except ShellSyntaxError as exc:
+                raise _Refused(str(exc)) from None
+            outs: list[str] = []
+            errs: list[str] = []
+            code = 0
+            for connector, pipeline in program:
+                if (connector == "&&" and code != 0) or (connector == "||" and code == 0):
+                    continue
+                out, err, code = inner._pipeline(pipeline)
+                self.state.status = code
+                if out:
+                    outs.append(out)
+                if err:
+                    errs.append(err)
+        finally:
+            self.depth -= 1
+            self.stray = saved_stray
+        self.stray.extend(errs)
+        self._substituted = True
+        return "".join(outs).rstrip("\n")
+
+    def _glob(self, word: Word) -> list[str]:
+        """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""
+        pattern = "".join(
+            p.value if p.kind == "lit" else _glob_escape(p.value if p.kind == "quoted" else HOME)
+            for p in word.parts
+        )
+        if len(pattern) > 256:
+            return []
+        prefix = ""
+        for start in (HOME + "/", "~/", "./"):
+            if pattern.startswith(start):
+                prefix, pattern = start, pattern[len(start) :]
+        if "/" in pattern:
+            return []
+        names = sorted(self.ctx.world.state.files)
+        return [
+            prefix + n for n in names if fnmatch.fnmatchcase(n, pattern) and not n.startswith(".")
+        ]
 
     # -------------------------------------------------------------------- completion
 
@@ -298,59 +517,74 @@ class Shell:
         except ShellSyntaxError:
             return []
         ends_in_space = not line or line[-1] in " \t"
-        # The words of the last simple command, and the word being typed.
         words: list[str] = []
         after_redirect = False
         for tok in tokens:
             if isinstance(tok, Op):
                 words = []
-                after_redirect = tok.text in (">", ">>")
+                after_redirect = tok.text in (">", ">>", "<", "&>")
                 continue
-            words.append(tok.text)
-        if ends_in_space:
-            current = ""
-        elif words:
-            current = words.pop()
-        else:
-            current = ""
+            if isinstance(tok, Word):
+                words.append(tok.text)
+        current = "" if ends_in_space or not words else words.pop()
         if after_redirect and not words:
             return _starting(sorted(self.ctx.world.state.files), current)
         if not words:
-            return _starting(sorted(self.commands), current)
+            return _starting(sorted({*self.commands, *self.state.aliases}), current)
+        if words[0] in self.state.aliases:
+            # `k get po<Tab>` completes as kubectl would: the alias's words, then the rest.
+            try:
+                alias = [
+                    t.text for t in tokenize(self.state.aliases[words[0]]) if isinstance(t, Word)
+                ]
+            except ShellSyntaxError:
+                alias = []
+            words = alias + words[1:] if alias else words
+        if not words:
+            return []
         name, rest = words[0], words[1:]
         if name == "kubectl":
             return sorted(set(kubectl.complete(self.ctx, rest, current)))
         if name == "runai":
             return sorted(set(runai.complete(self.ctx, rest, current)))
-        if name == "helm":
-            return _helm_complete(rest, current)
-        if name in ("cat", "sed", "grep", "ls", "head", "tail", "vi", "vim", "nano"):
-            if current.startswith("-"):
-                options = {"sed": ["-i", "-e", "-E"], "grep": ["-i", "-v", "-A", "-B", "-E"]}
-                return _starting(options.get(name, []), current)
-            if name == "sed" and not any(not w.startswith("-") for w in rest):
-                return []
-            return _starting(sorted(self.ctx.world.state.files), current)
-        return []
+        return commands.complete(self.ctx, name, rest, current)
 
 
-def _helm_complete(words: list[str], current: str) -> list[str]:
-    if not words:
-        return _starting(["list", "repo", "upgrade", "version"], current)
-    if words[0] == "upgrade":
-        if current.startswith("-"):
-            return _starting(
-                ["--install", "-i", "--namespace", "-n", "--create-namespace", "--set", "--values"],
-                current,
-            )
-        positionals = [w for w in words[1:] if not w.startswith("-")]
-        if len(positionals) == 0:
-            return _starting(["runai-cluster", "gpu-operator"], current)
-        if len(positionals) == 1:
-            return _starting(["runai/runai-cluster", "nvidia/gpu-operator"], current)
-    if words[0] == "repo" and len(words) == 1:
-        return _starting(["add", "update"], current)
-    return []
+class _Refused(Exception):
+    """A command bash refuses before running it (a bad redirect or substitution)."""
+
+
+def _bounded(size: int) -> None:
+    """Expansions stop at the lab's output limit (`$X$X$X...` of a long X would not)."""
+    if size > budget.limits().output_bytes:
+        raise _Refused("bash: expansion too long for this lab (over the output limit)")
+    budget.check_time()
+
+
+def _compound(program: list[tuple[str, Pipeline]]) -> str | None:
+    """The first reserved word of bash's compound commands in command position, if any."""
+    for _, pipeline in program:
+        for cmd in pipeline.commands:
+            first = cmd.words[0] if cmd.words else None
+            if first is not None and first.plain and first.text in _COMPOUND:
+                return first.text
+    return None
+
+
+def _chomp(text: str) -> str:
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _fds(fd: int) -> tuple[int, ...]:
+    return (1, 2) if fd == -1 else (fd,)
+
+
+def _is_name(text: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text))
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _starting(options: list[str], current: str) -> list[str]:

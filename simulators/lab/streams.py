@@ -125,6 +125,7 @@ def probe_for(line: str, kind: str) -> str:
     """The typed line again, quoted for the shell, without the flags that make it stream."""
     # Here, not at the top: the shell imports kubectl, whose verbs import this module.
     from simulators.lab.shell import Op, tokenize
+    from simulators.lab.shell_syntax import Word
 
     flags = STREAM_FLAGS.get(kind, ())
     words: list[str] = []
@@ -132,6 +133,8 @@ def probe_for(line: str, kind: str) -> str:
         if isinstance(token, Op):
             words.append(token.text)
             continue
+        if not isinstance(token, Word):  # a here-document: the line probes as it was typed
+            return line
         text = token.text
         if text in flags or any(text.startswith(f + "=") for f in flags if f[:2] == "--"):
             continue

@@ -6,20 +6,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from simulators.lab.world import World
+from simulators.lab.environment import ShellState
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
     from simulators.lab.editor import EditorRequest
     from simulators.lab.streams import StreamRequest
+    from simulators.lab.world import World  # the world assembles tools' handlers: no cycle
 
 
 @dataclass
 class Output:
-    """A command's result: text (stdout and stderr interleaved, as a terminal shows) and status."""
+    """A command's result: text (stdout and stderr interleaved, as a terminal shows) and status.
+
+    A tool that keeps its error lines apart from its output (as a pipe or `2>/dev/null`
+    needs) puts them in `stderr`; `text` is then stdout alone. Tools that leave `stderr`
+    empty have their text sorted by the shell (simulators.lab.shell.streams).
+    """
 
     text: str = ""
     code: int = 0
+    stderr: str = ""
+    # False when stdout does not end in a newline (`echo -n`, printf without \n): a pipe or
+    # a file then gets the text exactly, as `echo -n admin | base64` needs.
+    newline: bool = True
 
     @classmethod
     def error(cls, text: str, code: int = 1) -> Output:
@@ -39,7 +49,9 @@ class Context:
     editor: EditorRequest | None = None
     # A stream the command asked for (simulators.lab.streams.start): the terminal keeps it going.
     stream: StreamRequest | None = None
-    # The shell's environment as commands see it (KUBE_EDITOR, EDITOR).
+    # The shell's variables and aliases, and the environment of the running command
+    # (exported variables plus `NAME=value cmd` assignments), e.g. EDITOR for kubectl edit.
+    shell: ShellState = field(default_factory=ShellState)
     env: dict[str, str] = field(default_factory=dict)
 
     @property

@@ -28,6 +28,7 @@ from simulators.cluster.clock import STEP_SECONDS
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
+from simulators.lab import nvidia_smi
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import CLUSTER_AGE, CLUSTER_NAME, RUNAI_VERSION, base_cluster
 from simulators.lab.world_story import story
@@ -96,6 +97,10 @@ class World:
     def __init__(self, api: MockCluster, state: HostState) -> None:
         self.api = api
         self.state = state
+        # Controllers a step leaves out (the apiserver's --scheduler external: the engine).
+        self.left_out: frozenset[str] = frozenset()
+        # What runs in the lab's containers beyond the store's own shell answers.
+        api.add_exec_handler(nvidia_smi.exec_nvidia_smi)
 
     @property
     def now(self) -> int:
@@ -105,7 +110,7 @@ class World:
     def tick(self) -> None:
         self.state.step += 1
         self.api.clock.advance()
-        run_controllers(self.api)
+        run_controllers(self.api, leave_out=self.left_out)
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is

@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.controllers import hardware
-from simulators.controllers.util import emit, is_deleting, name_of, namespace_of, spec
-from simulators.engine import ACTIONS, CycleResult, EngineError, PodStatus
+from simulators.controllers.snapshot import Writer, write_back
+from simulators.controllers.util import emit, name_of, namespace_of
+from simulators.engine import ACTIONS, Action, CycleResult, EngineError
 from simulators.scheduler.lease import LeaderElector
 from simulators.scheduler.model import PodModel
 
@@ -31,6 +31,28 @@ class CycleReport:
     bound: list[str] = field(default_factory=list)
     evicted: list[str] = field(default_factory=list)
     events: int = 0
+
+
+class _Writer(Writer):
+    """The scheduler's writes: only while it leads, each one logged."""
+
+    def __init__(self, scheduler: Scheduler, report: CycleReport) -> None:
+        self.scheduler = scheduler
+        self.report = report
+
+    def may_write(self) -> bool:
+        return self.scheduler.elector.is_leader()
+
+    def evicted(self, action: Action, pod: Obj) -> None:
+        where = f"{namespace_of(pod)}/{name_of(pod)}"
+        self.report.evicted.append(where)
+        self.scheduler.log(f"evicted {where} ({action.reason.value})")
+
+    def bound(self, pod: Obj, node: str) -> None:
+        self.scheduler._bound(pod, node, self.report)
+
+    def failed(self, verb: str, pod: Obj, error: ApiError) -> None:
+        self.scheduler.log(f"{verb} {namespace_of(pod)}/{name_of(pod)}: {error.message}")
 
 
 class Scheduler:
@@ -73,67 +95,13 @@ class Scheduler:
         return report
 
     def _apply(self, model: PodModel, result: CycleResult, report: CycleReport) -> None:
-        for action in result.actions:
-            if action.kind not in ("evicted", "moved"):
-                continue
-            api_pod = model.api_pods.get((action.project, action.pod))
-            if api_pod is None or not spec(api_pod).get("nodeName") or is_deleting(api_pod):
-                continue
-            if not self.elector.is_leader():
-                return
-            try:
-                self.api.evict(name_of(api_pod), namespace_of(api_pod))
-            except ApiError as error:
-                self.log(f"evict {namespace_of(api_pod)}/{name_of(api_pod)}: {error.message}")
-                continue
-            report.evicted.append(f"{namespace_of(api_pod)}/{name_of(api_pod)}")
-            self.log(f"evicted {namespace_of(api_pod)}/{name_of(api_pod)} ({action.reason.value})")
-        for workload in model.cluster.workloads():
-            for pod in workload.pods:
-                # Pipelined pods wait: their GPUs are still held by pods on their way out, and a
-                # kubelet would refuse them. The next cycle binds them once those are gone.
-                if pod.status != PodStatus.RUNNING or pod.node is None:
-                    continue
-                api_pod = model.api_pods.get((workload.project, pod.name))
-                if api_pod is None or spec(api_pod).get("nodeName") or is_deleting(api_pod):
-                    continue
-                if not self.elector.is_leader():
-                    return
-                self._bind(model, api_pod, pod.node, pod.devices, pod.extended_resource, report)
+        write_back(model, result, _Writer(self, report))
         for event in result.events:
             if self._record(model, event.object_kind, event.object_name, event.project, event):
                 report.events += 1
 
-    def _bind(
-        self,
-        model: PodModel,
-        api_pod: Obj,
-        node: str,
-        devices: tuple[int, ...],
-        extended: str | None,
-        report: CycleReport,
-    ) -> None:
-        name, namespace = name_of(api_pod), namespace_of(api_pod)
-        try:
-            if devices and extended is None:
-                chosen = model.devices_of(node, devices)
-                self.api.patch(
-                    "pods",
-                    name,
-                    {
-                        "metadata": {
-                            "annotations": {
-                                hardware.DEVICES_ANNOTATION: hardware.encode_devices(chosen)
-                            }
-                        }
-                    },
-                    namespace,
-                )
-            self.api.bind(name, namespace, node)
-        except ApiError as error:
-            # 409: bound already (by us before a restart, or by someone else): nothing to do.
-            self.log(f"bind {namespace}/{name}: {error.message}")
-            return
+    def _bound(self, pod: Obj, node: str, report: CycleReport) -> None:
+        name, namespace = name_of(pod), namespace_of(pod)
         report.bound.append(f"{namespace}/{name}")
         self.log(f"bound {namespace}/{name} to {node}")
         self.binds += 1

@@ -102,6 +102,7 @@
     }
 
     var PROMPT = "admin@kadmin:~$ ";
+    var promptText = PROMPT; // bash's "> " while a command (a here-document ...) is unfinished
     var socketUrl = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + root.dataset.socket;
     var screen = document.getElementById("terminal");
     var fallback = document.getElementById("lab-fallback");
@@ -167,7 +168,7 @@
 
     function redrawLine() {
       // Return to the start of the row, clear it, print prompt + line, put the cursor back.
-      term.write("\r\x1b[2K" + PROMPT + line);
+      term.write("\r\x1b[2K" + promptText + line);
       var back = line.length - cursor;
       if (back > 0) term.write("\x1b[" + back + "D");
     }
@@ -175,17 +176,17 @@
     function prompt() {
       line = "";
       cursor = 0;
-      term.write(PROMPT);
+      term.write(promptText);
     }
 
     function appendTranscript(command, output) {
-      if (!transcript) return;
+      if (!transcript || (command === null && !output)) return;
       var entry = document.createElement("div");
       entry.className = "transcript-entry";
       if (command !== null) {
         var cmd = document.createElement("p");
         cmd.className = "transcript-command";
-        cmd.textContent = PROMPT + command;
+        cmd.textContent = pendingPrompt + command;
         entry.appendChild(cmd);
       }
       if (output) {
@@ -224,6 +225,7 @@
     function runLine(text) {
       busy = true;
       pendingCommand = text;
+      pendingPrompt = promptText;
       if (!send({ type: "line", data: text })) {
         busy = false;
         term.write("\x1b[31mNot connected: reconnecting, try again in a moment.\x1b[0m\r\n");
@@ -231,6 +233,7 @@
       }
     }
     var pendingCommand = null;
+    var pendingPrompt = PROMPT;
 
     // The "not logged in" notice follows the CLI: a successful login hides it, a logout
     // brings it back (the server renders it the same way on the next page load).
@@ -241,22 +244,24 @@
       else if (/Logged out successfully/.test(output)) note.hidden = false;
     }
 
-    function showOutput(data, clear) {
+    function showOutput(data, clear, nextPrompt) {
       followLogin(data || "");
+      promptText = nextPrompt || PROMPT;
       if (clear || data === "\x1b[2J\x1b[H" || data === "\x1bc") {
         // `clear` (or its escape): the screen and the scrollback, as xterm's own clear does.
         term.clear();
         term.write("\x1b[2J\x1b[H");
       } else if (data) {
         term.write(data.replace(/\r?\n/g, "\r\n"));
-        if (!/\n$/.test(data)) term.write("\r\n");
+        // `clear` ends with "erase scrollback": the prompt goes on the cleared screen's top line.
+        if (!/(\n|\x1b\[3J)$/.test(data)) term.write("\r\n");
       }
       appendTranscript(pendingCommand, data.replace(/\r\n/g, "\n"));
       pendingCommand = null;
       busy = false;
       if (queue.length) {
         var next = queue.shift();
-        term.write(PROMPT + next + "\r\n");
+        term.write(promptText + next + "\r\n");
         runLine(next);
       } else {
         prompt();
@@ -369,6 +374,14 @@
             return;
           }
           term.write("^C\r\n");
+          if (promptText !== PROMPT && !busy && send({ type: "line", data: "\x03" })) {
+            // The server drops the unfinished command; its answer brings the usual prompt back.
+            busy = true;
+            pendingCommand = null;
+            line = "";
+            cursor = 0;
+            return;
+          }
           prompt();
           return;
         case "\x0c":
@@ -554,6 +567,7 @@
           term.reset();
           if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n"));
           busy = false;
+          promptText = frame.prompt || PROMPT;
           // What was typed while the terminal loaded goes in once the cluster has answered.
           var typed = early + line;
           early = "";
@@ -572,7 +586,7 @@
           pendingCommand = null;
           openEditor(frame.editor);
         }
-        else if (frame.type === "output") showOutput(frame.data || "", !!frame.clear);
+        else if (frame.type === "output") showOutput(frame.data || "", !!frame.clear, frame.prompt);
         else if (frame.type === "completions") applyCompletions(frame.items || []);
         else if (frame.type === "error") {
           term.write("\x1b[31m" + (frame.data || "error") + "\x1b[0m\r\n");

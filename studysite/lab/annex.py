@@ -25,8 +25,8 @@ share before sending it, and charges the processor time the annex reports.
 
 Protocol: one JSON object per line on the child's stdin and stdout. The child first says
 {"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE}, it answers
-{"output", "checklist", "step", "clear", "cpu"} or {"error": MESSAGE}. At the end of its stdin
-(its web process has gone) it exits.
+{"output", "checklist", "step", "clear", "prompt", "cpu"} or {"error": MESSAGE}. At the end of
+its stdin (its web process has gone) it exits.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import IO, Any
 
 from django.conf import settings
 
-from simulators.lab import ChecklistItem, CommandResult
+from simulators.lab import PROMPT, ChecklistItem, CommandResult
 from simulators.lab.editor import EditorRequest
 from simulators.lab.streams import StreamRequest
 from studysite.lab import cluster, store
@@ -218,6 +218,7 @@ def apply(opened: store.OpenLab, line: str) -> CommandResult:
             exit_code=int(reply.get("exit_code", 0)),
             editor=EditorRequest.from_dict(reply.get("editor")),
             stream=StreamRequest.from_dict(reply.get("stream")),
+            prompt=str(reply.get("prompt", PROMPT)),
         )
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
@@ -242,6 +243,7 @@ def answer(
         "exit_code": result.exit_code,
         "editor": result.editor.to_dict() if result.editor else None,
         "stream": result.stream.to_dict() if result.stream else None,
+        "prompt": result.prompt,
         "cpu": time.process_time() - started,
     }
     return reply, opened

@@ -15,12 +15,14 @@ Frames in: `{"type": "line", "data": LINE}`, `{"type": "complete", "line": PARTI
 editor's save, run as the line simulators.lab.editor makes of it). Frames out:
 `{"type": "output", "data": TEXT, "checklist": [ITEM...]}` once on connect and after a reset with
 `"replay": true` (the transcript's tail), and once per line or save, with `"clear": true` after
-`clear`, `"editor": {"path", "text", "mode", "token"}` when it opens an editor, and
-`"saved": true` and `"ok"` (written or not) for a save, `"stream": true` for a command that
-keeps printing (simulators.lab.streams): then `{"type": "stream", "data": TEXT, "checklist": ...}`
-as the world steps (`"clear": true` for watch's new screen) until
-`{"type": "stream-end", "data": NOTE}`, which `{"type": "interrupt"}` (Ctrl+C), the next line,
-or a stream started in another tab of the lab brings; `{"type": "completions", "items": [...]}`;
+`clear`, `"prompt": "> "` while a command is unfinished (a here-document being typed; a line
+`"\x03"` (Ctrl+C) drops it), `"editor": {"path", "text", "mode", "token"}` when it opens an
+editor, and `"saved": true` and `"ok"` (written or not) for a save, `"stream": true` for a
+command that keeps printing (simulators.lab.streams): then
+`{"type": "stream", "data": TEXT, "checklist": ...}` as the world steps (`"clear": true` for
+watch's new screen) until `{"type": "stream-end", "data": NOTE}`, which
+`{"type": "interrupt"}` (Ctrl+C), the next line, or a stream started in another tab of the lab
+brings; `{"type": "completions", "items": [...]}`;
 `{"type": "error", "data": MESSAGE}` for a refused frame.
 """
 
@@ -43,7 +45,15 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from simulators.lab import ChecklistItem, CommandResult, LabSession, editor, list_tickets, streams
+from simulators.lab import (
+    PROMPT,
+    ChecklistItem,
+    CommandResult,
+    LabSession,
+    editor,
+    list_tickets,
+    streams,
+)
 from studysite.lab import annex, cluster, store
 
 log = logging.getLogger(__name__)
@@ -167,15 +177,19 @@ def replay_tail(text: str, limit: int = REPLAY_BYTES) -> str:
     return OMITTED + (tail[newline + 1 :] if newline >= 0 else tail)
 
 
-def output_frame(output: str, checklist: list[ChecklistItem], **flags: bool) -> dict[str, Any]:
-    """Output and the checklist after it, in one frame: one send per command, not two."""
+def output_frame(
+    output: str, checklist: list[ChecklistItem], prompt: str = PROMPT, **flags: bool
+) -> dict[str, Any]:
+    """Output and the checklist after it, in one frame: one send per command, not two.
+    `prompt` is sent when it is not the usual one: bash's `> ` while a command is unfinished."""
     items = [item.to_dict() for item in checklist]
-    return {"type": "output", "data": output, **flags, "checklist": items}
+    extra = {"prompt": prompt} if prompt != PROMPT else {}
+    return {"type": "output", "data": output, **flags, **extra, "checklist": items}
 
 
 def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
     """A line's or a save's output frame, with the editor it opens if any."""
-    frame = output_frame(result.output, result.checklist, **flags)
+    frame = output_frame(result.output, result.checklist, result.prompt, **flags)
     if result.clear:
         frame["clear"] = True
     if result.editor is not None:
@@ -184,7 +198,7 @@ def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
 
 
 def replay_frame(lab: LabSession) -> dict[str, Any]:
-    return output_frame(replay_tail(lab.replay()), lab.checklist(), replay=True)
+    return output_frame(replay_tail(lab.replay()), lab.checklist(), lab.prompt, replay=True)
 
 
 def is_text(value: object) -> bool:
@@ -204,8 +218,9 @@ def session_exists(session: Any) -> bool:
 
 
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
-    """The lab and its replay frame as text, built in the pool rather than on the event loop."""
-    opened = store.open_lab(session_key, ticket)
+    """The lab and its replay frame as text, built in the pool rather than on the event loop.
+    A lab never typed in is not saved yet (store.peek_lab): its first line saves it."""
+    opened = store.peek_lab(session_key, ticket)
     with store.reading(opened) as lab:
         return opened, json.dumps(replay_frame(lab))
 
@@ -409,10 +424,9 @@ class LabConsumer(AsyncWebsocketConsumer):
                     break
                 text, ended = stream.feed(result.output, result.exit_code)
                 if text or result.changed or request.kind == streams.SCREEN:
-                    flags = {"clear": True} if request.kind == streams.SCREEN else {}
-                    await self.send_json(
-                        {**output_frame(text, result.checklist, **flags), "type": "stream"}
-                    )
+                    clear = {"clear": True} if request.kind == streams.SCREEN else {}
+                    frame = output_frame(text, result.checklist, PROMPT, **clear)
+                    await self.send_json({**frame, "type": "stream"})
                 if store.fold_due(self.opened):
                     await self.fold()
                 if ended:

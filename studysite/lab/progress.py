@@ -1,4 +1,10 @@
-"""The lab's share of the progress file: each ticket's saved cluster and transcript."""
+"""The lab's share of the progress file: each ticket's saved cluster and transcript.
+
+An imported lab is checked before anything is written: each ticket once, every object of its
+cluster as the API server checks a write (names, labels, quantities, known fields, pods), and
+then one command run on a copy of it, so a lab that would break every command is refused with
+what was wrong instead of saved.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,11 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest
 
-from simulators.lab import LabError, LabSession, files, list_tickets
-from simulators.lab.session import MAX_HISTORY, MAX_STORED_OUTPUT, MAX_TRANSCRIPT
+from simulators.cluster import admission, fields
+from simulators.cluster.api import ApiError
+from simulators.cluster.registry import RESOURCES
+from simulators.lab import LabSession, budget, files, list_tickets
+from simulators.lab.session import INTERNAL_ERROR, MAX_HISTORY, MAX_STORED_OUTPUT, MAX_TRANSCRIPT
 from studysite.lab import store
 from studysite.lab.models import SavedLab
 from studysite.sessions import existing_key, session_key
@@ -26,23 +35,71 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
     if not isinstance(data, list):
         raise ProgressDataError("The lab part of that file should be a list of tickets.")
     known = {ticket.id for ticket in list_tickets()}
-    rows = []
+    rows: list[tuple[str, bool, LabSession]] = []
     for entry in data:
         if not isinstance(entry, dict) or entry.get("ticket") not in known:
             raise ProgressDataError("The lab part of that file names a ticket this site lacks.")
+        if any(entry["ticket"] == ticket for ticket, _, _ in rows):
+            raise ProgressDataError(
+                f"The lab part of that file lists ticket {entry['ticket']} twice."
+            )
         try:
             lab = LabSession.from_json(entry.get("state"), trusted=False)
-        except (LabError, TypeError, ValueError, KeyError):
+        except Exception:  # whatever a damaged document makes the decoder raise
             raise ProgressDataError(
                 f"The saved lab for ticket {entry['ticket']} in that file is damaged."
             ) from None
         if lab.ticket_id != entry["ticket"]:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} is another ticket's.")
-        problem = over_limits(lab)
+        problem = over_limits(lab) or invalid_object(lab) or fails_to_run(entry.get("state"))
         if problem:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} {problem}.")
         rows.append((entry["ticket"], bool(entry.get("exam_mode")), lab))
     return rows
+
+
+_RESOURCES = {info.key: info for info in RESOURCES}
+
+
+def invalid_object(lab: LabSession) -> str | None:
+    """The first object of the lab's cluster the API server would refuse to store, and why."""
+    cluster = lab.to_json()["world"].get("cluster") or {}
+    for key, items in (cluster.get("objects") or {}).items():
+        info = _RESOURCES.get(key)
+        if info is None:
+            return f"has objects of a kind this site doesn't know ({str(key)[:60]})"
+        for obj in items:
+            meta = obj.get("metadata") if isinstance(obj, dict) else None
+            if not isinstance(meta, dict):
+                return f"has a {info.kind} without metadata"
+            where = "/".join(str(meta.get(part)) for part in ("namespace", "name") if part in meta)
+            try:
+                admission.check_quantities(info, obj)
+                admission.validate(info, obj)
+                fields.check_fields(info, obj)
+            except ApiError as error:
+                return f"has an invalid {info.kind} {where[:120]}: {str(error)[:300]}"
+            except (AttributeError, KeyError, TypeError, ValueError):
+                return f"has a malformed {info.kind} {where[:120]}"
+    return None
+
+
+# One command on a copy of the lab: it runs the shell, a step of the cluster's controllers and
+# the checklist, which is what a value of the wrong type anywhere breaks.
+TRIAL_LINE = "kubectl get pods -A -o wide"
+
+
+def fails_to_run(state: Any) -> str | None:
+    """Whether a command run on a copy of the lab (within the lab's budget) breaks."""
+    try:
+        trial = LabSession.from_json(state, trusted=False)
+        with budget.metered(budget.Meter(store.limits())):
+            output = trial.run(TRIAL_LINE).output
+    except Exception:  # the checklist, outside the command's own guard
+        output = INTERNAL_ERROR
+    if INTERNAL_ERROR in output:
+        return "is damaged: a command run on it fails (a field of its cluster has a wrong value)"
+    return None
 
 
 def over_limits(lab: LabSession) -> str | None:

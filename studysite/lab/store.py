@@ -1,5 +1,10 @@
 """Saved labs: one per browser session and ticket, kept after every command.
 
+A lab is saved when its learner first types in it, not when its page is fetched: `peek_lab`
+shows a lab that has no row yet, and the first command `apply` keeps creates the row. Its world
+is seeded from the session and the ticket (`lab_seed`), so the page, its websocket, the form and
+the annex all show and save the same world before it exists; a reset draws a new seed.
+
 The lab itself (world, shell, tickets) lives in simulators.lab and serialises to
 JSON. Here it is kept as a snapshot plus the lines typed since (see SavedLab): a
 command appends one row, and the snapshot is rewritten (and the log emptied: a fold)
@@ -20,7 +25,10 @@ its output is never sent before it is durable.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import hashlib
+import hmac
 import os
 import secrets
 import threading
@@ -138,7 +146,7 @@ def _opened(saved: SavedLab) -> OpenLab:
         lab, logged = restore(saved)
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
-        lab, logged = _new(saved.session_key, saved.ticket), 0
+        lab, logged = _new(saved.session_key, saved.ticket, secrets.randbits(32)), 0
         snapshot = Snapshot.of(lab)
         with _one_writer(), transaction.atomic():
             _replace_snapshot(saved.pk, snapshot)
@@ -214,10 +222,19 @@ def _replace_snapshot(saved_id: int, snapshot: Snapshot, version: int | None = N
     return True
 
 
-def _new(session_key: str, ticket: str) -> LabSession:
+def lab_seed(session_key: str, ticket: str) -> int:
+    """The seed of this session's first lab of this ticket: the same in every process, and
+    unguessable without the site's secret key."""
+    message = f"lab-seed:{session_key}:{ticket}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _new(session_key: str, ticket: str, seed: int | None = None) -> LabSession:
+    """A new lab: seeded by `lab_seed` unless given a seed (a reset draws a random one)."""
     if ticket == cluster.EXPLORE_ID:
         return cluster.explore(session_key)
-    return LabSession.new(ticket, seed=secrets.randbits(32))
+    return LabSession.new(ticket, seed=lab_seed(session_key, ticket) if seed is None else seed)
 
 
 class Kept:
@@ -300,6 +317,33 @@ def open_lab(session_key: str, ticket: str) -> OpenLab:
     return opened
 
 
+def peek_lab(session_key: str, ticket: str) -> OpenLab:
+    """The lab to show: the saved one, else a new one that is not saved (saved_id 0) until a
+    command is kept in it (see apply). A page load or a socket that never types writes nothing."""
+    if (
+        ticket != cluster.EXPLORE_ID
+        and not SavedLab.objects.filter(session_key=session_key, ticket=ticket).exists()
+    ):
+        return OpenLab(_new(session_key, ticket), False, 0, session_key, ticket)
+    return open_lab(session_key, ticket)
+
+
+def _materialize(opened: OpenLab) -> None:
+    """Save a lab that so far was only shown (peek_lab), in place: its first command is kept."""
+    snapshot = Snapshot.of(opened.lab)
+    try:
+        with _one_writer(), transaction.atomic():
+            saved = create(opened.session_key, opened.ticket, snapshot)
+    except IntegrityError:
+        # Another tab (or the annex) saved it first: continue from theirs.
+        theirs = _load(opened.session_key, opened.ticket)
+        for field in dataclasses.fields(OpenLab):
+            setattr(opened, field.name, getattr(theirs, field.name))
+    else:
+        opened.saved_id, opened.version, opened.stamp = saved.pk, 0, saved.updated
+    _kept.put(opened, time.monotonic())
+
+
 def _load(session_key: str, ticket: str) -> OpenLab:
     """The lab from the database: its snapshot with the log replayed (or a new one, saved)."""
     rows = SavedLab.objects.select_related("snapshot").filter(
@@ -307,7 +351,7 @@ def _load(session_key: str, ticket: str) -> OpenLab:
     )
     saved = rows.first()
     if saved is None:
-        # Saved at once: the page and its websocket must see the same (seeded) world.
+        # Seeded by lab_seed: the same world a page showed before the lab was saved.
         lab = _new(session_key, ticket)
         snapshot = Snapshot.of(lab)
         try:
@@ -463,7 +507,8 @@ def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> Comman
         message = SLOW_DOWN
     if not message:
         return None
-    return CommandResult(line[:80], message, opened.lab.checklist(), opened.lab.step)
+    lab = opened.lab
+    return CommandResult(line[:80], message, lab.checklist(), lab.step, prompt=lab.prompt)
 
 
 class Runner(Protocol):
@@ -502,12 +547,16 @@ def apply(
     if refused is not None:
         return refused
     started = time.thread_time()
+    if not opened.saved_id and line.strip():
+        _materialize(opened)
     try:
         with _lock_for(opened.saved_id):
             for _ in range(MAX_ATTEMPTS):
                 meter = budget.Meter(limits(), pace=PACE)
+                # A blank line changes nothing, unless it is part of a here-document.
+                blank = not line.strip() and not opened.lab.awaiting
                 result = runner(functools.partial(_run, opened, line, meter))
-                if not line.strip() or _commit(opened, line, meter, runner):
+                if blank or _commit(opened, line, meter, runner):
                     return result
                 _reload(opened)
             return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
@@ -606,7 +655,7 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter, runner: Runner = ru
 
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
-    snapshot = Snapshot.of(_new(session_key, ticket))
+    snapshot = Snapshot.of(_new(session_key, ticket, secrets.randbits(32)))
     with _lock_for(opened.saved_id), _one_writer(), transaction.atomic():
         _replace_snapshot(opened.saved_id, snapshot)
     return open_lab(session_key, ticket)

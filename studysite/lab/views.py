@@ -59,7 +59,7 @@ def index(request: HttpRequest) -> HttpResponse:
 @require_safe
 def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
     ticket = find_ticket(ticket_id)
-    opened = store.open_lab(session_key(request), ticket_id)
+    opened = store.peek_lab(session_key(request), ticket_id)
     with store.reading(opened) as lab:
         transcript, omitted = transcript_tail(lab)
         context = {
@@ -96,7 +96,7 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
         return HttpResponse(
             "The command is not valid UTF-8 text.", status=400, content_type="text/plain"
         )
-    opened = store.open_lab(key, ticket_id)
+    opened = store.peek_lab(key, ticket_id)
     version = opened.version
     result = store.apply(opened, line)
     store.fold(opened)

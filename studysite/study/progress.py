@@ -31,9 +31,12 @@ from django.db import transaction
 from django.http import HttpRequest
 
 from studysite.sessions import session_key
+from studysite.study import renamed_options
 
 FORMAT = "runai-study-progress"
-VERSION = 1
+# 2: option ids renamed when the answer keys were spread over a-d (studysite.study.renamed_options).
+VERSION = 2
+READS = (1, 2)
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Whole numbers beyond what JSON readers agree on (2**53) are no progress this site writes.
@@ -88,13 +91,25 @@ def export_progress(request: HttpRequest, now: datetime) -> dict[str, Any]:
     }
 
 
+def _size(size: int) -> str:
+    """`size` bytes in MB or KB (one decimal, none if it is 0) and exactly."""
+    unit, scale = ("MB", 1024 * 1024) if size >= 1024 * 1024 else ("KB", 1024)
+    rounded = f"{size / scale:.1f}".removesuffix(".0")
+    return f"{rounded} {unit} ({size:,} bytes)"
+
+
+def too_large(size: int) -> str:
+    """The refusal of a file of `size` bytes: its size and the limit, each exact."""
+    return (
+        f"That file is too large: it is {_size(size)}, and a progress file can be at most "
+        f"{_size(MAX_FILE_BYTES)}."
+    )
+
+
 def parse_file(raw: bytes) -> dict[str, Any]:
     """The parts of a progress file, after checking its envelope; raises ProgressDataError."""
     if len(raw) > MAX_FILE_BYTES:
-        raise ProgressDataError(
-            f"That file is too large ({len(raw) // 1024} KB); a progress file is at most "
-            f"{MAX_FILE_BYTES // 1024 // 1024} MB."
-        )
+        raise ProgressDataError(too_large(len(raw)))
     try:
         document = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -109,13 +124,16 @@ def parse_file(raw: bytes) -> dict[str, Any]:
             "Choose the .json file that Export progress saved."
         )
     version = document.get("version")
-    if version != VERSION:
+    if version not in READS or isinstance(version, bool):
         raise ProgressDataError(
-            f"That progress file has version {version!r}; this site reads version {VERSION}."
+            f"That progress file has version {version!r}; this site reads versions "
+            f"{' and '.join(map(str, READS))}."
         )
     found = document.get("parts")
     if not isinstance(found, dict):
         raise ProgressDataError("That progress file has no 'parts' object.")
+    if version == 1:
+        found = renamed_options.upgrade_file_parts(found)
     unknown = sorted(name for name in found if name not in _parts)
     if unknown:
         raise ProgressDataError(

@@ -3,6 +3,11 @@
 An attempt is a list of question ids, a seed that fixes each question's option
 order, and the answers given so far (question id -> chosen option ids). Marking
 happens here, on the server, against content the page never carried.
+
+The page never carries an option's id either: it names each option by its
+position on screen (`a` for the first shown, `b` for the second...), and
+`parse_shown` maps those keys back through the attempt's seed. The content's ids
+are stable names for saved answers and exports; they say nothing on the page.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from studysite.study.content import Option, Question, StudyContent
 
@@ -64,6 +70,43 @@ def option_order(question: Question, seed: int) -> list[Option]:
     return options
 
 
+# The keys a page names options by, in the order they are shown.
+KEYS = "abcdefghijklmnopqrstuvwxyz"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """An option as one attempt shows it: `key` is its position on screen, not its id."""
+
+    key: str
+    option: Option
+
+    @property
+    def text_html(self) -> str:
+        return self.option.text_html
+
+
+def shown(question: Question, seed: int) -> list[Shown]:
+    """The options in this attempt's order, each keyed by its position."""
+    return [Shown(KEYS[i], option) for i, option in enumerate(option_order(question, seed))]
+
+
+def parse_shown(question: Question, seed: int, values: Iterable[str]) -> tuple[str, ...]:
+    """The option ids behind the keys a page sent (see `shown`); raises AnswerError."""
+    by_key = {item.key: item.option.id for item in shown(question, seed)}
+    keys = [value.strip() for value in values if value.strip()]
+    if any(key not in by_key for key in keys):
+        raise AnswerError(_unknown(question))
+    return parse_answer(question, [by_key[key] for key in keys])
+
+
+def _unknown(question: Question) -> str:
+    return (
+        f"Question {question.number}: that answer isn't one of the question's options. "
+        "Choose from the options shown."
+    )
+
+
 def parse_answer(question: Question, values: Iterable[str]) -> tuple[str, ...]:
     """The chosen option ids, checked against the question; raises AnswerError."""
     chosen = tuple(dict.fromkeys(value.strip() for value in values if value.strip()))
@@ -71,24 +114,21 @@ def parse_answer(question: Question, values: Iterable[str]) -> tuple[str, ...]:
         raise AnswerError("Choose an answer before checking it.")
     unknown = [value for value in chosen if value not in question.option_by_id]
     if unknown:
-        raise AnswerError(
-            f"Question {question.number}: that answer isn't one of the question's options. "
-            "Choose from the options shown."
-        )
+        raise AnswerError(_unknown(question))
     if not question.multiple and len(chosen) > 1:
         raise AnswerError(f"Question {question.number} takes one answer; choose just one.")
     return tuple(sorted(chosen))
 
 
 def parse_exam(
-    questions: Sequence[Question], form: Mapping[str, Sequence[str]]
+    questions: Sequence[Question], form: Mapping[str, Sequence[str]], seed: int
 ) -> dict[str, tuple[str, ...]]:
-    """Every answered question of an exam form (fields `q-<question id>`)."""
+    """Every answered question of an exam form (fields `q-<question id>`, keys as shown)."""
     answers: dict[str, tuple[str, ...]] = {}
     for question in questions:
         values = [value for value in form.get(f"q-{question.id}", []) if value.strip()]
         if values:
-            answers[question.id] = parse_answer(question, values)
+            answers[question.id] = parse_shown(question, seed, values)
     return answers
 
 
@@ -195,6 +235,21 @@ def breakdown(verdicts: Sequence[Verdict], by: str) -> list[Line]:
         Line(labels[key][1], labels[key][2], sum(v.correct for v in rows[key]), len(rows[key]))
         for key in ordered
     ]
+
+
+# A timed exam's page submits itself when its clock reaches zero; this covers the trip.
+GRACE = timedelta(seconds=15)
+
+
+def deadline(started_at: datetime, time_limit: int | None) -> datetime | None:
+    """When a timed attempt's time is up (None: untimed)."""
+    return started_at + timedelta(minutes=time_limit) if time_limit else None
+
+
+def in_time(started_at: datetime, time_limit: int | None, now: datetime) -> bool:
+    """Whether answers sent at `now` count: before the deadline, plus GRACE."""
+    end = deadline(started_at, time_limit)
+    return end is None or now <= end + GRACE
 
 
 def parse_time_limit(value: str) -> int | None:

@@ -81,10 +81,14 @@ def record_answer(
 
 
 def submit_exam(attempt: QuizAttempt, answers: dict[str, tuple[str, ...]], now: datetime) -> None:
+    """Finish an exam with its answers; sent after its deadline (quiz.in_time), none count:
+    the page sends them only at the end, so none of them is known to be answered in time."""
     with transaction.atomic():
         attempt.refresh_from_db()
         if attempt.finished:
             return
+        if not quiz.in_time(attempt.started_at, attempt.time_limit, now):
+            answers = {}
         attempt.answers = {qid: list(chosen) for qid, chosen in answers.items()}
         _finish(attempt, now)
         attempt.save()

@@ -11,9 +11,9 @@ import pytest
 from kubernetes import client
 
 from simulators.cluster.kube import KubernetesCluster
-from simulators.cluster.serve import build_world
 from simulators.cluster.server import make_server
 from simulators.lab import kubectl
+from simulators.lab.apiserver import build_world
 from simulators.lab.tool import Context
 
 

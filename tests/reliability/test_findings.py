@@ -407,7 +407,7 @@ def test_11_setups_past_the_fast_limits_are_refused_with_a_message(client: Clien
 def test_11_a_client_over_its_cpu_share_gets_a_429_with_a_message(client: Client) -> None:
     from studysite.limits import charge
 
-    charge("simulator", "127.0.0.1", 1000.0, time.time())
+    charge("simulator", "all:127.0.0.1", 1000.0, time.time())
     response = client.get("/simulator/?pool=24&p=a,8,4,1")
     assert response.status_code == 429
     assert "Too many expensive requests" in response.content.decode()

@@ -261,6 +261,11 @@ async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
     session_key: str, monkeypatch: pytest.MonkeyPatch, fold_after_every_command: None
 ) -> None:
     comm = await connect("mig-single", session_key)
+    # The first command saves the lab (its first snapshot); the fold under test is the next's.
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+    await receive(comm)
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl get n"}))
+    await receive(comm)
     encoding = threading.Event()
     release = threading.Event()
     encode = store.Snapshot.of
@@ -283,7 +288,8 @@ async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
     await receive(comm)
     assert await database_sync_to_async(_logged_lines)(session_key) == []
     snapshot = await database_sync_to_async(_snapshot)(session_key)
-    assert [entry["line"] for entry in snapshot["transcript"]] == ["kubectl cordon gpu-node2"]
+    lines = [entry["line"] for entry in snapshot["transcript"]]
+    assert lines == ["kubectl get nodes", "kubectl cordon gpu-node2"]
     await comm.disconnect()
 
 

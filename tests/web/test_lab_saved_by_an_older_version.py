@@ -13,6 +13,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_lab_saved_by_the_old_model_is_reset_not_a_server_error(client: Client) -> None:
     client.get("/lab/mig-single/")
+    client.post("/lab/mig-single/command", {"line": "kubectl get nodes"})
     saved = SavedLab.objects.get(ticket="mig-single")
     LabSnapshot.objects.filter(lab=saved).update(
         state={"version": 1, "ticket_id": "mig-single", "seed": 3, "world": {"step": 4}},

@@ -15,6 +15,7 @@ from django.test import Client
 
 from studysite.study import bank, content
 from studysite.study.models import BankAnswer
+from tests.web.shown import keys_on_page
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +49,12 @@ def wrong(question_id: str) -> list[str]:
     return [next(option.id for option in options if not option.correct)]
 
 
+def keys(client: Client, question_id: str, ids: list[str]) -> list[str]:
+    """The keys the practice page (showing `question_id`) gives the options `ids`."""
+    body = client.get("/bank/practice/").content.decode()
+    return keys_on_page(body, bank.load().by_id[question_id], ids)
+
+
 def start(client: Client, **form: str | list[str]) -> HttpResponse:
     return client.post("/bank/start", form)
 
@@ -73,7 +80,8 @@ def test_practising_a_topic_asks_only_that_topics_questions_without_the_answers(
         question_id = shown_id(client)
         seen.add(question_id)
         client.post(
-            "/bank/practice/answer", {"question": question_id, "option": right(question_id)}
+            "/bank/practice/answer",
+            {"question": question_id, "option": keys(client, question_id, right(question_id))},
         )
     assert seen == {"fixture-mig-single", "fixture-mig-memory"}
     assert "Set done: 2 of 2 right" in words(client.get("/bank/practice/"))
@@ -89,7 +97,8 @@ def test_an_answer_is_marked_on_the_server_explained_and_kept(client: Client) ->
     start(client, by="topics", topic=["quota-fairness"], count="all")
     question_id = shown_id(client)
     response = client.post(
-        "/bank/practice/answer", {"question": question_id, "option": wrong(question_id)}
+        "/bank/practice/answer",
+        {"question": question_id, "option": keys(client, question_id, wrong(question_id))},
     )
     assert response.status_code == 302
     body = words(client.get(response["Location"]))
@@ -105,7 +114,7 @@ def test_an_htmx_answer_swaps_in_the_feedback(client: Client) -> None:
     question_id = shown_id(client)
     response = client.post(
         "/bank/practice/answer",
-        {"question": question_id, "option": right(question_id)},
+        {"question": question_id, "option": keys(client, question_id, right(question_id))},
         headers=HTMX,
     )
     body = response.content.decode()
@@ -115,8 +124,12 @@ def test_an_htmx_answer_swaps_in_the_feedback(client: Client) -> None:
 def test_a_second_answer_to_the_same_question_does_not_count(client: Client) -> None:
     start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
-    client.post("/bank/practice/answer", {"question": question_id, "option": wrong(question_id)})
-    client.post("/bank/practice/answer", {"question": question_id, "option": right(question_id)})
+    first, second = (
+        keys(client, question_id, wrong(question_id)),
+        keys(client, question_id, right(question_id)),
+    )
+    client.post("/bank/practice/answer", {"question": question_id, "option": first})
+    client.post("/bank/practice/answer", {"question": question_id, "option": second})
     assert BankAnswer.objects.count() == 1
 
 
@@ -149,10 +162,16 @@ def test_weak_spots_are_the_wrong_answers_then_the_lowest_scoring_topics(client:
     for _ in range(3):
         question_id = shown_id(client)
         chosen = wrong(question_id) if question_id == "fixture-quota-weight" else right(question_id)
-        client.post("/bank/practice/answer", {"question": question_id, "option": chosen})
+        client.post(
+            "/bank/practice/answer",
+            {"question": question_id, "option": keys(client, question_id, chosen)},
+        )
     start(client, by="sections", section=["fractions-mig"], count="all")
     missed_mig = shown_id(client)
-    client.post("/bank/practice/answer", {"question": missed_mig, "option": wrong(missed_mig)})
+    client.post(
+        "/bank/practice/answer",
+        {"question": missed_mig, "option": keys(client, missed_mig, wrong(missed_mig))},
+    )
     body = words(client.get("/bank/"))
     assert "3 questions: the ones you last got wrong" in body
     assert "Quota, over-quota and fair share 3 questions · 67% of 3 answered" in body
@@ -163,7 +182,8 @@ def test_weak_spots_are_the_wrong_answers_then_the_lowest_scoring_topics(client:
         question_id = shown_id(client)
         asked.add(question_id)
         client.post(
-            "/bank/practice/answer", {"question": question_id, "option": right(question_id)}
+            "/bank/practice/answer",
+            {"question": question_id, "option": keys(client, question_id, right(question_id))},
         )
     assert asked == {"fixture-quota-weight", "fixture-mig-single", "fixture-mig-memory"}
 
@@ -176,7 +196,10 @@ def test_the_set_size_caps_the_questions(client: Client) -> None:
 def test_bank_answers_are_exported_imported_and_reset_with_progress(client: Client) -> None:
     start(client, by="topics", topic=["fractions-mig"], count="all")
     question_id = shown_id(client)
-    client.post("/bank/practice/answer", {"question": question_id, "option": wrong(question_id)})
+    client.post(
+        "/bank/practice/answer",
+        {"question": question_id, "option": keys(client, question_id, wrong(question_id))},
+    )
     document = json.loads(client.get("/progress/export").content)
     assert document["parts"]["bank"] == [
         {

@@ -14,6 +14,7 @@ from django.utils import timezone
 from studysite.study import cards
 from studysite.study.content import load_study
 from studysite.study.models import CardProgress
+from tests.web.shown import keys_on_page
 
 pytestmark = pytest.mark.django_db
 
@@ -193,7 +194,11 @@ def test_shuffle_changes_the_order_and_can_be_turned_off(client: Client) -> None
 def test_a_wrong_quiz_answer_puts_the_questions_cards_in_the_due_pile(client: Client) -> None:
     question = STUDY.questions[0]
     url = client.post("/quiz/start", {"mode": "practice"})["Location"]
-    wrong = next(o.id for o in question.options if not o.correct)
+    wrong = keys_on_page(
+        client.get(url).content.decode(),
+        question,
+        [next(o.id for o in question.options if not o.correct)],
+    )
     feedback = text(
         client.post(f"{url}answer", {"question": question.id, "option": wrong}, follow=True)
     )
@@ -206,7 +211,8 @@ def test_a_wrong_quiz_answer_puts_the_questions_cards_in_the_due_pile(client: Cl
 def test_a_right_quiz_answer_leaves_the_cards_alone(client: Client) -> None:
     question = STUDY.questions[0]
     url = client.post("/quiz/start", {"mode": "practice"})["Location"]
-    client.post(f"{url}answer", {"question": question.id, "option": sorted(question.correct_ids)})
+    right = keys_on_page(client.get(url).content.decode(), question, question.correct_ids)
+    client.post(f"{url}answer", {"question": question.id, "option": right})
     assert not CardProgress.objects.exists()
 
 
@@ -229,7 +235,9 @@ def test_a_wrong_answer_on_a_single_question_page_also_makes_its_cards_due(
     client: Client,
 ) -> None:
     question = STUDY.questions[8]
-    wrong = next(o.id for o in question.options if not o.correct)
-    response = client.post(f"/quiz/questions/{question.id}/answer", {"seed": "1", "option": wrong})
+    page = client.get(f"/quiz/questions/{question.id}/").content.decode()
+    seed = page.split('name="seed" value="', 1)[1].split('"', 1)[0]
+    wrong = keys_on_page(page, question, [next(o.id for o in question.options if not o.correct)])
+    response = client.post(f"/quiz/questions/{question.id}/answer", {"seed": seed, "option": wrong})
     assert "These flashcards are now in your" in text(response)
     assert counts(text(client.get("/cards/")))[0] == len(question.cards)

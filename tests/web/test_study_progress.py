@@ -15,6 +15,7 @@ from django.test import Client
 from studysite.study import progress
 from studysite.study.content import load_study
 from studysite.study.models import CardProgress, QuizAttempt, ScenarioProgress
+from tests.web.shown import exam_keys
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +37,8 @@ def make_progress(client: Client) -> None:
     client.post("/guide/placement/read", {"read": "1"})
     url = client.post("/quiz/start", {"mode": "exam"})["Location"]
     first = STUDY.questions[0]
-    client.post(f"{url}submit", {f"q-{first.id}": sorted(first.correct_ids)})
+    right = exam_keys(client.get(url).content.decode(), first, first.correct_ids)
+    client.post(f"{url}submit", {f"q-{first.id}": right})
     client.post("/quiz/start", {"mode": "practice"})
     client.post("/cards/grade", {"card": STUDY.cards[5].id, "rating": "4"})
     client.post(f"/scenarios/{SCENARIO.id}/guess", {"guess": "over quota"})
@@ -78,7 +80,7 @@ def test_export_downloads_a_versioned_json_file_of_everything(client: Client) ->
     assert response["Content-Type"] == "application/json"
     assert response["Content-Disposition"] == 'attachment; filename="runai-study-progress.json"'
     document = json.loads(response.content)
-    assert (document["format"], document["version"]) == ("runai-study-progress", 1)
+    assert (document["format"], document["version"]) == ("runai-study-progress", 2)
     parts = document["parts"]
     assert parts["guide-read"] == ["placement", "stack"]
     assert [attempt["mode"] for attempt in parts["quiz"]] == ["exam", "practice"]
@@ -232,7 +234,7 @@ def test_a_new_browser_whose_import_fails_late_gets_the_message_not_an_error() -
         (b"\x89PNG\r\n\x1a\n\x00\x00", "it is not valid JSON"),
         (
             json.dumps({"format": "runai-study-progress", "version": 99, "parts": {}}).encode(),
-            "has version 99; this site reads version 1",
+            "has version 99; this site reads versions 1 and 2",
         ),
         (json.dumps({"hello": "world"}).encode(), "isn't a progress file from this site"),
         (b" " * (3 * 1024 * 1024), "That file is too large"),

@@ -13,6 +13,7 @@ from django.test import Client
 from studysite.study import quiz
 from studysite.study.content import Question, load_study
 from studysite.study.models import QuizAttempt
+from tests.web.shown import exam_keys, keys_on_page
 
 pytestmark = pytest.mark.django_db
 
@@ -46,9 +47,19 @@ def wrong(question: Question) -> list[str]:
     return [next(option.id for option in question.options if not option.correct)]
 
 
-def exam_form(questions: list[Question], wrong_ids: set[str] | None = None) -> dict[str, list[str]]:
-    missed = wrong_ids or set()
-    return {f"q-{q.id}": wrong(q) if q.id in missed else right(q) for q in questions}
+def shown(client: Client, url: str, question: Question, ids: list[str]) -> list[str]:
+    """The keys the practice page at `url` (showing `question`) gives the options `ids`."""
+    return keys_on_page(client.get(url).content.decode(), question, ids)
+
+
+def exam_form(
+    client: Client, url: str, questions: list[Question], wrong_ids: set[str] | None = None
+) -> dict[str, list[str]]:
+    """The exam form at `url` answering `questions`, right except those in `wrong_ids`."""
+    body, missed = client.get(url).content.decode(), wrong_ids or set()
+    return {
+        f"q-{q.id}": exam_keys(body, q, wrong(q) if q.id in missed else right(q)) for q in questions
+    }
 
 
 def attempt_of(url: str) -> QuizAttempt:
@@ -103,7 +114,8 @@ def test_one_attempt_keeps_its_option_order_and_another_attempt_shuffles_again(
     client: Client,
 ) -> None:
     def order(url: str) -> list[str]:
-        return re.findall(r'name="q-[^"]+" value="([^"]+)"', client.get(url).content.decode())
+        body = client.get(url).content.decode()
+        return re.findall(r'name="q-[^"]+" value="[^"]+"><span>(.*?)</span>', body)
 
     first, second = start(client, "exam"), start(client, "exam")
     assert order(first) == order(first)
@@ -119,7 +131,10 @@ def test_a_practice_answer_is_marked_on_the_server_with_every_option_explained(
 ) -> None:
     url = start(client, "practice")
     question = current_question(client, url)
-    response = client.post(f"{url}answer", {"question": question.id, "option": wrong(question)})
+    response = client.post(
+        f"{url}answer",
+        {"question": question.id, "option": shown(client, url, question, wrong(question))},
+    )
     assert response.status_code == 302
     body = client.get(response["Location"]).content.decode()
     assert "Not quite" in body
@@ -134,7 +149,10 @@ def test_a_practice_answer_is_marked_on_the_server_with_every_option_explained(
 def test_a_right_practice_answer_says_correct_and_moves_on_to_question_2(client: Client) -> None:
     url = start(client, "practice")
     question = current_question(client, url)
-    client.post(f"{url}answer", {"question": question.id, "option": right(question)})
+    client.post(
+        f"{url}answer",
+        {"question": question.id, "option": shown(client, url, question, right(question))},
+    )
     assert current_question(client, url) == STUDY.questions[1]
     body = client.get(f"{url}answered/{question.id}/").content.decode()
     assert "<h2" in body and ">Correct</h2>" in body
@@ -144,7 +162,9 @@ def test_with_htmx_an_answer_returns_only_the_feedback_region_and_a_status(clien
     url = start(client, "practice")
     question = current_question(client, url)
     response = client.post(
-        f"{url}answer", {"question": question.id, "option": right(question)}, headers=HTMX
+        f"{url}answer",
+        {"question": question.id, "option": shown(client, url, question, right(question))},
+        headers=HTMX,
     )
     body = response.content.decode()
     assert response.status_code == 200 and "<html" not in body
@@ -157,7 +177,9 @@ def test_the_next_question_link_works_with_and_without_htmx(client: Client) -> N
     url = start(client, "practice")
     question = current_question(client, url)
     feedback = client.post(
-        f"{url}answer", {"question": question.id, "option": right(question)}, headers=HTMX
+        f"{url}answer",
+        {"question": question.id, "option": shown(client, url, question, right(question))},
+        headers=HTMX,
     ).content.decode()
     assert f'href="{url}" hx-get="{url}"' in feedback
     partial = client.get(url, headers=HTMX).content.decode()
@@ -195,8 +217,12 @@ def test_an_answer_to_a_question_outside_the_attempt_is_refused_clearly(client: 
 def test_only_the_first_answer_to_a_question_counts(client: Client) -> None:
     url = start(client, "practice")
     question = current_question(client, url)
-    client.post(f"{url}answer", {"question": question.id, "option": wrong(question)})
-    client.post(f"{url}answer", {"question": question.id, "option": right(question)})
+    first, second = (
+        shown(client, url, question, wrong(question)),
+        shown(client, url, question, right(question)),
+    )
+    client.post(f"{url}answer", {"question": question.id, "option": first})
+    client.post(f"{url}answer", {"question": question.id, "option": second})
     assert attempt_of(url).answers == {question.id: wrong(question)}
 
 
@@ -205,7 +231,8 @@ def test_answering_all_28_in_practice_ends_with_the_score(client: Client) -> Non
     for index in range(28):
         question = current_question(client, url)
         answer = wrong(question) if index in {4, 17} else right(question)
-        response = client.post(f"{url}answer", {"question": question.id, "option": answer})
+        keys = shown(client, url, question, answer)
+        response = client.post(f"{url}answer", {"question": question.id, "option": keys})
     last = client.get(response["Location"]).content.decode()
     assert "See your score" in last and "Next question" not in last
     results = client.get(url, follow=True).content.decode()
@@ -215,8 +242,9 @@ def test_answering_all_28_in_practice_ends_with_the_score(client: Client) -> Non
 def test_answering_after_finishing_changes_nothing(client: Client) -> None:
     url = start(client, "practice")
     question = current_question(client, url)
+    keys = shown(client, url, question, right(question))
     client.post(f"{url}finish")
-    response = client.post(f"{url}answer", {"question": question.id, "option": right(question)})
+    response = client.post(f"{url}answer", {"question": question.id, "option": keys})
     assert response["Location"] == url
     assert attempt_of(url).answers == {} and attempt_of(url).score == 0
 
@@ -224,7 +252,10 @@ def test_answering_after_finishing_changes_nothing(client: Client) -> None:
 def test_finishing_early_counts_unanswered_questions_as_wrong(client: Client) -> None:
     url = start(client, "practice")
     question = current_question(client, url)
-    client.post(f"{url}answer", {"question": question.id, "option": right(question)})
+    client.post(
+        f"{url}answer",
+        {"question": question.id, "option": shown(client, url, question, right(question))},
+    )
     body = client.post(f"{url}finish", follow=True).content.decode()
     assert "Score: 1 / 28" in body and "27 questions left unanswered" in body
 
@@ -234,7 +265,7 @@ def test_finishing_early_counts_unanswered_questions_as_wrong(client: Client) ->
 
 def test_an_exam_is_scored_after_submitting_every_answer(client: Client) -> None:
     url = start(client, "exam")
-    response = client.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    response = client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions)))
     assert response["Location"] == f"{url}results/"
     body = client.get(response["Location"]).content.decode()
     assert "Score: 28 / 28" in body
@@ -246,7 +277,7 @@ def test_the_review_shows_every_answer_marked_with_explanations_and_links(
 ) -> None:
     missed = {STUDY.questions[2].id, STUDY.questions[11].id, STUDY.questions[20].id}
     url = start(client, "exam")
-    client.post(f"{url}submit", exam_form(list(STUDY.questions), missed))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions), missed))
     body = client.get(f"{url}results/").content.decode()
     assert "Score: 25 / 28" in body
     review = body[body.index('id="review"') :]
@@ -261,7 +292,7 @@ def test_the_review_shows_every_answer_marked_with_explanations_and_links(
 
 def test_a_tampered_exam_answer_is_refused_and_keeps_the_other_choices(client: Client) -> None:
     url = start(client, "exam")
-    form = exam_form(list(STUDY.questions[:3]))
+    form = exam_form(client, url, list(STUDY.questions[:3]))
     form[f"q-{STUDY.questions[3].id}"] = ["not-an-option"]
     response = client.post(f"{url}submit", form)
     body = text(response)
@@ -269,21 +300,21 @@ def test_a_tampered_exam_answer_is_refused_and_keeps_the_other_choices(client: C
     assert "Question 4: that answer isn't one of the question's options." in body
     assert not attempt_of(url).finished
     first = STUDY.questions[0]
-    chosen = right(first)[0]
+    chosen = form[f"q-{first.id}"][0]
     assert re.search(rf'name="q-{first.id}" value="{chosen}" checked', body)
 
 
 def test_two_answers_to_a_single_answer_exam_question_are_refused(client: Client) -> None:
     single = next(q for q in STUDY.questions if not q.multiple)
     url = start(client, "exam")
-    response = client.post(f"{url}submit", {f"q-{single.id}": [o.id for o in single.options[:2]]})
+    response = client.post(f"{url}submit", {f"q-{single.id}": ["a", "b"]})
     assert response.status_code == 400
     assert f"Question {single.number} takes one answer" in text(response)
 
 
 def test_a_finished_exam_cannot_be_submitted_again(client: Client) -> None:
     url = start(client, "exam")
-    client.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions)))
     client.post(f"{url}submit", {})
     assert attempt_of(url).score == 28
     assert client.get(url)["Location"] == f"{url}results/"
@@ -295,7 +326,9 @@ def test_a_finished_exam_cannot_be_submitted_again(client: Client) -> None:
 def test_retaking_only_the_wrong_ones_asks_just_those_questions(client: Client) -> None:
     missed = [STUDY.questions[1], STUDY.questions[7]]
     url = start(client, "exam")
-    client.post(f"{url}submit", exam_form(list(STUDY.questions), {q.id for q in missed}))
+    client.post(
+        f"{url}submit", exam_form(client, url, list(STUDY.questions), {q.id for q in missed})
+    )
     results = client.get(f"{url}results/").content.decode()
     assert "Retake only the 2 wrong" in results and "Retake all 28" in results
     retake = start(client, "practice", retake=str(attempt_of(url).pk), which="wrong")
@@ -305,7 +338,9 @@ def test_retaking_only_the_wrong_ones_asks_just_those_questions(client: Client) 
 
 def test_retaking_all_asks_every_question_again(client: Client) -> None:
     url = start(client, "exam")
-    client.post(f"{url}submit", exam_form(list(STUDY.questions), {STUDY.questions[0].id}))
+    client.post(
+        f"{url}submit", exam_form(client, url, list(STUDY.questions), {STUDY.questions[0].id})
+    )
     retake = start(client, "exam", retake=str(attempt_of(url).pk), which="all")
     assert len(attempt_of(retake).question_ids) == 28
     assert client.get(retake).content.decode().count('class="exam-question"') == 28
@@ -313,7 +348,7 @@ def test_retaking_all_asks_every_question_again(client: Client) -> None:
 
 def test_retaking_the_wrong_ones_of_a_perfect_score_says_there_are_none(client: Client) -> None:
     url = start(client, "exam")
-    client.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions)))
     response = client.post(
         "/quiz/start",
         {"mode": "exam", "retake": str(attempt_of(url).pk), "which": "wrong"},
@@ -325,7 +360,7 @@ def test_retaking_the_wrong_ones_of_a_perfect_score_says_there_are_none(client: 
 def test_retaking_an_attempt_from_another_browser_is_refused(client: Client) -> None:
     other = Client()
     url = start(other, "exam")
-    other.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    other.post(f"{url}submit", exam_form(other, url, list(STUDY.questions)))
     response = client.post(
         "/quiz/start", {"mode": "exam", "retake": str(attempt_of(url).pk)}, follow=True
     )
@@ -334,9 +369,11 @@ def test_retaking_an_attempt_from_another_browser_is_refused(client: Client) -> 
 
 def test_the_score_history_lists_finished_attempts_newest_first(client: Client) -> None:
     first = start(client, "exam")
-    client.post(f"{first}submit", exam_form(list(STUDY.questions)))
+    client.post(f"{first}submit", exam_form(client, first, list(STUDY.questions)))
     second = start(client, "exam")
-    client.post(f"{second}submit", exam_form(list(STUDY.questions), {STUDY.questions[0].id}))
+    client.post(
+        f"{second}submit", exam_form(client, second, list(STUDY.questions), {STUDY.questions[0].id})
+    )
     body = client.get("/quiz/").content.decode()
     scores = re.findall(r"<td>(\d+) / 28</td>", body)
     assert scores == ["27", "28"]
@@ -367,7 +404,8 @@ def test_a_single_question_page_asks_without_revealing_and_then_explains(client:
     assert question.prompt_html in page and "Correct answer" not in page
     seed = re.search(r'name="seed" value="(\d+)"', page).group(1)
     response = client.post(
-        f"/quiz/questions/{question.id}/answer", {"seed": seed, "option": right(question)}
+        f"/quiz/questions/{question.id}/answer",
+        {"seed": seed, "option": keys_on_page(page, question, right(question))},
     )
     assert ">Correct</h2>" in response.content.decode()
 
@@ -413,27 +451,33 @@ def test_an_unknown_time_limit_is_refused_with_a_message(client: Client) -> None
     assert not QuizAttempt.objects.exists()
 
 
-def test_an_exam_submitted_after_its_time_says_so(client: Client) -> None:
+def test_an_exam_submitted_after_its_time_says_so_and_counts_none_of_its_answers(
+    client: Client,
+) -> None:
     url = start(client, "exam", time_limit="15")
     attempt = attempt_of(url)
     attempt.started_at -= timedelta(minutes=20)
     attempt.save()
-    assert "Time is up: submit what you have." in words(client.get(url))
-    client.post(f"{url}submit", exam_form(list(STUDY.questions)))
+    assert "Time is up: answers sent now don't count." in words(client.get(url))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions)))
     body = words(client.get(f"{url}results/"))
     assert "in 20 minutes of 15." in body
-    assert "Submitted 5 minutes after the time limit." in body
+    assert (
+        "Submitted 5 minutes after the time limit: answers sent after the time is up don't count,"
+        " so none of this attempt's answers were scored." in body
+    )
+    assert "Score: 0 / 28" in body
 
 
 def test_results_say_passed_or_how_many_more_are_needed(client: Client) -> None:
     url = start(client, "exam")
     missed = {question.id for question in STUDY.questions[:8]}
-    client.post(f"{url}submit", exam_form(list(STUDY.questions), missed))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions), missed))
     body = words(client.get(f"{url}results/"))
     assert "Score: 20 / 28 (71%)" in body and "Passed : the pass mark is 70%" in body
     url = start(client, "exam")
     missed = {question.id for question in STUDY.questions[:9]}
-    client.post(f"{url}submit", exam_form(list(STUDY.questions), missed))
+    client.post(f"{url}submit", exam_form(client, url, list(STUDY.questions), missed))
     body = words(client.get(f"{url}results/"))
     assert "Not yet passed : the pass mark is 70%; you need 1 more right" in body
 
@@ -441,7 +485,7 @@ def test_results_say_passed_or_how_many_more_are_needed(client: Client) -> None:
 def test_results_break_the_score_down_by_topic_and_by_section(client: Client) -> None:
     url = start(client, "exam")
     first = STUDY.questions[0]
-    client.post(f"{url}submit", exam_form([first]))
+    client.post(f"{url}submit", exam_form(client, url, [first]))
     body = words(client.get(f"{url}results/"))
     platform = sum(1 for q in STUDY.questions if quiz.topic_of(q)[0] == "platform")
     same_section = sum(1 for q in STUDY.questions if q.section == first.section)

@@ -159,10 +159,19 @@ def test_a_retake_of_the_wrong_ones_keeps_only_those_in_quiz_order() -> None:
     assert quiz.retake_ids(STUDY, ids, answers, only_wrong=False) == ids
 
 
-def test_an_exam_form_is_read_question_by_question() -> None:
+def test_an_exam_form_is_read_question_by_question_keys_as_shown() -> None:
     first, second = STUDY.questions[0], STUDY.questions[1]
     form = {f"q-{first.id}": ["a"], f"q-{second.id}": [""], "csrfmiddlewaretoken": ["x"]}
-    assert quiz.parse_exam(STUDY.questions, form) == {first.id: ("a",)}
+    shown_first = quiz.shown(first, 7)[0].option.id
+    assert quiz.parse_exam(STUDY.questions, form, 7) == {first.id: (shown_first,)}
+
+
+def test_a_key_names_the_option_shown_in_that_place_for_that_seed() -> None:
+    question = STUDY.questions[0]
+    for seed in range(5):
+        order = quiz.option_order(question, seed)
+        assert [item.key for item in quiz.shown(question, seed)] == list("abcd")[: len(order)]
+        assert quiz.parse_shown(question, seed, ["c"]) == (order[2].id,)
 
 
 def test_new_seeds_come_from_the_randomness_passed_in() -> None:
@@ -324,7 +333,7 @@ def envelope(**changes: object) -> bytes:
         (b"\xff\xfe\x00", "not valid JSON"),
         (b"[1, 2, 3]", "isn't a progress file from this site"),
         (envelope(format="something-else"), "isn't a progress file from this site"),
-        (envelope(version=2), "has version 2; this site reads version 1"),
+        (envelope(version=3), "has version 3; this site reads versions 1 and 2"),
         (envelope(parts=[]), "no 'parts' object"),
         (envelope(parts={"spaceship": {}}), "parts this site doesn't know: spaceship"),
         (b" " * (MAX_FILE_BYTES + 1), "too large"),

@@ -97,6 +97,8 @@ class PoolSession:
                 if len(path) > len(self.queues):
                     raise EngineError(f"queue {state.name}: its parents form a loop")
             state.path = path  # leaf first, top-level last
+        # Usage the queues carry beyond their jobs here (Queue.held), charged in _count_holds.
+        self._held = {q.name: q.held[self.pool] for q in queues if q.held.get(self.pool)}
 
     def _build_jobs(self, workloads: Sequence[Workload]) -> None:
         self.jobs: list[JobState] = []
@@ -130,6 +132,9 @@ class PoolSession:
                 node_state.add(pod, pod.status)
                 if pod.status in (PodStatus.RUNNING, PodStatus.PIPELINED):
                     self.charge(job, job.pod_units)
+        for name, units in self._held.items():
+            for queue in self.queues[name].path:
+                queue.allocated += units
 
     def _compute_fair_share(self) -> None:
         for job in self.jobs:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from simulators.cluster.api import ApiError
-from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, namespace, usage
 from simulators.lab.kubectl.logs import default_container, pods_of

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from simulators.cluster.api import ApiError
 from simulators.controllers import runai as runai_ctl
-from simulators.lab import nvidia_smi  # noqa: F401  (registers the nvidia-smi exec handler)
 from simulators.lab.flags import Flag, FlagError, parse
 from simulators.lab.render import runai_table
 from simulators.lab.runai.common import (

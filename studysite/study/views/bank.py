@@ -138,7 +138,7 @@ def _asking(
         "set": current,
         "item": item,
         "question": item,
-        "options": quiz.option_order(item, current["seed"]),
+        "options": quiz.shown(item, current["seed"]),
         "position": current["ids"].index(item.id) + 1,
         "total": len(current["ids"]),
         "action": reverse("study:bank-answer"),
@@ -207,7 +207,7 @@ def bank_answer(request: HtmxHttpRequest) -> HttpResponse:
     if item.id in answers:
         return redirect("study:bank-answered", item.id)
     try:
-        chosen = quiz.parse_answer(item, request.POST.getlist("option"))
+        chosen = quiz.parse_shown(item, current["seed"], request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _asking(current, item, str(error))
         return page(request, PAGE, context, "region", form_error_status(request))

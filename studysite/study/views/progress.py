@@ -43,7 +43,7 @@ def _read_upload(upload: UploadedFile[bytes] | None) -> bytes:
     if upload is None:
         raise ProgressDataError("Choose a progress file to import.")
     if upload.size is not None and upload.size > progress.MAX_FILE_BYTES:
-        return b" " * (progress.MAX_FILE_BYTES + 1)  # reported as too large, unread
+        raise ProgressDataError(progress.too_large(upload.size))  # unread
     return bytes(upload.read(progress.MAX_FILE_BYTES + 1))
 
 

@@ -74,7 +74,7 @@ def _asking(
         **TOOL,
         "attempt": attempt,
         "question": question,
-        "options": quiz.option_order(question, attempt.seed),
+        "options": quiz.shown(question, attempt.seed),
         "position": attempt.question_ids.index(question.id) + 1,
         "action": reverse("study:quiz-answer", args=[attempt.pk]),
         "error": error,
@@ -151,7 +151,7 @@ def quiz_answer(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     if attempt.mode != quiz.PRACTICE or attempt.finished or question.id in attempt.answers:
         return redirect("study:quiz-attempt", attempt.pk)
     try:
-        chosen = quiz.parse_answer(question, request.POST.getlist("option"))
+        chosen = quiz.parse_shown(question, attempt.seed, request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _asking(attempt, question, str(error))
         return page(request, PRACTICE_PAGE, context, "region", form_error_status(request))
@@ -177,12 +177,12 @@ def _exam(
     study = load_study()
     chosen = chosen or {}
     items = [
-        (question, quiz.option_order(question, attempt.seed), chosen.get(f"q-{question.id}", []))
+        (question, quiz.shown(question, attempt.seed), chosen.get(f"q-{question.id}", []))
         for question in (study.question_by_id[qid] for qid in attempt.question_ids)
     ]
     context = {**TOOL, "attempt": attempt, "items": items, "error": error}
-    if attempt.time_limit:
-        deadline = attempt.started_at + timedelta(minutes=attempt.time_limit)
+    deadline = quiz.deadline(attempt.started_at, attempt.time_limit)
+    if deadline is not None:
         left = max(0, int((deadline - timezone.now()).total_seconds()))
         context |= {"deadline": deadline, "seconds_left": left}
     return context
@@ -192,10 +192,14 @@ def _exam(
 @friendly
 def quiz_submit(request: HtmxHttpRequest, attempt_id: int) -> HttpResponse:
     attempt = _attempt(request, attempt_id)
+    if not quiz.in_time(attempt.started_at, attempt.time_limit, timezone.now()):
+        # Too late for any of them to count (store.submit_exam): not even checked.
+        store.submit_exam(attempt, {}, timezone.now())
+        return redirect("study:quiz-results", attempt.pk)
     questions = [load_study().question_by_id[qid] for qid in attempt.question_ids]
     form = {key: request.POST.getlist(key) for key in request.POST}
     try:
-        answers = quiz.parse_exam(questions, form)
+        answers = quiz.parse_exam(questions, form, attempt.seed)
     except quiz.AnswerError as error:
         return render(request, "study/quiz/exam.html", _exam(attempt, str(error), form), status=400)
     if attempt.mode == quiz.EXAM:
@@ -244,19 +248,23 @@ def _timing(attempt: QuizAttempt) -> dict[str, Any]:
         return {}
     taken = attempt.finished_at - attempt.started_at
     over = 0
-    if attempt.time_limit:
-        late = taken - timedelta(minutes=attempt.time_limit)
-        # Half a minute of grace: the timer's own submit takes a moment to arrive.
-        if late > timedelta(seconds=30):
-            over = max(1, round(late.total_seconds() / 60))
-    return {"minutes_taken": max(1, round(taken.total_seconds() / 60)), "minutes_over": over}
+    late = not quiz.in_time(attempt.started_at, attempt.time_limit, attempt.finished_at)
+    if late and attempt.time_limit:
+        past = taken - timedelta(minutes=attempt.time_limit)
+        over = max(1, round(past.total_seconds() / 60))
+    return {
+        "minutes_taken": max(1, round(taken.total_seconds() / 60)),
+        "minutes_over": over,
+        # Only an exam's submit carries answers; a practice attempt's were each kept in time.
+        "late_exam": late and attempt.mode == quiz.EXAM,
+    }
 
 
 def _single(question: Question, seed: int, error: str = "") -> dict[str, Any]:
     return {
         **TOOL,
         "question": question,
-        "options": quiz.option_order(question, seed),
+        "options": quiz.shown(question, seed),
         "seed": seed,
         "action": reverse("study:quiz-question-answer", args=[question.id]),
         "error": error,
@@ -300,7 +308,7 @@ def quiz_question_answer(request: HtmxHttpRequest, question_id: str) -> HttpResp
     seed_text = request.POST.get("seed", "")
     seed = int(seed_text) if seed_text.isdecimal() and len(seed_text) < 12 else 0
     try:
-        chosen = quiz.parse_answer(question, request.POST.getlist("option"))
+        chosen = quiz.parse_shown(question, seed, request.POST.getlist("option"))
     except quiz.AnswerError as error:
         context = _single(question, seed, str(error))
         return page(request, SINGLE_PAGE, context, "region", form_error_status(request))

@@ -6,7 +6,6 @@ from typing import Any
 import pytest
 
 from simulators.cluster import ApiError, MockCluster, record_event
-from simulators.cluster.store import register_exec_handler
 
 
 def pod(name: str = "p", ns: str = "default", **spec: Any) -> dict[str, Any]:
@@ -474,7 +473,13 @@ def test_exec_goes_to_a_registered_handler(api: MockCluster) -> None:
     assert api.exec("p", "default", ["hi", "there"]) == "p/main: hi there\n"
     error = error_of(api.exec, "p", "default", ["vim"])
     assert error.code == 500 and 'exec: "vim": executable file not found in $PATH' in error.message
-    register_exec_handler(answer)  # registering twice keeps one
+    api.add_exec_handler(answer)  # adding it twice keeps one
+    assert api.exec("p", "default", ["hi"]) == "p/main: hi\n"
+    # A handler answers in the cluster it was added to, not in every cluster of the process.
+    other = MockCluster()
+    other.create("pods", pod())
+    other.patch("pods", "p", {"status": {"phase": "Running"}}, subresource="status")
+    assert error_of(other.exec, "p", "default", ["hi"]).code == 500
 
 
 def test_watch_returns_the_changes_after_a_resource_version(api: MockCluster) -> None:

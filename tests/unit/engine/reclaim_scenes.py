@@ -51,7 +51,7 @@ def _build(
         )
         total += gpus
         if rng.random() < 0.05:
-            cluster.cordon(f"node-{n:02d}")
+            cluster.node(f"node-{n:02d}").cordoned = True
     if rng.random() < 0.2:
         cluster.add_node_pool("other", placement="binpack")
         for n in range(rng.randint(1, 3)):
@@ -197,7 +197,9 @@ def readable_outcome(seed: int, eng: ModuleType = default_engine) -> tuple[str, 
     cluster.run_cycle()
     cluster.run_cycle()
     if rng.random() < 0.2:
-        cluster.cordon(rng.choice(sorted(n for n in cluster.nodes if n.startswith("node-"))))
+        cluster.node(
+            rng.choice(sorted(n for n in cluster.nodes if n.startswith("node-")))
+        ).cordoned = True
     for i in range(rng.randint(2, max(3, capacity // 6))):
         _submit(eng, rng, cluster, f"o{i:03d}", rng.choice(owners), mig, big=True)
     for i in range(rng.randint(0, 3)):

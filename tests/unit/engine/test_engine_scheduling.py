@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulators.engine import GpuRequest, PodStatus
+from simulators.engine import Cluster, GpuRequest, Node, PodStatus, PoolQuota
 from tests.unit.engine.engine_scenes import cluster_with, messages, project, running, statuses
 
 
@@ -191,7 +191,7 @@ def test_allocate_serves_the_queue_below_its_fair_share_first() -> None:
 def test_a_cordoned_node_gets_no_new_pods() -> None:
     cluster = cluster_with(nodes=2)
     project(cluster, "p", 16)
-    cluster.cordon("gpu-node1")
+    cluster.node("gpu-node1").cordoned = True
     cluster.submit("t", "p", gpu=GpuRequest.whole(8))
     cluster.run_cycle()
     assert cluster.workload("p", "t").pods[0].node == "gpu-node2"
@@ -206,3 +206,19 @@ def test_completed_training_frees_its_gpus() -> None:
     cluster.complete_workload("p", "first")
     cluster.run_cycle()
     assert statuses(cluster) == {"first": "Succeeded", "second": "Running"}
+
+
+def test_gpus_a_parent_queues_own_jobs_hold_count_against_its_limit() -> None:
+    # KAI places jobs of leaf queues only, but counts a parent queue's own running jobs in
+    # its usage: a child may not take what would put the parent over its limit.
+    cluster = Cluster()
+    cluster.add_node(Node("gpu-node1", gpus=8))
+    department = cluster.add_department("research", {"default": PoolQuota(None, limit=4)})
+    cluster.add_project("team-rl", "research", {"default": PoolQuota(deserved=4)})
+    cluster.submit("sweep", "team-rl", gpu=GpuRequest.whole(2))
+    department.held["default"] = 3.0
+    cluster.run_cycle()
+    assert cluster.workload("team-rl", "sweep").status == "Pending"
+    department.held.clear()
+    cluster.run_cycle()
+    assert cluster.workload("team-rl", "sweep").status == "Running"

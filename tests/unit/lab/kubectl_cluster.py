@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import kubectl
+from simulators.lab import kubectl, nvidia_smi
 from simulators.lab.tool import Context, Output
 
 NODE_STATUS: dict[str, Any] = {
@@ -36,6 +36,7 @@ class Lab:
 
     def __init__(self) -> None:
         self.api = MockCluster(seed=3)
+        self.api.add_exec_handler(nvidia_smi.exec_nvidia_smi)  # as the lab world adds it
         self.files: dict[str, str] = {}
         world = SimpleNamespace(api=self.api, state=SimpleNamespace(files=self.files))
         self.ctx = Context(world=world)  # type: ignore[arg-type]

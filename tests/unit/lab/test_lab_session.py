@@ -192,7 +192,7 @@ def test_the_cli_runs_the_answer_key_to_a_full_checklist_in_json_mode() -> None:
     assert proc.returncode == 0, proc.stderr
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(rows) == len(key)
-    assert set(rows[0]) == {"line", "output", "checklist", "step"}
+    assert set(rows[0]) == {"line", "output", "checklist", "step", "prompt"}
     assert rows[-1]["step"] == len(key)
     assert all(item["done"] for item in rows[-1]["checklist"])
 
@@ -208,3 +208,10 @@ def test_the_cli_refuses_an_unknown_ticket_with_one_line_and_status_2() -> None:
     proc = _cli(["--ticket", "nope"], "")
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "unknown ticket" in proc.stderr
+
+
+def test_the_cli_reads_a_here_document_from_stdin_with_bashs_continuation_prompt() -> None:
+    proc = _cli(["--ticket", "mig-single"], "cat <<EOF > a.txt\nhello $USER\nEOF\ncat a.txt\n")
+    assert proc.returncode == 0, proc.stderr
+    assert "admin@kadmin:~$ cat <<EOF > a.txt\n> hello $USER\n> EOF\n" in proc.stdout
+    assert proc.stdout.endswith("admin@kadmin:~$ cat a.txt\nhello admin\n")

@@ -29,10 +29,20 @@ def test_a_hash_at_the_start_of_a_word_begins_a_comment() -> None:
     assert words("echo a#b") == ["echo", "a#b"]
 
 
-def test_an_unbalanced_quote_is_a_one_line_bash_error(single: LabSession) -> None:
+def test_an_unbalanced_quote_asks_for_the_rest_and_is_bashs_error_at_the_end() -> None:
+    with pytest.raises(ShellSyntaxError, match="unexpected EOF while looking for matching `''"):
+        parse(tokenize("kubectl get nodes -o jsonpath='{.items"))
+
+
+def test_an_unbalanced_quote_in_the_terminal_prompts_for_more_as_bash_does(
+    single: LabSession,
+) -> None:
     result = single.run("kubectl get nodes -o jsonpath='{.items")
-    assert result.output == "bash: unexpected EOF while looking for matching `''"
-    assert "\n" not in single.run('kubectl label "x').output
+    assert (result.output, result.prompt) == ("", "> ")
+    assert single.run("'").prompt == "admin@kadmin:~$ "
+    assert single.run("echo 'one").prompt == "> "
+    result = single.run("two'")
+    assert (result.output, result.prompt) == ("one\ntwo", "admin@kadmin:~$ ")
 
 
 def test_a_dangling_operator_is_a_syntax_error() -> None:

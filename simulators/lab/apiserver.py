@@ -1,4 +1,9 @@
-"""``python -m simulators apiserver``: a ticket's mock cluster as a Kubernetes API on loopback."""
+"""``python -m simulators apiserver``: a ticket's mock cluster as a Kubernetes API on loopback.
+
+The composition lives in the lab's layer: it serves a lab world (``simulators.lab.world``),
+stepped by the world's own ``tick`` and checked by the ticket's checks, over the cluster
+package's HTTP server (``simulators.cluster.server``), which knows nothing of the lab.
+"""
 
 from __future__ import annotations
 
@@ -13,16 +18,17 @@ from typing import Any
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
 from simulators.cluster.server import World, make_server, start_ticker, write_kubeconfig
 from simulators.cluster.store import MockCluster
+from simulators.controllers import manager
+from simulators.lab import checks, tickets
+from simulators.lab.world import build_world as build_lab_world
 
 SAMPLE = "sample"
-
-
 ENGINE_CONTROLLER = "runai-scheduler"
 
 
 def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
-    """The ticket's cluster as the lab builds it, stepped by the lab's controllers, with the
-    ticket's checklist.
+    """The ticket's cluster as the lab builds it, stepped by the lab world's own ``tick``, with
+    the ticket's checklist.
 
     ``scheduler="external"`` leaves the scheduler engine out of every step, so that a scheduler
     outside (binding and evicting through this API) places the Run:ai pods instead.
@@ -31,33 +37,16 @@ def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     """
     if ticket == SAMPLE:
         return World(sample_cluster(seed), step=minimal_kubelet)
-    # The lab sits above the cluster package: imported only to serve a lab ticket.
-    from simulators.lab import checks, tickets
-    from simulators.lab import nvidia_smi as _nvidia_smi  # noqa: F401  (its exec handler)
-    from simulators.lab.world import build_world as build_lab_world
-
     definition = tickets.load_ticket(ticket)
     lab = build_lab_world(ticket, seed)
+    if scheduler == "external":
+        if ENGINE_CONTROLLER not in {name for name, _ in manager.CONTROLLERS}:
+            raise ValueError(f"no {ENGINE_CONTROLLER!r} controller to leave out")
+        lab.left_out = frozenset({ENGINE_CONTROLLER})
 
     def step(api: MockCluster) -> None:
         del api
         lab.tick()
-
-    if scheduler == "external":
-        from simulators.controllers import manager
-
-        if ENGINE_CONTROLLER not in {name for name, _ in manager.CONTROLLERS}:
-            raise ValueError(f"no {ENGINE_CONTROLLER!r} controller to leave out")
-
-        def step_without_engine(api: MockCluster) -> None:
-            # World.tick without the engine: the same step count, clock and controllers.
-            lab.state.step += 1
-            api.clock.advance()
-            for name, controller in manager.CONTROLLERS:
-                if name != ENGINE_CONTROLLER:
-                    controller(api)
-
-        step = step_without_engine
 
     def items(api: MockCluster) -> list[dict[str, Any]]:
         del api

@@ -1,0 +1,445 @@
+"""bash's builtins on kadmin: echo, printf, pwd, cd, export, unset, alias, unalias, true, false,
+plus sleep, clear and env, each with bash's (or coreutils') wording for its errors.
+
+They act on the session's ShellState (ctx.shell); nothing here touches the host.
+"""
+
+from __future__ import annotations
+
+import re
+
+from simulators.lab import budget
+from simulators.lab.environment import HOME
+from simulators.lab.state import sim_datetime
+from simulators.lab.tool import Context, Output, Tool
+
+CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # what `clear` sends: home, erase screen, erase scrollback
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ESCAPES = {
+    "a": "\a",
+    "b": "\b",
+    "e": "\x1b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\\": "\\",
+}
+MAX_PRINTF_OUTPUT = 256 * 1024
+
+
+def _escapes(text: str, octal_zero: bool) -> tuple[str, bool]:
+    """Backslash escapes as echo -e (`octal_zero`: \\0NNN) or printf's %b read them; the bool
+    says \\c stopped the output."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch != "\\" or i + 1 >= len(text):
+            out.append(ch)
+            i += 1
+            continue
+        nxt = text[i + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            i += 2
+        elif nxt == "c":
+            return "".join(out), True
+        elif nxt == "x":
+            digits = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2 :])
+            if digits:
+                out.append(chr(int(digits.group(), 16)))
+                i += 2 + len(digits.group())
+            else:
+                out.append("\\x")
+                i += 2
+        elif nxt.isdigit() and nxt < "8" and (nxt == "0" or not octal_zero):
+            start = i + 2 if (octal_zero and nxt == "0") else i + 1
+            digits = re.match(r"[0-7]{1,3}", text[start:])
+            value = digits.group() if digits else "0"
+            out.append(chr(int(value, 8) & 0xFF))
+            i = start + (len(digits.group()) if digits else 0)
+        else:
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out), False
+
+
+def echo(ctx: Context, args: list[str]) -> Output:
+    newline, escapes = True, False
+    while args and re.fullmatch(r"-[neE]+", args[0]):
+        for flag in args[0][1:]:
+            newline = newline and flag != "n"
+            escapes = flag == "e" if flag in "eE" else escapes
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text, stopped = _escapes(text, octal_zero=True)
+        newline = newline and not stopped
+    if not text and newline:
+        return Output("\n", newline=False)  # a blank line (an empty text is no output at all)
+    return Output(text, newline=newline)
+
+
+# ---------------------------------------------------------------------------- printf
+
+_CONVERSION = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsbq%])?")
+
+
+def printf(ctx: Context, args: list[str]) -> Output:
+    if args[:1] == ["--"]:
+        args = args[1:]
+    if not args:
+        return Output.error("bash: printf: usage: printf [-v var] format [arguments]", 2)
+    if args[0].startswith("-") and len(args[0]) > 1:
+        return Output.error(
+            f"bash: printf: {args[0][:2]}: invalid option\n"
+            "printf: usage: printf [-v var] format [arguments]",
+            2,
+        )
+    fmt, values = args[0], args[1:]
+    out: list[str] = []
+    errors: list[str] = []
+    size = 0
+    index = 0
+    while True:
+        used, stop = _printf_once(fmt, values, index, out, errors)
+        index += used
+        size = sum(len(p) for p in out)
+        budget.check_output(size, "printf")
+        if stop or used == 0 or index >= len(values):
+            break
+    text = "".join(out)
+    newline = text.endswith("\n")
+    if newline:
+        text = text[:-1]
+    return Output(text, 1 if errors else 0, stderr="\n".join(errors), newline=newline)
+
+
+def _printf_once(
+    fmt: str, values: list[str], index: int, out: list[str], errors: list[str]
+) -> tuple[int, bool]:
+    """One pass over the format; returns (arguments used, \\c seen)."""
+    used = 0
+    pos = 0
+
+    def take() -> str:
+        nonlocal used
+        value = values[index + used] if index + used < len(values) else ""
+        if index + used < len(values):
+            used += 1
+        return value
+
+    while pos < len(fmt):
+        ch = fmt[pos]
+        if ch == "\\":
+            end = pos + 2
+            if pos + 1 < len(fmt) and fmt[pos + 1] in "01234567":
+                end = pos + 1 + len(re.match(r"[0-7]{1,3}", fmt[pos + 1 :]).group())  # type: ignore[union-attr]
+            text, stopped = _escapes(fmt[pos:end], octal_zero=False)
+            out.append(text)
+            if stopped:
+                return used, True
+            pos = end
+            continue
+        if ch != "%":
+            out.append(ch)
+            pos += 1
+            continue
+        match = _CONVERSION.match(fmt, pos)
+        assert match is not None
+        flags, width, precision, conv = match.groups()
+        if conv is None:
+            bad = fmt[match.end() : match.end() + 1]
+            errors.append(
+                f"bash: printf: `{bad}': invalid format character"
+                if bad
+                else "bash: printf: missing format character"
+            )
+            return used, True
+        pos = match.end()
+        if conv == "%":
+            out.append("%")
+            continue
+        if width == "*":
+            width = str(_integer(take(), errors))
+        if precision == "*":
+            precision = str(_integer(take(), errors))
+        spec = "%" + flags + (str(min(int(width), 4096)) if width else "")
+        if precision is not None:
+            spec += "." + str(min(int(precision), 4096))
+        value = take()
+        if conv in "diouxX":
+            number = _integer(value, errors)
+            py = {"i": "d", "u": "d"}.get(conv, conv)
+            out.append((spec + py) % number)
+        elif conv in "eEfgG":
+            out.append((spec + conv) % _number(value, errors))
+        elif conv == "c":
+            out.append((spec + "s") % value[:1])
+        elif conv == "b":
+            text, stopped = _escapes(value, octal_zero=True)
+            out.append((spec + "s") % text)
+            if stopped:
+                return used, True
+        elif conv == "q":
+            out.append((spec + "s") % _shell_quote(value))
+        else:
+            out.append((spec + "s") % value)
+    return used, False
+
+
+def _integer(value: str, errors: list[str]) -> int:
+    text = value.strip()
+    if text[:1] in ("'", '"') and len(text) > 1:
+        return ord(text[1])
+    try:
+        if len(text) > 40:
+            raise ValueError
+        return int(text, 0) if text else 0
+    except ValueError:
+        errors.append(f"bash: printf: {value}: invalid number")
+        digits = re.match(r"[-+]?\d+", text)
+        return int(digits.group()) if digits and len(digits.group()) < 40 else 0
+
+
+def _number(value: str, errors: list[str]) -> float:
+    try:
+        return float(value) if value.strip() else 0.0
+    except ValueError:
+        errors.append(f"bash: printf: {value}: invalid number")
+        return 0.0
+
+
+def _shell_quote(value: str) -> str:
+    if value and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", value):
+        return value
+    return "''" if not value else "'" + value.replace("'", "'\\''") + "'"
+
+
+# ---------------------------------------------------------------------------- directories
+
+
+def pwd(ctx: Context, args: list[str]) -> Output:
+    for arg in args:
+        if arg.startswith("-") and arg not in ("-L", "-P"):
+            return Output.error(f"bash: pwd: {arg[:2]}: invalid option\npwd: usage: pwd [-LP]", 2)
+    return Output(ctx.shell.variables.get("PWD", HOME))
+
+
+def cd(ctx: Context, args: list[str]) -> Output:
+    """kadmin's home folder is the only directory a learner has: cd stays in it."""
+    operands = [a for a in args if a not in ("-L", "-P", "--")]
+    if len(operands) > 1:
+        return Output.error("bash: cd: too many arguments")
+    target = operands[0] if operands else ctx.shell.variables.get("HOME", "")
+    if target == "-":
+        old = ctx.shell.variables.get("OLDPWD")
+        if old is None:
+            return Output.error("bash: cd: OLDPWD not set")
+        ctx.shell.set("OLDPWD", ctx.shell.variables.get("PWD", HOME))
+        return Output(old)
+    if target in ("", ".", "~", HOME, HOME + "/", "./", "~/"):
+        ctx.shell.set("OLDPWD", ctx.shell.variables.get("PWD", HOME))
+        ctx.shell.set("PWD", HOME)
+        return Output()
+    name = target.removeprefix("~/").removeprefix(HOME + "/").removeprefix("./")
+    if name in ctx.world.state.files:
+        return Output.error(f"bash: cd: {target}: Not a directory")
+    if target.startswith("-") and len(target) > 1:
+        return Output.error(
+            f"bash: cd: {target[:2]}: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]", 2
+        )
+    return Output.error(f"bash: cd: {target}: No such file or directory")
+
+
+# ---------------------------------------------------------------------------- variables
+
+
+def export(ctx: Context, args: list[str]) -> Output:
+    state = ctx.shell
+    unexport = False
+    while args and args[0].startswith("-") and args[0] != "-":
+        if args[0] == "--":
+            args = args[1:]
+            break
+        for flag in args[0][1:]:
+            if flag == "n":
+                unexport = True
+            elif flag not in "pf":
+                return Output.error(
+                    f"bash: export: -{flag}: invalid option\n"
+                    "export: usage: export [-fn] [name[=value] ...] or export -p",
+                    2,
+                )
+        args = args[1:]
+    if not args:
+        lines = []
+        for name in sorted(state.exported):
+            if name in state.variables:
+                value = state.variables[name].replace("\\", "\\\\").replace('"', '\\"')
+                value = value.replace("$", "\\$").replace("`", "\\`")
+                lines.append(f'declare -x {name}="{value}"')
+            else:
+                lines.append(f"declare -x {name}")
+        return Output("\n".join(lines))
+    errors = []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if not _NAME.fullmatch(name):
+            errors.append(f"bash: export: `{arg}': not a valid identifier")
+            continue
+        if unexport:
+            if name in state.exported:
+                state.exported.remove(name)
+            continue
+        if sep:
+            problem = state.set(name, value, export=True)
+            if problem:
+                errors.append(problem)
+        elif name not in state.exported:
+            state.exported.append(name)
+    return Output("", 1 if errors else 0, stderr="\n".join(errors))
+
+
+def unset(ctx: Context, args: list[str]) -> Output:
+    errors = []
+    for arg in args:
+        if arg in ("-v", "-f", "--"):
+            continue
+        if not _NAME.fullmatch(arg):
+            errors.append(f"bash: unset: `{arg}': not a valid identifier")
+            continue
+        ctx.shell.unset(arg)
+    return Output("", 1 if errors else 0, stderr="\n".join(errors))
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def alias(ctx: Context, args: list[str]) -> Output:
+    aliases = ctx.shell.aliases
+    if args[:1] == ["-p"]:
+        args = args[1:]
+    if not args:
+        return Output("\n".join(f"alias {k}={_quoted(v)}" for k, v in sorted(aliases.items())))
+    out, errors = [], []
+    for arg in args:
+        name, sep, value = arg.partition("=")
+        if not sep:
+            if name in aliases:
+                out.append(f"alias {name}={_quoted(aliases[name])}")
+            else:
+                errors.append(f"bash: alias: {name}: not found")
+            continue
+        if not name or any(c in name for c in " \t\n/$`=|&;()<>'\""):
+            errors.append(f"bash: alias: `{name}': invalid alias name")
+            continue
+        if name not in aliases and len(aliases) >= 128:
+            errors.append(f"bash: alias: {name}: too many aliases for this lab")
+            continue
+        aliases[name] = value[:4096]
+    return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
+
+
+def unalias(ctx: Context, args: list[str]) -> Output:
+    if not args:
+        return Output.error("unalias: usage: unalias [-a] name [name ...]", 2)
+    if args[0] == "-a":
+        ctx.shell.aliases.clear()
+        return Output()
+    if args[0].startswith("-") and args[0] != "--":
+        return Output.error(
+            f"bash: unalias: {args[0][:2]}: invalid option\n"
+            "unalias: usage: unalias [-a] name [name ...]",
+            2,
+        )
+    errors = []
+    for name in args:
+        if name == "--":
+            continue
+        if ctx.shell.aliases.pop(name, None) is None:
+            errors.append(f"bash: unalias: {name}: not found")
+    return Output("", 1 if errors else 0, stderr="\n".join(errors))
+
+
+def env(ctx: Context, args: list[str]) -> Output:
+    if args:
+        return Output.error(
+            "env: running a command under env is not available in this lab;"
+            " type NAME=value command instead",
+            125,
+        )
+    return Output("\n".join(f"{k}={v}" for k, v in ctx.env.items()))
+
+
+# ---------------------------------------------------------------------------- the rest
+
+
+def true(ctx: Context, args: list[str]) -> Output:
+    return Output()
+
+
+def false(ctx: Context, args: list[str]) -> Output:
+    return Output("", 1)
+
+
+_INTERVAL = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
+
+
+def sleep(ctx: Context, args: list[str]) -> Output:
+    """Checks its operands as coreutils does and returns at once: the lab's clock moves one
+    step (10 s) per command, whatever the command, so waiting would change nothing."""
+    if not args:
+        return Output.error("sleep: missing operand\nTry 'sleep --help' for more information.")
+    for arg in args:
+        if arg.startswith("-") and len(arg) > 1 and not arg[1].isdigit():
+            return Output.error(
+                f"sleep: invalid option -- '{arg[1]}'\nTry 'sleep --help' for more information."
+            )
+        if not _INTERVAL.fullmatch(arg) and arg not in ("inf", "infinity"):
+            return Output.error(
+                f"sleep: invalid time interval '{arg}'\nTry 'sleep --help' for more information."
+            )
+    return Output()
+
+
+def date(ctx: Context, args: list[str]) -> Output:
+    """The lab's clock (the cluster's time, not the host's), in UTC, as coreutils prints it."""
+    fmt = "%a %b %e %H:%M:%S UTC %Y"
+    for arg in args:
+        if arg in ("-u", "--utc", "-R"):
+            fmt = "%a, %d %b %Y %H:%M:%S +0000" if arg == "-R" else fmt
+        elif arg.startswith("+"):
+            if len(arg) > 256:
+                return Output.error("date: format too long for this lab")
+            fmt = arg[1:].replace("%N", "000000000")
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"date: invalid option -- '{arg[1]}'\nTry 'date --help' for more information."
+            )
+        else:
+            return Output.error(f"date: invalid date '{arg}'")
+    moment = sim_datetime(ctx.world.now)
+    return Output(moment.strftime(fmt.replace("%s", str(int(moment.timestamp())))))
+
+
+def clear(ctx: Context, args: list[str]) -> Output:
+    return Output(CLEAR_SCREEN)
+
+
+def _absent(name: str) -> Tool:
+    def tool(ctx: Context, args: list[str]) -> Output:
+        return Output.error(
+            f"bash: {name}: not installed on this admin host; jq, awk, sed and grep are"
+            " (type help)",
+            127,
+        )
+
+    return tool
+
+
+python3 = _absent("python3")
+python = _absent("python")

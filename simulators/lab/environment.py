@@ -1,0 +1,85 @@
+"""The shell's own state on kadmin: variables, exported names, aliases, `$?`, unfinished input.
+
+Kept with the session (saved and restored with it), not with the world: a reset lab starts
+a fresh login shell. The defaults are a Debian login's for the user `admin`, plus the alias
+every Kubernetes exam environment sets (`alias k=kubectl`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+HOME = "/home/admin"
+MAX_VARIABLES = 256
+MAX_VALUE_BYTES = 64 * 1024
+# A here-document or a long command typed over several lines, kept until it is complete.
+MAX_PENDING_LINES = 2000
+MAX_PENDING_BYTES = 64 * 1024
+
+DEFAULT_VARIABLES = {
+    "HOME": HOME,
+    "HOSTNAME": "kadmin",
+    "LANG": "C.UTF-8",
+    "LOGNAME": "admin",
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "PWD": HOME,
+    "SHELL": "/bin/bash",
+    "TERM": "xterm-256color",
+    "USER": "admin",
+}
+DEFAULT_ALIASES = {"k": "kubectl"}
+
+
+@dataclass
+class ShellState:
+    """What a bash login keeps between lines. `pending` holds the lines of a command still
+    being typed (an open here-document, quote, `|`, `&&` or trailing backslash)."""
+
+    variables: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_VARIABLES))
+    exported: list[str] = field(default_factory=lambda: sorted(DEFAULT_VARIABLES))
+    aliases: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ALIASES))
+    status: int = 0
+    pending: list[str] = field(default_factory=list)
+
+    def environment(self) -> dict[str, str]:
+        """The exported variables: what a command started now sees."""
+        return {k: self.variables[k] for k in self.exported if k in self.variables}
+
+    def set(self, name: str, value: str, export: bool = False) -> str | None:
+        """Set a variable; bash's error text when the lab's limits refuse it."""
+        if name not in self.variables and len(self.variables) >= MAX_VARIABLES:
+            return f"bash: {name}: too many variables in this lab"
+        if len(value.encode("utf-8", errors="replace")) > MAX_VALUE_BYTES:
+            return f"bash: {name}: value too long for this lab"
+        self.variables[name] = value
+        if export and name not in self.exported:
+            self.exported.append(name)
+        return None
+
+    def unset(self, name: str) -> None:
+        self.variables.pop(name, None)
+        if name in self.exported:
+            self.exported.remove(name)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "variables": dict(self.variables),
+            "exported": list(self.exported),
+            "aliases": dict(self.aliases),
+            "status": self.status,
+            "pending": list(self.pending),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> ShellState:
+        """A saved shell; a lab saved before the shell kept state gets a fresh login's."""
+        if not isinstance(data, dict):
+            return cls()
+        return cls(
+            variables={str(k): str(v) for k, v in (data.get("variables") or {}).items()},
+            exported=[str(k) for k in data.get("exported") or []],
+            aliases={str(k): str(v) for k, v in (data.get("aliases") or {}).items()},
+            status=int(data.get("status", 0)),
+            pending=[str(line) for line in data.get("pending") or []],
+        )

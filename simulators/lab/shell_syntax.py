@@ -1,0 +1,496 @@
+"""bash's grammar, as much as an admin types: words, quotes, expansions, operators, here-documents.
+
+`tokenize(text)` reads one command as typed, over one or more lines; `parse(tokens)` makes
+lists of pipelines of simple commands. A command that is not finished yet (an open quote or
+here-document, a trailing `|`, `&&`, `||` or backslash) raises Incomplete, whose message is
+what bash says when the input ends there; an interactive session asks for more with `> `.
+Nothing here runs anything: expansion and execution are simulators.lab.shell's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+OPERATORS = (
+    "&>>", "<<<", "<<-", "&&", "||", ";;", "&>", ">>", ">&", "<<", "<&",
+    ">", "<", "|", ";", "&", "(", ")",
+)  # fmt: skip
+_OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
+_PLAIN = re.compile(r"[^\s'\"\\$&|;<>()#~]+")
+REDIRECTS = frozenset({">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+SPECIAL_PARAMETERS = frozenset("?$#!@*-0123456789")
+# $( ... ) inside $( ... ): deeper than this is refused rather than followed.
+MAX_NESTING = 8
+
+
+class ShellSyntaxError(Exception):
+    """bash's own words for a line it cannot parse."""
+
+
+class Incomplete(ShellSyntaxError):
+    """The input ends inside a command: bash reads another line (`> `), or says this at EOF."""
+
+
+@dataclass
+class Part:
+    """A piece of a word. kind: lit (unquoted text), quoted (quoted text), var, cmd ($(...)),
+    tilde; `in_quotes` for an expansion inside double quotes (not split into fields)."""
+
+    kind: str
+    value: str
+    in_quotes: bool = False
+
+
+@dataclass
+class Word:
+    text: str
+    quoted: bool = False
+    parts: list[Part] = field(default_factory=list)
+
+    @property
+    def plain(self) -> bool:
+        """Only unquoted literal text (an alias, a reserved word or an assignment's name)."""
+        return all(p.kind == "lit" for p in self.parts)
+
+
+@dataclass
+class Op:
+    text: str
+    fd: int | None = None  # the N of `N>`, `N>>`, `N<`, `N>&`
+
+
+@dataclass
+class HereDoc:
+    """`<<WORD`: the body comes from the lines after the command's line."""
+
+    delimiter: str
+    strip_tabs: bool
+    expand: bool  # an unquoted delimiter: $VAR and $(...) are expanded in the body
+    body: str = ""
+
+
+Token = Word | Op | HereDoc
+
+
+def tokenize(text: str, lenient: bool = False) -> list[Token]:
+    """Split a command as bash does. `lenient` (completion) accepts unfinished input."""
+    return _Lexer(text, lenient).run()
+
+
+class _Lexer:
+    def __init__(self, text: str, lenient: bool) -> None:
+        self.text = text
+        self.lenient = lenient
+        self.i = 0
+        self.tokens: list[Token] = []
+        self.parts: list[Part] = []
+        self.in_word = False
+        self.heredocs: list[HereDoc] = []
+        self.heredoc_strip: bool | None = None  # after `<<` (False) or `<<-` (True)
+
+    def fail(self, message: str) -> None:
+        if not self.lenient:
+            raise Incomplete(message)
+
+    def flush(self) -> None:
+        if not self.in_word:
+            return
+        parts = _merge(self.parts)
+        text = "".join("$" + p.value if p.kind == "var" else p.value for p in parts)
+        quoted = any(p.kind == "quoted" or p.in_quotes for p in parts)
+        word = Word(text, quoted, parts)
+        self.parts, self.in_word = [], False
+        if self.heredoc_strip is not None:
+            doc = HereDoc(
+                "".join(p.value for p in parts),
+                self.heredoc_strip,
+                expand=not quoted,
+            )
+            self.heredocs.append(doc)
+            self.tokens.append(doc)
+            self.heredoc_strip = None
+            return
+        self.tokens.append(word)
+
+    def add(self, kind: str, value: str, in_quotes: bool = False) -> None:
+        self.parts.append(Part(kind, value, in_quotes))
+        self.in_word = True
+
+    def run(self) -> list[Token]:
+        text, n = self.text, len(self.text)
+        while self.i < n:
+            ch = text[self.i]
+            if ch == "\n":
+                self.flush()
+                self.tokens.append(Op("\n"))
+                self.i += 1
+                if self.heredocs:
+                    self.read_bodies()
+                continue
+            if ch in " \t\r":
+                self.flush()
+                self.i += 1
+                continue
+            if ch == "#" and not self.in_word:
+                end = text.find("\n", self.i)
+                self.i = n if end < 0 else end
+                continue
+            if ch == "'":
+                end = text.find("'", self.i + 1)
+                if end < 0:
+                    self.fail("bash: unexpected EOF while looking for matching `''")
+                    end = n
+                self.add("quoted", text[self.i + 1 : end])
+                self.i = end + 1
+                continue
+            if ch == '"':
+                self.double_quoted()
+                continue
+            if ch == "\\":
+                if self.i + 1 >= n:
+                    self.fail("bash: syntax error: unexpected end of file")
+                    self.i += 1
+                    continue
+                if text[self.i + 1] != "\n":  # backslash-newline joins the lines
+                    self.add("quoted", text[self.i + 1])
+                self.i += 2
+                continue
+            if ch == "$":
+                self.dollar(in_quotes=False)
+                continue
+            if ch == "~" and not self.in_word:
+                end = self.i + 1
+                if end >= n or text[end] in "/ \t\n;|&<>)":
+                    self.add("tilde", "~")
+                    self.i += 1
+                    continue
+            if ch in _OPERATOR_STARTS:
+                op = next((o for o in OPERATORS if text.startswith(o, self.i)), None)
+                if op is not None:
+                    self.operator(op)
+                    continue
+            # A run of ordinary characters at once: a line is read in one pass, not per char.
+            run = _PLAIN.match(text, self.i)
+            end = run.end() if run else self.i + 1
+            self.add("lit", text[self.i : end])
+            self.i = end
+        self.flush()
+        if self.heredocs and not self.lenient:
+            raise Incomplete(
+                "bash: warning: here-document delimited by end-of-file"
+                f" (wanted `{self.heredocs[0].delimiter}')"
+            )
+        if self.heredoc_strip is not None and not self.lenient:
+            raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
+        return self.tokens
+
+    def operator(self, op: str) -> None:
+        fd: int | None = None
+        # `2>` and `2>&1`: digits right before a redirection name the file descriptor.
+        if op in REDIRECTS and self.in_word and all(p.kind == "lit" for p in self.parts):
+            digits = "".join(p.value for p in self.parts)
+            if digits.isdigit() and len(digits) < 3:
+                fd = int(digits)
+                self.parts, self.in_word = [], False
+        self.flush()
+        if self.heredoc_strip is not None and not self.lenient:
+            raise ShellSyntaxError(f"bash: syntax error near unexpected token `{op}'")
+        self.tokens.append(Op(op, fd))
+        self.i += len(op)
+        if op in ("<<", "<<-"):
+            self.heredoc_strip = op == "<<-"
+
+    def read_bodies(self) -> None:
+        """The lines after a command with `<<WORD` are its here-documents' bodies, in order."""
+        text = self.text
+        while self.heredocs:
+            doc = self.heredocs[0]
+            lines: list[str] = []
+            while True:
+                if self.i >= len(text):
+                    if self.lenient:
+                        self.heredocs.clear()
+                        return
+                    raise Incomplete(
+                        "bash: warning: here-document delimited by end-of-file"
+                        f" (wanted `{doc.delimiter}')"
+                    )
+                end = text.find("\n", self.i)
+                line = text[self.i :] if end < 0 else text[self.i : end]
+                self.i = len(text) if end < 0 else end + 1
+                if doc.strip_tabs:
+                    line = line.lstrip("\t")
+                if line == doc.delimiter:
+                    break
+                lines.append(line + "\n")
+            doc.body = "".join(lines)
+            self.heredocs.pop(0)
+
+    def double_quoted(self) -> None:
+        text, n = self.text, len(self.text)
+        self.i += 1
+        buf: list[str] = []
+        self.in_word = True
+        while self.i < n:
+            c = text[self.i]
+            if c == "\\" and self.i + 1 < n and text[self.i + 1] in '"\\$`\n':
+                if text[self.i + 1] != "\n":
+                    buf.append(text[self.i + 1])
+                self.i += 2
+                continue
+            if c == '"':
+                self.add("quoted", "".join(buf))
+                self.i += 1
+                return
+            if c == "$":
+                self.add("quoted", "".join(buf))
+                buf = []
+                self.dollar(in_quotes=True)
+                continue
+            buf.append(c)
+            self.i += 1
+        self.add("quoted", "".join(buf))
+        self.fail("bash: unexpected EOF while looking for matching `\"'")
+
+    def dollar(self, in_quotes: bool) -> None:
+        text, n, i = self.text, len(self.text), self.i
+        nxt = text[i + 1] if i + 1 < n else ""
+        if nxt == "(":
+            if text.startswith("((", i + 1):
+                raise ShellSyntaxError("bash: $(( )) arithmetic is not available in this lab")
+            end = matching_paren(text, i + 2)
+            if end < 0:
+                self.fail("bash: unexpected EOF while looking for matching `)'")
+                end = n
+            self.add("cmd", text[i + 2 : end], in_quotes)
+            self.i = end + 1
+            return
+        if nxt == "{":
+            end = text.find("}", i + 2)
+            if end < 0:
+                self.fail("bash: unexpected EOF while looking for matching `}'")
+                end = n
+            self.add("var", text[i + 2 : end], in_quotes)
+            self.i = end + 1
+            return
+        if nxt and nxt in SPECIAL_PARAMETERS:
+            self.add("var", nxt, in_quotes)
+            self.i = i + 2
+            return
+        j = i + 1
+        while j < n and text[j] in NAME_CHARS:
+            j += 1
+        if j == i + 1 or text[i + 1].isdigit():
+            self.add("quoted" if in_quotes else "lit", "$")
+            self.i = i + 1
+            return
+        self.add("var", text[i + 1 : j], in_quotes)
+        self.i = j
+
+
+def matching_paren(text: str, start: int) -> int:
+    """Index of the `)` closing a `$(` whose body starts at `start`, or -1 (quotes skipped)."""
+    depth = 1
+    i = start
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return -1
+            i = end + 1
+            continue
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c == "(":
+            depth += 1
+            if depth > MAX_NESTING:
+                raise ShellSyntaxError("bash: command substitution nested too deeply for this lab")
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return -1
+
+
+def _merge(parts: list[Part]) -> list[Part]:
+    merged: list[Part] = []
+    for part in parts:
+        last = merged[-1] if merged else None
+        if last is not None and part.kind == last.kind and part.kind in ("lit", "quoted"):
+            last.value += part.value
+        else:
+            merged.append(Part(part.kind, part.value, part.in_quotes))
+    return merged
+
+
+def plain_word(text: str) -> Word:
+    return Word(text, False, [Part("lit", text)])
+
+
+# ---------------------------------------------------------------------------- aliases
+
+
+def expand_aliases(tokens: list[Token], aliases: dict[str, str]) -> list[Token]:
+    """Replace an alias in command position by its value's tokens, as bash does while reading.
+
+    An alias is not expanded again inside its own value (so `alias ls='ls -l'` works), and
+    a value ending in a space makes the next word a candidate too.
+    """
+    out: list[Token] = []
+    command_position = True
+    for tok in tokens:
+        if command_position and isinstance(tok, Word):
+            expanded = _alias_tokens(tok, aliases, frozenset())
+            out.extend(expanded)
+            value = aliases.get(tok.text, "") if expanded != [tok] else ""
+            # NAME=value keeps the next word in command position; so does an alias ending in " ".
+            command_position = _assignment(tok) or value.endswith(" ")
+            continue
+        out.append(tok)
+        if isinstance(tok, Op):
+            command_position = tok.text in ("\n", ";", "&&", "||", "|", "&", "(")
+        else:
+            command_position = False
+    return out
+
+
+def _alias_tokens(word: Word, aliases: dict[str, str], seen: frozenset[str]) -> list[Token]:
+    if not word.plain or word.text not in aliases or word.text in seen or len(seen) > 16:
+        return [word]
+    try:
+        tokens = tokenize(aliases[word.text])
+    except ShellSyntaxError:
+        return [word]
+    if tokens and isinstance(tokens[0], Word):
+        return _alias_tokens(tokens[0], aliases, seen | {word.text}) + tokens[1:]
+    return tokens
+
+
+def _assignment(word: Word) -> bool:
+    """NAME=value before a command: the word after it is still in command position."""
+    return assignment(word) is not None
+
+
+def assignment(word: Word) -> str | None:
+    """The NAME of a `NAME=value` word (its name unquoted, as bash requires), else None."""
+    first = word.parts[0] if word.parts else None
+    if first is None or first.kind != "lit" or "=" not in first.value:
+        return None
+    name = first.value.split("=", 1)[0]
+    if not name or name[0].isdigit() or any(c not in NAME_CHARS for c in name):
+        return None
+    return name
+
+
+# ---------------------------------------------------------------------------- parse
+
+
+@dataclass
+class Redirect:
+    fd: int  # 1 for `>`, 0 for `<`; -1 for `&>` (both stdout and stderr)
+    op: str  # ">", ">>", "<", "<<", "<<<", ">&"
+    target: Word | HereDoc
+
+
+@dataclass
+class Simple:
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Pipeline:
+    commands: list[Simple] = field(default_factory=list)
+
+
+def parse(tokens: list[Token]) -> list[tuple[str, Pipeline]]:
+    """Tokens to [(connector, pipeline)]: connector is "", ";", "&&" or "||"."""
+    result: list[tuple[str, Pipeline]] = []
+    connector = ""
+    pipeline = Pipeline()
+    current = Simple()
+    expect_command = False  # after |, && or || bash needs another command
+    i = 0
+
+    def near(tok: str) -> ShellSyntaxError:
+        return ShellSyntaxError(f"bash: syntax error near unexpected token `{tok}'")
+
+    def empty(cmd: Simple) -> bool:
+        return not cmd.words and not cmd.redirects
+
+    while i < len(tokens):
+        tok = tokens[i]
+        if isinstance(tok, Word):
+            current.words.append(tok)
+            expect_command = False
+            i += 1
+            continue
+        if isinstance(tok, HereDoc):  # only after `<<`, consumed there
+            raise near(tok.delimiter)
+        op = tok.text
+        if op in REDIRECTS:
+            target = tokens[i + 1] if i + 1 < len(tokens) else None
+            if op in ("<<", "<<-"):
+                if not isinstance(target, HereDoc):
+                    raise near("newline")
+            elif not isinstance(target, Word):
+                word = target.text if isinstance(target, Op) and target.text != "\n" else "newline"
+                raise near(word)
+            default = 0 if op.startswith("<") else 1
+            fd = -1 if op.startswith("&") else (tok.fd if tok.fd is not None else default)
+            name = {"<<-": "<<", "&>": ">", "&>>": ">>", "<&": ">&"}.get(op, op)
+            current.redirects.append(Redirect(fd, name, target))
+            expect_command = False
+            i += 2
+            continue
+        if op in ("(", ")"):
+            raise ShellSyntaxError("bash: ( ) subshells are not available in this lab")
+        if op == "&":
+            raise ShellSyntaxError("bash: background jobs are not available in this lab")
+        if op == ";;":
+            raise near(op)
+        if op == "\n" and (expect_command or (empty(current) and not pipeline.commands)):
+            i += 1  # a newline after `|` or `&&`, or an empty line, continues
+            continue
+        if empty(current):
+            raise near(op)
+        pipeline.commands.append(current)
+        current = Simple()
+        i += 1
+        if op == "|":
+            expect_command = True
+            continue
+        result.append((connector, pipeline))
+        pipeline = Pipeline()
+        connector = ";" if op == "\n" else op
+        expect_command = op in ("&&", "||")
+    if expect_command:
+        raise Incomplete("bash: syntax error: unexpected end of file")
+    if not empty(current):
+        pipeline.commands.append(current)
+    if pipeline.commands:
+        result.append((connector, pipeline))
+    return result
+
+
+def needs_more(text: str) -> bool:
+    """Whether bash would ask for another line (`> `) after this input."""
+    try:
+        parse(tokenize(text))
+    except Incomplete:
+        return True
+    except ShellSyntaxError:
+        return False
+    return False

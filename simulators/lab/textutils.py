@@ -1,0 +1,544 @@
+"""coreutils on kadmin: wc, sort, uniq, cut, tr, base64, and less/more (which print: the
+terminal scrolls), with GNU's wording for their errors.
+
+They read the home folder's files or the pipe (ctx.stdin); `-` is the pipe. Error lines go to
+stderr (Output.stderr), so `2>/dev/null` and pipes treat them as bash would.
+"""
+
+from __future__ import annotations
+
+import base64 as b64
+import binascii
+import re
+from collections.abc import Callable
+from typing import Any
+
+from simulators.lab import budget, files
+from simulators.lab.tool import Context, Output
+
+
+class _Usage(Exception):
+    pass
+
+
+def _try(tool: str) -> str:
+    return f"Try '{tool} --help' for more information."
+
+
+def _invalid(tool: str, arg: str) -> _Usage:
+    if arg.startswith("--"):
+        return _Usage(f"{tool}: unrecognized option '{arg}'\n{_try(tool)}")
+    return _Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{_try(tool)}")
+
+
+def _lines(text: str) -> list[str]:
+    return text[:-1].split("\n") if text.endswith("\n") else (text.split("\n") if text else [])
+
+
+def _read(
+    ctx: Context,
+    tool: str,
+    names: list[str],
+    message: str = "{tool}: {name}: No such file or directory",
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, text) of each input that exists, and the error line for each that does not."""
+    found: list[tuple[str, str]] = []
+    errors: list[str] = []
+    for name in names or ["-"]:
+        text = ctx.stdin if name == "-" else files.read(ctx, name)
+        if text is None:
+            errors.append(message.format(tool=tool, name=name))
+        else:
+            if name != "-" and text and not text.endswith("\n"):
+                text += "\n"
+            found.append((name, text))
+    return found, errors
+
+
+def _options(
+    args: list[str], tool: str, flags: str, valued: str = "", long: dict[str, str] | None = None
+) -> tuple[dict[str, str], list[str]]:
+    """getopt for short flags (`-rn`, `-k2`, `-k 2`) and a few long ones; the rest are operands."""
+    opts: dict[str, str] = {}
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            operands.extend(args[i:])
+            break
+        if arg.startswith("--"):
+            key, _, value = arg.partition("=")
+            if long is None or key not in long:
+                raise _invalid(tool, arg)
+            short = long[key]
+            if short in valued and not value:
+                if i >= len(args):
+                    raise _Usage(f"{tool}: option '{key}' requires an argument\n{_try(tool)}")
+                value = args[i]
+                i += 1
+            opts[short] = value or "1"
+            continue
+        if not arg.startswith("-") or arg == "-":
+            operands.append(arg)
+            continue
+        j = 1
+        while j < len(arg):
+            flag = arg[j]
+            if flag in valued:
+                value = arg[j + 1 :]
+                if not value:
+                    if i >= len(args):
+                        raise _Usage(
+                            f"{tool}: option requires an argument -- '{flag}'\n{_try(tool)}"
+                        )
+                    value = args[i]
+                    i += 1
+                opts[flag] = opts[flag] + "\x00" + value if flag in opts and flag == "k" else value
+                break
+            if flag not in flags:
+                raise _Usage(f"{tool}: invalid option -- '{flag}'\n{_try(tool)}")
+            opts[flag] = "1"
+            j += 1
+    return opts, operands
+
+
+def _tool(
+    name: str, body: Callable[[Context, list[str]], Output]
+) -> Callable[[Context, list[str]], Output]:
+    def run(ctx: Context, args: list[str]) -> Output:
+        try:
+            return body(ctx, args)
+        except _Usage as exc:
+            return Output("", 1, stderr=str(exc))
+
+    run.__name__ = name
+    return run
+
+
+# ---------------------------------------------------------------------------- wc
+
+
+def _wc(ctx: Context, args: list[str]) -> Output:
+    long = {
+        "--lines": "l",
+        "--words": "w",
+        "--bytes": "c",
+        "--chars": "m",
+        "--max-line-length": "L",
+    }
+    opts, names = _options(args, "wc", "lwcmL", long=long)
+    chosen = [c for c in "lwmcL" if c in opts] or ["l", "w", "c"]
+    inputs, errors = _read(ctx, "wc", names)
+    rows: list[tuple[list[int], str]] = []
+    for name, text in inputs:
+        counts = {
+            "l": text.count("\n"),
+            "w": len(text.split()),
+            "m": len(text),
+            "c": len(text.encode("utf-8", errors="replace")),
+            "L": max((len(line) for line in text.split("\n")), default=0),
+        }
+        rows.append(([counts[c] for c in chosen], "" if name == "-" and not names else name))
+    if len(rows) > 1:
+        totals = [sum(r[0][k] for r in rows) for k in range(len(chosen))]
+        if "L" in chosen:
+            totals[chosen.index("L")] = max(r[0][chosen.index("L")] for r in rows)
+        rows.append((totals, "total"))
+    if len(rows) == 1 and len(chosen) == 1:
+        width = 1
+    elif any(name == "-" for name, _ in inputs):
+        width = 7
+    else:
+        width = len(str(sum(len(t.encode("utf-8", errors="replace")) for _, t in inputs)))
+    out = [
+        " ".join(f"{n:>{width}}" for n in counts) + (f" {name}" if name else "")
+        for counts, name in rows
+    ]
+    return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
+
+
+# ---------------------------------------------------------------------------- sort, uniq
+
+_NUMBER = re.compile(r"\s*([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)")
+_HUMAN = re.compile(r"\s*([-+]?\d*\.?\d+)\s*([KMGTPE]?)(i?)", re.IGNORECASE)
+
+
+def _numeric(text: str) -> float:
+    match = _NUMBER.match(text)
+    try:
+        return float(match.group(1)) if match and len(match.group(1)) < 60 else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _human(text: str) -> float:
+    match = _HUMAN.match(text)
+    if not match or len(match.group(1)) > 60:
+        return 0.0
+    return float(match.group(1)) * 1024.0 ** " KMGTPE".index(match.group(2).upper() or " ")
+
+
+def _sort(ctx: Context, args: list[str]) -> Output:
+    long = {
+        "--numeric-sort": "n", "--reverse": "r", "--unique": "u", "--key": "k",
+        "--field-separator": "t", "--human-numeric-sort": "h", "--ignore-case": "f",
+        "--version-sort": "V", "--ignore-leading-blanks": "b", "--stable": "s",
+    }  # fmt: skip
+    opts, names = _options(args, "sort", "nruhfVbsg", valued="kto", long=long)
+    sep = opts.get("t")
+    if sep is not None and len(sep) != 1:
+        raise _Usage("sort: multi-character tab '" + sep + "'")
+    keys = [_key_spec(k) for k in opts["k"].split("\x00")] if "k" in opts else []
+    inputs, errors = _read(
+        ctx, "sort", names, "sort: cannot read: {name}: No such file or directory"
+    )
+    if errors:
+        return Output("", 2, stderr=errors[0])
+    lines = [line for _, text in inputs for line in _lines(text)]
+    budget.check_time()
+
+    def field(line: str, start: int, end: int | None) -> str:
+        parts = line.split(sep) if sep else line.split()
+        chosen = parts[start - 1 : end] if end else parts[start - 1 :]
+        return (sep or " ").join(chosen)
+
+    def value(text: str, kind: str) -> object:
+        if kind == "n" or kind == "g":
+            return _numeric(text)
+        if kind == "h":
+            return _human(text)
+        if kind == "V":
+            return [
+                (0, int(p), "") if p.isdigit() and len(p) < 30 else (1, 0, p)
+                for p in re.findall(r"\d+|\D+", text)
+            ]
+        if kind == "f":
+            return text.lower()
+        return text.lstrip() if "b" in opts else text
+
+    kind = next((k for k in "nghVf" if k in opts), "")
+    reverse = "r" in opts
+    if not keys:
+        keys = [(1, None, "", False, False)]
+
+    def keyfn(line: str) -> tuple[object, ...]:
+        return tuple(
+            value(line if s == 1 and e is None and not own else field(line, s, e), k or kind)
+            for s, e, k, _, own in keys
+        )
+
+    # GNU sort breaks ties between equal keys by the whole line, unless -s or -u; each key
+    # sorts by its own letters (-k2,2nr), or by the global options when it has none.
+    result = list(lines) if ("s" in opts or "u" in opts) else sorted(lines, reverse=reverse)
+    for spec in reversed(keys):
+        result.sort(
+            key=_sort_key(spec, field, value, kind), reverse=spec[3] if spec[4] else reverse
+        )
+    if "u" in opts:
+        seen: set[tuple[object, ...]] = set()
+        unique = []
+        for line in result:
+            k = keyfn(line)
+            if k not in seen:
+                seen.add(k)
+                unique.append(line)
+        result = unique
+    return Output("\n".join(result))
+
+
+def _sort_key(
+    spec: tuple[int, int | None, str, bool, bool],
+    field: Callable[[str, int, int | None], str],
+    value: Callable[[str, str], Any],
+    kind: str,
+) -> Callable[[str], Any]:
+    start, end, letter, _, own = spec
+
+    def key(line: str) -> Any:
+        whole = start == 1 and end is None and not own
+        return value(line if whole else field(line, start, end), letter or kind)
+
+    return key
+
+
+def _key_spec(spec: str) -> tuple[int, int | None, str, bool, bool]:
+    match = re.fullmatch(
+        r"(\d+)(?:\.\d+)?([bdfgiMhnRrV]*)(?:,(\d+)(?:\.\d+)?([bdfgiMhnRrV]*))?", spec
+    )
+    if not match:
+        raise _Usage(f"sort: invalid number at field start: invalid count at start of '{spec}'")
+    start = budget.bounded_int(match.group(1), 1 << 20) or 0
+    if start == 0:
+        raise _Usage(f"sort: field number is zero: invalid field specification '{spec}'")
+    end = budget.bounded_int(match.group(3), 1 << 20) if match.group(3) else None
+    letters = (match.group(2) or "") + (match.group(4) or "")
+    kind = next((k for k in "nghVf" if k in letters), "")
+    return start, end, kind, "r" in letters, bool(letters)
+
+
+def _uniq(ctx: Context, args: list[str]) -> Output:
+    long = {"--count": "c", "--repeated": "d", "--unique": "u", "--ignore-case": "i"}
+    opts, names = _options(args, "uniq", "cdui", long=long)
+    if len(names) > 1:
+        raise _Usage(f"uniq: writing to a file is not available in this lab: '{names[1]}'")
+    inputs, errors = _read(ctx, "uniq", names)
+    if errors:
+        return Output("", 1, stderr=errors[0])
+    lines = _lines(inputs[0][1])
+    groups: list[tuple[str, int]] = []
+    for line in lines:
+        same = groups and (
+            groups[-1][0].lower() == line.lower() if "i" in opts else groups[-1][0] == line
+        )
+        if same:
+            groups[-1] = (groups[-1][0], groups[-1][1] + 1)
+        else:
+            groups.append((line, 1))
+    if "d" in opts:
+        groups = [g for g in groups if g[1] > 1]
+    if "u" in opts:
+        groups = [g for g in groups if g[1] == 1]
+    if "c" in opts:
+        return Output("\n".join(f"{n:>7} {line}" for line, n in groups))
+    return Output("\n".join(line for line, _ in groups))
+
+
+# ---------------------------------------------------------------------------- cut
+
+
+def _ranges(spec: str, what: str) -> list[tuple[int, int]]:
+    ranges = []
+    for piece in spec.split(","):
+        match = re.fullmatch(r"(\d*)(-?)(\d*)", piece)
+        if not match or piece in ("", "-"):
+            raise _Usage(f"cut: invalid {what} value '{piece}'\n{_try('cut')}")
+        low = budget.bounded_int(match.group(1), 1 << 30) if match.group(1) else 1
+        high = budget.bounded_int(match.group(3), 1 << 30) if match.group(3) else None
+        if low == 0 or high == 0:
+            raise _Usage(f"cut: {what}s are numbered from 1\n{_try('cut')}")
+        if not match.group(2):
+            high = low
+        if low is not None and high is not None and high < low:
+            raise _Usage(f"cut: invalid decreasing range\n{_try('cut')}")
+        ranges.append((low or 1, high if high is not None else 1 << 30))
+    return ranges
+
+
+def _cut(ctx: Context, args: list[str]) -> Output:
+    long = {
+        "--fields": "f",
+        "--delimiter": "d",
+        "--characters": "c",
+        "--bytes": "b",
+        "--only-delimited": "s",
+    }
+    opts, names = _options(args, "cut", "s", valued="fdcb", long=long)
+    modes = [m for m in "fcb" if m in opts]
+    if not modes:
+        raise _Usage(f"cut: you must specify a list of bytes, characters, or fields\n{_try('cut')}")
+    if len(modes) > 1:
+        raise _Usage(f"cut: only one list may be specified\n{_try('cut')}")
+    delim = opts.get("d", "\t")
+    if "d" in opts and modes[0] != "f":
+        raise _Usage(
+            "cut: an input delimiter may be specified only when operating on fields\n" + _try("cut")
+        )
+    if len(delim) != 1:
+        raise _Usage(f"cut: the delimiter must be a single character\n{_try('cut')}")
+    what = {"f": "field", "c": "character", "b": "byte"}[modes[0]]
+    ranges = _ranges(opts[modes[0]], what)
+    inputs, errors = _read(ctx, "cut", names)
+
+    def pick(items: list[str]) -> list[str]:
+        return [x for i, x in enumerate(items, start=1) if any(lo <= i <= hi for lo, hi in ranges)]
+
+    out = []
+    for _, text in inputs:
+        for n, line in enumerate(_lines(text)):
+            if n % 512 == 511:
+                budget.check_time()
+            if modes[0] != "f":
+                out.append("".join(pick(list(line))))
+            elif delim not in line:
+                if "s" not in opts:
+                    out.append(line)
+            else:
+                out.append(delim.join(pick(line.split(delim))))
+    return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
+
+
+# ---------------------------------------------------------------------------- tr
+
+_CLASSES = {
+    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "lower": "abcdefghijklmnopqrstuvwxyz",
+    "digit": "0123456789",
+    "space": " \t\n\r\v\f",
+    "blank": " \t",
+    "punct": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+}
+_CLASSES["alpha"] = _CLASSES["upper"] + _CLASSES["lower"]
+_CLASSES["alnum"] = _CLASSES["alpha"] + _CLASSES["digit"]
+_CLASSES["xdigit"] = "0123456789ABCDEFabcdef"
+
+
+def _tr_set(spec: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(spec):
+        if spec.startswith("[:", i):
+            end = spec.find(":]", i + 2)
+            name = spec[i + 2 : end] if end > 0 else ""
+            if name not in _CLASSES:
+                raise _Usage(f"tr: invalid character class '{name}'")
+            out.append(_CLASSES[name])
+            i = end + 2
+            continue
+        ch = spec[i]
+        if ch == "\\" and i + 1 < len(spec):
+            ch = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(spec[i + 1], spec[i + 1])
+            i += 1
+        if i + 2 < len(spec) and spec[i + 1] == "-":
+            high = spec[i + 2]
+            if ord(high) < ord(ch):
+                raise _Usage(
+                    f"tr: range-endpoints of '{ch}-{high}' are in reverse collating sequence order"
+                )
+            if ord(high) - ord(ch) > 0x10000:
+                raise _Usage("tr: range too large for this lab")
+            out.append("".join(chr(c) for c in range(ord(ch), ord(high) + 1)))
+            i += 3
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _tr(ctx: Context, args: list[str]) -> Output:
+    long = {"--delete": "d", "--squeeze-repeats": "s", "--complement": "c"}
+    opts, sets = _options(args, "tr", "dscC", long=long)
+    if not sets:
+        raise _Usage(f"tr: missing operand\n{_try('tr')}")
+    delete, squeeze = "d" in opts, "s" in opts
+    complement = "c" in opts or "C" in opts
+    need = 1 if delete and not squeeze else (1 if squeeze and len(sets) == 1 else 2)
+    if len(sets) < need:
+        raise _Usage(
+            f"tr: missing operand after '{sets[0]}'\n"
+            "Two strings must be given when translating.\n" + _try("tr")
+        )
+    if len(sets) > need and not (delete and squeeze and len(sets) == 2):
+        raise _Usage(f"tr: extra operand '{sets[need]}'\n" + _try("tr"))
+    first = _tr_set(sets[0])
+    second = _tr_set(sets[1]) if len(sets) > 1 else ""
+    text = ctx.stdin
+    chosen = set(first)
+
+    def inside(c: str) -> bool:
+        return (c in chosen) != complement
+
+    if delete:
+        text = "".join(c for c in text if not inside(c))
+        first = second
+    elif second:
+        if complement:
+            text = "".join(second[-1] if inside(c) else c for c in text)
+            first = second
+        else:
+            padded = second + second[-1] * max(0, len(first) - len(second))
+            table = {ord(a): b for a, b in zip(first, padded, strict=False)}
+            text = text.translate(table)
+            first = second
+    if squeeze:
+        squeezed = set(first)
+        text = re.sub(
+            r"(.)\1+",
+            lambda m: m.group(1) if m.group(1) in squeezed else m.group(0),
+            text,
+            flags=re.S,
+        )
+    return Output(text[:-1] if text.endswith("\n") else text, newline=text.endswith("\n"))
+
+
+# ---------------------------------------------------------------------------- base64, less, more
+
+
+def _base64(ctx: Context, args: list[str]) -> Output:
+    long = {"--decode": "d", "--wrap": "w", "--ignore-garbage": "i"}
+    opts, names = _options(args, "base64", "di", valued="w", long=long)
+    if len(names) > 1:
+        raise _Usage(f"base64: extra operand '{names[1]}'\n{_try('base64')}")
+    inputs, errors = _read(ctx, "base64", names)
+    if errors:
+        return Output("", 1, stderr=errors[0])
+    text = inputs[0][1]
+    if "d" in opts:
+        data = re.sub(r"\s+", "", text)
+        if "i" in opts:
+            data = re.sub(r"[^A-Za-z0-9+/=]", "", data)
+        try:
+            decoded = b64.b64decode(data + "=" * (-len(data) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            good = re.match(r"[A-Za-z0-9+/]*", data)
+            prefix = good.group()[: len(good.group()) // 4 * 4] if good else ""
+            partial = b64.b64decode(prefix).decode("utf-8", errors="replace")
+            return Output(partial, 1, stderr="base64: invalid input")
+        out = decoded.decode("utf-8", errors="replace")
+        return Output(out[:-1] if out.endswith("\n") else out, newline=out.endswith("\n"))
+    wrap = budget.bounded_int(opts.get("w", "76"), 1 << 20)
+    if wrap is None:
+        raise _Usage(f"base64: invalid wrap size: '{opts['w']}'")
+    encoded = b64.b64encode(text.encode("utf-8", errors="replace")).decode()
+    if wrap:
+        encoded = "\n".join(encoded[i : i + wrap] for i in range(0, len(encoded), wrap))
+    return Output(encoded)
+
+
+def _pager(name: str) -> Callable[[Context, list[str]], Output]:
+    def page(ctx: Context, args: list[str]) -> Output:
+        names = [a for a in args if not a.startswith("-") or a == "-"]
+        if not names and not ctx.stdin:
+            if name == "less":
+                return Output("", 1, stderr='Missing filename ("less --help" for help)')
+            return Output("", 1, stderr=f"more: bad usage\n{_try('more')}")
+        message = (
+            "{name}: No such file or directory"
+            if name == "less"
+            else ("more: cannot open {name}: No such file or directory")
+        )
+        inputs, errors = _read(ctx, name, names, message)
+        text = "".join(t for _, t in inputs)
+        return Output(
+            text[:-1] if text.endswith("\n") else text, 1 if errors else 0, stderr="\n".join(errors)
+        )
+
+    page.__name__ = name
+    return page
+
+
+def _tee(ctx: Context, args: list[str]) -> Output:
+    opts, names = _options(args, "tee", "ai", long={"--append": "a"})
+    errors = []
+    for name in names:
+        existing = (files.read(ctx, name) or "") if "a" in opts else ""
+        problem = files.write(ctx, name, existing + ctx.stdin)
+        if problem:
+            errors.append(problem.replace("bash:", "tee:"))
+    text = ctx.stdin
+    newline = text.endswith("\n")
+    return Output(
+        text[:-1] if newline else text, 1 if errors else 0, "\n".join(errors), newline=newline
+    )
+
+
+tee = _tool("tee", _tee)
+wc = _tool("wc", _wc)
+sort = _tool("sort", _sort)
+uniq = _tool("uniq", _uniq)
+cut = _tool("cut", _cut)
+tr = _tool("tr", _tr)
+base64 = _tool("base64", _base64)
+less = _pager("less")
+more = _pager("more")

@@ -1,0 +1,54 @@
+"""The lab's shell in Chromium: a here-document typed line by line gets bash's `> ` prompt,
+Ctrl+C leaves it, and `clear` clears the screen."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_lab_browser import PROMPT, open_terminal, terminal_text
+
+pytestmark = pytest.mark.browser
+
+
+def enter(page: Page, line: str) -> None:
+    page.keyboard.type(line)
+    page.keyboard.press("Enter")
+
+
+def test_a_here_document_typed_line_by_line_prompts_with_a_continuation(page: Page) -> None:
+    open_terminal(page)
+    enter(page, "cat <<EOF > note.txt")
+    rows = page.locator(".xterm-rows")
+    continuation = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^>\s*$"))
+    expect(continuation).to_have_count(1)
+    enter(page, "gpu: $HOME")
+    enter(page, "EOF")
+    expect(rows).to_contain_text("> EOF")
+    enter(page, "cat note.txt")
+    expect(rows).to_contain_text("gpu: /home/admin")
+    expect(page.locator("#transcript-log")).to_contain_text("> gpu: $HOME")
+
+
+def test_ctrl_c_leaves_an_unfinished_command(page: Page) -> None:
+    open_terminal(page)
+    enter(page, "kubectl get nodes |")
+    rows = page.locator(".xterm-rows")
+    continuation = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^>\s*$"))
+    expect(continuation).to_have_count(1)
+    page.keyboard.press("Control+c")
+    expect(rows).to_contain_text("^C")
+    expect(rows).to_contain_text(re.compile(re.escape(PROMPT) + r"\s*$"))
+    enter(page, "echo back")
+    expect(rows).to_contain_text("back")
+
+
+def test_clear_clears_the_screen(page: Page) -> None:
+    open_terminal(page)
+    enter(page, "echo marker-before-clear")
+    expect(page.locator(".xterm-rows")).to_contain_text("marker-before-clear")
+    enter(page, "clear")
+    expect(page.locator(".xterm-rows")).not_to_contain_text("marker-before-clear")
+    assert terminal_text(page).lstrip().startswith(PROMPT.strip())

@@ -1,0 +1,165 @@
+"""The shell's language: variables, `$?`, lists, pipes, redirections, here-documents typed over
+several lines (bash's `> ` prompt), aliases, globs, command substitution, and completion."""
+
+from __future__ import annotations
+
+from simulators.lab import LabSession
+from simulators.lab.session import INTERRUPT
+from tests.unit.lab.shell_helpers import out, sh
+
+
+def test_a_variable_set_on_one_line_is_expanded_on_the_next(single: LabSession) -> None:
+    assert out(single, "NS=gpu-operator") == ""
+    assert out(single, "echo \"$NS\" ${NS} '$NS'") == "gpu-operator gpu-operator $NS"
+
+
+def test_unquoted_expansions_split_into_words_and_quoted_ones_do_not(single: LabSession) -> None:
+    single.run("X='a   b'")
+    assert out(single, "printf '[%s]' $X") == "[a][b]"
+    assert out(single, "printf '[%s]' \"$X\"") == "[a   b]"
+
+
+def test_export_puts_a_variable_in_the_environment_of_later_commands(single: LabSession) -> None:
+    single.run("LOCAL=1")
+    single.run("export EDITOR=nano")
+    env = out(single, "env")
+    assert "EDITOR=nano" in env.split("\n")
+    assert "LOCAL=1" not in env
+    assert 'declare -x EDITOR="nano"' in out(single, "export")
+    assert out(single, "FOO=bar env | grep FOO") == "FOO=bar"
+    assert out(single, "echo ${FOO:-unset}") == "unset"
+
+
+def test_dollar_question_is_the_status_of_the_last_command(single: LabSession) -> None:
+    single.run("kubectl get nodes nope")
+    assert out(single, "echo $?") == "1"
+    assert out(single, "true; echo $?") == "0"
+    assert out(single, "nosuchtool; echo $?") == "bash: nosuchtool: command not found\n127"
+
+
+def test_and_or_and_semicolon_run_as_bash_runs_them(single: LabSession) -> None:
+    assert out(single, "false && echo no; echo yes") == "yes"
+    assert out(single, "false || echo rescued") == "rescued"
+    assert out(single, "true && echo a || echo b") == "a"
+
+
+def test_a_pipe_feeds_stdout_and_leaves_errors_on_the_terminal(single: LabSession) -> None:
+    assert out(single, "kubectl get nodes -o name | wc -l") == "3"
+    output, code = sh(single, "cat nope.yaml | wc -l")
+    assert output == "cat: nope.yaml: No such file or directory\n0"
+    assert code == 0
+
+
+def test_stderr_can_be_discarded_or_joined_with_stdout(single: LabSession) -> None:
+    assert out(single, "kubectl get pods nope 2>/dev/null") == ""
+    single.run("kubectl get pods nope > err.txt 2>&1")
+    assert out(single, "cat err.txt") == 'Error from server (NotFound): pods "nope" not found'
+    assert out(single, "wc -l nope 2>/dev/null; echo $?") == "1"
+
+
+def test_output_redirection_writes_and_appends_lab_files(single: LabSession) -> None:
+    single.run("echo one > notes.txt")
+    single.run("echo two >> notes.txt")
+    assert single.world.state.files["notes.txt"] == "one\ntwo\n"
+    assert out(single, "wc -l < notes.txt") == "2"
+    assert out(single, "cat < missing.txt") == "bash: missing.txt: No such file or directory"
+
+
+def test_a_here_document_over_several_lines_prompts_with_a_continuation_and_writes_the_file(
+    single: LabSession,
+) -> None:
+    single.run("NAME=triton")
+    first = single.run("cat <<EOF > pod.yaml")
+    assert (first.output, first.prompt) == ("", "> ")
+    assert single.prompt == "> "
+    assert single.run("metadata:").prompt == "> "
+    assert single.run("  name: $NAME").prompt == "> "
+    assert single.run("").prompt == "> "  # a blank line belongs to the document
+    done = single.run("EOF")
+    assert (done.output, done.prompt) == ("", "admin@kadmin:~$ ")
+    assert single.world.state.files["pod.yaml"] == "metadata:\n  name: triton\n\n"
+    assert single.history[-1] == "cat <<EOF > pod.yaml\nmetadata:\n  name: $NAME\n\nEOF"
+    assert "admin@kadmin:~$ cat <<EOF > pod.yaml\n> metadata:\n" in single.replay()
+
+
+def test_a_quoted_delimiter_keeps_the_body_as_typed_and_dash_strips_tabs(
+    single: LabSession,
+) -> None:
+    single.run("cat <<'EOF' > a.txt\n$HOME `x`\nEOF")
+    assert single.world.state.files["a.txt"] == "$HOME `x`\n"
+    single.run("cat <<-END > b.txt\n\tindented\n\tEND")
+    assert single.world.state.files["b.txt"] == "indented\n"
+    assert out(single, "base64 -d <<< aGk=") == "hi"
+
+
+def test_a_pasted_here_document_applies_with_kubectl(single: LabSession) -> None:
+    manifest = (
+        "cat <<EOF | kubectl apply -f -\n"
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  namespace: default\n"
+        "data:\n  a: b\nEOF"
+    )
+    assert out(single, manifest) == "configmap/notes created"
+
+
+def test_ctrl_c_drops_an_unfinished_command(single: LabSession) -> None:
+    single.run("kubectl get nodes |")
+    assert single.prompt == "> "
+    result = single.run(INTERRUPT)
+    assert (result.output, result.prompt) == ("", "admin@kadmin:~$ ")
+    assert out(single, "echo fresh") == "fresh"
+
+
+def test_an_unfinished_command_survives_saving_and_restoring_the_lab(single: LabSession) -> None:
+    single.run("cat <<EOF > saved.txt")
+    single.run("kept")
+    restored = LabSession.from_json(single.to_json())
+    assert restored.prompt == "> "
+    restored.run("EOF")
+    assert restored.world.state.files["saved.txt"] == "kept\n"
+
+
+def test_k_is_kubectl_and_aliases_can_be_added_and_removed(single: LabSession) -> None:
+    assert out(single, "k get nodes -o name") == out(single, "kubectl get nodes -o name")
+    assert out(single, "alias") == "alias k='kubectl'"
+    single.run("alias kgn='kubectl get nodes'")
+    assert out(single, "kgn -o name | head -1") == "node/gpu-node1"
+    assert out(single, "type kgn") == "kgn is aliased to `kubectl get nodes'"
+    assert out(single, "unalias kgn; alias kgn") == "bash: alias: kgn: not found"
+    assert sh(single, "unalias nope") == ("bash: unalias: nope: not found", 1)
+
+
+def test_tab_completes_k_as_kubectl(single: LabSession) -> None:
+    assert single.complete("k get no") == single.complete("kubectl get no") == ["nodes"]
+    assert "k" in single.complete("")
+
+
+def test_globs_match_the_home_folders_files(single: LabSession) -> None:
+    single.run("echo 1 > a.yaml; echo 2 > b.yaml; echo 3 > c.txt")
+    assert out(single, "echo *.yaml") == "a.yaml b.yaml"
+    assert out(single, "echo '*.yaml' nomatch*") == "*.yaml nomatch*"
+
+
+def test_command_substitution_gives_a_commands_output_to_another(single: LabSession) -> None:
+    assert out(single, "echo node=$(kubectl get nodes -o name | head -1)") == "node=node/gpu-node1"
+    assert out(single, 'N="$(echo a b)"; echo "$N"') == "a b"
+
+
+def test_syntax_errors_are_bashs(single: LabSession) -> None:
+    assert sh(single, "| wc") == ("bash: syntax error near unexpected token `|'", 2)
+    assert out(single, "echo >") == "bash: syntax error near unexpected token `newline'"
+    assert out(single, "cat > $UNSET_VAR") == "bash: $UNSET_VAR: ambiguous redirect"
+
+
+def test_loops_and_conditionals_are_refused_in_one_line(single: LabSession) -> None:
+    output, code = sh(single, "for n in 1 2; do echo $n; done")
+    assert code == 2
+    assert output.startswith("bash: for: compound commands (if, for, while, case) are not")
+    assert "\n" not in output
+    assert out(single, "echo for done") == "for done"
+
+
+def test_output_without_a_final_newline_reaches_pipes_and_files_exactly(single: LabSession) -> None:
+    single.run("printf 'a' > one.txt; echo -n b >> one.txt; printf 'c\\n' >> one.txt")
+    assert single.world.state.files["one.txt"] == "abc\n"
+    assert out(single, "printf 'x' | wc -c") == "1"
+    assert out(single, "echo x | wc -c") == "2"
