@@ -1,4 +1,4 @@
-"""Checks for the tickets on the stack under Run:ai (scheduler-bypass, ...).
+"""Checks for the tickets on the stack under Run:ai (scheduler-bypass, idle-allocations, ...).
 
 Like simulators.lab.checks, each reads the cluster's state, never the commands typed.
 """
@@ -85,11 +85,41 @@ def bypass_baseline_kept(world: World) -> bool:
     return _running(wl) and restarts == 0
 
 
+def idle_finetune_runs(world: World) -> bool:
+    return _running(_workload(world, "team-llm", "llm-finetune"))
+
+
+IDLE_WORKSPACES = ("nb-alice", "nb-frank")
+IN_USE = (("team-vision", "nb-bob"), ("team-llm", "llm-pretrain"), ("team-llm", "llm-eval"))
+
+
+def idle_suspended(world: World) -> bool:
+    """Suspended, not deleted: the policy keeps an idle workspace for its owner to resume."""
+    for name in IDLE_WORKSPACES:
+        wl = _workload(world, "team-vision", name)
+        if wl is None or wl["metadata"].get("deletionTimestamp") or runai.active_of(wl):
+            return False
+    return True
+
+
+def idle_active_kept(world: World) -> bool:
+    def untouched(project: str, name: str) -> bool:
+        wl = _workload(world, project, name)
+        return _running(wl) and int(status(wl).get("evictions", 0) or 0) == 0 if wl else False
+
+    return all(untouched(project, name) for project, name in IN_USE)
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "scheduler-bypass": {
         "no-bypass": bypass_gone,
         "guaranteed-runs": bypass_guaranteed_runs,
         "sweeps-queued": bypass_sweeps_queued,
         "baseline-kept": bypass_baseline_kept,
+    },
+    "idle-allocations": {
+        "finetune-runs": idle_finetune_runs,
+        "idle-suspended": idle_suspended,
+        "active-kept": idle_active_kept,
     },
 }

@@ -35,6 +35,7 @@ STEPS_BETWEEN_COMMANDS = 3
         "inference-priority",
         "node-pool-quota",
         "scheduler-bypass",
+        "idle-allocations",
     ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:

@@ -19,6 +19,7 @@ TICKETS = [
     "inference-priority",
     "node-pool-quota",
     "scheduler-bypass",
+    "idle-allocations",
 ]
 
 
