@@ -167,7 +167,7 @@ def _needs_sync(pod: Obj) -> bool:
         state = cstatus.get("state") or {}
         if "waiting" in state:
             return True
-    return any(runtime.may_exit(c) for c in _containers(pod))
+    return any(runtime.may_exit(c) or runtime.probed(c) for c in _containers(pod))
 
 
 # ---------------------------------------------------------------------------- pods
@@ -299,6 +299,7 @@ def _sync_pod(
                 )
         elif "running" in state:
             changed |= _maybe_exit(api, pod, container, cstatus)
+            changed |= _probe(api, pod, node, container, cstatus)
     if not changed:
         return
     pod_status["containerStatuses"] = [
@@ -446,9 +447,22 @@ def _start(
             host=host,
         )
         return
-    cstatus["ready"] = True
+    cstatus["ready"] = behaviour.ready
     cstatus["started"] = True
     cstatus["state"] = {"running": {"startedAt": now}}
+
+
+def _probe(
+    api: KubeletAPI, pod: Obj, node: Obj, container: dict[str, Any], cstatus: dict[str, Any]
+) -> bool:
+    """A running container's readiness, where the runtime gives it one; True when it changed."""
+    verdict = runtime.readiness(api, pod, container, node)
+    if verdict is None or verdict[0] == bool(cstatus.get("ready")):
+        return False
+    ready, lines = verdict
+    cstatus["ready"] = ready
+    api.append_log(namespace_of(pod), name_of(pod), str(container.get("name")), list(lines))
+    return True
 
 
 def _duration(seconds: int) -> str:

@@ -1,4 +1,5 @@
-"""Checks for the tickets on the stack under Run:ai (scheduler-bypass, idle-allocations, ...).
+"""Checks for the tickets on the stack under Run:ai (scheduler-bypass, idle-allocations,
+driver-stack, ...).
 
 Like simulators.lab.checks, each reads the cluster's state, never the commands typed.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from simulators.cluster.api import Obj
-from simulators.controllers import runai
+from simulators.controllers import gpu_operator, gpu_state, runai
 from simulators.controllers.util import (
     DEFAULT_SCHEDULER,
     RUNAI_SCHEDULER,
@@ -110,6 +111,63 @@ def idle_active_kept(world: World) -> bool:
     return all(untouched(project, name) for project, name in IN_USE)
 
 
+BROKEN_NODE = "gpu-node3"
+OTHER_NODES = ("gpu-node1", "gpu-node2")
+
+
+def _operator_pods(world: World, node: str, app: str | None = None) -> list[Obj]:
+    return [
+        pod
+        for pod in items(world.api, "pods", gpu_operator.NAMESPACE)
+        if spec(pod).get("nodeName") == node
+        and not pod["metadata"].get("deletionTimestamp")
+        and (app is None or (pod["metadata"].get("labels") or {}).get("app") == app)
+    ]
+
+
+def _waiting(pod: Obj) -> bool:
+    return any(
+        (c.get("state") or {}).get("waiting", {}).get("reason") == "CrashLoopBackOff"
+        for c in status(pod).get("containerStatuses") or []
+    )
+
+
+def _ready(pod: Obj) -> bool:
+    statuses = status(pod).get("containerStatuses") or []
+    return bool(statuses) and all(c.get("ready") for c in statuses)
+
+
+def driver_settled(world: World) -> bool:
+    return not any(_waiting(pod) for pod in _operator_pods(world, BROKEN_NODE))
+
+
+def driver_validated(world: World) -> bool:
+    validators = _operator_pods(world, BROKEN_NODE, gpu_operator.VALIDATOR)
+    return bool(validators) and all(_ready(pod) for pod in validators)
+
+
+def driver_gpus_advertised(world: World) -> bool:
+    node = world.api.get("nodes", BROKEN_NODE)
+    return str(status(node).get("allocatable", {}).get("nvidia.com/gpu", "0")) == "8"
+
+
+def driver_training_runs(world: World) -> bool:
+    return _running(_workload(world, "team-llm", "llm-finetune"))
+
+
+def driver_operator_elsewhere(world: World) -> bool:
+    if gpu_state.policy_value(world.api, "driver", "enabled") is False:
+        return False
+    for name in OTHER_NODES:
+        labels = world.api.get("nodes", name)["metadata"].get("labels") or {}
+        drivers = _operator_pods(world, name, gpu_operator.DRIVER)
+        if labels.get(gpu_state.DEPLOY_DRIVER_LABEL) != "true" or not drivers:
+            return False
+        if not all(_ready(pod) for pod in drivers):
+            return False
+    return True
+
+
 CHECKS: dict[str, dict[str, Check]] = {
     "scheduler-bypass": {
         "no-bypass": bypass_gone,
@@ -121,5 +179,12 @@ CHECKS: dict[str, dict[str, Check]] = {
         "finetune-runs": idle_finetune_runs,
         "idle-suspended": idle_suspended,
         "active-kept": idle_active_kept,
+    },
+    "driver-stack": {
+        "driver-settled": driver_settled,
+        "validated": driver_validated,
+        "gpus-advertised": driver_gpus_advertised,
+        "training-runs": driver_training_runs,
+        "operator-elsewhere": driver_operator_elsewhere,
     },
 }

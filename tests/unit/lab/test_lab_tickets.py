@@ -20,6 +20,7 @@ TICKETS = [
     "node-pool-quota",
     "scheduler-bypass",
     "idle-allocations",
+    "driver-stack",
 ]
 
 
