@@ -157,6 +157,8 @@ def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
         if admit_only and not first_seen:
             continue
         if not first_seen and not _needs_sync(pod):
+            if not admit_only and any(runtime.probed(c) for c in _containers(pod)):
+                _probe(api, pod, nodes[node_name])
             continue
         _sync_pod(api, pod, nodes[node_name], pods, claimed)
 
@@ -167,7 +169,7 @@ def _needs_sync(pod: Obj) -> bool:
         state = cstatus.get("state") or {}
         if "waiting" in state:
             return True
-    return any(runtime.may_exit(c) or runtime.probed(c) for c in _containers(pod))
+    return any(runtime.may_exit(c) for c in _containers(pod))
 
 
 # ---------------------------------------------------------------------------- pods
@@ -299,7 +301,6 @@ def _sync_pod(
                 )
         elif "running" in state:
             changed |= _maybe_exit(api, pod, container, cstatus)
-            changed |= _probe(api, pod, node, container, cstatus)
     if not changed:
         return
     pod_status["containerStatuses"] = [
@@ -452,17 +453,26 @@ def _start(
     cstatus["state"] = {"running": {"startedAt": now}}
 
 
-def _probe(
-    api: KubeletAPI, pod: Obj, node: Obj, container: dict[str, Any], cstatus: dict[str, Any]
-) -> bool:
-    """A running container's readiness, where the runtime gives it one; True when it changed."""
-    verdict = runtime.readiness(api, pod, container, node)
-    if verdict is None or verdict[0] == bool(cstatus.get("ready")):
-        return False
-    ready, lines = verdict
-    cstatus["ready"] = ready
-    api.append_log(namespace_of(pod), name_of(pod), str(container.get("name")), list(lines))
-    return True
+def _probe(api: KubeletAPI, pod: Obj, node: Obj) -> None:
+    """Running containers whose readiness follows the cluster (``runtime.readiness``)."""
+    pod_status = dict(status(pod))
+    cstatuses = [dict(c) for c in pod_status.get("containerStatuses") or []]
+    by_name = {str(c.get("name")): c for c in cstatuses}
+    changed = False
+    for container in _containers(pod):
+        cstatus = by_name.get(str(container.get("name")))
+        if cstatus is None or "running" not in (cstatus.get("state") or {}):
+            continue
+        ready = runtime.readiness(api, container, node)
+        if ready is None or ready == bool(cstatus.get("ready")):
+            continue
+        cstatus["ready"] = ready
+        lines = list(runtime.readiness_log(api, ready, node))
+        api.append_log(namespace_of(pod), name_of(pod), str(container.get("name")), lines)
+        changed = True
+    if changed:
+        pod_status["containerStatuses"] = cstatuses
+        _finish_status(api, pod, pod_status, timestamp(api))
 
 
 def _duration(seconds: int) -> str:

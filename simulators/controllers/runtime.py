@@ -277,19 +277,21 @@ def probed(container: dict[str, object]) -> bool:
     return "gpu-operator-validator" in str(container.get("image", ""))
 
 
-def readiness(
-    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj
-) -> tuple[bool, tuple[str, ...]] | None:
-    """A running container whose readiness follows the cluster: (ready now, lines it logs).
+def readiness(api: ClusterAPI, container: dict[str, object], node: Obj) -> bool | None:
+    """A running container whose readiness follows the cluster (None: it has no such probe).
 
-    Only the operator validator has one: it waits (unready, retrying) while the node's driver
-    container can't come up, and passes once the node has a driver. None: no such probe.
+    Only the operator validator has one: it waits, unready, while the node's driver container
+    can't come up, and passes once the node has a driver. Reads no clock, so a kubelet pass
+    that finds nothing changed stays quiet.
     """
     if not probed(container):
         return None
-    if gpu_state.driver_blocked(api, node):
-        return False, _validator_waiting(api.now())
-    return True, _validated(api.now(), node)
+    return not gpu_state.driver_blocked(api, node)
+
+
+def readiness_log(api: ClusterAPI, ready: bool, node: Obj) -> tuple[str, ...]:
+    """What a probed container logs when its readiness turns."""
+    return _validated(api.now(), node) if ready else _validator_waiting(api.now())
 
 
 def _mig_manager(
