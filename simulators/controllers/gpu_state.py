@@ -16,6 +16,9 @@ from simulators.engine.mig import mig_advertisement
 CLUSTER_POLICY = "cluster-policy"
 CLUSTER_POLICIES = "clusterpolicies.nvidia.com"
 DEFAULT_MIG_CONFIG = "default-mig-parted-config"
+# A node whose host already loaded an NVIDIA driver (its version), outside the operator's reach.
+HOST_DRIVER_ANNOTATION = "lab.kadmin/host-driver"
+DEPLOY_DRIVER_LABEL = "nvidia.com/gpu.deploy.driver"
 
 
 def cluster_policy(api: ClusterAPI) -> Obj | None:
@@ -39,6 +42,26 @@ def mig_strategy(api: ClusterAPI) -> str:
 def mig_config_name(api: ClusterAPI) -> str:
     value = policy_value(api, "migManager", "config", "name")
     return value if isinstance(value, str) and value else DEFAULT_MIG_CONFIG
+
+
+def host_driver(node: Obj) -> str:
+    """The version of the driver the host itself loaded ("" when only the operator's runs)."""
+    return str((node.get("metadata", {}).get("annotations") or {}).get(HOST_DRIVER_ANNOTATION, ""))
+
+
+def driver_blocked(api: ClusterAPI, node: Obj) -> bool:
+    """The operator still deploys its driver container where the host's driver is in use.
+
+    The container can't unload the host's modules, so it crash-loops and the node's
+    validations wait for it. ``nvidia.com/gpu.deploy.driver=false`` on the node (or the
+    driver disabled in the ClusterPolicy) leaves the host's driver as the node's driver.
+    """
+    if not host_driver(node):
+        return False
+    if policy_value(api, "driver", "enabled") is False:
+        return False
+    labels = node.get("metadata", {}).get("labels") or {}
+    return labels.get(DEPLOY_DRIVER_LABEL) == "true"
 
 
 def device_plugin_error(node: Obj, strategy: str) -> str:
@@ -83,7 +106,7 @@ def advertised(
     api: ClusterAPI, node: Obj, strategy: str, *, plugin_running: bool
 ) -> dict[str, int]:
     """The extended resources a healthy device plugin registers with the kubelet."""
-    if not plugin_running:
+    if not plugin_running or driver_blocked(api, node):
         return {}
     layout = hardware.read_layout(node)
     if not layout or device_plugin_error(node, strategy):

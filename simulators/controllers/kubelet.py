@@ -157,6 +157,8 @@ def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
         if admit_only and not first_seen:
             continue
         if not first_seen and not _needs_sync(pod):
+            if not admit_only and any(runtime.probed(c) for c in _containers(pod)):
+                _probe(api, pod, nodes[node_name])
             continue
         _sync_pod(api, pod, nodes[node_name], pods, claimed)
 
@@ -446,9 +448,31 @@ def _start(
             host=host,
         )
         return
-    cstatus["ready"] = True
+    cstatus["ready"] = behaviour.ready
     cstatus["started"] = True
     cstatus["state"] = {"running": {"startedAt": now}}
+
+
+def _probe(api: KubeletAPI, pod: Obj, node: Obj) -> None:
+    """Running containers whose readiness follows the cluster (``runtime.readiness``)."""
+    pod_status = dict(status(pod))
+    cstatuses = [dict(c) for c in pod_status.get("containerStatuses") or []]
+    by_name = {str(c.get("name")): c for c in cstatuses}
+    changed = False
+    for container in _containers(pod):
+        cstatus = by_name.get(str(container.get("name")))
+        if cstatus is None or "running" not in (cstatus.get("state") or {}):
+            continue
+        ready = runtime.readiness(api, container, node)
+        if ready is None or ready == bool(cstatus.get("ready")):
+            continue
+        cstatus["ready"] = ready
+        lines = list(runtime.readiness_log(api, ready, node))
+        api.append_log(namespace_of(pod), name_of(pod), str(container.get("name")), lines)
+        changed = True
+    if changed:
+        pod_status["containerStatuses"] = cstatuses
+        _finish_status(api, pod, pod_status, timestamp(api))
 
 
 def _duration(seconds: int) -> str:

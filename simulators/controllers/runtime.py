@@ -29,6 +29,8 @@ class Behaviour:
     exit_code: int = 0
     crash: bool = False
     crash_logs: tuple[str, ...] = field(default=())
+    # A running container that is not (yet) ready: see readiness().
+    ready: bool = True
 
 
 Rule = Callable[[ClusterAPI, Obj, dict[str, object], Obj | None], Behaviour]
@@ -134,11 +136,51 @@ def _gfd(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | No
     return Behaviour(tuple(lines))
 
 
+DRIVER_START = ("DRIVER_ARCH is x86_64", "Creating directory NVIDIA-Linux-x86_64-550.127.08")
+
+# `lsmod | grep nvidia` on a host whose own 550 driver is loaded, persistenced holding it.
+HOST_LSMOD = (
+    "nvidia_uvm           4956160  0",
+    "nvidia_drm             122880  0",
+    "nvidia_modeset        1355776  1 nvidia_drm",
+    "nvidia               54386688  10 nvidia_uvm,nvidia_modeset",
+    "drm_kms_helper         274432  1 nvidia_drm",
+    "drm                    708608  4 drm_kms_helper,nvidia,nvidia_drm",
+)
+
+
 def _driver(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
+    """The driver container's ``nvidia-driver init`` (NVIDIA/gpu-driver-container, ubuntu22.04).
+
+    Where the host already loaded its own driver, ``_unload_driver`` finds the modules in use,
+    prints ``lsmod | grep nvidia`` and gives up; the EXIT trap's ``_shutdown`` tries once more.
+    """
+    if node is not None and gpu_state.driver_blocked(api, node):
+        kernel = str((node.get("status") or {}).get("nodeInfo", {}).get("kernelVersion", ""))
+        unload = (
+            "Stopping NVIDIA persistence daemon...",
+            "Unloading NVIDIA driver kernel modules...",
+            *HOST_LSMOD,
+            "Could not unload NVIDIA driver kernel modules, driver is in use",
+        )
+        return Behaviour(
+            DRIVER_START,
+            crash=True,
+            exit_code=1,
+            crash_logs=(
+                "",
+                "========== NVIDIA Software Installer ==========",
+                "",
+                "Starting installation of NVIDIA driver version 550.127.08 for Linux kernel "
+                f"version {kernel}",
+                "",
+                *unload,
+                *unload,
+            ),
+        )
     return Behaviour(
         (
-            "DRIVER_ARCH is x86_64",
-            "Creating directory NVIDIA-Linux-x86_64-550.127.08",
+            *DRIVER_START,
             "Loading NVIDIA driver kernel modules...",
             "+ modprobe nvidia",
             "+ modprobe nvidia-uvm",
@@ -197,10 +239,59 @@ def _dcgm_exporter(
     )
 
 
+VALIDATED = "all validations are successful"
+
+
+def _validator_waiting(now: datetime) -> tuple[str, ...]:
+    """gpu-operator-validator's runCommandWithWait on the driver container's ready file."""
+    ready = "/run/nvidia/validations/.driver-ctr-ready"
+    return (
+        f"running command /bin/sh with args [-c stat {ready}]",
+        f"stat: cannot stat '{ready}': No such file or directory",
+        logrus(now, "warning", "error running command: exit status 1"),
+        "command failed, retrying after 5 seconds",
+    )
+
+
 def _validator(
     api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
 ) -> Behaviour:
-    return Behaviour(("all validations are successful",))
+    if node is not None and gpu_state.driver_blocked(api, node):
+        return Behaviour(_validator_waiting(api.now()), ready=False)
+    return Behaviour(_validated(api.now(), node))
+
+
+def _validated(now: datetime, node: Obj | None) -> tuple[str, ...]:
+    """The validator's lines once its checks pass; a host's own driver is detected first."""
+    if node is None or not gpu_state.host_driver(node):
+        return (VALIDATED,)
+    return (
+        logrus(now, "info", "Attempting to validate a pre-installed driver on the host"),
+        logrus(now, "info", "Detected a pre-installed driver on the host"),
+        VALIDATED,
+    )
+
+
+def probed(container: dict[str, object]) -> bool:
+    """Whether the kubelet asks readiness() about this container while it runs."""
+    return "gpu-operator-validator" in str(container.get("image", ""))
+
+
+def readiness(api: ClusterAPI, container: dict[str, object], node: Obj) -> bool | None:
+    """A running container whose readiness follows the cluster (None: it has no such probe).
+
+    Only the operator validator has one: it waits, unready, while the node's driver container
+    can't come up, and passes once the node has a driver. Reads no clock, so a kubelet pass
+    that finds nothing changed stays quiet.
+    """
+    if not probed(container):
+        return None
+    return not gpu_state.driver_blocked(api, node)
+
+
+def readiness_log(api: ClusterAPI, ready: bool, node: Obj) -> tuple[str, ...]:
+    """What a probed container logs when its readiness turns."""
+    return _validated(api.now(), node) if ready else _validator_waiting(api.now())
 
 
 def _mig_manager(

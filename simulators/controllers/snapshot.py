@@ -252,7 +252,9 @@ class Snapshot:
                 cordoned = True  # MIG devices held by others: place nothing new beside them
             model = hardware.gpu_model(node)
             if plugin_pods:
-                healthy = device_plugin.device_plugin_running(plugin_pods, name)
+                healthy = device_plugin.device_plugin_running(
+                    plugin_pods, name
+                ) and not gpu_state.driver_blocked(self.api, node)
             else:
                 healthy = any(
                     str(k).startswith("nvidia.com/") and str(v) not in ("0", "")

@@ -22,6 +22,7 @@ from simulators.controllers import (
 )
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
+from simulators.lab import checks_stack
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -551,6 +552,9 @@ CHECKS: dict[str, dict[str, Check]] = {
         "guaranteed-kept": pool_guaranteed_kept,
     },
 }
+
+
+CHECKS.update(checks_stack.CHECKS)
 
 
 def has_check(ticket_id: str, item_id: str) -> bool:

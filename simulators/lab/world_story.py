@@ -14,7 +14,7 @@ import yaml
 from simulators.cluster.api import Obj
 from simulators.cluster.clock import EPOCH, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import hardware, runai
+from simulators.controllers import gpu_state, hardware, runai
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import DAY, GPUS_PER_NODE
@@ -91,6 +91,17 @@ def _yesterday(api: MockCluster, spec: dict[str, Any], files: dict[str, str]) ->
         labels = {str(k): str(v) for k, v in (overrides.get("labels") or {}).items()}
         if labels:
             api.patch("nodes", str(node_name), {"metadata": {"labels": labels}})
+        if overrides.get("host_driver"):
+            _host_driver(api, str(node_name), str(overrides["host_driver"]))
+
+
+def _host_driver(api: MockCluster, node: str, version: str) -> None:
+    """The node was reimaged with its own NVIDIA driver and rebooted: its daemon pods restart."""
+    annotation = {gpu_state.HOST_DRIVER_ANNOTATION: version}
+    api.patch("nodes", node, {"metadata": {"annotations": annotation}})
+    for pod in api.list("pods", "gpu-operator")["items"]:
+        if pod["spec"].get("nodeName") == node:
+            api.delete("pods", pod["metadata"]["name"], "gpu-operator")
 
 
 def _documents(files: dict[str, str], filename: str) -> list[dict[str, Any]]:

@@ -34,6 +34,9 @@ STEPS_BETWEEN_COMMANDS = 3
         "gang-fragmentation",
         "inference-priority",
         "node-pool-quota",
+        "scheduler-bypass",
+        "idle-allocations",
+        "driver-stack",
     ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:

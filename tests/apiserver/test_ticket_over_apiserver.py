@@ -116,3 +116,39 @@ def test_mig_mixed_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
             time.sleep(1)
             done = checklist(server)
         assert done == {"layout-applied": True, "strategy-mixed": True, "triton-on-slice": True}
+
+
+def test_driver_stack_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("driver-stack", tmp_path, timeout=120) as server:
+        assert not checklist(server)["gpus-advertised"]
+        on_node3 = ("-n", "gpu-operator", "--field-selector", "spec.nodeName=gpu-node3")
+        driver = ok(
+            server.kubectl(
+                "get", "pods", *on_node3, "-l", "app=nvidia-driver-daemonset",
+                "-o", "jsonpath={.items[0].metadata.name}",
+            )
+        )  # fmt: skip
+        log = ok(server.kubectl("logs", "-n", "gpu-operator", driver))
+        assert log.splitlines()[-1] == (
+            "Could not unload NVIDIA driver kernel modules, driver is in use"
+        )
+        ok(server.kubectl("label", "node", "gpu-node3", "nvidia.com/gpu.deploy.driver=false",
+                          "--overwrite"))  # fmt: skip
+        waited = server.kubectl(
+            "wait", "--for=condition=Ready", "pod", *on_node3[:2],
+            "-l", "app=nvidia-operator-validator", "--timeout=60s",
+        )  # fmt: skip
+        assert "condition met" in ok(waited)
+        gpus = "jsonpath={.status.allocatable.nvidia\\.com/gpu}"
+        for _ in range(30):
+            if ok(server.kubectl("get", "node", "gpu-node3", "-o", gpus)) == "8":
+                break
+            time.sleep(1)
+        assert ok(server.kubectl("get", "node", "gpu-node3", "-o", gpus)) == "8"
+        done = checklist(server)
+        for _ in range(30):
+            if all(done.values()):
+                break
+            time.sleep(1)
+            done = checklist(server)
+        assert all(done.values()), done

@@ -213,6 +213,18 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
         ("gang-fragmentation", ["gang-started", "gang-whole-nodes", "active-kept"]),
         ("inference-priority", ["inference-runs", "within-quota", "borrowed-returned"]),
         ("node-pool-quota", ["notebook-runs", "within-pool-quota", "guaranteed-kept"]),
+        ("scheduler-bypass", ["no-bypass", "guaranteed-runs", "sweeps-queued", "baseline-kept"]),
+        ("idle-allocations", ["finetune-runs", "idle-suspended", "active-kept"]),
+        (
+            "driver-stack",
+            [
+                "driver-settled",
+                "validated",
+                "gpus-advertised",
+                "training-runs",
+                "operator-elsewhere",
+            ],
+        ),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

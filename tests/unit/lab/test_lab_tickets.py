@@ -18,6 +18,9 @@ TICKETS = [
     "gang-fragmentation",
     "inference-priority",
     "node-pool-quota",
+    "scheduler-bypass",
+    "idle-allocations",
+    "driver-stack",
 ]
 
 
