@@ -116,12 +116,16 @@ def command(request: HtmxHttpRequest, attempt_id: int, position: int) -> HttpRes
     attempt = own_attempt(request, attempt_id)
     task = own_task(attempt, position)
     here = reverse("lab:exam-task", args=[attempt.pk, position]) + "#transcript"
+    line = request.POST.get("line", "")
     if not exam.accepts(attempt):
         if is_partial(request):
-            return HttpResponse(exam.TIME_UP, status=409, content_type="text/plain")
+            # Shown in the transcript as the shell's answer; the line was not run.
+            late = {"line": line[:80], "output": exam.TIME_UP}
+            return vary_on_htmx(
+                render(request, "lab/exam_task.html#command-result", {"result": late})
+            )
         flash(request, exam.TIME_UP, kind="error")
-        return redirect(here)
-    line = request.POST.get("line", "")
+        return vary_on_htmx(redirect(here))
     token = request.POST.get("editor_token")
     if token is not None:
         text = request.POST.get("editor_text", "").replace("\r\n", "\n")

@@ -124,6 +124,12 @@ def test_hints_are_off_in_an_exam_task(client: Client, quick_pool: None) -> None
     client.post(f"/lab/exam/{attempt.pk}/1/command", {"line": "hint"})
     page = client.get(f"/lab/exam/{attempt.pk}/1/").content.decode()
     assert "hint: hints are off in exam mode" in page
+    # The form's htmx answer is the transcript entry alone: no checklist swapped in.
+    partial = client.post(
+        f"/lab/exam/{attempt.pk}/1/command", {"line": "hint"}, headers={"HX-Request": "true"}
+    ).content.decode()
+    assert "hint: hints are off in exam mode" in partial
+    assert "checklist" not in partial and "<html" not in partial
 
 
 def test_another_browser_cannot_see_or_drive_an_attempt(client: Client) -> None:
@@ -186,6 +192,12 @@ def test_a_late_finish_is_scored_as_of_the_deadline(client: Client, quick_pool: 
         follow=True,
     )
     assert exam.TIME_UP in response.content.decode()
+    late = client.post(
+        f"/lab/exam/{attempt.pk}/{position}/command",
+        {"line": "runai workspace list -p team-vision"},
+        headers={"HX-Request": "true"},
+    )
+    assert exam.TIME_UP in late.content.decode() and late.status_code == 200
     # The page finished the exam: a finish now changes nothing.
     client.post(f"/lab/exam/{attempt.pk}/finish")
     report = report_of(client, attempt)
