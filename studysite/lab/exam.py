@@ -223,16 +223,15 @@ def report(attempt: ExamAttempt) -> list[TaskReport]:
 
 
 def delete_orphans() -> int:
-    """Delete the attempts (and their labs) of sessions that no longer exist: labs deleted."""
+    """Delete the attempts (and their labs) of sessions that no longer exist, and any lab a
+    finished attempt still has (a command that raced its finish); returns the labs deleted."""
     from django.contrib.sessions.models import Session
 
     live = Session.objects.values("session_key")
     deleted = 0
-    for attempt in ExamAttempt.objects.exclude(session_key__in=live):
-        deleted += (
-            SavedLab.objects.filter(session_key__startswith=f"{LAB_PREFIX}{attempt.token}-")
-            .delete()[1]
-            .get("lab.SavedLab", 0)
-        )
-        attempt.delete()
+    gone = ExamAttempt.objects.exclude(session_key__in=live)
+    for attempt in [*gone, *ExamAttempt.objects.filter(finished__isnull=False)]:
+        labs = SavedLab.objects.filter(session_key__startswith=f"{LAB_PREFIX}{attempt.token}-")
+        deleted += labs.delete()[1].get("lab.SavedLab", 0)
+    gone.delete()
     return deleted

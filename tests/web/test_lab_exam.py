@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from datetime import timedelta
@@ -290,3 +291,17 @@ def test_a_retake_draws_other_tickets_or_seeds(client: Client) -> None:
 def test_the_lab_index_and_the_guide_link_the_exam(client: Client) -> None:
     assert 'href="/lab/exam/"' in client.get("/lab/").content.decode()
     assert 'href="/lab/exam/"' in client.get("/guide/lab/").content.decode()
+
+
+def test_cleanlabs_keeps_a_live_sessions_exam_and_deletes_an_expired_ones(client: Client) -> None:
+    from django.contrib.sessions.models import Session
+    from django.core.management import call_command
+
+    attempt = start(client)
+    call_command("cleanlabs", stdout=io.StringIO())
+    labs = SavedLab.objects.filter(session_key__startswith="exam-")
+    assert labs.count() == attempt.tasks.count()
+    Session.objects.all().delete()
+    call_command("cleanlabs", stdout=io.StringIO())
+    assert not SavedLab.objects.exists()
+    assert not ExamAttempt.objects.filter(pk=attempt.pk).exists()
