@@ -269,6 +269,10 @@ EXPENSIVE_CPU_SECONDS_PER_MINUTE = env_int("EXPENSIVE_CPU_SECONDS_PER_MINUTE", 2
 EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS = env_int(
     "EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS", 200, minimum=1
 )
+# The lab exam (studysite.lab.exam): its clock in minutes (a learner may set another per
+# attempt), and the tickets it draws from (empty: every ticket of the lab).
+LAB_EXAM_MINUTES = env_int("LAB_EXAM_MINUTES", 60, minimum=1)
+LAB_EXAM_TICKETS = env_list("LAB_EXAM_TICKETS", [])
 # Only the websocket benchmark turns this on: a bare echo consumer to compare against.
 LAB_BENCH_ECHO = env_bool("LAB_BENCH_ECHO", False)
 

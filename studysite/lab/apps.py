@@ -14,9 +14,10 @@ class LabConfig(AppConfig):
 
         from simulators.lab import list_tickets
         from studysite.guide.pages import register_extra
-        from studysite.lab import progress
+        from studysite.lab import exam_progress, progress
 
         progress.register()
+        exam_progress.register()
         register_extra(
             "lab",
             lambda: render_to_string("lab/_guide_extra.html", {"tickets": list_tickets()}),

@@ -256,7 +256,11 @@ class LabConsumer(AsyncWebsocketConsumer):
         if not await in_pool(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
-        self.session_key = session.session_key
+        await self.begin(session.session_key)
+
+    async def begin(self, session_key: str) -> None:
+        """Accept a connection checked by `connect` and start its worker."""
+        self.session_key = session_key
         self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
         # A frame to handle, an error to send in its turn, or None: stop.
@@ -338,7 +342,7 @@ class LabConsumer(AsyncWebsocketConsumer):
 
     async def work(self) -> None:
         try:
-            self.opened, replay = await in_pool(open_terminal, self.session_key, self.ticket)
+            self.opened, replay = await self.open_terminal()
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -360,6 +364,10 @@ class LabConsumer(AsyncWebsocketConsumer):
             except Exception:
                 log.exception("lab frame failed")
                 await self.send_error("lab: internal error; the frame was ignored")
+
+    async def open_terminal(self) -> tuple[store.OpenLab, str]:
+        """The lab this socket drives, and its replay frame (the session's lab of the ticket)."""
+        return await in_pool(open_terminal, self.session_key, self.ticket)
 
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]

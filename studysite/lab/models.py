@@ -91,3 +91,47 @@ class LoggedCommand(models.Model):
 
     def __str__(self) -> str:
         return f"{self.position}: {self.line[:40]}"
+
+
+class ExamAttempt(models.Model):
+    """One lab exam taken by one browser session (studysite.lab.exam).
+
+    `token` names the attempt's labs (exam.lab_key): random, so a task's lab is apart from the
+    learner's practice lab of the same ticket and from any other attempt's. `deadline` is the
+    one clock for every task; `finished` is set once the tasks are scored (their results kept).
+    """
+
+    session_key = models.CharField(max_length=40, db_index=True)
+    token = models.CharField(max_length=24, unique=True)
+    started = models.DateTimeField()
+    deadline = models.DateTimeField()
+    finished = models.DateTimeField(null=True)
+
+    class Meta:
+        ordering = ["-started"]
+
+    def __str__(self) -> str:
+        return f"exam {self.token} for {self.session_key[:8]}…"
+
+
+class ExamTask(models.Model):
+    """One ticket of an exam attempt: its lab's seed, when its commands were typed, and (once
+    the attempt is finished) its `result`: the checklist as the checks saw it, the commands
+    typed and the model answer (exam.score)."""
+
+    attempt = models.ForeignKey(ExamAttempt, on_delete=models.CASCADE, related_name="tasks")
+    position = models.PositiveSmallIntegerField()
+    ticket = models.CharField(max_length=64)
+    seed = models.PositiveBigIntegerField()
+    first_command = models.DateTimeField(null=True)
+    last_command = models.DateTimeField(null=True)
+    result = models.JSONField(null=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "position"], name="one_task_per_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.position} ({self.ticket})"

@@ -101,7 +101,7 @@ def test_importing_an_export_in_another_browser_restores_the_same_progress(
     body = text(other.get("/progress/"))
     assert (
         "Progress imported: Guide sections read, Quiz history, Flashcards, Scenarios, "
-        "Question bank, Lab terminal." in body
+        "Question bank, Lab terminal, Lab exam attempts." in body
     )
     assert "best score 1 / 28" in body
     mine, theirs = export(client), export(other)
@@ -117,6 +117,7 @@ def test_importing_replaces_the_progress_that_was_there(client: Client) -> None:
         "scenarios": {},
         "bank": [],
         "lab": [],
+        "lab-exam": [],
     }
 
 
@@ -277,12 +278,13 @@ def test_confirming_the_reset_erases_everything_chosen(client: Client) -> None:
     response = client.post("/progress/reset/erase", {"part": names}, follow=True)
     assert (
         "Erased: Guide sections read, Quiz history, Flashcards, Scenarios, "
-        "Question bank, Lab terminal." in text(response)
+        "Question bank, Lab terminal, Lab exam attempts." in text(response)
     )
     assert export(client)["parts"] == {"guide-read": [], "quiz": [], "cards": {"states": {}}} | {
         "scenarios": {},
         "bank": [],
         "lab": [],
+        "lab-exam": [],
     }
     assert not CardProgress.objects.exists() and not ScenarioProgress.objects.exists()
 

@@ -11,7 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from studysite.lab import store
+from studysite.lab import exam, store
 
 
 class Command(BaseCommand):
@@ -20,5 +20,5 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         engine = import_module(settings.SESSION_ENGINE)
         engine.SessionStore.clear_expired()
-        deleted = store.delete_orphans()
+        deleted = store.delete_orphans() + exam.delete_orphans()
         self.stdout.write(f"Deleted {deleted} saved lab rows of expired sessions.")
