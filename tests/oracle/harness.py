@@ -67,6 +67,9 @@ class Answer:
 
 
 RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
+# Objects a command creates get a fresh uid on each side; timestamps come from two clocks.
+UID = re.compile(r'("?uid"?:\s*)"?[0-9a-f-]{36}"?')
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
 
 
 def mask(text: str) -> str:
@@ -76,7 +79,8 @@ def mask(text: str) -> str:
     see its evictions in another order and count a different number of updates.
     """
     out = []
-    for line in RESOURCE_VERSION.sub(r'\1"<rv>"', text).split("\n"):
+    text = UID.sub(r"\1<uid>", RESOURCE_VERSION.sub(r'\1"<rv>"', text))
+    for line in TIMESTAMP.sub("<time>", text).split("\n"):
         masked = AGE.sub("<age>", line)
         if masked != line:
             masked = re.sub(r" {2,}", "  ", masked).rstrip()
@@ -88,6 +92,7 @@ class Oracle:
     def __init__(self, ticket: str, tmp: Path, seed: int = 0) -> None:
         self.ticket = ticket
         self.tmp = tmp
+        self.seed = seed
         served = build_world(ticket, seed)
         self.local = build_world(ticket, seed)
         self.world = World(served.api, step=step)
@@ -101,6 +106,20 @@ class Oracle:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.kubeconfig = tmp / "kubeconfig"
         self.cache = tmp / "kube-cache"
+
+    def reset(self) -> None:
+        """Both copies rebuilt from the seed, served on the same port (so the real kubectl's
+        discovery cache stays valid): a state-changing command starts from the ticket's world."""
+        served = build_world(self.ticket, self.seed)
+        self.local = build_world(self.ticket, self.seed)
+        with self.world.lock:
+            self.world.api = served.api
+            self.world.steps = 0
+        self.files.clear()
+        self.files.update(self.local.state.files)
+        host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
+        world = SimpleNamespace(api=Stepping(self.local.api), state=host)
+        self.ctx = Context(world=world)  # type: ignore[arg-type]
 
     def start(self) -> None:
         self.thread.start()
@@ -121,7 +140,9 @@ class Oracle:
         env.pop("EDITOR", None)
         env["PATH"] = "/nonexistent"
         result = subprocess.run(
-            [binary, f"--cache-dir={self.cache}", *words],
+            # The cache folder from KUBECACHEDIR: a flag before the verb would make a mistyped
+            # verb a plugin name ("flags cannot be placed before plugin name").
+            [binary, *words],
             stdout=subprocess.PIPE,
             # Merged as a terminal shows them: kubectl writes both unbuffered, in order.
             stderr=subprocess.STDOUT,

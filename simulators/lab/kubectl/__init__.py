@@ -145,12 +145,11 @@ def run(ctx: Context, args: list[str]) -> Output:
     sub, tail = rest[0], [*before, *rest[1:]]
     verb = VERBS.get(sub)
     if verb is None:
-        return Output.error(
-            f'error: unknown command "{sub}" for "kubectl"\n\n'
-            "Did you mean this?\n\t" + _closest(sub) + "\n"
-            if _closest(sub)
-            else f'error: unknown command "{sub}" for "kubectl"'
-        )
+        message = f'error: unknown command "{sub}" for "kubectl"'
+        suggestions = suggest(sub)
+        if suggestions:
+            message += "\n\nDid you mean this?\n" + "\n".join(f"\t{s}" for s in suggestions)
+        return Output.error(message)
     try:
         parsed = parse(tail, verb.flags, verb.interspersed)
     except FlagError as exc:
@@ -165,11 +164,71 @@ def run(ctx: Context, args: list[str]) -> Output:
         return Output.error(error_text(exc))
 
 
-def _closest(word: str) -> str:
-    for name in VERBS:
-        if name.startswith(word[:3]) and abs(len(name) - len(word)) <= 2:
-            return name
-    return ""
+# kubectl's commands in the order it registers them (it turns cobra's sorting off), which is
+# the order cobra suggests them in.
+COMMANDS = [
+    "create",
+    "expose",
+    "run",
+    "set",
+    "explain",
+    "get",
+    "edit",
+    "delete",
+    "rollout",
+    "scale",
+    "autoscale",
+    "certificate",
+    "cluster-info",
+    "top",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "describe",
+    "logs",
+    "attach",
+    "exec",
+    "port-forward",
+    "proxy",
+    "cp",
+    "auth",
+    "debug",
+    "events",
+    "diff",
+    "apply",
+    "patch",
+    "replace",
+    "wait",
+    "kustomize",
+    "label",
+    "annotate",
+    "completion",
+    "api-resources",
+    "api-versions",
+    "config",
+    "kuberc",
+    "plugin",
+    "version",
+    "options",
+]
+
+
+def suggest(word: str) -> list[str]:
+    """cobra's SuggestionsFor: a Levenshtein distance of at most 2 (ignoring case), or a
+    command the word begins."""
+    lower = word.lower()
+    return [c for c in COMMANDS if _distance(lower, c) <= 2 or c.startswith(lower)]
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 # ------------------------------------------------------------------------- completion

@@ -22,7 +22,7 @@ from simulators.lab.kubectl.printing import (
     OUTPUT_ERROR,
     TableOptions,
     custom_columns,
-    evaluate_jsonpath,
+    evaluate_template,
     list_doc,
     render,
     sort_objects,
@@ -49,12 +49,13 @@ FLAGS = [
 ]
 
 OUTPUTS = ("", "wide", "yaml", "json", "name")
+TEMPLATED = ("jsonpath=", "jsonpath-as-json=", "custom-columns=", "go-template=")
 
 
 def check_output(output: str) -> None:
-    if output in OUTPUTS or output.startswith(("jsonpath=", "custom-columns=")):
+    if output in OUTPUTS or output.startswith(TEMPLATED):
         return
-    if output in ("jsonpath", "custom-columns"):
+    if output in ("jsonpath", "custom-columns", "jsonpath-as-json", "go-template"):
         return
     raise KubectlError(OUTPUT_ERROR.format(output))
 
@@ -87,7 +88,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
     output = parsed.value("output") or ""
     check_output(output)
-    if output == "jsonpath":
+    if output in ("jsonpath", "jsonpath-as-json", "go-template"):
         raise KubectlError("error: template format specified but no template given")
     if output == "custom-columns":
         raise KubectlError("error: custom-columns format specified but no custom columns given")
@@ -112,7 +113,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             fetched = [(g, []) for g, _ in fetched]
     objs_all = [o for _, objs in fetched for o in objs]
     text = ""
-    if output in ("yaml", "json", "name") or output.startswith(("jsonpath", "custom-columns")):
+    if output in ("yaml", "json", "name") or output.startswith(TEMPLATED):
         if single and errors:
             # A single named object that failed: kubectl prints only the error.
             return _result("", errors)
@@ -127,9 +128,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             text = custom_columns(objs_all, spec, parsed.has("no-headers"))
         else:
             data = objs_all[0] if single and objs_all else list_doc(objs_all)
-            if output.startswith("jsonpath"):
+            kind, _, template = output.partition("=")
+            if kind in ("jsonpath", "jsonpath-as-json", "go-template"):
                 # The prompt follows the template's own last newline, not one more.
-                text = evaluate_jsonpath(output.partition("=")[2], data).removesuffix("\n")
+                text = evaluate_template(kind, template, data).removesuffix("\n")
             elif output == "yaml":
                 text = to_yaml(data).rstrip("\n")
             else:

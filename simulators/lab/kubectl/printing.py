@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.api import Obj, ResourceInfo
-from simulators.lab import budget, jsonpath
+from simulators.lab import budget, gotemplate, jsonpath
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.tabwriter import table as tab_table
@@ -314,10 +314,16 @@ def list_doc(items: list[Obj]) -> Obj:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
-def evaluate_jsonpath(template: str, data: Any) -> str:
+def evaluate_template(kind: str, template: str, data: Any) -> str:
+    """-o jsonpath=, jsonpath-as-json= or go-template= over one object or a List."""
     if not template:
         raise KubectlError("error: template format specified but no template given")
+    if kind == "go-template":
+        try:
+            return gotemplate.evaluate(template, go_numbers(data))
+        except gotemplate.TemplateError as exc:
+            raise KubectlError(f"error: {exc}") from None
     try:
-        return jsonpath.evaluate(template, data)
+        return jsonpath.evaluate(template, data, as_json=kind == "jsonpath-as-json")
     except jsonpath.JsonPathError as exc:
         raise KubectlError(f"error: {exc}") from None
