@@ -8,8 +8,10 @@ the commands are the ones a learner could type there, right and wrong.
 A `Case` says which verb and which output option it exercises (the benchmark's rows), and
 whether it changes state: those run on a fresh copy of the world (tests/oracle/run.py).
 
-`families` restricts the grammar to some of its productions: the fixed-seed test draws only from
-`AGREEING` (what the lab and the real kubectl agree on today), the benchmark from all of them.
+`more` adds the productions that cannot agree yet, for work outside the lab's kubectl: creates
+that reach the server (the real kubectl 1.36 sends protobuf bodies the apiserver does not read
+yet), `kubectl events`, and what a server-side dry run fills in. The fixed-seed test draws
+without them, the benchmark with them.
 """
 
 from __future__ import annotations
@@ -216,7 +218,7 @@ ONE_JSONPATHS = [
 ONE_JSONPATHS_MORE = [
     "{.spec}",
     "{.status}",
-    "{..name}",
+    "{.metadata..name}",
     '{.status.conditions[?(@.type=="Ready")].status}',
     '{.status.conditions[?(@.status!="True")].type}',
     "{.spec.containers[-1:].name}",
@@ -275,15 +277,12 @@ def list_output(d: Draw, more: bool, empty: bool = False) -> tuple[str, str]:
         ("--sort-by=" + d.pick(SORTS), "sort-by"),
         ("-o jsonpath=" + _quote(d.pick(paths)), "jsonpath"),
         ("-o custom-columns=" + _quote(d.pick(COLUMNS[:4])), "custom-columns"),
+        ("-o jsonpath=" + _quote(d.pick(more_paths)), "jsonpath"),
+        ("-o jsonpath-as-json=" + _quote(d.pick(paths)), "jsonpath-as-json"),
+        ("-o go-template=" + _quote(d.pick(templates)), "go-template"),
+        ("-o custom-columns=" + _quote(COLUMNS[4]), "custom-columns"),
+        ("-o yml", "unknown-format"),
     ]
-    if more:
-        options += [
-            ("-o jsonpath=" + _quote(d.pick(more_paths)), "jsonpath"),
-            ("-o jsonpath-as-json=" + _quote(d.pick(paths)), "jsonpath-as-json"),
-            ("-o go-template=" + _quote(d.pick(templates)), "go-template"),
-            ("-o custom-columns=" + _quote(COLUMNS[4]), "custom-columns"),
-            ("-o yml", "unknown-format"),
-        ]
     return d.pick(options)
 
 
@@ -330,20 +329,17 @@ def one_output(d: Draw, more: bool, labelled: bool = True) -> tuple[str, str]:
         ("--no-headers", "no-headers"),
         ("-o jsonpath=" + _quote(d.pick(ONE_JSONPATHS)), "jsonpath"),
         ("-o custom-columns=NAME:.metadata.name,KIND:.kind", "custom-columns"),
+        ("-o jsonpath=" + _quote(d.pick(ONE_JSONPATHS_MORE)), "jsonpath"),
+        ("-o jsonpath-as-json=" + _quote(d.pick(ONE_JSONPATHS)), "jsonpath-as-json"),
+        # `index` of a missing map fails with a dump of the object (Go's %#v): drawn for
+        # objects with labels only.
+        (
+            "-o go-template="
+            + _quote(d.pick([t for t in GO_TEMPLATES_ONE if labelled or "index" not in t])),
+            "go-template",
+        ),
+        ("-o jason", "unknown-format"),
     ]
-    if more:
-        options += [
-            ("-o jsonpath=" + _quote(d.pick(ONE_JSONPATHS_MORE)), "jsonpath"),
-            ("-o jsonpath-as-json=" + _quote(d.pick(ONE_JSONPATHS)), "jsonpath-as-json"),
-            # `index` of a missing map fails with a dump of the object (Go's %#v): drawn for
-            # objects with labels only.
-            (
-                "-o go-template="
-                + _quote(d.pick([t for t in GO_TEMPLATES_ONE if labelled or "index" not in t])),
-                "go-template",
-            ),
-            ("-o jason", "unknown-format"),
-        ]
     return d.pick(options)
 
 
@@ -384,7 +380,7 @@ def get_several(d: Draw, more: bool) -> Case:
     names = ",".join(d.pick(d.world.kinds[k].names[:3]) for k in chosen)
     ns = d.pick(d.world.namespaces)
     out = d.pick(["", "-o name", "--no-headers", "--show-kind", "-o wide"])
-    if more and d.chance(0.3):
+    if d.chance(0.3):
         names = "all"
     return Case(d.world.ticket, _join("kubectl get", names, f"-n {ns}", out), "get", out)
 
@@ -421,8 +417,7 @@ def describe(d: Draw, more: bool) -> Case:
         "configmaps",
         "serviceaccounts",
     ]
-    if more:
-        allowed += ["statefulsets.apps", "jobs.batch", "secrets", "leases.coordination.k8s.io"]
+    allowed += ["statefulsets.apps", "jobs.batch", "secrets", "leases.coordination.k8s.io"]
     keys = [k for k in allowed if d.world.of(k)]
     kind = d.world.kinds[d.pick(keys)]
     obj = d.obj(kind.key)
@@ -457,16 +452,21 @@ def info_verbs(d: Draw, more: bool) -> Case:
     ]
     # Not drawn: version, cluster-info and config, whose answers name the client's build and
     # the harness's kubeconfig (a local port), not the cluster.
+    lines += [
+        ("kubectl api-versions", "api-versions"),
+        ("kubectl auth whoami", "auth"),
+        ("kubectl auth can-i list pods", "auth"),
+        ("kubectl auth can-i '*' '*'", "auth"),
+        ("kubectl auth can-i delete nodes -A", "auth"),
+        ("kubectl get --raw /version", "get"),
+        ("kubectl get --raw /api/v1/namespaces/default", "get"),
+        ("kubectl get --raw /healthz", "get"),
+        (f"kubectl get --raw /api/v1/namespaces/{d.pick(d.world.namespaces)}/pods", "get"),
+        ("kubectl get --raw /nope", "get"),
+    ]
     if more:
+        # kubectl events: not in the lab's kubectl yet.
         lines += [
-            ("kubectl api-versions", "api-versions"),
-            ("kubectl auth whoami", "auth"),
-            ("kubectl auth can-i list pods", "auth"),
-            ("kubectl auth can-i '*' '*'", "auth"),
-            ("kubectl auth can-i delete nodes -A", "auth"),
-            ("kubectl get --raw /version", "get"),
-            ("kubectl get --raw /api/v1/namespaces/default", "get"),
-            ("kubectl get --raw /healthz", "get"),
             ("kubectl events -A", "events"),
             (f"kubectl events -n {d.pick(d.world.namespaces)}", "events"),
         ]
@@ -494,20 +494,19 @@ def mistakes(d: Draw, more: bool) -> Case:
     ]
     if kind.namespaced and obj.namespace not in (None, "default"):
         lines.append((f"kubectl get {kind.names[0]} {obj.name}", "wrong-namespace"))
-    if more:
-        lines += [
-            (f"kubectl get {kind.names[0]} {obj.name}-x {ns} --ignore-not-found", "missing-object"),
-            (f"kubectl delete {kind.names[0]} {obj.name}-x {ns}", "missing-object"),
-            (
-                f"kubectl delete {kind.names[0]} {obj.name}-x {ns} --ignore-not-found",
-                "missing-object",
-            ),
-            ("kubectl rollout pause", "missing-argument"),
-            ("kubectl create deployment", "missing-argument"),
-            ("kubectl run", "missing-argument"),
-            ("kubectl expose", "missing-argument"),
-            ("kubectl taint nodes", "missing-argument"),
-        ]
+    lines += [
+        (f"kubectl get {kind.names[0]} {obj.name}-x {ns} --ignore-not-found", "missing-object"),
+        (f"kubectl delete {kind.names[0]} {obj.name}-x {ns}", "missing-object"),
+        (
+            f"kubectl delete {kind.names[0]} {obj.name}-x {ns} --ignore-not-found",
+            "missing-object",
+        ),
+        ("kubectl rollout pause", "missing-argument"),
+        ("kubectl create deployment", "missing-argument"),
+        ("kubectl run", "missing-argument"),
+        ("kubectl expose", "missing-argument"),
+        ("kubectl taint nodes", "missing-argument"),
+    ]
     line, why = d.pick(lines)
     return Case(d.world.ticket, line, line.split()[1], why)
 
@@ -539,9 +538,8 @@ def label_annotate(d: Draw, more: bool) -> Case:
         ]
     )
     target = d.pick([f"{d.name_of(kind)} {obj.name}", f"{kind.names[0]}/{obj.name}"])
-    out = d.pick(
-        ["", "", "-o name", "--dry-run=client", "--dry-run=server -o yaml"] if more else [""]
-    )
+    # A server dry run's -o yaml shows what the server fills in: not yet the same.
+    out = d.pick(["", "", "-o name", "--dry-run=client", *(["--dry-run=server -o yaml"] * more)])
     line = _join(f"kubectl {verb}", target, d.ns_flag(obj), change, out)
     return Case(d.world.ticket, line, verb, out, writes=True)
 
@@ -555,13 +553,10 @@ def node_ops(d: Draw, more: bool) -> Case:
         (f"kubectl cordon {node.name} --dry-run=client", "cordon"),
         (f"kubectl drain {node.name} --ignore-daemonsets --dry-run=client", "drain"),
         (f"kubectl drain {node.name} --ignore-daemonsets --dry-run=server", "drain"),
+        (f"kubectl taint nodes {node.name} gpu=true:NoSchedule", "taint"),
+        (f"kubectl taint node {node.name} dedicated=infer:NoExecute", "taint"),
+        (f"kubectl taint nodes {node.name} gpu-", "taint"),
     ]
-    if more:
-        lines += [
-            (f"kubectl taint nodes {node.name} gpu=true:NoSchedule", "taint"),
-            (f"kubectl taint node {node.name} dedicated=infer:NoExecute", "taint"),
-            (f"kubectl taint nodes {node.name} gpu-", "taint"),
-        ]
     line, verb = d.pick(lines)
     return Case(d.world.ticket, line, verb, writes=True)
 
@@ -576,57 +571,54 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         (f"kubectl scale {name} {ns} --replicas={d.pick([0, 1, 2, 3])}", "scale"),
         (f"kubectl rollout status {name} {ns}", "rollout"),
         (f"kubectl scale {name} {ns} --replicas=2 --dry-run=client", "scale"),
+        (f"kubectl rollout history {name} {ns}", "rollout"),
+        (f"kubectl rollout pause {name} {ns}", "rollout"),
+        (f"kubectl rollout resume {name} {ns}", "rollout"),
+        (f"kubectl rollout undo {name} {ns}", "rollout"),
+        (f"kubectl set image {name} {ns} {container}=registry.local/img:v2", "set"),
+        (f"kubectl wait --for=condition=Available {name} {ns} --timeout=1s", "wait"),
     ]
     if more:
-        lines += [
-            (f"kubectl rollout history {name} {ns}", "rollout"),
-            (f"kubectl rollout pause {name} {ns}", "rollout"),
-            (f"kubectl rollout resume {name} {ns}", "rollout"),
-            (f"kubectl rollout undo {name} {ns}", "rollout"),
-            (f"kubectl set image {name} {ns} {container}=registry.local/img:v2", "set"),
-            (f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"),
-            (f"kubectl wait --for=condition=Available {name} {ns} --timeout=1s", "wait"),
-        ]
+        # expose creates with a POST: see create_ops.
+        lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"))
     line, verb = d.pick(lines)
     return Case(d.world.ticket, _join(*line.split(" ")), verb, writes=True)
 
 
-def create_ops(d: Draw, more: bool) -> Case | None:
-    if not more:
-        # The real kubectl 1.36 sends protobuf bodies, which the apiserver does not read yet
-        # (issue 26, item 3): no `create` that reaches the server agrees today.
-        return None
+def create_ops(d: Draw, more: bool) -> Case:
     ns = d.pick(d.world.namespaces)
-    dry = d.pick(
-        ["", "", "--dry-run=client -o yaml", "--dry-run=server -o json", "--dry-run=client"]
-    )
+    dry = d.pick(["--dry-run=client -o yaml", "--dry-run=client", "--dry-run=client -o name"])
+    if more and d.chance(0.5):
+        # A create that reaches the server: the real kubectl 1.36 sends protobuf bodies, which
+        # the apiserver does not read yet (issue 26, item 3). -o json of a typed object keeps
+        # Go's field order, which the lab's printer does not.
+        dry = d.pick(
+            ["", "--dry-run=server -o json", "--dry-run=server", "--dry-run=client -o json"]
+        )
     lines = [
         (f"kubectl create namespace scratch {dry}", "create"),
         (
             f"kubectl create configmap lab-cm -n {ns} --from-literal=a=1 --from-literal=b=2 {dry}",
             "create",
         ),
-        (f"kubectl create namespace {ns}", "create"),
+        (f"kubectl create namespace {ns} {dry}", "create"),
+        (
+            f"kubectl create secret generic lab-secret -n {ns} --from-literal=token=abc {dry}",
+            "create",
+        ),
+        (
+            f"kubectl create secret docker-registry regcred -n {ns} --docker-server=nvcr.io "
+            f"--docker-username='$oauthtoken' --docker-password=abc {dry}",
+            "create",
+        ),
+        (f"kubectl create deployment web -n {ns} --image=nginx {dry}", "create"),
+        (f"kubectl create deployment web -n {ns} --image=nginx --replicas=2 {dry}", "create"),
+        (f"kubectl create serviceaccount bot -n {ns} {dry}", "create"),
+        (f"kubectl create service clusterip web -n {ns} --tcp=80:8080 {dry}", "create"),
+        (f"kubectl create job once -n {ns} --image=busybox {dry}", "create"),
+        (f"kubectl run nginx -n {ns} --image=nginx {dry}", "run"),
+        (f"kubectl run nginx -n {ns} --image=nginx --labels=app=web {dry}", "run"),
     ]
-    if more:
-        lines += [
-            (
-                f"kubectl create secret generic lab-secret -n {ns} --from-literal=token=abc {dry}",
-                "create",
-            ),
-            (
-                f"kubectl create secret docker-registry regcred -n {ns} --docker-server=nvcr.io "
-                f"--docker-username='$oauthtoken' --docker-password=abc {dry}",
-                "create",
-            ),
-            (f"kubectl create deployment web -n {ns} --image=nginx {dry}", "create"),
-            (f"kubectl create deployment web -n {ns} --image=nginx --replicas=2 {dry}", "create"),
-            (f"kubectl create serviceaccount bot -n {ns} {dry}", "create"),
-            (f"kubectl create service clusterip web -n {ns} --tcp=80:8080 {dry}", "create"),
-            (f"kubectl create job once -n {ns} --image=busybox {dry}", "create"),
-            (f"kubectl run nginx -n {ns} --image=nginx {dry}", "run"),
-            (f"kubectl run nginx -n {ns} --image=nginx --labels=app=web {dry}", "run"),
-        ]
     line, verb = d.pick(lines)
     return Case(d.world.ticket, _join(*line.split(" ")), verb, dry, writes=True)
 

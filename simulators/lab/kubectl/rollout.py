@@ -73,11 +73,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if action not in ("restart", "status", "history", "undo", "pause", "resume"):
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
     if not words:
-        raise KubectlError(
-            "error: You must provide one or more resources by argument or filename.\n"
-            "Example resource specifications include:\n   '-f rsrc.yaml'\n"
-            "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"
-        )
+        raise KubectlError("error: required resource not specified")
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
