@@ -10,7 +10,7 @@ whether it changes state: those run on a fresh copy of the world (tests/oracle/r
 
 `more` adds the productions that cannot agree yet, for work outside the lab's kubectl: creates
 that reach the server (the real kubectl 1.36 sends protobuf bodies the apiserver does not read
-yet), `kubectl events`, and what a server-side dry run fills in. The fixed-seed test draws
+yet), and what a server-side dry run fills in. The fixed-seed test draws
 without them, the benchmark with them.
 """
 
@@ -464,12 +464,13 @@ def info_verbs(d: Draw, more: bool) -> Case:
         (f"kubectl get --raw /api/v1/namespaces/{d.pick(d.world.namespaces)}/pods", "get"),
         ("kubectl get --raw /nope", "get"),
     ]
-    if more:
-        # kubectl events: not in the lab's kubectl yet.
-        lines += [
-            ("kubectl events -A", "events"),
-            (f"kubectl events -n {d.pick(d.world.namespaces)}", "events"),
-        ]
+    pod = d.obj("pods")
+    lines += [
+        ("kubectl events -A", "events"),
+        ("kubectl events -A --types=Warning", "events"),
+        (f"kubectl events -n {d.pick(d.world.namespaces)}", "events"),
+        *([(f"kubectl events -n {pod.namespace} --for=pod/{pod.name}", "events")] if pod else []),
+    ]
     line, verb = d.pick(lines)
     return Case(d.world.ticket, line, verb)
 

@@ -4,29 +4,11 @@ label, and cobra's suggestions for a mistyped verb: what the real kubectl prints
 from __future__ import annotations
 
 import copy
-import json
-import shlex
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from simulators.lab import kubectl
-from simulators.lab.tool import Context, Output
-from simulators.lab.world import build_world
-
-
-class World:
-    def __init__(self, ticket: str = "validate-runai") -> None:
-        self.api = build_world(ticket, 0).api
-        host = SimpleNamespace(files={}, runai=None, helm=[])
-        self.ctx = Context(world=SimpleNamespace(api=self.api, state=host))  # type: ignore[arg-type]
-
-    def run(self, line: str) -> Output:
-        return kubectl.run(self.ctx, shlex.split(line)[1:])
-
-    def state(self) -> str:
-        return json.dumps(self.api.to_json(), sort_keys=True)
+from tests.unit.lab.kubectl_world import World
 
 
 @pytest.fixture
