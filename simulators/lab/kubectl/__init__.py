@@ -55,6 +55,7 @@ class Verb:
 VERBS: dict[str, Verb] = {
     "annotate": Verb(label.FLAGS, label.run_annotate),
     "api-resources": Verb(api_resources.FLAGS, api_resources.run),
+    "api-versions": Verb(api_resources.VERSIONS_FLAGS, api_resources.run_versions),
     "apply": Verb(apply.APPLY_FLAGS, apply.run_apply),
     "auth": Verb(auth.FLAGS, auth.run),
     "cluster-info": Verb(cluster_info.FLAGS, cluster_info.run),

@@ -250,3 +250,9 @@ def test_describe_statefulset_uses_kubectls_describer(world: World) -> None:
 def test_describe_job_uses_kubectls_describer() -> None:
     text = World("mig-single").run("kubectl describe jobs -A").text
     assert "Pods Statuses:" in text and "Completion Mode:  NonIndexed" in text
+
+
+def test_api_versions_lists_every_group_version_sorted_as_strings(world: World) -> None:
+    lines = world.run("kubectl api-versions").text.split("\n")
+    assert lines == sorted(lines)
+    assert {"v1", "apps/v1", "batch/v1", "nvidia.com/v1", "run.ai/v2"} <= set(lines)
