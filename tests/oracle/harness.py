@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,6 +65,7 @@ class Stepping:
 class Answer:
     text: str
     failed: bool
+    seconds: float = 0.0  # the lab's kubectl call alone (in process), for the benchmark
 
 
 RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
@@ -154,8 +156,10 @@ class Oracle:
         return Answer(result.stdout.rstrip("\n"), result.returncode != 0)
 
     def lab(self, line: str) -> Answer:
-        output = kubectl.run(self.ctx, shlex.split(line)[1:])
-        return Answer(output.text, output.code != 0)
+        words = shlex.split(line)[1:]
+        start = time.perf_counter()
+        output = kubectl.run(self.ctx, words)
+        return Answer(output.text, output.code != 0, time.perf_counter() - start)
 
     def both(self, line: str) -> tuple[Answer, Answer]:
         """(lab, real) for one command, each on its copy of the same state."""

@@ -113,16 +113,20 @@ Cluster Management Commands:
   cordon          Mark node as unschedulable
   uncordon        Mark node as schedulable
   drain           Drain node in preparation for maintenance
+  taint           Update the taints on one or more nodes
 
 Troubleshooting and Debugging Commands:
   describe        Show details of a specific resource or group of resources
   logs            Print the logs for a container in a pod
   exec            Execute a command in a container
+  auth            Inspect authorization
+  events          List events
 
 Advanced Commands:
   apply           Apply a configuration to a resource by file name or stdin
   patch           Update fields of a resource
   replace         Replace a resource by file name or stdin
+  wait            Wait for a specific condition on one or many resources
 
 Settings Commands:
   label           Update the labels on a resource
@@ -130,6 +134,7 @@ Settings Commands:
 
 Other Commands:
   api-resources   Print the supported API resources on the server
+  api-versions    Print the supported API versions on the server, in the form of "group/version"
   config          Modify kubeconfig files
   version         Print the client and server version information
 
@@ -288,7 +293,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
             return []
         return _starting(_names(ctx, info.key, _ns(words) if info.namespaced else None), current)
     if sub == "rollout" and not positionals:
-        return _starting(["restart", "status"], current)
+        return _starting(["history", "pause", "restart", "resume", "status", "undo"], current)
     if sub in ("apply", "create", "replace") and words[-1] in ("-f", "--filename"):
         return _starting(sorted(ctx.world.state.files), current)
     return []
