@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
+from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
@@ -411,7 +412,7 @@ def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> 
     if output == "yaml":
         return Output(to_yaml(obj).rstrip("\n"))
     if output == "json":
-        return Output(to_json(obj))
+        return Output(to_json(struct_order(obj), sort_keys=False))
     return Output(f"{kind_name(info)}/{name} {verb}{dry_suffix(dry)}")
 
 
@@ -424,8 +425,102 @@ def _printed_offline(obj: Obj, output: str, name: str) -> Output:
     if output == "yaml":
         return Output(to_yaml(obj).rstrip("\n"))
     if output == "json":
-        return Output(to_json(obj))
+        return Output(to_json(struct_order(obj), sort_keys=False))
     return Output(f"{label}/{name} created (dry run)")
+
+
+# The Go structs' field order, merged into one order that agrees with each of them (Pod,
+# Deployment, Job, Service, Secret, ConfigMap, ServiceAccount, Namespace and their parts): kubectl
+# prints a typed object's JSON in field order, a map's keys sorted.
+FIELD_ORDER = {
+    key: rank
+    for rank, key in enumerate(
+        [
+            "kind",
+            "apiVersion",
+            "metadata",
+            "name",
+            "generateName",
+            "namespace",
+            "uid",
+            "resourceVersion",
+            "generation",
+            "creationTimestamp",
+            "labels",
+            "annotations",
+            "ownerReferences",
+            "finalizers",
+            "immutable",
+            "data",
+            "stringData",
+            "binaryData",
+            "secrets",
+            "imagePullSecrets",
+            "automountServiceAccountToken",
+            "spec",
+            "volumes",
+            "initContainers",
+            "containers",
+            "image",
+            "command",
+            "args",
+            "workingDir",
+            "ports",
+            "replicas",
+            "parallelism",
+            "completions",
+            "hostPort",
+            "containerPort",
+            "protocol",
+            "port",
+            "targetPort",
+            "nodePort",
+            "envFrom",
+            "env",
+            "value",
+            "resources",
+            "selector",
+            "template",
+            "jobTemplate",
+            "strategy",
+            "restartPolicy",
+            "dnsPolicy",
+            "clusterIP",
+            "type",
+            "preemptionPolicy",
+            "description",
+            "globalDefault",
+            "hard",
+            "schedule",
+            "status",
+        ]
+    )
+}
+_MAPS = {
+    "labels",
+    "annotations",
+    "data",
+    "stringData",
+    "binaryData",
+    "matchLabels",
+    "nodeSelector",
+    "limits",
+    "requests",
+    "hard",
+}
+
+
+def struct_order(value: Any, key: str = "") -> Any:
+    """`value` with each typed object's fields in Go's order (maps keep sorted keys)."""
+    if isinstance(value, list):
+        return [struct_order(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    is_map = key in _MAPS or (key == "selector" and all(isinstance(v, str) for v in value.values()))
+    if is_map:
+        return {k: value[k] for k in sorted(value)}
+    keys = sorted(value, key=lambda k: (FIELD_ORDER.get(k, len(FIELD_ORDER)), k))
+    return {k: struct_order(value[k], k) for k in keys}
 
 
 def _exists(cluster: ClusterAPI, resource: str, name: str, ns: str | None) -> None:

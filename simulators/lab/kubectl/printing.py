@@ -293,9 +293,10 @@ def to_yaml(doc: Any) -> str:
     )
 
 
-def to_json(doc: Any) -> str:
-    """json.MarshalIndent: sorted keys, 4 spaces, and Go's HTML-safe escapes."""
-    text = json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
+def to_json(doc: Any, sort_keys: bool = True) -> str:
+    """json.MarshalIndent: sorted keys (a map's; `sort_keys` False keeps a typed object's field
+    order), 4 spaces, and Go's HTML-safe escapes."""
+    text = json.dumps(go_numbers(doc), indent=4, sort_keys=sort_keys, ensure_ascii=False)
     for char, escape in _GO_JSON_ESCAPES:
         text = text.replace(char, escape)
     return text
