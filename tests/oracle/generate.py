@@ -623,6 +623,31 @@ def create_ops(d: Draw, more: bool) -> Case:
         (f"kubectl run nginx -n {ns} --image=nginx {dry}", "run"),
         (f"kubectl run nginx -n {ns} --image=nginx --labels=app=web {dry}", "run"),
     ]
+    if dry.startswith("--dry-run=client"):
+        # Kinds the apiserver does not serve yet: a client dry run never asks it.
+        lines += [
+            (
+                f"kubectl create cronjob nightly -n {ns} --image=busybox "
+                f"'--schedule=0 3 * * *' {dry} -- date",
+                "create",
+            ),
+            (f"kubectl create rolebinding rb -n {ns} --role=view --user=alice {dry}", "create"),
+            (
+                f"kubectl create clusterrolebinding crb --clusterrole=view --group=ops {dry}",
+                "create",
+            ),
+            (
+                f"kubectl create pdb web -n {ns} --selector=app=web --min-available=1 {dry}",
+                "create",
+            ),
+            (f"kubectl create ingress web -n {ns} --rule='lab.local/*=web:80' {dry}", "create"),
+            (f"kubectl create quota q -n {ns} --hard=pods=4,nvidia.com/gpu=2 {dry}", "create"),
+            (f"kubectl create priorityclass urgent --value=1000 {dry}", "create"),
+            (
+                f"kubectl create service externalname ext -n {ns} --external-name=a.b {dry}",
+                "create",
+            ),
+        ]
     line, verb = d.pick(lines)
     return Case(d.world.ticket, _join(*line.split(" ")), verb, dry, writes=True)
 

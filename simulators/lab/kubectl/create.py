@@ -1,6 +1,7 @@
 """kubectl create's generators (`create namespace|configmap|secret|deployment|service|job|
-serviceaccount|priorityclass|quota|cronjob NAME ...`) and kubectl run: the object kubectl
-builds client-side, then created, or printed under --dry-run (which changes nothing).
+cronjob|serviceaccount|priorityclass|quota|rolebinding|clusterrolebinding|pdb|ingress NAME ...`)
+and kubectl run: the object kubectl builds client-side, then created, or printed under
+--dry-run (which changes nothing).
 
 Each generator returns (resource, object) as kubectl's own generator fills it, so
 `--dry-run=client -o yaml` prints the same manifest; `-n` given explicitly sets the namespace.
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
-from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
@@ -23,6 +22,9 @@ from simulators.lab.kubectl.common import (
     kind_name,
     namespace,
 )
+from simulators.lab.kubectl.create_more import cronjob, ingress, pdb, rolebinding
+from simulators.lab.kubectl.create_names import Generator, image_flag, one_name
+from simulators.lab.kubectl.go_order import struct_order
 from simulators.lab.kubectl.printing import OUTPUT_ERROR, to_json, to_yaml
 from simulators.lab.tool import Context, Output
 
@@ -42,6 +44,17 @@ FLAGS = [
     Flag("env", long="env", takes_value=True),
     Flag("restart", long="restart", takes_value=True),
     Flag("command", long="command"),
+    Flag("role", long="role", takes_value=True),
+    Flag("clusterrole", long="clusterrole", takes_value=True),
+    Flag("user", long="user", takes_value=True),
+    Flag("group", long="group", takes_value=True),
+    Flag("serviceaccount", long="serviceaccount", takes_value=True),
+    Flag("selector", long="selector", takes_value=True),
+    Flag("min-available", long="min-available", takes_value=True),
+    Flag("max-unavailable", long="max-unavailable", takes_value=True),
+    Flag("rule", long="rule", takes_value=True),
+    Flag("class", long="class", takes_value=True),
+    Flag("external-name", long="external-name", takes_value=True),
 ]
 # kubectl's default for --docker-server: Docker Hub, not the registry the image is on.
 DOCKER_HUB = "https://index.docker.io/v1/"
@@ -84,27 +97,6 @@ Usage:
 Use "kubectl create service <command> --help" for more information about a given command.
 {_OPTIONS}"""
 
-Generator = Callable[[str, Parsed, list[str]], tuple[str, Obj]]
-
-
-def _usage(command: str) -> str:
-    return f"See 'kubectl {command} -h' for help and examples"
-
-
-def _one_name(command: str, names: list[str]) -> str:
-    if len(names) != 1:
-        raise KubectlError(
-            f"error: exactly one NAME is required, got {len(names)}\n{_usage(command)}"
-        )
-    return names[0]
-
-
-def _image(parsed: Parsed) -> list[str]:
-    images = parsed.all("image")
-    if not images:
-        raise KubectlError('error: required flag(s) "image" not set')
-    return images
-
 
 def _container_name(image: str) -> str:
     """The name kubectl derives from an image: its last path segment, without tag or digest."""
@@ -114,7 +106,7 @@ def _container_name(image: str) -> str:
 
 def _namespace(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
     del parsed
-    name = _one_name("create namespace", [name, *rest] if name else rest)
+    name = one_name("create namespace", [name, *rest] if name else rest)
     return "namespaces", {
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -135,7 +127,7 @@ def _literals(parsed: Parsed, encode: bool) -> dict[str, str]:
 
 
 def _configmap(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    name = _one_name("create configmap", [name, *rest] if name else rest)
+    name = one_name("create configmap", [name, *rest] if name else rest)
     obj: Obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
     data = _literals(parsed, encode=False)
     if data:
@@ -145,7 +137,7 @@ def _configmap(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
 
 def _secret(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
     if kind == "generic":
-        name = _one_name("create secret generic", rest)
+        name = one_name("create secret generic", rest)
         obj: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}
         data = _literals(parsed, encode=True)
         if data:
@@ -154,7 +146,7 @@ def _secret(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
             obj["type"] = parsed.value("type")
         return "secrets", obj
     if kind == "docker-registry":
-        name = _one_name("create secret docker-registry", rest)
+        name = one_name("create secret docker-registry", rest)
         user, password = parsed.value("docker-username"), parsed.value("docker-password")
         if not user or not password:
             raise KubectlError(
@@ -180,8 +172,8 @@ def _secret(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
 
 
 def _deployment(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    images = _image(parsed)
-    name = _one_name("create deployment", [name, *rest] if name else rest)
+    images = image_flag(parsed)
+    name = one_name("create deployment", [name, *rest] if name else rest)
     containers: list[Obj] = []
     for image in images:
         container: Obj = {"image": image, "name": _container_name(image), "resources": {}}
@@ -219,7 +211,7 @@ def _int(flag: str, text: str) -> int:
 
 def _serviceaccount(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
     del parsed
-    name = _one_name("create serviceaccount", [name, *rest] if name else rest)
+    name = one_name("create serviceaccount", [name, *rest] if name else rest)
     return "serviceaccounts", {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
@@ -231,6 +223,7 @@ _SERVICE_TYPES = {
     "clusterip": "ClusterIP",
     "nodeport": "NodePort",
     "loadbalancer": "LoadBalancer",
+    "externalname": "ExternalName",
 }
 
 
@@ -239,7 +232,7 @@ def _service(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
         if not kind:
             raise KubectlError(SERVICE_HELP)
         raise KubectlError(f'error: unknown command "{kind}" for "kubectl create service"')
-    name = _one_name(f"create service {kind}", rest)
+    name = one_name(f"create service {kind}", rest)
     ports: list[Obj] = []
     for spec in parsed.all("tcp"):
         port, _, target = spec.partition(":")
@@ -253,6 +246,13 @@ def _service(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
             }
         )
     spec_obj: Obj = {"ports": ports, "selector": {"app": name}, "type": _SERVICE_TYPES[kind]}
+    if kind == "externalname":
+        external = parsed.value("external-name")
+        if not external:
+            raise KubectlError('error: required flag(s) "external-name" not set')
+        spec_obj = {"externalName": external, **spec_obj}
+        if not ports:
+            del spec_obj["ports"]
     return "services", {
         "apiVersion": "v1",
         "kind": "Service",
@@ -263,8 +263,8 @@ def _service(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
 
 
 def _job(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    name = _one_name("create job", [name, *rest] if name else rest)
-    image = _image(parsed)[-1]
+    name = one_name("create job", [name, *rest] if name else rest)
+    image = image_flag(parsed)[-1]
     container: Obj = {"image": image, "name": name, "resources": {}}
     if parsed.after_dashdash:
         container = {"command": list(parsed.after_dashdash), **container}
@@ -283,7 +283,7 @@ def _job(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
 
 
 def _priorityclass(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    name = _one_name("create priorityclass", [name, *rest] if name else rest)
+    name = one_name("create priorityclass", [name, *rest] if name else rest)
     obj: Obj = {
         "apiVersion": "scheduling.k8s.io/v1",
         "kind": "PriorityClass",
@@ -299,7 +299,7 @@ def _priorityclass(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj
 
 
 def _quota(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    name = _one_name("create quota", [name, *rest] if name else rest)
+    name = one_name("create quota", [name, *rest] if name else rest)
     hard: dict[str, str] = {}
     for pair in (parsed.value("hard") or "").split(","):
         if pair:
@@ -315,6 +315,14 @@ def _quota(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
 
 
 GENERATORS: dict[str, Generator] = {
+    "cronjob": cronjob,
+    "cj": cronjob,
+    "rolebinding": rolebinding(cluster_wide=False),
+    "clusterrolebinding": rolebinding(cluster_wide=True),
+    "poddisruptionbudget": pdb,
+    "pdb": pdb,
+    "ingress": ingress,
+    "ing": ingress,
     "namespace": _namespace,
     "ns": _namespace,
     "configmap": _configmap,
@@ -347,8 +355,8 @@ def create(ctx: Context, parsed: Parsed) -> Output:
 
 def run(ctx: Context, parsed: Parsed) -> Output:
     """`kubectl run NAME --image=IMAGE [--labels] [--port] [--env] [-- COMMAND...]`: a Pod."""
-    image = _image(parsed)[-1]
-    name = _one_name("run", parsed.positionals[:1] if parsed.positionals else [])
+    image = image_flag(parsed)[-1]
+    name = one_name("run", parsed.positionals[:1] if parsed.positionals else [])
     labels: dict[str, str] = {"run": name}
     if parsed.value("labels"):
         labels = {}
@@ -395,6 +403,8 @@ def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> 
         if dry != "client":
             return Output(error_text(exc), 1)
         # A client dry run never asks the server: a kind it does not serve still prints.
+        if parsed.value("namespace") and obj.get("kind") not in CLUSTER_SCOPED:
+            obj["metadata"]["namespace"] = parsed.value("namespace")
         return _printed_offline(obj, output, name)
     explicit = parsed.value("namespace")
     if info.namespaced and explicit:
@@ -416,6 +426,17 @@ def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> 
     return Output(f"{kind_name(info)}/{name} {verb}{dry_suffix(dry)}")
 
 
+CLUSTER_SCOPED = {
+    "Namespace",
+    "Node",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "PriorityClass",
+    "StorageClass",
+    "PersistentVolume",
+}
+
+
 def _printed_offline(obj: Obj, output: str, name: str) -> Output:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     kind = str(obj.get("kind", "")).lower()
@@ -427,100 +448,6 @@ def _printed_offline(obj: Obj, output: str, name: str) -> Output:
     if output == "json":
         return Output(to_json(struct_order(obj), sort_keys=False))
     return Output(f"{label}/{name} created (dry run)")
-
-
-# The Go structs' field order, merged into one order that agrees with each of them (Pod,
-# Deployment, Job, Service, Secret, ConfigMap, ServiceAccount, Namespace and their parts): kubectl
-# prints a typed object's JSON in field order, a map's keys sorted.
-FIELD_ORDER = {
-    key: rank
-    for rank, key in enumerate(
-        [
-            "kind",
-            "apiVersion",
-            "metadata",
-            "name",
-            "generateName",
-            "namespace",
-            "uid",
-            "resourceVersion",
-            "generation",
-            "creationTimestamp",
-            "labels",
-            "annotations",
-            "ownerReferences",
-            "finalizers",
-            "immutable",
-            "data",
-            "stringData",
-            "binaryData",
-            "secrets",
-            "imagePullSecrets",
-            "automountServiceAccountToken",
-            "spec",
-            "volumes",
-            "initContainers",
-            "containers",
-            "image",
-            "command",
-            "args",
-            "workingDir",
-            "ports",
-            "replicas",
-            "parallelism",
-            "completions",
-            "hostPort",
-            "containerPort",
-            "protocol",
-            "port",
-            "targetPort",
-            "nodePort",
-            "envFrom",
-            "env",
-            "value",
-            "resources",
-            "selector",
-            "template",
-            "jobTemplate",
-            "strategy",
-            "restartPolicy",
-            "dnsPolicy",
-            "clusterIP",
-            "type",
-            "preemptionPolicy",
-            "description",
-            "globalDefault",
-            "hard",
-            "schedule",
-            "status",
-        ]
-    )
-}
-_MAPS = {
-    "labels",
-    "annotations",
-    "data",
-    "stringData",
-    "binaryData",
-    "matchLabels",
-    "nodeSelector",
-    "limits",
-    "requests",
-    "hard",
-}
-
-
-def struct_order(value: Any, key: str = "") -> Any:
-    """`value` with each typed object's fields in Go's order (maps keep sorted keys)."""
-    if isinstance(value, list):
-        return [struct_order(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    is_map = key in _MAPS or (key == "selector" and all(isinstance(v, str) for v in value.values()))
-    if is_map:
-        return {k: value[k] for k in sorted(value)}
-    keys = sorted(value, key=lambda k: (FIELD_ORDER.get(k, len(FIELD_ORDER)), k))
-    return {k: struct_order(value[k], k) for k in keys}
 
 
 def _exists(cluster: ClusterAPI, resource: str, name: str, ns: str | None) -> None:

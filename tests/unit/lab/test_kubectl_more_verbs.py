@@ -256,3 +256,51 @@ def test_api_versions_lists_every_group_version_sorted_as_strings(world: World) 
     lines = world.run("kubectl api-versions").text.split("\n")
     assert lines == sorted(lines)
     assert {"v1", "apps/v1", "batch/v1", "nvidia.com/v1", "run.ai/v2"} <= set(lines)
+
+
+@pytest.mark.parametrize(
+    ("line", "manifest"),
+    [
+        (
+            "kubectl create cronjob cj --image=busybox '--schedule=*/5 * * * *' "
+            "--dry-run=client -o yaml -- date",
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: cj\nspec:\n  jobTemplate:\n"
+            "    metadata:\n      name: cj\n    spec:\n      template:\n        metadata: {}\n"
+            "        spec:\n          containers:\n          - command:\n            - date\n"
+            "            image: busybox\n            name: cj\n            resources: {}\n"
+            "          restartPolicy: OnFailure\n  schedule: '*/5 * * * *'\nstatus: {}",
+        ),
+        (
+            "kubectl create clusterrolebinding crb --clusterrole=cr --group=g --dry-run=client "
+            "-o yaml",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n"
+            "  name: crb\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n"
+            "  name: cr\nsubjects:\n- apiGroup: rbac.authorization.k8s.io\n  kind: Group\n"
+            "  name: g",
+        ),
+        (
+            "kubectl create ingress ing --rule='foo.com/bar=svc:80' --dry-run=client -o yaml",
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: ing\nspec:\n"
+            "  rules:\n  - host: foo.com\n    http:\n      paths:\n      - backend:\n"
+            "          service:\n            name: svc\n            port:\n"
+            "              number: 80\n        path: /bar\n        pathType: Exact\n"
+            "status:\n  loadBalancer: {}",
+        ),
+        (
+            "kubectl create rolebinding rb --role=r --user=alice --dry-run=client -o json",
+            '{\n    "kind": "RoleBinding",\n    "apiVersion": "rbac.authorization.k8s.io/v1",\n'
+            '    "metadata": {\n        "name": "rb"\n    },\n    "subjects": [\n        {\n'
+            '            "kind": "User",\n            "apiGroup": "rbac.authorization.k8s.io",\n'
+            '            "name": "alice"\n        }\n    ],\n    "roleRef": {\n'
+            '        "apiGroup": "rbac.authorization.k8s.io",\n        "kind": "Role",\n'
+            '        "name": "r"\n    }\n}',
+        ),
+    ],
+)
+def test_a_client_dry_run_prints_kubectls_manifest_even_for_a_kind_not_served(
+    world: World, line: str, manifest: str
+) -> None:
+    before = world.state()
+    out = world.run(line)
+    assert (out.text, out.code) == (manifest, 0)
+    assert world.state() == before
