@@ -178,12 +178,15 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
                 message = "unlabeled" if not annotate else verb
             else:
                 message = f"not {verb}" if not annotate else verb
-            result = copy.deepcopy(obj)
-            values = dict(current)
-            values.update({k: changes[k] for k in added})
-            for key in removed:
-                values.pop(key, None)
-            result["metadata"][field] = values
+            result = obj
+            if output in ("yaml", "json"):
+                # What a dry run prints: the object as the change would leave it.
+                result = copy.deepcopy(obj)
+                values = dict(current)
+                values.update({k: changes[k] for k in added})
+                for key in removed:
+                    values.pop(key, None)
+                result["metadata"][field] = values
             if (added or removed) and not dry:
                 patch: dict[str, object] = {k: changes[k] for k in added}
                 patch.update({k: None for k in removed})
