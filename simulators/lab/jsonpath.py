@@ -634,7 +634,10 @@ def evaluate(template: str, data: Any, as_json: bool = False) -> str:
         if as_json:
             sink.add(go_json(list(results), indent=4) + "\n")
             continue
-        sink.add(" ".join(_text(v) for v in results))
+        # Value by value, so a template that prints too much (`{..}` dumps every subtree) is
+        # stopped by the budget as it grows, not after.
+        for i, value in enumerate(results):
+            sink.add((" " if i else "") + _text(value))
     return "".join(sink.parts)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from simulators.lab.budget import BudgetExceeded
 from simulators.lab.jsonpath import JsonPathError, evaluate, find
 
 PODS: dict[str, Any] = {
@@ -108,3 +109,9 @@ def test_find_flattens_every_value_a_path_selects_for_custom_columns() -> None:
         "True",
         "False",
     ]
+
+
+def test_a_template_that_prints_every_subtree_is_stopped_at_the_output_limit() -> None:
+    deep: dict[str, Any] = {"items": [{"a": {"b": {"c": ["x" * 200] * 50}}}] * 200}
+    with pytest.raises(BudgetExceeded, match="output stopped at the lab's limit"):
+        evaluate("{..}", deep)
