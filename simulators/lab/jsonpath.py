@@ -630,7 +630,11 @@ def evaluate(template: str, data: Any, as_json: bool = False) -> str:
         raise JsonPathError(f"error parsing jsonpath {template}, {exc}") from None
     engine = _Engine(root)
     sink = _Sink()
-    for results in engine.find_results(data):
+    try:
+        found = engine.find_results(data)
+    except JsonPathError as exc:
+        raise ExecutionError(str(exc)) from None
+    for results in found:
         if as_json:
             sink.add(go_json(list(results), indent=4) + "\n")
             continue
@@ -639,6 +643,49 @@ def evaluate(template: str, data: Any, as_json: bool = False) -> str:
         for i, value in enumerate(results):
             sink.add((" " if i else "") + _text(value))
     return "".join(sink.parts)
+
+
+class ExecutionError(JsonPathError):
+    """A template that parsed but failed on the data (an index out of bounds, a filter on a
+    map): kubectl prints the template and the data as Go's %#v sees them."""
+
+
+def go_quote(text: str) -> str:
+    """strconv.Quote: a double-quoted Go string literal."""
+    out = ['"']
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def go_sharp_v(value: Any) -> str:
+    """fmt's %#v of data decoded from JSON (maps' keys sorted, whole numbers as int64)."""
+    if isinstance(value, dict):
+        inner = ", ".join(f"{go_quote(str(k))}:{go_sharp_v(value[k])}" for k in sorted(value))
+        return "map[string]interface {}{" + inner + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(go_sharp_v(v) for v in value) + "}"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "interface {}(nil)"
+    if isinstance(value, float):
+        return go_float(value)
+    return str(value)
 
 
 def find(path: str, data: Any) -> list[Any]:

@@ -326,5 +326,12 @@ def evaluate_template(kind: str, template: str, data: Any) -> str:
             raise KubectlError(f"error: {exc}") from None
     try:
         return jsonpath.evaluate(template, data, as_json=kind == "jsonpath-as-json")
+    except jsonpath.ExecutionError as exc:
+        raise KubectlError(
+            f"error: error executing jsonpath {jsonpath.go_quote(template)}: Error executing "
+            f"template: {exc}. Printing more information for debugging the template:\n"
+            f"\ttemplate was:\n\t\t{template}\n\tobject given to jsonpath engine was:\n"
+            f"\t\t{jsonpath.go_sharp_v(data)}"
+        ) from None
     except jsonpath.JsonPathError as exc:
         raise KubectlError(f"error: {exc}") from None

@@ -304,3 +304,16 @@ def test_a_client_dry_run_prints_kubectls_manifest_even_for_a_kind_not_served(
     out = world.run(line)
     assert (out.text, out.code) == (manifest, 0)
     assert world.state() == before
+
+
+def test_a_jsonpath_that_fails_on_the_data_prints_kubectls_dump_of_it(world: World) -> None:
+    out = world.run("kubectl get svc -n nothing-here -o jsonpath='{.items[0].metadata.name}'")
+    assert out.code == 1
+    assert out.text == (
+        'error: error executing jsonpath "{.items[0].metadata.name}": Error executing template: '
+        "array index out of bounds: index 0, length 0. Printing more information for debugging "
+        "the template:\n\ttemplate was:\n\t\t{.items[0].metadata.name}\n\tobject given to "
+        'jsonpath engine was:\n\t\tmap[string]interface {}{"apiVersion":"v1", '
+        '"items":[]interface {}{}, "kind":"List", "metadata":map[string]interface '
+        '{}{"resourceVersion":""}}'
+    )
