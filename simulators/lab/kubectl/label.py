@@ -144,7 +144,8 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
             if parsed.has("list"):
                 out += [f"{k}={v}" for k, v in current.items()]
                 continue
-            if not annotate:
+            # kubectl says so on its way to the server, not under a client dry run.
+            if not annotate and dry != "client":
                 for key in remove:
                     if key not in current:
                         out.append(f'label "{key}" not found.')
