@@ -9,6 +9,11 @@ from __future__ import annotations
 
 CORPUS: dict[str, list[str]] = {
     "mig-single": [
+        "kubectl auth can-i --list",
+        "kubectl auth can-i --list -n gpu-operator --no-headers",
+        "kubectl auth can-i create pods",
+        "kubectl auth can-i delete nodes/gpu-node1",
+        "kubectl auth whoami",
         "kubectl get nodes",
         "kubectl get nodes -o wide",
         "kubectl get nodes -L nvidia.com/mig.config,nvidia.com/mig.config.state",

@@ -13,6 +13,7 @@ import re
 import shlex
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -64,9 +65,13 @@ class Stepping:
 class Answer:
     text: str
     failed: bool
+    seconds: float = 0.0  # the lab's kubectl call alone (in process), for the benchmark
 
 
 RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
+# Objects a command creates get a fresh uid on each side; timestamps come from two clocks.
+UID = re.compile(r'("?uid"?:\s*)"?[0-9a-f-]{36}"?')
+TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
 
 
 def mask(text: str) -> str:
@@ -76,7 +81,8 @@ def mask(text: str) -> str:
     see its evictions in another order and count a different number of updates.
     """
     out = []
-    for line in RESOURCE_VERSION.sub(r'\1"<rv>"', text).split("\n"):
+    text = UID.sub(r"\1<uid>", RESOURCE_VERSION.sub(r'\1"<rv>"', text))
+    for line in TIMESTAMP.sub("<time>", text).split("\n"):
         masked = AGE.sub("<age>", line)
         if masked != line:
             masked = re.sub(r" {2,}", "  ", masked).rstrip()
@@ -88,6 +94,7 @@ class Oracle:
     def __init__(self, ticket: str, tmp: Path, seed: int = 0) -> None:
         self.ticket = ticket
         self.tmp = tmp
+        self.seed = seed
         served = build_world(ticket, seed)
         self.local = build_world(ticket, seed)
         self.world = World(served.api, step=step)
@@ -101,6 +108,20 @@ class Oracle:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.kubeconfig = tmp / "kubeconfig"
         self.cache = tmp / "kube-cache"
+
+    def reset(self) -> None:
+        """Both copies rebuilt from the seed, served on the same port (so the real kubectl's
+        discovery cache stays valid): a state-changing command starts from the ticket's world."""
+        served = build_world(self.ticket, self.seed)
+        self.local = build_world(self.ticket, self.seed)
+        with self.world.lock:
+            self.world.api = served.api
+            self.world.steps = 0
+        self.files.clear()
+        self.files.update(self.local.state.files)
+        host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
+        world = SimpleNamespace(api=Stepping(self.local.api), state=host)
+        self.ctx = Context(world=world)  # type: ignore[arg-type]
 
     def start(self) -> None:
         self.thread.start()
@@ -121,7 +142,9 @@ class Oracle:
         env.pop("EDITOR", None)
         env["PATH"] = "/nonexistent"
         result = subprocess.run(
-            [binary, f"--cache-dir={self.cache}", *words],
+            # The cache folder from KUBECACHEDIR: a flag before the verb would make a mistyped
+            # verb a plugin name ("flags cannot be placed before plugin name").
+            [binary, *words],
             stdout=subprocess.PIPE,
             # Merged as a terminal shows them: kubectl writes both unbuffered, in order.
             stderr=subprocess.STDOUT,
@@ -133,8 +156,10 @@ class Oracle:
         return Answer(result.stdout.rstrip("\n"), result.returncode != 0)
 
     def lab(self, line: str) -> Answer:
-        output = kubectl.run(self.ctx, shlex.split(line)[1:])
-        return Answer(output.text, output.code != 0)
+        words = shlex.split(line)[1:]
+        start = time.perf_counter()
+        output = kubectl.run(self.ctx, words)
+        return Answer(output.text, output.code != 0, time.perf_counter() - start)
 
     def both(self, line: str) -> tuple[Answer, Answer]:
         """(lab, real) for one command, each on its copy of the same state."""
@@ -150,8 +175,9 @@ def same(line: str, lab: Answer, real: Answer) -> bool:
     words = f" {line} "
     if " drain " in words or (" logs " in words and (" -l " in words or "--selector" in words)):
         return sorted(a.split("\n")) == sorted(b.split("\n"))
-    if " describe " in f" {line} ":
-        # describe computes ages from the client's clock, which also sizes their columns.
+    if " describe " in words or " events " in words:
+        # describe and events compute ages from the client's clock, which also sizes their
+        # columns (the header's too).
         return _collapsed(a) == _collapsed(b)
     return a == b
 

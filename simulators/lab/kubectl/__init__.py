@@ -6,6 +6,7 @@ kubectl's HumanReadablePrinter does; describers are client-side as in kubectl.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,24 +18,31 @@ from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl import (
     api_resources,
     apply,
+    auth,
     cluster_info,
     config,
     cordon,
+    create,
     delete,
     describe,
     drain,
     edit,
+    events,
     exec,
     explain,
+    expose,
     get,
     label,
     logs,
     patch,
     rollout,
     scale,
+    set_image,
     streaming,
+    taint,
     top,
     version,
+    wait,
 )
 from simulators.lab.kubectl.common import KubectlError, error_text, see
 from simulators.lab.kubectl.unserved import refusal
@@ -51,7 +59,9 @@ class Verb:
 VERBS: dict[str, Verb] = {
     "annotate": Verb(label.FLAGS, label.run_annotate),
     "api-resources": Verb(api_resources.FLAGS, api_resources.run),
+    "api-versions": Verb(api_resources.VERSIONS_FLAGS, api_resources.run_versions),
     "apply": Verb(apply.APPLY_FLAGS, apply.run_apply),
+    "auth": Verb(auth.FLAGS, auth.run),
     "cluster-info": Verb(cluster_info.FLAGS, cluster_info.run),
     "config": Verb(config.FLAGS, config.run),
     "cordon": Verb(cordon.FLAGS, cordon.run_cordon),
@@ -60,18 +70,24 @@ VERBS: dict[str, Verb] = {
     "describe": Verb(describe.FLAGS, describe.run),
     "drain": Verb(drain.FLAGS, drain.run),
     "edit": Verb(edit.FLAGS, edit.run),
+    "events": Verb(events.FLAGS, events.run),
     "exec": Verb(exec.FLAGS, exec.run),
     "explain": Verb(explain.FLAGS, explain.run),
+    "expose": Verb(expose.FLAGS, expose.run),
     "get": Verb(get.FLAGS, streaming.get),
     "label": Verb(label.FLAGS, label.run_label),
     "logs": Verb(logs.FLAGS, streaming.logs),
     "patch": Verb(patch.FLAGS, patch.run),
     "replace": Verb(apply.REPLACE_FLAGS, apply.run_replace),
     "rollout": Verb(rollout.FLAGS, streaming.rollout),
+    "run": Verb(apply.RUN_FLAGS, create.run),
     "scale": Verb(scale.FLAGS, scale.run),
+    "set": Verb(set_image.FLAGS, set_image.run),
+    "taint": Verb(taint.FLAGS, taint.run),
     "top": Verb(top.FLAGS, top.run),
     "uncordon": Verb(cordon.FLAGS, cordon.run_uncordon),
     "version": Verb(version.FLAGS, version.run),
+    "wait": Verb(wait.FLAGS, functools.partial(streaming.wait, wait.run)),
 }
 
 HELP = """kubectl controls the Kubernetes cluster manager.
@@ -102,16 +118,20 @@ Cluster Management Commands:
   cordon          Mark node as unschedulable
   uncordon        Mark node as schedulable
   drain           Drain node in preparation for maintenance
+  taint           Update the taints on one or more nodes
 
 Troubleshooting and Debugging Commands:
   describe        Show details of a specific resource or group of resources
   logs            Print the logs for a container in a pod
   exec            Execute a command in a container
+  auth            Inspect authorization
+  events          List events
 
 Advanced Commands:
   apply           Apply a configuration to a resource by file name or stdin
   patch           Update fields of a resource
   replace         Replace a resource by file name or stdin
+  wait            Wait for a specific condition on one or many resources
 
 Settings Commands:
   label           Update the labels on a resource
@@ -119,6 +139,7 @@ Settings Commands:
 
 Other Commands:
   api-resources   Print the supported API resources on the server
+  api-versions    Print the supported API versions on the server, in the form of "group/version"
   config          Modify kubeconfig files
   version         Print the client and server version information
 
@@ -151,12 +172,11 @@ def run(ctx: Context, args: list[str]) -> Output:
         return refused
     verb = VERBS.get(sub)
     if verb is None:
-        return Output.error(
-            f'error: unknown command "{sub}" for "kubectl"\n\n'
-            "Did you mean this?\n\t" + _closest(sub) + "\n"
-            if _closest(sub)
-            else f'error: unknown command "{sub}" for "kubectl"'
-        )
+        message = f'error: unknown command "{sub}" for "kubectl"'
+        suggestions = suggest(sub)
+        if suggestions:
+            message += "\n\nDid you mean this?\n" + "\n".join(f"\t{s}" for s in suggestions)
+        return Output.error(message)
     try:
         parsed = parse(tail, verb.flags, verb.interspersed)
     except FlagError as exc:
@@ -171,11 +191,71 @@ def run(ctx: Context, args: list[str]) -> Output:
         return Output.error(error_text(exc))
 
 
-def _closest(word: str) -> str:
-    for name in VERBS:
-        if name.startswith(word[:3]) and abs(len(name) - len(word)) <= 2:
-            return name
-    return ""
+# kubectl's commands in the order it registers them (it turns cobra's sorting off), which is
+# the order cobra suggests them in.
+COMMANDS = [
+    "create",
+    "expose",
+    "run",
+    "set",
+    "explain",
+    "get",
+    "edit",
+    "delete",
+    "rollout",
+    "scale",
+    "autoscale",
+    "certificate",
+    "cluster-info",
+    "top",
+    "cordon",
+    "uncordon",
+    "drain",
+    "taint",
+    "describe",
+    "logs",
+    "attach",
+    "exec",
+    "port-forward",
+    "proxy",
+    "cp",
+    "auth",
+    "debug",
+    "events",
+    "diff",
+    "apply",
+    "patch",
+    "replace",
+    "wait",
+    "kustomize",
+    "label",
+    "annotate",
+    "completion",
+    "api-resources",
+    "api-versions",
+    "config",
+    "kuberc",
+    "plugin",
+    "version",
+    "options",
+]
+
+
+def suggest(word: str) -> list[str]:
+    """cobra's SuggestionsFor: a Levenshtein distance of at most 2 (ignoring case), or a
+    command the word begins."""
+    lower = word.lower()
+    return [c for c in COMMANDS if _distance(lower, c) <= 2 or c.startswith(lower)]
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 # ------------------------------------------------------------------------- completion
@@ -220,7 +300,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
             return []
         return _starting(_names(ctx, info.key, _ns(words) if info.namespaced else None), current)
     if sub == "rollout" and not positionals:
-        return _starting(["restart", "status"], current)
+        return _starting(["history", "pause", "restart", "resume", "status", "undo"], current)
     if sub in ("apply", "create", "replace") and words[-1] in ("-f", "--filename"):
         return _starting(sorted(ctx.world.state.files), current)
     return []

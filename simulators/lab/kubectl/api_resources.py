@@ -64,3 +64,16 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             row += [",".join(i.verbs), ",".join(i.categories)]
         rows.append(row)
     return Output(table(rows))
+
+
+VERSIONS_FLAGS = list(COMMON)
+
+
+def run_versions(ctx: Context, parsed: Parsed) -> Output:
+    """kubectl api-versions: every group/version discovery lists, sorted as strings."""
+    if parsed.positionals:
+        raise KubectlError(
+            f'error: unknown command "{parsed.positionals[0]}" for "kubectl api-versions"'
+        )
+    found = {f"{i.group}/{i.version}" if i.group else i.version for i in ctx.api.resources()}
+    return Output("\n".join(sorted(found)))

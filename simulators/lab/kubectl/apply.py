@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import copy
 import json
 from typing import Any
@@ -13,7 +12,8 @@ from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.documents import DocumentError, load_yaml_all
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name, namespace
+from simulators.lab.kubectl import create as generators
+from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
 from simulators.lab.tool import Context, Output
 
 _FILE_FLAGS = [
@@ -28,13 +28,18 @@ _FILE_FLAGS = [
 APPLY_FLAGS = [*_FILE_FLAGS, Flag("server-side", long="server-side"), Flag("force", long="force")]
 CREATE_FLAGS = [
     *_FILE_FLAGS,
+    *generators.FLAGS,
     Flag("docker-server", long="docker-server", takes_value=True),
     Flag("docker-username", long="docker-username", takes_value=True),
     Flag("docker-password", long="docker-password", takes_value=True),
     Flag("docker-email", long="docker-email", takes_value=True),
 ]
-# kubectl's default for --docker-server: Docker Hub, not the registry the image is on.
-DOCKER_HUB = "https://index.docker.io/v1/"
+RUN_FLAGS = [
+    *COMMON,
+    Flag("dry-run", long="dry-run", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
+    *generators.FLAGS,
+]
 REPLACE_FLAGS = [
     *_FILE_FLAGS,
     Flag("force", long="force"),
@@ -296,76 +301,9 @@ def run_apply(ctx: Context, parsed: Parsed) -> Output:
 
 def run_create(ctx: Context, parsed: Parsed) -> Output:
     if not parsed.all("filename") and parsed.positionals:
-        return _create_from_args(ctx, parsed)
+        return generators.create(ctx, parsed)
     return _each(ctx, parsed, "create", _create)
 
 
 def run_replace(ctx: Context, parsed: Parsed) -> Output:
     return _each(ctx, parsed, "replace", _replace)
-
-
-def _create_from_args(ctx: Context, parsed: Parsed) -> Output:
-    """`kubectl create namespace NAME` and `kubectl create secret docker-registry NAME ...`."""
-    what, *rest = parsed.positionals
-    if what in ("namespace", "ns") and len(rest) == 1:
-        cluster = ctx.api
-        try:
-            cluster.create(
-                "namespaces",
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": rest[0]}},
-            )
-        except ApiError as exc:
-            return Output(error_text(exc), 1)
-        return Output(f"namespace/{rest[0]} created")
-    if what == "secret":
-        return _create_secret(ctx, parsed, rest)
-    raise KubectlError(
-        f'error: unknown command "{what}" for "kubectl create"'
-        if what not in ("namespace", "ns")
-        else "error: exactly one NAME is required, got " + str(len(rest))
-    )
-
-
-def _create_secret(ctx: Context, parsed: Parsed, rest: list[str]) -> Output:
-    """`kubectl create secret docker-registry NAME --docker-server=... --docker-username=...`."""
-    if not rest or rest[0] != "docker-registry":
-        kind = rest[0] if rest else ""
-        raise KubectlError(
-            f'error: unknown command "{kind}" for "kubectl create secret"'
-            if kind
-            else "error: must specify a type of secret: docker-registry"
-        )
-    if len(rest) != 2:
-        raise KubectlError(f"error: exactly one NAME is required, got {len(rest) - 1}")
-    name = rest[1]
-    user, password = parsed.value("docker-username"), parsed.value("docker-password")
-    if not user or not password:
-        raise KubectlError(
-            "error: either --from-file or the combination of --docker-username, "
-            "--docker-password and --docker-server is required"
-        )
-    server = parsed.value("docker-server") or DOCKER_HUB
-    entry: dict[str, str] = {
-        "username": user,
-        "password": password,
-        "auth": base64.b64encode(f"{user}:{password}".encode()).decode(),
-    }
-    if parsed.value("docker-email"):
-        entry["email"] = str(parsed.value("docker-email"))
-    config = json.dumps({"auths": {server: entry}}, separators=(",", ":"))
-    ns = namespace(parsed)
-    try:
-        ctx.api.create(
-            "secrets",
-            {
-                "apiVersion": "v1",
-                "kind": "Secret",
-                "metadata": {"name": name, "namespace": ns},
-                "type": "kubernetes.io/dockerconfigjson",
-                "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
-            },
-            ns,
-        )
-    except ApiError as exc:
-        return Output(error_text(exc), 1)
-    return Output(f"secret/{name} created")

@@ -26,6 +26,26 @@ COMMON = [
 ]
 
 
+DRY_RUN = Flag("dry-run", long="dry-run", takes_value=True)
+
+
+def dry_run(parsed: Parsed) -> str:
+    """--dry-run's strategy: "" (none), "client" or "server", as cmdutil.GetDryRunStrategy."""
+    value = parsed.value("dry-run")
+    if value is None or value == "none":
+        return ""
+    if value in ("client", "server"):
+        return value
+    raise KubectlError(
+        f'error: Invalid dry-run value ({value}). Must be "none", "server", or "client".'
+    )
+
+
+def dry_suffix(mode: str) -> str:
+    """What kubectl appends to a result line under a dry run."""
+    return {"client": " (dry run)", "server": " (server dry run)"}.get(mode, "")
+
+
 class KubectlError(Exception):
     """kubectl's message for a failed command (printed as is, exit 1)."""
 

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, usage
+from simulators.lab.kubectl.common import (
+    COMMON,
+    DRY_RUN,
+    KubectlError,
+    dry_run,
+    dry_suffix,
+    error_text,
+    usage,
+)
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
     *COMMON,
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("selector", long="selector", short="l", takes_value=True),
 ]
 
@@ -32,10 +40,11 @@ def nodes(cluster: ClusterAPI, parsed: Parsed, verb: str) -> list[Obj]:
     return out
 
 
-def set_unschedulable(cluster: ClusterAPI, node: Obj, value: bool, verb: str, dry: bool) -> str:
+def set_unschedulable(cluster: ClusterAPI, node: Obj, value: bool, verb: str, dry: str) -> str:
+    """One node cordoned or uncordoned (`dry`: the dry-run strategy, "" for none)."""
     name = node["metadata"]["name"]
     if bool((node.get("spec") or {}).get("unschedulable")) == value:
-        return f"node/{name} already {verb}ed"
+        return f"node/{name} already {verb}ed{dry_suffix(dry)}"
     if not dry:
         cluster.patch(
             "nodes",
@@ -43,12 +52,12 @@ def set_unschedulable(cluster: ClusterAPI, node: Obj, value: bool, verb: str, dr
             {"spec": {"unschedulable": True if value else None}},
             patch_type="strategic",
         )
-    return f"node/{name} {verb}ed{' (dry run)' if dry else ''}"
+    return f"node/{name} {verb}ed{dry_suffix(dry)}"
 
 
 def _run(ctx: Context, parsed: Parsed, verb: str, value: bool) -> Output:
     cluster = ctx.api
-    dry = parsed.value("dry-run") in ("client", "server", "true")
+    dry = dry_run(parsed)
     lines = []
     for node in nodes(cluster, parsed, verb):
         try:

@@ -26,6 +26,7 @@ from simulators.lab.kubectl.describe_other import (
     describe_configmap,
     describe_generic,
     describe_namespace,
+    describe_secret,
     describe_service,
     describe_serviceaccount,
 )
@@ -33,7 +34,9 @@ from simulators.lab.kubectl.describe_pods import describe_node, describe_pod
 from simulators.lab.kubectl.describe_workloads import (
     describe_daemonset,
     describe_deployment,
+    describe_job,
     describe_replicaset,
+    describe_statefulset,
 )
 from simulators.lab.tool import Context, Output
 
@@ -53,8 +56,11 @@ DESCRIBERS: dict[str, Describer] = {
     "namespaces": describe_namespace,
     "daemonsets.apps": describe_daemonset,
     "deployments.apps": describe_deployment,
+    "jobs.batch": describe_job,
     "replicasets.apps": describe_replicaset,
+    "secrets": describe_secret,
     "serviceaccounts": describe_serviceaccount,
+    "statefulsets.apps": describe_statefulset,
     "services": describe_service,
 }
 

@@ -5,6 +5,8 @@ included), which prints the object's fields as an indented tree.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
@@ -110,6 +112,31 @@ def _format_endpoint_slices(slices: list[Obj], port_name: str) -> str:
             count += 1
     text = ",".join(shown)
     return f"{text} + {count - 3} more..." if count > 3 else text
+
+
+def describe_secret(cluster: ClusterAPI, secret: Obj, events: bool = True) -> str:
+    """describeSecret: the data's keys with their sizes in bytes, never the values (a
+    service-account token's key excepted, as kubectl shows it)."""
+    del cluster, events
+    w = Writer()
+    m = meta(secret)
+    w.write(0, f"Name:\t{m.get('name', '')}\n")
+    w.write(0, f"Namespace:\t{m.get('namespace', '')}\n")
+    write_labels_and_annotations(w, m)
+    kind = str(secret.get("type", ""))
+    w.write(0, f"\nType:\t{kind}\n")
+    w.write(0, "\nData\n====\n")
+    data = secret.get("data") or {}
+    for key in sorted(data):
+        try:
+            raw = base64.b64decode(str(data[key]))
+        except (binascii.Error, ValueError):
+            raw = b""
+        if key == "token" and kind == "kubernetes.io/service-account-token":
+            w.write(0, f"{key}:\t{raw.decode('utf-8', 'replace')}\n")
+        else:
+            w.write(0, f"{key}:\t{len(raw)} bytes\n")
+    return w.text()
 
 
 def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import COMMON, error_text
+from simulators.lab.kubectl.common import COMMON, DRY_RUN, dry_run, dry_suffix, error_text
 from simulators.lab.kubectl.cordon import nodes, set_unschedulable
 from simulators.lab.tool import Context, Output
 
@@ -17,7 +17,7 @@ FLAGS = [
     Flag("grace-period", long="grace-period", takes_value=True),
     Flag("timeout", long="timeout", takes_value=True),
     Flag("disable-eviction", long="disable-eviction"),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("pod-selector", long="pod-selector", takes_value=True),
     Flag("skip-wait-for-delete-timeout", long="skip-wait-for-delete-timeout", takes_value=True),
@@ -79,7 +79,7 @@ def _classify(
 
 def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
-    dry = parsed.value("dry-run") in ("client", "server", "true")
+    dry = dry_run(parsed)
     out: list[str] = []
     code = 0
     pending: list[str] = []
@@ -122,9 +122,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             )
         for pod in victims:
             m = pod["metadata"]
-            out.append(
-                f"evicting pod {m.get('namespace')}/{m['name']}{' (dry run)' if dry else ''}"
-            )
+            out.append(f"evicting pod {m.get('namespace')}/{m['name']}{dry_suffix(dry)}")
         failed = False
         for pod in victims:
             m = pod["metadata"]
@@ -148,7 +146,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if failed:
             code = 1
             continue
-        out.append(f"node/{name} drained{' (dry run)' if dry else ''}")
+        out.append(f"node/{name} drained{dry_suffix(dry)}")
     if pending:
         out.append("There are pending nodes to be drained:")
         out += [f" {n}" for n in pending]

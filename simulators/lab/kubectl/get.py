@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import json
+
 from simulators.cluster import printers
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.discovery import KUBERNETES_VERSION
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
@@ -22,7 +25,7 @@ from simulators.lab.kubectl.printing import (
     OUTPUT_ERROR,
     TableOptions,
     custom_columns,
-    evaluate_jsonpath,
+    evaluate_template,
     list_doc,
     render,
     sort_objects,
@@ -48,15 +51,17 @@ FLAGS = [
     Flag("ignore-not-found", long="ignore-not-found"),
     Flag("show-kind", long="show-kind"),
     Flag("chunk-size", long="chunk-size", takes_value=True),
+    Flag("raw", long="raw", takes_value=True),
 ]
 
 OUTPUTS = ("", "wide", "yaml", "json", "name")
+TEMPLATED = ("jsonpath=", "jsonpath-as-json=", "custom-columns=", "go-template=")
 
 
 def check_output(output: str) -> None:
-    if output in OUTPUTS or output.startswith(("jsonpath=", "custom-columns=")):
+    if output in OUTPUTS or output.startswith(TEMPLATED):
         return
-    if output in ("jsonpath", "custom-columns"):
+    if output in ("jsonpath", "custom-columns", "jsonpath-as-json", "go-template"):
         return
     raise KubectlError(OUTPUT_ERROR.format(output))
 
@@ -85,11 +90,59 @@ def fetch(
         return []
 
 
+def raw(cluster: ClusterAPI, path: str) -> Output:
+    """`kubectl get --raw PATH`: the body the API server sends for a GET of PATH."""
+    parts = [p for p in path.split("?", 1)[0].split("/") if p]
+    not_found = Output.error(
+        "Error from server (NotFound): the server could not find the requested resource"
+    )
+    if not path.startswith("/"):
+        return Output.error(f'error: parse "{path}": invalid URI for request')
+    if parts == ["version"]:
+        return Output(json.dumps(KUBERNETES_VERSION, separators=(",", ":")))
+    if parts in (["healthz"], ["livez"], ["readyz"]):
+        return Output("ok")
+    if parts[:1] == ["api"] and len(parts) >= 3:
+        group, version, rest = "", parts[1], parts[2:]
+    elif parts[:1] == ["apis"] and len(parts) >= 4:
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        return not_found
+    ns: str | None = None
+    if rest[0] == "namespaces" and len(rest) >= 3:
+        ns, rest = rest[1], rest[2:]
+    if len(rest) > 2:
+        return not_found
+    info = next(
+        (
+            i
+            for i in cluster.resources()
+            if i.group == group and i.version == version and i.plural == rest[0]
+        ),
+        None,
+    )
+    if info is None:
+        return not_found
+    try:
+        if len(rest) == 2:
+            body = cluster.get(info.key, rest[1], ns if info.namespaced else None)
+        else:
+            body = cluster.list(info.key, ns)
+    except ApiError as exc:
+        return Output.error(error_text(exc))
+    return Output(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
+
+
 def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
+    raw_path = parsed.value("raw")
+    if raw_path is not None:
+        if parsed.positionals:
+            raise KubectlError("error: arguments may not be passed when --raw is specified")
+        return raw(cluster, raw_path)
     output = parsed.value("output") or ""
     check_output(output)
-    if output == "jsonpath":
+    if output in ("jsonpath", "jsonpath-as-json", "go-template"):
         raise KubectlError("error: template format specified but no template given")
     if output == "custom-columns":
         raise KubectlError("error: custom-columns format specified but no custom columns given")
@@ -114,9 +167,11 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             fetched = [(g, []) for g, _ in fetched]
     objs_all = [o for _, objs in fetched for o in objs]
     text = ""
-    if output in ("yaml", "json", "name") or output.startswith(("jsonpath", "custom-columns")):
+    if output in ("yaml", "json", "name") or output.startswith(TEMPLATED):
         if single and errors:
             # A single named object that failed: kubectl prints only the error.
+            return _result("", errors)
+        if not objs_all and parsed.has("ignore-not-found"):
             return _result("", errors)
         if output == "name":
             text = "\n".join(
@@ -129,9 +184,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             text = custom_columns(objs_all, spec, parsed.has("no-headers"))
         else:
             data = objs_all[0] if single and objs_all else list_doc(objs_all)
-            if output.startswith("jsonpath"):
+            kind, _, template = output.partition("=")
+            if kind in ("jsonpath", "jsonpath-as-json", "go-template"):
                 # The prompt follows the template's own last newline, not one more.
-                text = evaluate_jsonpath(output.partition("=")[2], data).removesuffix("\n")
+                text = evaluate_template(kind, template, data).removesuffix("\n")
             elif output == "yaml":
                 text = to_yaml(data).rstrip("\n")
             else:
@@ -155,7 +211,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         blocks.append(render(table_rows(table, opts)))
     separator = "\n" if parsed.has("no-headers") else "\n\n"
     text = separator.join(blocks)
-    if not text and not errors:
+    if not text and not errors and not parsed.has("ignore-not-found"):
         return Output(_empty(groups, ns, all_ns))
     return _result(text, errors)
 

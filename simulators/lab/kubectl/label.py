@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import copy
 import re
 
 from simulators.cluster.api import ApiError, Obj
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
+    DRY_RUN,
     KubectlError,
+    dry_run,
+    dry_suffix,
     error_text,
     kind_name,
     meta,
     namespace,
     targets,
 )
+from simulators.lab.kubectl.printing import OUTPUT_ERROR, list_doc, to_json, to_yaml
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -24,7 +29,7 @@ FLAGS = [
     Flag("all-namespaces", long="all-namespaces", short="A"),
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("field-selector", long="field-selector", takes_value=True),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("list", long="list"),
     Flag("output", long="output", short="o", takes_value=True),
     Flag("resource-version", long="resource-version", takes_value=True),
@@ -111,7 +116,11 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
     selector = parsed.value("selector") or ""
     out: list[str] = []
     errors: list[str] = []
-    dry = parsed.value("dry-run") in ("client", "server", "true")
+    dry = dry_run(parsed)
+    output = parsed.value("output") or ""
+    if output not in ("", "name", "yaml", "json"):
+        raise KubectlError(OUTPUT_ERROR.format(output))
+    printed: list[Obj] = []
     for group in groups:
         scope = ns if group.info.namespaced else None
         objs: list[Obj] = []
@@ -135,7 +144,8 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
             if parsed.has("list"):
                 out += [f"{k}={v}" for k, v in current.items()]
                 continue
-            if not annotate:
+            # kubectl says so on its way to the server, not under a client dry run.
+            if not annotate and dry != "client":
                 for key in remove:
                     if key not in current:
                         out.append(f'label "{key}" not found.')
@@ -169,11 +179,20 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
                 message = "unlabeled" if not annotate else verb
             else:
                 message = f"not {verb}" if not annotate else verb
+            result = obj
+            if output in ("yaml", "json"):
+                # What a dry run prints: the object as the change would leave it.
+                result = copy.deepcopy(obj)
+                values = dict(current)
+                values.update({k: changes[k] for k in added})
+                for key in removed:
+                    values.pop(key, None)
+                result["metadata"][field] = values
             if (added or removed) and not dry:
                 patch: dict[str, object] = {k: changes[k] for k in added}
                 patch.update({k: None for k in removed})
                 try:
-                    cluster.patch(
+                    result = cluster.patch(
                         group.info.key,
                         name,
                         {"metadata": {field: patch}},
@@ -183,7 +202,14 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
                 except ApiError as exc:
                     errors.append(error_text(exc))
                     continue
-            suffix = " (dry run)" if dry else ""
-            out.append(f"{kind_name(group.info)}/{name} {message}{suffix}")
+            if output == "name":
+                out.append(f"{kind_name(group.info)}/{name}")
+            elif output:
+                printed.append(result)
+            else:
+                out.append(f"{kind_name(group.info)}/{name} {message}{dry_suffix(dry)}")
+    if printed:
+        doc = printed[0] if len(printed) == 1 else list_doc(printed)
+        out.append(to_yaml(doc).rstrip("\n") if output == "yaml" else to_json(doc))
     text = "\n".join([*out, *errors])
     return Output(text, 1 if errors else 0)

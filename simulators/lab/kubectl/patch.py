@@ -11,7 +11,10 @@ from simulators.cluster.api import ApiError
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
+    DRY_RUN,
     KubectlError,
+    dry_run,
+    dry_suffix,
     error_text,
     kind_name,
     namespace,
@@ -25,7 +28,7 @@ FLAGS = [
     Flag("patch", long="patch", short="p", takes_value=True),
     Flag("type", long="type", takes_value=True),
     Flag("subresource", long="subresource", takes_value=True),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("output", long="output", short="o", takes_value=True),
     Flag("filename", long="filename", short="f", takes_value=True),
 ]
@@ -77,8 +80,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         for name in group.names:
             try:
                 before = cluster.get(group.info.key, name, scope)
-                if parsed.value("dry-run") in ("client", "server", "true"):
-                    out.append(f"{kind_name(group.info)}/{name} patched (dry run)")
+                dry = dry_run(parsed)
+                if dry:
+                    out.append(f"{kind_name(group.info)}/{name} patched{dry_suffix(dry)}")
                     continue
                 after = cluster.patch(
                     group.info.key,
@@ -89,6 +93,15 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                     subresource=parsed.value("subresource"),
                 )
             except ApiError as exc:
+                if exc.code == 415 and kind == "strategic":
+                    # kubectl names the media type and the kind the server refused it for.
+                    info = group.info
+                    version = f"{info.group}/{info.version}" if info.group else info.version
+                    message = (
+                        "error: application/strategic-merge-patch+json is not supported by "
+                        f"{version}, Kind={info.kind}: {exc.message}"
+                    )
+                    return Output("\n".join([*out, message]), 1)
                 return Output("\n".join([*out, error_text(exc)]), 1)
             changed = _strip(before) != _strip(after)
             out.append(

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.api import Obj, ResourceInfo
-from simulators.lab import budget, jsonpath
+from simulators.lab import budget, gotemplate, jsonpath
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.tabwriter import table as tab_table
@@ -295,9 +295,10 @@ def to_yaml(doc: Any) -> str:
     )
 
 
-def to_json(doc: Any) -> str:
-    """json.MarshalIndent: sorted keys, 4 spaces, and Go's HTML-safe escapes."""
-    text = json.dumps(go_numbers(doc), indent=4, sort_keys=True, ensure_ascii=False)
+def to_json(doc: Any, sort_keys: bool = True) -> str:
+    """json.MarshalIndent: sorted keys (a map's; `sort_keys` False keeps a typed object's field
+    order), 4 spaces, and Go's HTML-safe escapes."""
+    text = json.dumps(go_numbers(doc), indent=4, sort_keys=sort_keys, ensure_ascii=False)
     for char, escape in _GO_JSON_ESCAPES:
         text = text.replace(char, escape)
     return text
@@ -316,10 +317,23 @@ def list_doc(items: list[Obj]) -> Obj:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
 
 
-def evaluate_jsonpath(template: str, data: Any) -> str:
+def evaluate_template(kind: str, template: str, data: Any) -> str:
+    """-o jsonpath=, jsonpath-as-json= or go-template= over one object or a List."""
     if not template:
         raise KubectlError("error: template format specified but no template given")
+    if kind == "go-template":
+        try:
+            return gotemplate.evaluate(template, go_numbers(data))
+        except gotemplate.TemplateError as exc:
+            raise KubectlError(f"error: {exc}") from None
     try:
-        return jsonpath.evaluate(template, data)
+        return jsonpath.evaluate(template, data, as_json=kind == "jsonpath-as-json")
+    except jsonpath.ExecutionError as exc:
+        raise KubectlError(
+            f"error: error executing jsonpath {jsonpath.go_quote(template)}: Error executing "
+            f"template: {exc}. Printing more information for debugging the template:\n"
+            f"\ttemplate was:\n\t\t{template}\n\tobject given to jsonpath engine was:\n"
+            f"\t\t{jsonpath.go_sharp_v(data)}"
+        ) from None
     except jsonpath.JsonPathError as exc:
         raise KubectlError(f"error: {exc}") from None

@@ -1,4 +1,5 @@
-"""kubectl rollout restart|status for Deployments, DaemonSets and StatefulSets."""
+"""kubectl rollout restart|status|history|undo|pause|resume for Deployments, DaemonSets and
+StatefulSets (history, undo, pause and resume in rollout_history)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from simulators.cluster.api import ApiError
 from simulators.cluster.clock import format_time
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl import rollout_history
 from simulators.lab.kubectl.common import (
     COMMON,
     KubectlError,
@@ -23,6 +25,7 @@ FLAGS = [
     Flag("timeout", long="timeout", takes_value=True),
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("revision", long="revision", takes_value=True),
+    Flag("revision", long="to-revision", takes_value=True),
 ]
 
 HELP = """Manage the rollout of one or many resources.
@@ -70,16 +73,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if action not in ("restart", "status", "history", "undo", "pause", "resume"):
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
     if not words:
-        raise KubectlError(
-            "error: You must provide one or more resources by argument or filename.\n"
-            "Example resource specifications include:\n   '-f rsrc.yaml'\n"
-            "   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"
-        )
+        raise KubectlError("error: required resource not specified")
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
     for group in targets(cluster, words, verb="rollout"):
-        if group.info.key not in _KINDS:
+        if group.info.key not in _KINDS and action in ("restart", "status", "undo", "history"):
             return Output(
                 f'error: no rollbacker has been implemented for "{group.info.kind}"'
                 if action == "undo"
@@ -110,11 +109,28 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                     out.append(f"{label} restarted")
                 elif action == "status":
                     out.append(_status(group.info.key, obj))
+                elif action == "history":
+                    out.append(rollout_history.history(cluster, group.info, obj))
+                elif action == "undo":
+                    out.append(rollout_history.undo(cluster, group.info, obj, _revision(parsed)))
                 else:
-                    out.append(f"error: rollout {action} is not available in this lab")
+                    out.append(rollout_history.pause(cluster, group.info, obj, action == "pause"))
             except ApiError as exc:
                 return Output("\n".join([*out, error_text(exc)]), 1)
+            except KubectlError as exc:
+                return Output("\n".join([*out, str(exc)]), 1)
     return Output("\n".join(out))
+
+
+def _revision(parsed: Parsed) -> int:
+    text = parsed.value("revision") or "0"
+    try:
+        return int(text)
+    except ValueError:
+        raise KubectlError(
+            f'error: invalid argument "{text}" for "--to-revision" flag: strconv.ParseInt: '
+            f'parsing "{text}": invalid syntax'
+        ) from None
 
 
 def _status(key: str, obj: dict[str, Any]) -> str:

@@ -6,7 +6,10 @@ from simulators.cluster.api import ApiError
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
+    DRY_RUN,
     KubectlError,
+    dry_run,
+    dry_suffix,
     error_text,
     kind_name,
     namespace,
@@ -14,7 +17,7 @@ from simulators.lab.kubectl.common import (
 )
 from simulators.lab.tool import Context, Output
 
-FLAGS = [*COMMON, Flag("replicas", long="replicas", takes_value=True)]
+FLAGS = [*COMMON, DRY_RUN, Flag("replicas", long="replicas", takes_value=True)]
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
@@ -33,6 +36,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             "error: The --replicas=COUNT flag is required, and COUNT must be greater than or "
             "equal to 0"
         )
+    dry = dry_run(parsed)
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
@@ -41,8 +45,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             return Output(f'error: no scaler has been implemented for "{group.info.kind}"', 1)
         for name in group.names:
             try:
-                cluster.patch(group.info.key, name, {"spec": {"replicas": replicas}}, ns)
+                if dry:
+                    # A dry run reads the object (so a missing one fails) and changes nothing.
+                    cluster.get(group.info.key, name, ns)
+                else:
+                    cluster.patch(group.info.key, name, {"spec": {"replicas": replicas}}, ns)
             except ApiError as exc:
                 return Output("\n".join([*out, error_text(exc)]), 1)
-            out.append(f"{kind_name(group.info)}/{name} scaled")
+            out.append(f"{kind_name(group.info)}/{name} scaled{dry_suffix(dry)}")
     return Output("\n".join(out))

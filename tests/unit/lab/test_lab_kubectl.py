@@ -276,7 +276,11 @@ def test_patch_of_the_custom_resource_needs_a_merge_type(single: LabSession) -> 
         "kubectl patch clusterpolicies.nvidia.com/cluster-policy "
         """-p '{"spec":{"mig":{"strategy":"mixed"}}}'"""
     ).output
-    assert out.startswith("Error from server (UnsupportedMediaType)")
+    # The real kubectl's wording: the media type, then the kind the server refused it for.
+    assert out.startswith(
+        "error: application/strategic-merge-patch+json is not supported by nvidia.com/v1, "
+        "Kind=ClusterPolicy: the body of the request was in an unknown format"
+    )
 
 
 def test_patch_rejects_an_unknown_strategy_value(single: LabSession) -> None:

@@ -1,0 +1,192 @@
+"""kubectl auth can-i and auth whoami, answered from the cluster's RBAC objects as the API
+server's authorizer answers them (simulators.cluster.access): the lab's user is kubeadm's
+`kubernetes-admin` (`kubeadm:cluster-admins`), a cluster admin until a ticket binds it otherwise."""
+
+from __future__ import annotations
+
+from simulators.cluster import access
+from simulators.cluster.api import ApiError
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.common import COMMON, KubectlError, usage
+from simulators.lab.kubectl.tabwriter import table
+from simulators.lab.tool import Context, Output
+
+FLAGS = [
+    *COMMON,
+    Flag("all-namespaces", long="all-namespaces", short="A"),
+    Flag("quiet", long="quiet", short="q"),
+    Flag("subresource", long="subresource", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
+    Flag("list", long="list"),
+    Flag("no-headers", long="no-headers"),
+]
+
+HELP = """Inspect authorization.
+
+Available Commands:
+  can-i         Check whether an action is allowed
+  reconcile     Reconciles rules for RBAC role, role binding, cluster role, and cluster role \
+binding objects
+  whoami        Experimental: Check self subject attributes
+
+Usage:
+  kubectl auth [flags] [options]
+
+Use "kubectl auth <command> --help" for more information about a given command.
+Use "kubectl options" for a list of global command-line options (applies to all commands)."""
+
+
+def run(ctx: Context, parsed: Parsed) -> Output:
+    if not parsed.positionals:
+        return Output(HELP, 1)
+    action, args = parsed.positionals[0], parsed.positionals[1:]
+    if action == "whoami":
+        groups = " ".join(access.GROUPS)
+        return Output(f"ATTRIBUTE   VALUE\nUsername    {access.USER}\nGroups      [{groups}]")
+    if action == "can-i":
+        return _can_i(ctx, parsed, args)
+    raise KubectlError(f'error: unknown command "{action}" for "kubectl auth"')
+
+
+def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
+    if parsed.has("list"):
+        if args:
+            raise KubectlError("error: list option must be specified with no arguments")
+        return _list(ctx, parsed)
+    if len(args) not in (2, 3):
+        raise KubectlError(
+            "error: you must specify two arguments: verb resource or verb resource/resourceName."
+            f"\n{usage('auth can-i')}."
+        )
+    verb, resource = args[0], args[1]
+    warning = ""
+    attrs: dict[str, str] = {"verb": verb}
+    if resource.startswith("/"):
+        attrs = {"verb": verb, "path": resource}
+    elif resource != "*":
+        word, _, name = resource.partition("/")
+        attrs["name"] = name
+        namespaced = True
+        try:
+            info = ctx.api.resolve(word)
+            attrs.update(resource=info.plural, group=info.group)
+            namespaced = info.namespaced
+        except ApiError:
+            attrs.update(resource=word, group="")
+            warning = f"Warning: the server doesn't have a resource type '{word}'\n\n"
+        if not parsed.has("all-namespaces"):
+            if namespaced:
+                attrs["namespace"] = parsed.value("namespace") or "default"
+            else:
+                shown = ".".join(p for p in (attrs["resource"], attrs["group"]) if p)
+                warning = f"Warning: resource '{shown}' is not namespace scoped\n\n"
+    else:
+        attrs.update(resource="*", group="*")
+    allowed, _why = access.can(ctx.api, attrs)
+    if parsed.has("quiet"):
+        return Output("", 0 if allowed else 1)
+    return Output(f"{warning}{'yes' if allowed else 'no'}", 0 if allowed else 1)
+
+
+def _go_list(values: list[str]) -> str:
+    """Go's %v of a []string."""
+    return "[" + " ".join(values) + "]"
+
+
+def _breakdown(rule: dict[str, list[str]]) -> list[dict[str, list[str]]]:
+    """rbac's BreakdownRule: one rule per group, resource and resource name (or URL)."""
+    verbs = list(rule.get("verbs") or [])
+    out = []
+    for group in rule.get("apiGroups") or []:
+        for resource in rule.get("resources") or []:
+            names = rule.get("resourceNames") or []
+            for name in names or [None]:
+                out.append(
+                    {
+                        "verbs": verbs,
+                        "apiGroups": [group],
+                        "resources": [resource],
+                        "resourceNames": [] if name is None else [name],
+                        "nonResourceURLs": [],
+                    }
+                )
+    for url in rule.get("nonResourceURLs") or []:
+        out.append(
+            {
+                "verbs": verbs,
+                "apiGroups": [],
+                "resources": [],
+                "resourceNames": [],
+                "nonResourceURLs": [url],
+            }
+        )
+    return out
+
+
+def _compact(rules: list[dict[str, list[str]]]) -> list[dict[str, list[str]]]:
+    """rbac's CompactRules: simple rules (one group, one resource, no names or URLs) on the same
+    resource merge their verbs."""
+    compacted: list[dict[str, list[str]]] = []
+    simple: dict[tuple[str, str], dict[str, list[str]]] = {}
+    for rule in rules:
+        if (
+            len(rule["apiGroups"]) == 1
+            and len(rule["resources"]) == 1
+            and not rule["resourceNames"]
+            and not rule["nonResourceURLs"]
+        ):
+            key = (rule["apiGroups"][0], rule["resources"][0])
+            if key in simple:
+                simple[key]["verbs"] = simple[key]["verbs"] + rule["verbs"]
+            else:
+                simple[key] = {k: list(v) for k, v in rule.items()}
+        else:
+            compacted.append(rule)
+    return compacted + list(simple.values())
+
+
+def _go_string(rule: dict[str, list[str]]) -> str:
+    """PolicyRule.String(), the order kubectl sorts the rules in."""
+    parts = [
+        f"{field}:[{' '.join(rule[key])}]"
+        for field, key in (
+            ("Verbs", "verbs"),
+            ("APIGroups", "apiGroups"),
+            ("Resources", "resources"),
+            ("ResourceNames", "resourceNames"),
+            ("NonResourceURLs", "nonResourceURLs"),
+        )
+    ]
+    return "&PolicyRule{" + ",".join(parts) + ",}"
+
+
+def _resource_column(rule: dict[str, list[str]]) -> str:
+    """CombineResourceGroup: resource.group/subresource."""
+    if not rule["resources"]:
+        return ""
+    resource, _, sub = rule["resources"][0].partition("/")
+    group = rule["apiGroups"][0] if rule["apiGroups"] else ""
+    combined = f"{resource}.{group}" if group else resource
+    return f"{combined}/{sub}" if sub else combined
+
+
+def _list(ctx: Context, parsed: Parsed) -> Output:
+    """`auth can-i --list`: the SelfSubjectRulesReview's rules, as kubectl prints them."""
+    namespace = parsed.value("namespace") or "default"
+    status = access.rules(ctx.api, namespace)
+    broken: list[dict[str, list[str]]] = []
+    for rule in [*status["resourceRules"], *status["nonResourceRules"]]:
+        broken += _breakdown(rule)
+    compacted = sorted(_compact(broken), key=_go_string)
+    rows = [] if parsed.has("no-headers") else [["Resources", "Non-Resource URLs",
+                                                 "Resource Names", "Verbs"]]  # fmt: skip
+    for rule in compacted:
+        rows.append(
+            [
+                _resource_column(rule),
+                _go_list(rule["nonResourceURLs"]),
+                _go_list(rule["resourceNames"]),
+                _go_list(rule["verbs"]),
+            ]
+        )
+    return Output(table(rows))

@@ -1,0 +1,117 @@
+"""kubectl events: the namespace's (or every namespace's) events, oldest first, as kubectl's
+event printer lays them out (LAST SEEN, TYPE, REASON, OBJECT, MESSAGE)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl import gosort
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    error_text,
+    namespace,
+    parse_ts,
+    read_list,
+    since,
+)
+from simulators.lab.kubectl.tabwriter import table
+from simulators.lab.tool import Context, Output
+
+FLAGS = [
+    *COMMON,
+    Flag("all-namespaces", long="all-namespaces", short="A"),
+    Flag("for", long="for", takes_value=True),
+    Flag("types", long="types", takes_value=True),
+    Flag("no-headers", long="no-headers"),
+    Flag("watch", long="watch", short="w"),
+    Flag("output", long="output", short="o", takes_value=True),
+]
+TYPES = ("Normal", "Warning")
+_ZERO = datetime.min
+
+
+def _event_time(event: Obj) -> datetime:
+    """eventTime(): the series' last observation, else lastTimestamp, else eventTime."""
+    series = event.get("series") or {}
+    for text in (
+        series.get("lastObservedTime"),
+        event.get("lastTimestamp"),
+        event.get("eventTime"),
+    ):
+        moment = parse_ts(str(text or ""))
+        if moment is not None:
+            return moment.replace(tzinfo=None)
+    return _ZERO
+
+
+def _interval(cluster: ClusterAPI, event: Obj) -> str:
+    first = event.get("eventTime") or event.get("firstTimestamp")
+    first_since = since(cluster, str(first) if first else None)
+    series = event.get("series")
+    if isinstance(series, dict):
+        return (
+            f"{since(cluster, series.get('lastObservedTime'))} (x{series.get('count', 0)} "
+            f"over {first_since})"
+        )
+    count = int(event.get("count") or 0)
+    if count > 1:
+        return f"{since(cluster, event.get('lastTimestamp'))} (x{count} over {first_since})"
+    return first_since
+
+
+def run(ctx: Context, parsed: Parsed) -> Output:
+    if parsed.positionals:
+        raise KubectlError(f'error: unknown command "{parsed.positionals[0]}" for "kubectl events"')
+    cluster = ctx.api
+    all_ns = parsed.has("all-namespaces")
+    ns = None if all_ns else namespace(parsed)
+    types = [t for t in (parsed.value("types") or "").split(",") if t]
+    for kind in types:
+        if kind.capitalize() not in TYPES:
+            raise KubectlError(f"error: valid --types are {', '.join(TYPES)}")
+    try:
+        events = list(read_list(cluster, "events", ns))
+    except ApiError as exc:
+        return Output(error_text(exc), 1)
+    wanted = parsed.value("for")
+    if wanted:
+        kind, _, name = wanted.partition("/")
+        events = [
+            e
+            for e in events
+            if str((e.get("involvedObject") or {}).get("name")) == name
+            and str((e.get("involvedObject") or {}).get("kind", "")).lower()
+            in (kind.lower(), kind.lower().rstrip("s"))
+        ]
+    if types:
+        allowed = {t.capitalize() for t in types}
+        events = [e for e in events if e.get("type") in allowed]
+    if not events:
+        return Output(f"No events found in {ns} namespace." if ns else "No events found.")
+
+    def swap(i: int, j: int) -> None:
+        events[i], events[j] = events[j], events[i]
+
+    # sort.Sort, as kubectl's SortableEvents: unstable, so ties fall as Go's pdqsort leaves them.
+    gosort.sort(len(events), lambda i, j: _event_time(events[i]) < _event_time(events[j]), swap)
+    rows: list[list[str]] = []
+    if not parsed.has("no-headers"):
+        rows.append(
+            [*(["NAMESPACE"] if all_ns else []), "LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+        )
+    for event in events:
+        involved = event.get("involvedObject") or {}
+        rows.append(
+            [
+                *([str(event["metadata"].get("namespace", ""))] if all_ns else []),
+                _interval(cluster, event),
+                str(event.get("type", "")),
+                str(event.get("reason", "")),
+                f"{involved.get('kind', '')}/{involved.get('name', '')}",
+                str(event.get("message", "")).strip(),
+            ]
+        )
+    return Output(table(rows))

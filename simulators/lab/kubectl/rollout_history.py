@@ -1,0 +1,103 @@
+"""kubectl rollout history, undo, pause and resume (polymorphichelpers' history viewer,
+rollbacker, pauser and resumer), for Deployments and their ReplicaSets' revisions."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
+from simulators.lab.kubectl.common import KubectlError, kind_name, read_list
+from simulators.lab.kubectl.tabwriter import format_text
+
+REVISION = "deployment.kubernetes.io/revision"
+CHANGE_CAUSE = "kubernetes.io/change-cause"
+HASH_LABEL = "pod-template-hash"
+
+
+def revisions(cluster: ClusterAPI, deployment: Obj) -> dict[int, Obj]:
+    """The ReplicaSets a Deployment owns, by their revision annotation."""
+    meta = deployment["metadata"]
+    uid = meta.get("uid")
+    out: dict[int, Obj] = {}
+    for rs in read_list(cluster, "replicasets.apps", meta.get("namespace")):
+        owners = rs["metadata"].get("ownerReferences") or []
+        if not any(o.get("uid") == uid and o.get("controller") for o in owners):
+            continue
+        text = (rs["metadata"].get("annotations") or {}).get(REVISION, "")
+        try:
+            out[int(text)] = rs
+        except ValueError:
+            continue
+    return out
+
+
+def history(cluster: ClusterAPI, info: ResourceInfo, obj: Obj) -> str:
+    """`deployment.apps/NAME ` then the REVISION/CHANGE-CAUSE table (no trailing newline)."""
+    head = f"{kind_name(info)}/{obj['metadata']['name']} "
+    if info.key != "deployments.apps":
+        return f"{head}\nNo rollout history found."
+    found = revisions(cluster, obj)
+    if not found:
+        return f"{head}\nNo rollout history found."
+    lines = ["REVISION\tCHANGE-CAUSE"]
+    for number in sorted(found):
+        cause = (found[number]["metadata"].get("annotations") or {}).get(CHANGE_CAUSE) or "<none>"
+        lines.append(f"{number}\t{cause}")
+    # tabbedString: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0).
+    return f"{head}\n{format_text(chr(10).join(lines), padding=2)}"
+
+
+def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int) -> str:
+    """Roll a Deployment back to the previous revision (or `to_revision`)."""
+    name = obj["metadata"]["name"]
+    label = f"{kind_name(info)}/{name}"
+    if info.key != "deployments.apps":
+        raise KubectlError(f'error: no rollbacker has been implemented for "{info.kind}"')
+    spec = obj.get("spec") or {}
+    if spec.get("paused"):
+        raise KubectlError(
+            "error: you cannot rollback a paused deployment; resume it first with "
+            "'kubectl rollout resume' and try again"
+        )
+    found = revisions(cluster, obj)
+    if to_revision:
+        target = found.get(to_revision)
+        if target is None:
+            raise KubectlError(f"error: unable to find specified revision {to_revision} in history")
+    else:
+        ordered = sorted(found)
+        if len(ordered) < 2:
+            raise KubectlError(f'error: no rollout history found for deployment "{name}"')
+        to_revision = ordered[-2]
+        target = found[to_revision]
+    template = copy.deepcopy((target.get("spec") or {}).get("template") or {})
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    labels.pop(HASH_LABEL, None)
+    if _without_hash(template) == _without_hash(spec.get("template") or {}):
+        return f"{label} skipped rollback (current template already matches revision {to_revision})"
+    ops = [{"op": "replace", "path": "/spec/template", "value": template}]
+    cluster.patch(info.key, name, ops, obj["metadata"].get("namespace"), patch_type="json")
+    return f"{label} rolled back"
+
+
+def _without_hash(template: Any) -> Any:
+    out = copy.deepcopy(template)
+    ((out.get("metadata") or {}).get("labels") or {}).pop(HASH_LABEL, None)
+    return out
+
+
+def pause(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, paused: bool) -> str:
+    """Pause (or resume) a Deployment; kubectl's error line for anything else."""
+    name = obj["metadata"]["name"]
+    resource = info.key
+    if info.key != "deployments.apps":
+        verb = "pausing" if paused else "resuming"
+        raise KubectlError(f'error: {resource} "{name}" {verb} is not supported')
+    current = bool((obj.get("spec") or {}).get("paused"))
+    if current == paused:
+        state = "is already paused" if paused else "is not paused"
+        raise KubectlError(f'error: {resource} "{name}" {state}')
+    body = {"spec": {"paused": True if paused else None}}
+    cluster.patch(info.key, name, body, obj["metadata"].get("namespace"), patch_type="strategic")
+    return f"{kind_name(info)}/{name} {'paused' if paused else 'resumed'}"

