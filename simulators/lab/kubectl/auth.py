@@ -99,14 +99,14 @@ def _breakdown(rule: dict[str, list[str]]) -> list[dict[str, list[str]]]:
     out = []
     for group in rule.get("apiGroups") or []:
         for resource in rule.get("resources") or []:
-            names = rule.get("resourceNames") or []
-            for name in names or [None]:
+            names: list[list[str]] = [[n] for n in rule.get("resourceNames") or []] or [[]]
+            for name in names:
                 out.append(
                     {
                         "verbs": verbs,
                         "apiGroups": [group],
                         "resources": [resource],
-                        "resourceNames": [] if name is None else [name],
+                        "resourceNames": name,
                         "nonResourceURLs": [],
                     }
                 )
