@@ -312,7 +312,57 @@ def run_queues(api: ClusterAPI) -> None:
             )
 
 
+def node_pool_resources(body: dict[str, Any]) -> dict[str, Any]:
+    """A department's or project's quotas with Run:ai's ``nodePoolResources`` read in.
+
+    The Run:ai API keeps quotas per node pool in ``nodePoolResources``, a list of
+    ``{nodePool: {name}, gpu: {deserved, limit, overQuotaWeight}}``; the flat ``deservedGpus``,
+    ``maxAllowedGpus`` and ``gpuOverQuotaWeight`` are deprecated but still honoured, for a pool
+    the list doesn't name and for a field an entry leaves out. Returns the body in the lab's own
+    per-pool form (``nodePools: {pool: {deservedGpus, maxAllowedGpus, gpuOverQuotaWeight}}``),
+    with the flat limit the pools' limits add up to (none if a pool has none).
+    """
+    entries = body.get("nodePoolResources")
+    if not isinstance(entries, list) or not entries:
+        return body
+    flat = {
+        key: body[key]
+        for key in ("deservedGpus", "maxAllowedGpus", "gpuOverQuotaWeight")
+        if key in body
+    }
+    pools = {
+        str(pool): dict(given)
+        for pool, given in (body.get("nodePools") or {}).items()
+        if isinstance(given, dict)
+    }
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        pool = str(dig(entry, "nodePool", "name") or DEFAULT_POOL)
+        raw = entry.get("gpu")
+        gpu: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        given = pools.get(pool) or dict(flat)
+        for field_name, key in (
+            ("deserved", "deservedGpus"),
+            ("limit", "maxAllowedGpus"),
+            ("overQuotaWeight", "gpuOverQuotaWeight"),
+        ):
+            if field_name in gpu:
+                given[key] = gpu[field_name]
+        pools[pool] = given
+    limits = []
+    for given in pools.values():
+        try:
+            limits.append(float(given.get("maxAllowedGpus", -1)))
+        except (TypeError, ValueError):
+            limits.append(-1.0)
+    limit = sum(limits) if limits and all(x >= 0 for x in limits) else -1
+    return {**body, "nodePools": pools, "maxAllowedGpus": limit}
+
+
 def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
+    body = node_pool_resources(body)
+
     def number(key: str, default: float) -> float:
         raw = body.get(key)
         try:

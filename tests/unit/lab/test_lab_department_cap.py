@@ -80,3 +80,30 @@ def test_the_answer_key_raises_the_limit_that_the_scheduler_reads(dept: LabSessi
     dept.run(RAISE_LIMIT)
     wait(dept, 1)
     assert dept.run(QUEUE_LIMIT).output == "16"
+
+
+PER_POOL = (
+    "kubectl patch departments.run.ai research --type merge -p "
+    """'{"spec":{"nodePoolResources":[{"nodePool":{"name":"default"},"gpu":{"limit":%s}}]}}'"""
+)
+
+
+def test_the_per_pool_limit_in_node_pool_resources_is_the_one_the_scheduler_reads(
+    dept: LabSession,
+) -> None:
+    dept.run(PER_POOL % 16)
+    wait(dept, 1)
+    assert dept.run(QUEUE_LIMIT).output == "16"
+    pool = "{.spec.nodePools.default.resources.gpu.limit}"
+    assert dept.run(
+        f"kubectl get queues.scheduling.run.ai research -o jsonpath='{pool}'"
+    ).output == ("16")
+    wait(dept, 2)
+    assert dept.is_complete()
+
+
+def test_the_per_pool_limit_wins_over_the_deprecated_flat_one(dept: LabSession) -> None:
+    run_all(dept, [PER_POOL % 10, RAISE_LIMIT])
+    wait(dept, 3)
+    assert dept.run(QUEUE_LIMIT).output == "10"
+    assert "Status:           Pending" in sweep_status(dept)
