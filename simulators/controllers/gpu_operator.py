@@ -267,7 +267,7 @@ def run_operator(api: ClusterAPI) -> None:
         ds_status = status(existing)
         if int(ds_status.get("numberReady", 0)) < int(ds_status.get("desiredNumberScheduled", 0)):
             ready = False
-    _label_gpu_nodes(api)
+    _label_gpu_nodes(api, policy)
     state = "ready" if ready else "notReady"
     if status(policy).get("state") != state:
         api.patch(
@@ -278,15 +278,31 @@ def run_operator(api: ClusterAPI) -> None:
         )
 
 
-def _label_gpu_nodes(api: ClusterAPI) -> None:
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+
+
+def _label_gpu_nodes(api: ClusterAPI, policy: Obj) -> None:
+    """The operator's node labels: a component's deploy label where it is missing, and on a
+    MIG-capable node without ``nvidia.com/mig.config`` the ClusterPolicy's
+    ``migManager.config.default`` (``all-disabled`` unless set otherwise), which MIG Manager then
+    applies: removing the label turns MIG off."""
+    default = str(dig(spec(policy), "migManager", "config", "default") or "")
     for node in items(api, "nodes"):
         if not hardware.read_layout(node):
             continue
         labels = labels_of(node)
-        wanted = DEPLOY_LABELS if hardware.gpu_model(node).mig_capable else NON_MIG_DEPLOY_LABELS
+        capable = hardware.gpu_model(node).mig_capable
+        wanted = DEPLOY_LABELS if capable else NON_MIG_DEPLOY_LABELS
         missing = {k: "true" for k in wanted if k not in labels}
         if labels.get("nvidia.com/gpu.present") != "true":
             missing["nvidia.com/gpu.present"] = "true"
+        if (
+            capable
+            and default
+            and MIG_CONFIG_LABEL not in labels
+            and _enabled(policy, "migManager")
+        ):
+            missing[MIG_CONFIG_LABEL] = default
         if missing:
             api.patch("nodes", name_of(node), {"metadata": {"labels": missing}})
 

@@ -206,3 +206,27 @@ def test_triton_stays_pending_for_nvidia_com_gpu_on_a_mixed_node(mixed: LabSessi
         "strategy-mixed": True,
         "triton-on-slice": False,
     }
+
+
+def test_removing_the_layout_label_brings_back_the_policys_default_all_disabled(
+    single: LabSession,
+) -> None:
+    run_all(
+        single,
+        [
+            "kubectl drain gpu-node2 --ignore-daemonsets",
+            "kubectl label node gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite",
+        ],
+    )
+    wait(single, 4)
+    assert "nvidia.com/gpu:     56" in single.run("kubectl describe node gpu-node2").output
+    assert single.run("kubectl label node gpu-node2 nvidia.com/mig.config-").output == (
+        "node/gpu-node2 unlabeled"
+    )
+    wait(single, 4)
+    shown = single.run(
+        "kubectl get node gpu-node2 -o jsonpath='{.metadata.labels.nvidia\\.com/mig\\.config}'"
+    ).output
+    assert shown == "all-disabled"
+    assert state_of(single) == "success"
+    assert "nvidia.com/gpu:     8" in single.run("kubectl describe node gpu-node2").output
