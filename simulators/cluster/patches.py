@@ -205,7 +205,8 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
             )
         parent[last] = deep_copy(value)
     elif isinstance(parent, list):
-        if last == "-":
+        operation = "replace" if replace else "add"
+        if last == "-" and not replace:
             parent.append(deep_copy(value))
         elif last.isdigit() and int(last) <= len(parent):
             if replace:
@@ -221,9 +222,10 @@ def _add(doc: Any, path: str, value: Any, replace: bool = False) -> Any:
             else:
                 parent.insert(int(last), deep_copy(value))
         else:
-            raise ApiError(422, "Invalid", f"add operation does not apply: {path}")
+            raise ApiError(422, "Invalid", f"{operation} operation does not apply: {path}")
     else:
-        raise ApiError(422, "Invalid", f"add operation does not apply: {path}")
+        verb = "replace" if replace else "add"
+        raise ApiError(422, "Invalid", f"{verb} operation does not apply: {path}")
     return doc
 
 
