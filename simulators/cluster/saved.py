@@ -1,4 +1,5 @@
-"""The store's saved form: every object, the counters, logs and watch history, as JSON data.
+"""The store's saved form: every object, the counters, logs and watch history, as JSON data;
+and its fork, the same state shared with a new store.
 
 ``dump`` and ``restore`` round-trip exactly (a restored store answers every request as the
 saved one would, resourceVersions and generated names included). Functions of the store
@@ -7,6 +8,7 @@ saved one would, resourceVersions and generated names included). Functions of th
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -71,3 +73,30 @@ def load[Store: MockCluster](kind: type[Store], data: Obj, registry: Registry) -
     for rv, key, event_type, obj in data["watch_log"]:
         store._watch_log.append((int(rv), str(key), str(event_type), deep_copy(obj)))
     return store
+
+
+def fork[Store: MockCluster](store: Store) -> Store:
+    """``MockCluster.fork``: a new store of the same class holding the same state, sharing the
+    stored objects (never changed in place) and copying only the indexes over them."""
+    other = type(store)(
+        seed=store.seed,
+        clock=StepClock(store.clock.seconds, store.clock.step_seconds),
+        bootstrap=False,
+        registry=store.registry,
+    )
+    other._objects = {key: dict(bucket) for key, bucket in store._objects.items()}
+    # The sorted key lists are replaced, never edited (_sort_in): shared.
+    other._sorted_keys = dict(store._sorted_keys)
+    other._owned = {
+        uid: {key: set(keys) for key, keys in by_resource.items()}
+        for uid, by_resource in store._owned.items()
+    }
+    other._rv, other._uid_counter = store._rv, store._uid_counter
+    other._name_counter = store._name_counter
+    other._logs = {key: list(lines) for key, lines in store._logs.items()}
+    other._previous_logs = {key: list(lines) for key, lines in store._previous_logs.items()}
+    # Watch entries are copies made for the log, never changed: shared.
+    other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
+    other._exec_handlers = list(store._exec_handlers)
+    other.changes = store.changes.fork()
+    return other

@@ -34,7 +34,7 @@ from simulators.lab.shell_syntax import needs_more
 from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
-from simulators.lab.world import HostState, World, build_world
+from simulators.lab.world import HostState, World, new_world
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
@@ -244,7 +244,8 @@ class LabSession:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise LabError("seed: must be an integer")
         ticket = load_ticket(ticket_id, content_dir)
-        world = build_world(ticket.world, seed)
+        # A fork of the ticket's template world (built once per process and seed): a few ms.
+        world = new_world(ticket.world, seed)
         return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
 
     @classmethod

@@ -16,6 +16,9 @@ kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,6 +115,13 @@ class World:
         self.api.clock.advance()
         run_controllers(self.api, leave_out=self.left_out)
 
+    def fork(self) -> World:
+        """An independent world equal to this one, sharing the cluster's objects
+        (MockCluster.fork): what a learner's lab starts from (see template_world)."""
+        other = World(self.api.fork(), HostState.from_json(self.state.to_json()))
+        other.left_out = self.left_out
+        return other
+
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is
         compacted first: a saved lab has no watchers."""
@@ -151,6 +161,39 @@ def load_world_spec(ticket_id: str) -> dict[str, Any]:
 def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
     """A ticket's cluster (by id or by its `world:` mapping), warmed up to the session's start."""
     return build_world(ticket, seed).api
+
+
+# Ticket worlds kept per process (see template_world): about 1 MB each, nine tickets and a few
+# seeds apiece.
+TEMPLATES = 48
+_templates: OrderedDict[str, World] = OrderedDict()
+_templates_lock = threading.Lock()
+
+
+def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
+    """``build_world(ticket, seed)``, built once per process and kept (the newest TEMPLATES):
+    never changed, only forked (``new_world``)."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    key = json.dumps([spec, seed], sort_keys=True, default=str)
+    with _templates_lock:
+        found = _templates.get(key)
+        if found is not None:
+            _templates.move_to_end(key)
+            return found
+    # Built outside the lock: another ticket's learners need not wait; two threads building
+    # the same template at once both build it, and the second is kept.
+    built = build_world(spec, seed)
+    with _templates_lock:
+        _templates[key] = built
+        while len(_templates) > TEMPLATES:
+            _templates.popitem(last=False)
+    return built
+
+
+def new_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
+    """A ticket's world at the session's start, equal to ``build_world(ticket, seed)``: a fork
+    of its template, so it costs a few ms at most and its memory is what its learner changes."""
+    return template_world(ticket, seed).fork()
 
 
 def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
@@ -208,4 +251,13 @@ def describe_world(world: World) -> dict[str, Any]:
     return out
 
 
-__all__ = ["HostState", "RunaiCli", "World", "build_cluster", "build_world", "describe_world"]
+__all__ = [
+    "HostState",
+    "RunaiCli",
+    "World",
+    "build_cluster",
+    "build_world",
+    "describe_world",
+    "new_world",
+    "template_world",
+]
