@@ -16,6 +16,7 @@ kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections import OrderedDict
@@ -94,8 +95,20 @@ class HostState:
             raise LabError(f"saved lab state is damaged: {exc}") from None
 
 
+@dataclass(frozen=True)
+class Origin:
+    """The template a world was forked from (new_world): while the world is still equal to it,
+    a snapshot names it instead of holding its objects (World.as_template)."""
+
+    template: World
+    digest: str
+    seed: int
+
+
 class World:
     """The cluster (through its API) plus kadmin; `tick()` is one step of simulated time."""
+
+    origin: Origin | None = None
 
     def __init__(self, api: MockCluster, state: HostState) -> None:
         self.api = api
@@ -121,6 +134,22 @@ class World:
         other = World(self.api.fork(), HostState.from_json(self.state.to_json()))
         other.left_out = self.left_out
         return other
+
+    def as_template(self) -> dict[str, Any] | None:
+        """While this world is still its template (a lab nobody has typed in yet), its saved
+        form naming that template (``from_template``), a few bytes instead of the cluster's
+        few hundred KB; None once anything changed (a write, a step, a file)."""
+        origin = self.origin
+        if origin is None:
+            return None
+        template = origin.template
+        if (self.api.resource_version, self.api.clock.seconds, self.state) != (
+            template.api.resource_version,
+            template.api.clock.seconds,
+            template.state,
+        ):
+            return None
+        return {"template": {"world": origin.digest, "seed": origin.seed}}
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is
@@ -174,7 +203,7 @@ def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     """``build_world(ticket, seed)``, built once per process and kept (the newest TEMPLATES):
     never changed, only forked (``new_world``)."""
     spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
-    key = json.dumps([spec, seed], sort_keys=True, default=str)
+    key = json.dumps([_spec_key(spec), seed])
     with _templates_lock:
         found = _templates.get(key)
         if found is not None:
@@ -193,7 +222,31 @@ def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
 def new_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     """A ticket's world at the session's start, equal to ``build_world(ticket, seed)``: a fork
     of its template, so it costs a few ms at most and its memory is what its learner changes."""
-    return template_world(ticket, seed).fork()
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    template = template_world(spec, seed)
+    world = template.fork()
+    world.origin = Origin(template, _digest(spec), seed)
+    return world
+
+
+def from_template(ticket: str | dict[str, Any], saved: Any) -> World:
+    """The world a saved ``as_template()`` names (its ``"template"`` value): LabError if the
+    ticket's world is no longer the one it was saved from."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    if not isinstance(saved, dict) or saved.get("world") != _digest(spec):
+        raise LabError("saved lab state is damaged: its ticket's world has changed")
+    seed = saved.get("seed")
+    if type(seed) is not int:
+        raise LabError("saved lab state is damaged: seed is not a number")
+    return new_world(spec, seed)
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+def _digest(spec: dict[str, Any]) -> str:
+    return hashlib.sha256(_spec_key(spec).encode()).hexdigest()[:16]
 
 
 def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
@@ -258,6 +311,7 @@ __all__ = [
     "build_cluster",
     "build_world",
     "describe_world",
+    "from_template",
     "new_world",
     "template_world",
 ]

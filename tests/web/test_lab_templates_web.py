@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 from django.test import Client
 
 from simulators.lab import world
 from studysite.lab import store
+from studysite.lab.models import SavedLab
 from studysite.lab.store import SEED_VARIANTS, lab_seed, other_seed
 
 pytestmark = pytest.mark.django_db
@@ -54,3 +56,18 @@ def test_a_reset_draws_another_of_the_worlds() -> None:
         drawn = {other_seed(seed) for _ in range(50)}
         assert seed not in drawn and drawn <= set(range(SEED_VARIANTS))
     assert other_seed(3_000_000_001) in range(SEED_VARIANTS)  # a lab seeded before variants
+
+
+def test_a_labs_first_command_saves_the_name_of_its_starting_world_and_the_command() -> None:
+    client = Client()
+    client.get("/lab/mig-single/")
+    client.post("/lab/mig-single/command", {"line": "kubectl label node gpu-node1 mine=yes"})
+    saved = SavedLab.objects.get(ticket="mig-single")
+    assert saved.snapshot.data()["world"] == {
+        "template": {"world": ANY, "seed": lab_seed(client.session.session_key, "mig-single")}
+    }
+    assert len(saved.snapshot.packed) < 1024
+    store._kept.clear()  # as another process sees it: from the database
+    lab = store.open_lab(client.session.session_key, "mig-single").lab
+    assert lab.world.api.get("nodes", "gpu-node1")["metadata"]["labels"]["mine"] == "yes"
+    assert "node/gpu-node1 labeled" in lab.transcript[-1].output

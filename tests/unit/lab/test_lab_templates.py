@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from simulators.lab import LabSession
+from simulators.lab import LabError, LabSession
 from simulators.lab.session import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
 from simulators.lab.world import build_world, new_world, template_world
@@ -92,3 +92,46 @@ def test_the_answer_key_from_a_template_reaches_the_same_world_as_from_scratch(
     assert forked.to_json()["transcript"] == scratch.to_json()["transcript"]
     assert world_json(template) == template_before
     assert world_json(bystander) == bystander_before
+
+
+def test_a_new_labs_snapshot_names_its_template_and_restores_the_same_lab() -> None:
+    lab = LabSession.new("image-pull", seed=9)
+    lab.run("cat <<EOF > notes.txt")  # a here-document begun, nothing run yet
+    snapshot = lab.encode()
+    assert len(snapshot) < 1024
+    back = LabSession.from_json(snapshot)
+    assert world_json(back) == world_json(lab)
+    assert back.awaiting and back.to_json()["shell"] == lab.to_json()["shell"]
+    # The export always holds the whole world.
+    assert "cluster" in lab.to_json()["world"]
+
+
+def test_once_a_command_ran_the_snapshot_holds_the_whole_world() -> None:
+    lab = LabSession.new("image-pull", seed=9)
+    lab.run("kubectl get nodes")
+    snapshot = lab.encode()
+    assert len(snapshot) > 100_000
+    back = LabSession.from_json(snapshot)
+    assert world_json(back) == world_json(lab)
+    assert back.run("kubectl get nodes").output == lab.run("kubectl get nodes").output
+
+
+def test_a_lab_restored_from_a_template_snapshot_goes_on_as_the_original() -> None:
+    lab = LabSession.new("mig-single", seed=2)
+    back = LabSession.from_json(lab.encode())
+    for line in lab.answer_key():
+        assert back.run(line).output == lab.run(line).output
+    assert world_json(back) == world_json(lab) and back.is_complete()
+
+
+def test_a_file_naming_a_template_instead_of_a_cluster_is_refused_on_import() -> None:
+    snapshot = LabSession.new("mig-single", seed=2).encode()
+    with pytest.raises(LabError, match="damaged"):
+        LabSession.from_json(snapshot, trusted=False)
+
+
+def test_a_snapshot_naming_a_template_the_ticket_no_longer_has_is_refused() -> None:
+    data = json.loads(LabSession.new("mig-single", seed=2).encode())
+    data["world"]["template"]["world"] = "0" * 16
+    with pytest.raises(LabError, match="world has changed"):
+        LabSession.from_json(data)
