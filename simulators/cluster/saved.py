@@ -100,3 +100,37 @@ def fork[Store: MockCluster](store: Store) -> Store:
     other._exec_handlers = list(store._exec_handlers)
     other.changes = store.changes.fork()
     return other
+
+
+# How deep a new version looks for parts equal to the old version's (spec, status, their fields).
+SHARED_DEPTH = 3
+
+
+def share_unchanged(old: Obj, new: Obj, depth: int) -> None:
+    """Put the old object's value in place of each of the new one's parts equal to it (stored
+    objects, and so their parts, never change in place)."""
+    for key, value in new.items():
+        before = old.get(key)
+        if before is value or type(before) is not type(value) or type(value) not in (dict, list):
+            continue
+        if value == before:
+            new[key] = before
+        elif depth > 1 and isinstance(value, dict) and isinstance(before, dict):
+            share_unchanged(before, value, depth - 1)
+
+
+def share(store: MockCluster, other: MockCluster) -> None:
+    """``MockCluster.share_with``: each of the store's objects equal to the other's under the
+    same name becomes the other's (and each equal part, to the depth a write shares)."""
+    for key, bucket in store._objects.items():
+        theirs = other._objects.get(key)
+        if not theirs:
+            continue
+        for name, obj in bucket.items():
+            their = theirs.get(name)
+            if their is None or their is obj:
+                continue
+            if obj == their:
+                bucket[name] = their
+            else:
+                share_unchanged(their, obj, SHARED_DEPTH)

@@ -206,6 +206,10 @@ class MockCluster:
         old = bucket.get(key)
         if old is None:
             self._sort_in(info.key, key, present=True)
+        else:
+            # The new version keeps the old one's unchanged parts, not equal copies of them: a
+            # lab forked from a template holds only what its writes changed (see fork).
+            saved.share_unchanged(old, obj, saved.SHARED_DEPTH)
         before = _owner_uids(old) if old is not None else ()
         after = _owner_uids(obj)
         if before != after:
@@ -578,6 +582,11 @@ class MockCluster:
         object. Its cost is the indexes' (a few dict entries per object), not the objects'
         size: a lab started from a ticket's template world (simulators.lab.world)."""
         return saved.fork(self)
+
+    def share_with(self, other: MockCluster) -> None:
+        """Hold ``other``'s objects (and parts) wherever this store's are equal to them: a lab
+        restored from its saved form shares what it still has in common with its template."""
+        saved.share(self, other)
 
     def to_json(self, *, copy: bool = True) -> Obj:
         """The store as JSON data (``saved.dump``; copy=False shares the store's own objects,

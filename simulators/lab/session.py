@@ -34,7 +34,13 @@ from simulators.lab.shell_syntax import needs_more
 from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
-from simulators.lab.world import HostState, World, from_template, new_world
+from simulators.lab.world import (
+    HostState,
+    World,
+    from_template,
+    new_world,
+    share_with_template,
+)
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
@@ -314,6 +320,8 @@ class LabSession:
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise LabError(f"saved lab state is damaged: {exc}") from None
         ticket = load_ticket(state.ticket_id, content_dir)
+        if world is None and isinstance(state.world.api, MockCluster):
+            share_with_template(state.world, ticket.world)
         return cls(state, ticket)
 
     def reset(self, content_dir: Path | None = None) -> LabSession:

@@ -195,7 +195,7 @@ def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
 # Ticket worlds kept per process (see template_world): about 1 MB each, nine tickets and a few
 # seeds apiece.
 TEMPLATES = 48
-_templates: OrderedDict[str, World] = OrderedDict()
+_templates: OrderedDict[tuple[str, int], World] = OrderedDict()
 _templates_lock = threading.Lock()
 
 
@@ -203,7 +203,7 @@ def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     """``build_world(ticket, seed)``, built once per process and kept (the newest TEMPLATES):
     never changed, only forked (``new_world``)."""
     spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
-    key = json.dumps([_spec_key(spec), seed])
+    key = (_spec_key(spec), seed)
     with _templates_lock:
         found = _templates.get(key)
         if found is not None:
@@ -227,6 +227,21 @@ def new_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     world = template.fork()
     world.origin = Origin(template, _digest(spec), seed)
     return world
+
+
+def share_with_template(world: World, ticket: str | dict[str, Any]) -> None:
+    """Let a world restored from its saved form hold its ticket's template objects (and parts)
+    wherever it still equals them (MockCluster.share_with), so a lab opened from the database
+    costs about what a forked one does. Only a template already built: none is built for this;
+    the same seed's is best, another seed's still shares the parts no name or uid is in."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    spec_key = _spec_key(spec)
+    with _templates_lock:
+        found = _templates.get((spec_key, world.api.seed))
+        if found is None:
+            found = next((t for (k, _), t in reversed(_templates.items()) if k == spec_key), None)
+    if found is not None:
+        world.api.share_with(found.api)
 
 
 def from_template(ticket: str | dict[str, Any], saved: Any) -> World:
@@ -313,5 +328,6 @@ __all__ = [
     "describe_world",
     "from_template",
     "new_world",
+    "share_with_template",
     "template_world",
 ]

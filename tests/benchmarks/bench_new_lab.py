@@ -6,7 +6,8 @@ seed of its own for "before", as every learner had one) built from scratch as
 `LabSession.new` did before templates, and forked from the template as it does now (the
 template built once beforehand: its one-off cost is the "before" column), and their ratio.
 Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
-ticket's answer key, beside a lab built from scratch. Goals (issue 30): at most 5 ms of CPU
+ticket's answer key, and that solved lab opened again from its snapshot (as another process
+does), beside a lab built from scratch. Goals (issue 30): at most 5 ms of CPU
 per new lab, at most 100 KB per kept lab beyond its template. Prints, never asserts.
 
     .venv/bin/python -m tests.benchmarks.bench_new_lab [--repeat 5]
@@ -76,13 +77,20 @@ def main() -> None:
     print("goal: at most 5 ms per new lab")
     print()
     print("Memory a kept lab holds beyond its template (KB)")
-    print(f"{'ticket':<20} {'scratch':>8} {'new':>6} {'answered':>9}")
+    print(f"{'ticket':<20} {'scratch':>8} {'new':>6} {'answered':>9} {'reopened':>9}")
     for ticket_id in tickets:
         new_lab = functools.partial(LabSession.new, ticket_id, seed=0)
         scratch = kept_bytes(functools.partial(from_scratch, ticket_id, 0), answer=False)
         new = kept_bytes(new_lab, answer=False)
         answered = kept_bytes(new_lab, answer=True)
-        print(f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {answered / 1024:>9.0f}")
+        solved = new_lab()
+        for line in solved.answer_key():
+            solved.run(line)
+        reopened = kept_bytes(functools.partial(LabSession.from_json, solved.encode()), False)
+        print(
+            f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {answered / 1024:>9.0f}"
+            f" {reopened / 1024:>9.0f}"
+        )
     print("goal: at most 100 KB per kept lab beyond its template")
 
 

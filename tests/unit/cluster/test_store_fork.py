@@ -66,3 +66,18 @@ def test_two_forks_of_one_store_make_the_same_names_and_versions() -> None:
     ]
     assert made[0]["metadata"] == made[1]["metadata"]
     assert one.resource_version == other.resource_version != original.resource_version
+
+
+def test_a_forks_write_keeps_the_unchanged_parts_of_the_original_object_not_copies() -> None:
+    original = small_cluster()
+    original.patch("configmaps", "settings", {"data": {"big": "x" * 1000}})
+    fork = original.fork()
+    fork.patch("configmaps", "settings", {"metadata": {"labels": {"mine": "yes"}}})
+    before = next(
+        c for c in original.iter_objects("configmaps") if c["metadata"]["name"] == "settings"
+    )
+    after = next(c for c in fork.iter_objects("configmaps") if c["metadata"]["name"] == "settings")
+    assert after is not before and after["data"] is before["data"]
+    assert "labels" not in before["metadata"] and after["metadata"]["labels"] == {"mine": "yes"}
+    fork.patch("configmaps", "settings", {"data": {"big": "changed"}})
+    assert original.get("configmaps", "settings")["data"]["big"] == "x" * 1000

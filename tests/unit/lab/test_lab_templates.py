@@ -135,3 +135,22 @@ def test_a_snapshot_naming_a_template_the_ticket_no_longer_has_is_refused() -> N
     data["world"]["template"]["world"] = "0" * 16
     with pytest.raises(LabError, match="world has changed"):
         LabSession.from_json(data)
+
+
+def test_a_lab_restored_from_its_whole_world_shares_what_it_still_has_with_its_template() -> None:
+    lab = LabSession.new("image-pull", seed=4)
+    lab.run("kubectl label node gpu-node1 mine=yes")
+    back = LabSession.from_json(lab.encode())
+    assert world_json(back) == world_json(lab)
+    template = template_world(load_ticket("image-pull").world, 4)
+    theirs = {o["metadata"]["name"]: o for o in template.api.iter_objects("namespaces")}
+    assert all(
+        o is theirs[o["metadata"]["name"]] for o in back.world.api.iter_objects("namespaces")
+    )
+    node = back.world.api.get("nodes", "gpu-node1")
+    assert node["metadata"]["labels"]["mine"] == "yes"
+    # Its own writes still leave the template as it was.
+    before = world_json(template)
+    for line in back.answer_key():
+        back.run(line)
+    assert back.is_complete() and world_json(template) == before
