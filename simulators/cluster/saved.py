@@ -134,3 +134,70 @@ def share(store: MockCluster, other: MockCluster) -> None:
                 bucket[name] = their
             else:
                 share_unchanged(their, obj, SHARED_DEPTH)
+
+
+def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
+    """What ``store`` holds beyond ``base``, the store it was forked from (``fork``), as JSON
+    data: the objects that are not base's own (a fork shares base's unchanged objects, so
+    identity tells), the names base has and store does not, the logs that differ, and the
+    counters and clock. Shares the store's objects: only for encoding at once. No watch
+    history: a store saved this way has no watchers (``load_changes`` starts with none)."""
+
+    def logs(mine: dict[str, list[str]], theirs: dict[str, list[str]]) -> Obj:
+        return {
+            "set": {key: lines for key, lines in mine.items() if theirs.get(key) != lines},
+            "removed": [key for key in theirs if key not in mine],
+        }
+
+    objects: dict[str, list[Obj]] = {}
+    removed: dict[str, list[list[str]]] = {}
+    for key, bucket in store._objects.items():
+        theirs = base._objects.get(key, {})
+        changed = [obj for name, obj in bucket.items() if theirs.get(name) is not obj]
+        if changed:
+            objects[key] = changed
+    for key, theirs in base._objects.items():
+        mine = store._objects.get(key, {})
+        gone = [[ns, name] for ns, name in theirs if (ns, name) not in mine]
+        if gone:
+            removed[key] = gone
+    return {
+        "format": FORMAT_VERSION,
+        "seed": store.seed,
+        "clock": {"seconds": store.clock.seconds, "step_seconds": store.clock.step_seconds},
+        "rv": store._rv,
+        "uids": store._uid_counter,
+        "names": store._name_counter,
+        "objects": objects,
+        "removed": removed,
+        "logs": logs(store._logs, base._logs),
+        "previous_logs": logs(store._previous_logs, base._previous_logs),
+    }
+
+
+def load_changes[Store: MockCluster](base: Store, data: Obj) -> Store:
+    """A fork of ``base`` with what ``dump_changes`` saved applied: the store it saved."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+        raise ApiError(400, "BadRequest", "saved cluster state has an unknown format")
+    store = fork(base)
+    store.compact_watch_log()
+    store.seed = int(data["seed"])
+    store.clock = StepClock(int(data["clock"]["seconds"]), int(data["clock"]["step_seconds"]))
+    store._rv = int(data["rv"])
+    store._uid_counter = int(data["uids"])
+    store._name_counter = int(data["names"])
+    for key, names in data["removed"].items():
+        info = store.registry.by_key(key)
+        for ns, name in names:
+            store._pop(info, (str(ns), str(name)))
+    for key, items in data["objects"].items():
+        info = store.registry.by_key(key)
+        for obj in items:
+            meta = obj["metadata"]
+            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj))
+    for mine, saved in ((store._logs, data["logs"]), (store._previous_logs, data["previous_logs"])):
+        for key in saved["removed"]:
+            mine.pop(str(key))
+        for key, lines in saved["set"].items():
+            mine[str(key)] = [str(line) for line in lines]
+    return store

@@ -156,16 +156,18 @@ class SessionState:
         return f'{head[:-1]}, "transcript": [{entries}]}}'
 
     def _all_but_transcript(self, *, copy: bool, compact: bool = False) -> dict[str, Any]:
-        # compact: a world still equal to its ticket's template is saved as its name (a new
-        # lab's first snapshot); the export (to_json) always holds the whole world.
+        # compact: a world forked from its ticket's template is saved as the template's name
+        # and what changed since (World.as_template); the export (to_json) holds it whole.
         named = self.world.as_template() if compact else None
         return {
             "version": self.version,
             "ticket_id": self.ticket_id,
             "seed": self.seed,
             "world": named or self.world.to_json(copy=copy),
-            # A named template comes back with its own (MockCluster.fork).
-            "controllers": None if named else self.world.controllers_to_json(),
+            # An unchanged template comes back with its own (MockCluster.fork).
+            "controllers": None
+            if named and "changes" not in named
+            else self.world.controllers_to_json(),
             "history": list(self.history),
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
@@ -310,11 +312,16 @@ class LabSession:
         world = None
         saved_world = data.get("world")
         if isinstance(saved_world, dict) and "template" in saved_world:
-            # A snapshot of a lab nobody typed in yet (SessionState.encode): the site's own only.
+            # A snapshot naming a template (SessionState.encode): the site's own only.
             if not trusted:
                 raise LabError("saved lab state is damaged: no cluster")
             spec = load_ticket(str(data.get("ticket_id")), content_dir).world
-            world = from_template(spec, saved_world["template"])
+            world = from_template(spec, saved_world)
+            if data.get("controllers") is not None:
+                try:
+                    world.restore_controllers(data["controllers"])
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                    raise LabError(f"saved lab state is damaged: {exc}") from None
         try:
             state = SessionState.from_json(data, world, trusted=trusted)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:

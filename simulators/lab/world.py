@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from simulators.cluster import saved
 from simulators.cluster.api import ApiError
 from simulators.cluster.changes import Changes
 from simulators.cluster.clock import STEP_SECONDS
@@ -136,20 +137,28 @@ class World:
         return other
 
     def as_template(self) -> dict[str, Any] | None:
-        """While this world is still its template (a lab nobody has typed in yet), its saved
-        form naming that template (``from_template``), a few bytes instead of the cluster's
-        few hundred KB; None once anything changed (a write, a step, a file)."""
+        """This world's saved form as the name of the template it was forked from and, once
+        anything changed, what did (``saved.dump_changes``: the objects that are no longer the
+        template's, the logs that differ, the host): a few KB where the whole cluster is a few
+        hundred. None for a world not forked from a template. Shares the live objects: only
+        for encoding at once. ``from_template`` reads it back."""
         origin = self.origin
         if origin is None:
             return None
         template = origin.template
-        if (self.api.resource_version, self.api.clock.seconds, self.state) != (
+        named: dict[str, Any] = {"template": {"world": origin.digest, "seed": origin.seed}}
+        if (self.api.resource_version, self.api.clock.seconds, self.state) == (
             template.api.resource_version,
             template.api.clock.seconds,
             template.state,
         ):
-            return None
-        return {"template": {"world": origin.digest, "seed": origin.seed}}
+            return named  # still the template: nobody typed in this lab yet
+        self.api.compact_watch_log()
+        return {
+            **named,
+            "changes": saved.dump_changes(self.api, template.api),
+            "host": self.state.to_json(),
+        }
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is
@@ -244,16 +253,29 @@ def share_with_template(world: World, ticket: str | dict[str, Any]) -> None:
         world.api.share_with(found.api)
 
 
-def from_template(ticket: str | dict[str, Any], saved: Any) -> World:
-    """The world a saved ``as_template()`` names (its ``"template"`` value): LabError if the
-    ticket's world is no longer the one it was saved from."""
+def from_template(ticket: str | dict[str, Any], data: Any) -> World:
+    """The world a saved ``as_template()`` holds: its template forked, with the saved changes
+    applied. LabError if the ticket's world is no longer the one it was saved from, or the
+    data is damaged."""
     spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
-    if not isinstance(saved, dict) or saved.get("world") != _digest(spec):
+    named = data.get("template") if isinstance(data, dict) else None
+    if not isinstance(named, dict) or named.get("world") != _digest(spec):
         raise LabError("saved lab state is damaged: its ticket's world has changed")
-    seed = saved.get("seed")
+    seed = named.get("seed")
     if type(seed) is not int:
         raise LabError("saved lab state is damaged: seed is not a number")
-    return new_world(spec, seed)
+    world = new_world(spec, seed)
+    if "changes" not in data:
+        return world
+    origin = world.origin
+    assert origin is not None
+    try:
+        api = saved.load_changes(origin.template.api, data["changes"])
+    except (ApiError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise LabError(f"saved lab state is damaged: {exc}") from None
+    changed = World(api, HostState.from_json(data.get("host")))
+    changed.origin = origin
+    return changed
 
 
 def _spec_key(spec: dict[str, Any]) -> str:

@@ -7,8 +7,10 @@ seed of its own for "before", as every learner had one) built from scratch as
 template built once beforehand: its one-off cost is the "before" column), and their ratio.
 Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
 ticket's answer key, and that solved lab opened again from its snapshot (as another process
-does), beside a lab built from scratch. Goals (issue 30): at most 5 ms of CPU
-per new lab, at most 100 KB per kept lab beyond its template. Prints, never asserts.
+does), beside a lab built from scratch. Then the size of a lab's snapshot (its world: the
+template's name and what changed) after 1, 10 and 100 commands. Goals (issue 30): at most
+5 ms of CPU per new lab, at most 100 KB per kept lab beyond its template. Prints, never
+asserts.
 
     .venv/bin/python -m tests.benchmarks.bench_new_lab [--repeat 5]
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import json
 import statistics
 import time
 import tracemalloc
@@ -92,6 +95,19 @@ def main() -> None:
             f" {reopened / 1024:>9.0f}"
         )
     print("goal: at most 100 KB per kept lab beyond its template")
+    print()
+    print("A snapshot's world after 1, 10 and 100 commands (KB of JSON; the whole world after)")
+    for ticket_id in tickets:
+        lab = LabSession.new(ticket_id, seed=0)
+        sizes = []
+        for n, line in enumerate([*lab.answer_key(), *["kubectl get nodes"] * 100][:100], 1):
+            lab.run(line)
+            if n in (1, 10, 100):
+                sizes.append(len(json.dumps(json.loads(lab.encode())["world"])) / 1024)
+        whole = len(json.dumps(lab.world.to_json())) / 1024
+        print(
+            f"{ticket_id:<20} " + " ".join(f"{size:>7.1f}" for size in sizes) + f"  ({whole:.0f})"
+        )
 
 
 if __name__ == "__main__":

@@ -106,14 +106,38 @@ def test_a_new_labs_snapshot_names_its_template_and_restores_the_same_lab() -> N
     assert "cluster" in lab.to_json()["world"]
 
 
-def test_once_a_command_ran_the_snapshot_holds_the_whole_world() -> None:
-    lab = LabSession.new("image-pull", seed=9)
-    lab.run("kubectl get nodes")
-    snapshot = lab.encode()
-    assert len(snapshot) > 100_000
+@pytest.mark.parametrize("ticket_id", TICKETS)
+def test_a_labs_snapshot_holds_what_changed_since_its_template_and_restores_the_same_lab(
+    ticket_id: str,
+) -> None:
+    lab = LabSession.new(ticket_id, seed=1)
+    key = lab.answer_key()
+    for line in [*key[: len(key) // 2], "kubectl delete pod -n gpu-operator --all"]:
+        lab.run(line)
+    snapshot = json.loads(lab.encode())
+    assert set(snapshot["world"]) == {"template", "changes", "host"}
     back = LabSession.from_json(snapshot)
     assert world_json(back) == world_json(lab)
-    assert back.run("kubectl get nodes").output == lab.run("kubectl get nodes").output
+    for line in [*lab.answer_key()[len(key) // 2 :], "kubectl get pods -A", "kubectl get ev -A"]:
+        assert back.run(line).output == lab.run(line).output
+    assert world_json(back) == world_json(lab) and back.is_complete() == lab.is_complete()
+
+
+def test_a_snapshot_after_ordinary_commands_is_a_fraction_of_the_whole_world() -> None:
+    lab = LabSession.new("image-pull", seed=1)
+    for line in [*lab.answer_key(), *["kubectl get nodes"] * 20]:
+        lab.run(line)
+    saved_world = json.loads(lab.encode())["world"]
+    assert len(json.dumps(saved_world)) < len(json.dumps(lab.world.to_json())) / 5
+
+
+def test_a_snapshot_whose_changes_are_damaged_is_refused_with_the_labs_error() -> None:
+    lab = LabSession.new("image-pull", seed=1)
+    lab.run("kubectl label node gpu-node1 mine=yes")
+    data = json.loads(lab.encode())
+    data["world"]["changes"]["removed"] = {"nodes": [["", "no-such-node"]]}
+    with pytest.raises(LabError, match="damaged"):
+        LabSession.from_json(data)
 
 
 def test_a_lab_restored_from_a_template_snapshot_goes_on_as_the_original() -> None:
