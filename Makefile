@@ -54,6 +54,7 @@ bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_engine
 	$(PY) -m tests.benchmarks.bench_simulator
 	$(PY) -m tests.benchmarks.bench_lab
+	$(PY) -m tests.benchmarks.bench_new_lab
 	$(PY) -m tests.benchmarks.bench_streams
 	$(PY) -m tests.benchmarks.bench_snapshot_row
 	$(PY) -m tests.benchmarks.bench_server

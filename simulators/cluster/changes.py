@@ -98,6 +98,12 @@ class Changes:
         changes.count, changes._at, changes.quiet = count, at, quiet
         return changes
 
+    def fork(self) -> Changes:
+        """A copy with the same counts and quiet runs (a forked store's, MockCluster.fork)."""
+        other = Changes()
+        other.count, other._at, other.quiet = self.count, dict(self._at), dict(self.quiet)
+        return other
+
     def changed(self, resource: str) -> None:
         self.count += 1
         self._at[resource] = self.count

@@ -100,8 +100,9 @@ def delete(
 def remove(store: MockCluster, info: ResourceInfo, ns: str, name: str) -> Obj:
     """Take the object out of the store now, with its logs, a namespace's contents and its
     dependents."""
-    obj = store._pop(info, (ns, name))
-    obj["metadata"]["resourceVersion"] = store._next_rv()
+    stored = store._pop(info, (ns, name))
+    # The deleted object's last version is a new object: stored ones never change (fork).
+    obj = {**stored, "metadata": {**stored["metadata"], "resourceVersion": store._next_rv()}}
     store._record(info, "DELETED", obj)
     if info.kind == "Pod":
         prefix = f"{ns}/{name}/"

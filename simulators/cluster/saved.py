@@ -1,4 +1,5 @@
-"""The store's saved form: every object, the counters, logs and watch history, as JSON data.
+"""The store's saved form: every object, the counters, logs and watch history, as JSON data;
+and its fork, the same state shared with a new store.
 
 ``dump`` and ``restore`` round-trip exactly (a restored store answers every request as the
 saved one would, resourceVersions and generated names included). Functions of the store
@@ -7,6 +8,7 @@ saved one would, resourceVersions and generated names included). Functions of th
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -70,4 +72,132 @@ def load[Store: MockCluster](kind: type[Store], data: Obj, registry: Registry) -
     store._previous_logs = deep_copy(data["previous_logs"])
     for rv, key, event_type, obj in data["watch_log"]:
         store._watch_log.append((int(rv), str(key), str(event_type), deep_copy(obj)))
+    return store
+
+
+def fork[Store: MockCluster](store: Store) -> Store:
+    """``MockCluster.fork``: a new store of the same class holding the same state, sharing the
+    stored objects (never changed in place) and copying only the indexes over them."""
+    other = type(store)(
+        seed=store.seed,
+        clock=StepClock(store.clock.seconds, store.clock.step_seconds),
+        bootstrap=False,
+        registry=store.registry,
+    )
+    other._objects = {key: dict(bucket) for key, bucket in store._objects.items()}
+    # The sorted key lists are replaced, never edited (_sort_in): shared.
+    other._sorted_keys = dict(store._sorted_keys)
+    other._owned = {
+        uid: {key: set(keys) for key, keys in by_resource.items()}
+        for uid, by_resource in store._owned.items()
+    }
+    other._rv, other._uid_counter = store._rv, store._uid_counter
+    other._name_counter = store._name_counter
+    other._logs = {key: list(lines) for key, lines in store._logs.items()}
+    other._previous_logs = {key: list(lines) for key, lines in store._previous_logs.items()}
+    # Watch entries are copies made for the log, never changed: shared.
+    other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
+    other._exec_handlers = list(store._exec_handlers)
+    other.changes = store.changes.fork()
+    return other
+
+
+# How deep a new version looks for parts equal to the old version's (spec, status, their fields).
+SHARED_DEPTH = 3
+
+
+def share_unchanged(old: Obj, new: Obj, depth: int) -> None:
+    """Put the old object's value in place of each of the new one's parts equal to it (stored
+    objects, and so their parts, never change in place)."""
+    for key, value in new.items():
+        before = old.get(key)
+        if before is value or type(before) is not type(value) or type(value) not in (dict, list):
+            continue
+        if value == before:
+            new[key] = before
+        elif depth > 1 and isinstance(value, dict) and isinstance(before, dict):
+            share_unchanged(before, value, depth - 1)
+
+
+def share(store: MockCluster, other: MockCluster) -> None:
+    """``MockCluster.share_with``: each of the store's objects equal to the other's under the
+    same name becomes the other's (and each equal part, to the depth a write shares)."""
+    for key, bucket in store._objects.items():
+        theirs = other._objects.get(key)
+        if not theirs:
+            continue
+        for name, obj in bucket.items():
+            their = theirs.get(name)
+            if their is None or their is obj:
+                continue
+            if obj == their:
+                bucket[name] = their
+            else:
+                share_unchanged(their, obj, SHARED_DEPTH)
+
+
+def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
+    """What ``store`` holds beyond ``base``, the store it was forked from (``fork``), as JSON
+    data: the objects that are not base's own (a fork shares base's unchanged objects, so
+    identity tells), the names base has and store does not, the logs that differ, and the
+    counters and clock. Shares the store's objects: only for encoding at once. No watch
+    history: a store saved this way has no watchers (``load_changes`` starts with none)."""
+
+    def logs(mine: dict[str, list[str]], theirs: dict[str, list[str]]) -> Obj:
+        return {
+            "set": {key: lines for key, lines in mine.items() if theirs.get(key) != lines},
+            "removed": [key for key in theirs if key not in mine],
+        }
+
+    objects: dict[str, list[Obj]] = {}
+    removed: dict[str, list[list[str]]] = {}
+    for key, bucket in store._objects.items():
+        theirs = base._objects.get(key, {})
+        changed = [obj for name, obj in bucket.items() if theirs.get(name) is not obj]
+        if changed:
+            objects[key] = changed
+    for key, theirs in base._objects.items():
+        mine = store._objects.get(key, {})
+        gone = [[ns, name] for ns, name in theirs if (ns, name) not in mine]
+        if gone:
+            removed[key] = gone
+    return {
+        "format": FORMAT_VERSION,
+        "seed": store.seed,
+        "clock": {"seconds": store.clock.seconds, "step_seconds": store.clock.step_seconds},
+        "rv": store._rv,
+        "uids": store._uid_counter,
+        "names": store._name_counter,
+        "objects": objects,
+        "removed": removed,
+        "logs": logs(store._logs, base._logs),
+        "previous_logs": logs(store._previous_logs, base._previous_logs),
+    }
+
+
+def load_changes[Store: MockCluster](base: Store, data: Obj) -> Store:
+    """A fork of ``base`` with what ``dump_changes`` saved applied: the store it saved."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+        raise ApiError(400, "BadRequest", "saved cluster state has an unknown format")
+    store = fork(base)
+    store.compact_watch_log()
+    store.seed = int(data["seed"])
+    store.clock = StepClock(int(data["clock"]["seconds"]), int(data["clock"]["step_seconds"]))
+    store._rv = int(data["rv"])
+    store._uid_counter = int(data["uids"])
+    store._name_counter = int(data["names"])
+    for key, names in data["removed"].items():
+        info = store.registry.by_key(key)
+        for ns, name in names:
+            store._pop(info, (str(ns), str(name)))
+    for key, items in data["objects"].items():
+        info = store.registry.by_key(key)
+        for obj in items:
+            meta = obj["metadata"]
+            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj))
+    for mine, saved in ((store._logs, data["logs"]), (store._previous_logs, data["previous_logs"])):
+        for key in saved["removed"]:
+            mine.pop(str(key))
+        for key, lines in saved["set"].items():
+            mine[str(key)] = [str(line) for line in lines]
     return store

@@ -9,6 +9,9 @@ behave like a running cluster; the store itself never runs anything on its own.
 The store keeps the objects and applies the write rules; what it checks and fills in on a write
 is in ``admission``, deletion and garbage collection in ``lifecycle``, the saved form in
 ``saved``, the pod subresources' rules in ``subresources``, watch replay in ``watchlog``.
+
+A stored object is never changed in place: every write stores a new object (a changed copy),
+so ``fork`` can share the objects themselves between stores.
 """
 
 from __future__ import annotations
@@ -208,6 +211,10 @@ class MockCluster:
         old = bucket.get(key)
         if old is None:
             self._sort_in(info.key, key, present=True)
+        else:
+            # The new version keeps the old one's unchanged parts, not equal copies of them: a
+            # lab forked from a template holds only what its writes changed (see fork).
+            saved.share_unchanged(old, obj, saved.SHARED_DEPTH)
         before = _owner_uids(old) if old is not None else ()
         after = _owner_uids(obj)
         if before != after:
@@ -438,7 +445,9 @@ class MockCluster:
             )
         if patch_type != "json" and not isinstance(patch, dict):
             raise ApiError(400, "BadRequest", "the patch is not a JSON object")
-        new = apply_patch(old, patch, patch_type)
+        # Patched from a copy: a merge shares the parts a patch leaves alone, and the update
+        # rules below write into the new object's metadata (stored objects never change).
+        new = apply_patch(old if patch_type == "json" else copy_obj(old), patch, patch_type)
         if not isinstance(new, dict):
             raise ApiError(422, "Invalid", "the patch does not result in an object")
         schema.check_patched(info, new)
@@ -575,6 +584,19 @@ class MockCluster:
         raise exec_not_found(command)
 
     # ----------------------------------------------------------------- state
+    def fork(self) -> MockCluster:
+        """An independent store equal to this one (same objects, counters, clock, logs, watch
+        history, change counts), made without copying any object: both share the stored
+        objects, which no write changes in place, so a write to either stores its own new
+        object. Its cost is the indexes' (a few dict entries per object), not the objects'
+        size: a lab started from a ticket's template world (simulators.lab.world)."""
+        return saved.fork(self)
+
+    def share_with(self, other: MockCluster) -> None:
+        """Hold ``other``'s objects (and parts) wherever this store's are equal to them: a lab
+        restored from its saved form shares what it still has in common with its template."""
+        saved.share(self, other)
+
     def to_json(self, *, copy: bool = True) -> Obj:
         """The store as JSON data (``saved.dump``; copy=False shares the store's own objects,
         only for encoding at once)."""

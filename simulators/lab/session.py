@@ -36,7 +36,13 @@ from simulators.lab.shell_syntax import needs_more
 from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
-from simulators.lab.world import HostState, World, build_world
+from simulators.lab.world import (
+    HostState,
+    World,
+    from_template,
+    new_world,
+    share_with_template,
+)
 
 if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
@@ -147,17 +153,23 @@ class SessionState:
     def encode(self) -> str:
         """to_json's data as JSON text, from the live world without copying it, and from each
         transcript entry's own text (see TranscriptEntry.encoded)."""
-        head = json.dumps(self._all_but_transcript(copy=False))
+        head = json.dumps(self._all_but_transcript(copy=False, compact=True))
         entries = ", ".join(entry.encoded for entry in self.transcript)
         return f'{head[:-1]}, "transcript": [{entries}]}}'
 
-    def _all_but_transcript(self, *, copy: bool) -> dict[str, Any]:
+    def _all_but_transcript(self, *, copy: bool, compact: bool = False) -> dict[str, Any]:
+        # compact: a world forked from its ticket's template is saved as the template's name
+        # and what changed since (World.as_template); the export (to_json) holds it whole.
+        named = self.world.as_template() if compact else None
         return {
             "version": self.version,
             "ticket_id": self.ticket_id,
             "seed": self.seed,
-            "world": self.world.to_json(copy=copy),
-            "controllers": self.world.controllers_to_json(),
+            "world": named or self.world.to_json(copy=copy),
+            # An unchanged template comes back with its own (MockCluster.fork).
+            "controllers": None
+            if named and "changes" not in named
+            else self.world.controllers_to_json(),
             "history": list(self.history),
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
@@ -249,7 +261,8 @@ class LabSession:
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise LabError("seed: must be an integer")
         ticket = load_ticket(ticket_id, content_dir)
-        world = build_world(ticket.world, seed)
+        # A fork of the ticket's template world (built once per process and seed): a few ms.
+        world = new_world(ticket.world, seed)
         return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
 
     @classmethod
@@ -301,11 +314,26 @@ class LabSession:
             raise LabError(OLD_VERSION_MESSAGE)
         if version != STATE_VERSION:
             raise LabError("saved lab state has an unknown format")
+        world = None
+        saved_world = data.get("world")
+        if isinstance(saved_world, dict) and "template" in saved_world:
+            # A snapshot naming a template (SessionState.encode): the site's own only.
+            if not trusted:
+                raise LabError("saved lab state is damaged: no cluster")
+            spec = load_ticket(str(data.get("ticket_id")), content_dir).world
+            world = from_template(spec, saved_world)
+            if data.get("controllers") is not None:
+                try:
+                    world.restore_controllers(data["controllers"])
+                except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                    raise LabError(f"saved lab state is damaged: {exc}") from None
         try:
-            state = SessionState.from_json(data, trusted=trusted)
+            state = SessionState.from_json(data, world, trusted=trusted)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise LabError(f"saved lab state is damaged: {exc}") from None
         ticket = load_ticket(state.ticket_id, content_dir)
+        if world is None and isinstance(state.world.api, MockCluster):
+            share_with_template(state.world, ticket.world)
         return cls(state, ticket)
 
     def reset(self, content_dir: Path | None = None) -> LabSession:

@@ -16,6 +16,10 @@ kube-system has coredns and kube-proxy but no etcd or kube-apiserver mirror pods
 
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from simulators.cluster import saved
 from simulators.cluster.api import ApiError
 from simulators.cluster.changes import Changes
 from simulators.cluster.clock import STEP_SECONDS
@@ -93,8 +98,20 @@ class HostState:
             raise LabError(f"saved lab state is damaged: {exc}") from None
 
 
+@dataclass(frozen=True)
+class Origin:
+    """The template a world was forked from (new_world): while the world is still equal to it,
+    a snapshot names it instead of holding its objects (World.as_template)."""
+
+    template: World
+    digest: str
+    seed: int
+
+
 class World:
     """The cluster (through its API) plus kadmin; `tick()` is one step of simulated time."""
+
+    origin: Origin | None = None
 
     def __init__(self, api: MockCluster, state: HostState) -> None:
         self.api = api
@@ -125,6 +142,37 @@ class World:
             return run_controllers(self.api, leave_out=self.left_out, stop=stop)
         finally:
             self.api.give_way = previous
+
+    def fork(self) -> World:
+        """An independent world equal to this one, sharing the cluster's objects
+        (MockCluster.fork): what a learner's lab starts from (see template_world)."""
+        other = World(self.api.fork(), HostState.from_json(self.state.to_json()))
+        other.left_out = self.left_out
+        return other
+
+    def as_template(self) -> dict[str, Any] | None:
+        """This world's saved form as the name of the template it was forked from and, once
+        anything changed, what did (``saved.dump_changes``: the objects that are no longer the
+        template's, the logs that differ, the host): a few KB where the whole cluster is a few
+        hundred. None for a world not forked from a template. Shares the live objects: only
+        for encoding at once. ``from_template`` reads it back."""
+        origin = self.origin
+        if origin is None:
+            return None
+        template = origin.template
+        named: dict[str, Any] = {"template": {"world": origin.digest, "seed": origin.seed}}
+        if (self.api.resource_version, self.api.clock.seconds, self.state) == (
+            template.api.resource_version,
+            template.api.clock.seconds,
+            template.state,
+        ):
+            return named  # still the template: nobody typed in this lab yet
+        self.api.compact_watch_log()
+        return {
+            **named,
+            "changes": saved.dump_changes(self.api, template.api),
+            "host": self.state.to_json(),
+        }
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         """The whole world (copy=False: see MockCluster.to_json). The watch history is
@@ -165,6 +213,91 @@ def load_world_spec(ticket_id: str) -> dict[str, Any]:
 def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
     """A ticket's cluster (by id or by its `world:` mapping), warmed up to the session's start."""
     return build_world(ticket, seed).api
+
+
+# Ticket worlds kept per process (see template_world): about 1 MB each, nine tickets and a few
+# seeds apiece.
+TEMPLATES = 48
+_templates: OrderedDict[tuple[str, int], World] = OrderedDict()
+_templates_lock = threading.Lock()
+
+
+def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
+    """``build_world(ticket, seed)``, built once per process and kept (the newest TEMPLATES):
+    never changed, only forked (``new_world``)."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    key = (_spec_key(spec), seed)
+    with _templates_lock:
+        found = _templates.get(key)
+        if found is not None:
+            _templates.move_to_end(key)
+            return found
+    # Built outside the lock: another ticket's learners need not wait; two threads building
+    # the same template at once both build it, and the second is kept.
+    built = build_world(spec, seed)
+    with _templates_lock:
+        _templates[key] = built
+        while len(_templates) > TEMPLATES:
+            _templates.popitem(last=False)
+    return built
+
+
+def new_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
+    """A ticket's world at the session's start, equal to ``build_world(ticket, seed)``: a fork
+    of its template, so it costs a few ms at most and its memory is what its learner changes."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    template = template_world(spec, seed)
+    world = template.fork()
+    world.origin = Origin(template, _digest(spec), seed)
+    return world
+
+
+def share_with_template(world: World, ticket: str | dict[str, Any]) -> None:
+    """Let a world restored from its saved form hold its ticket's template objects (and parts)
+    wherever it still equals them (MockCluster.share_with), so a lab opened from the database
+    costs about what a forked one does. Only a template already built: none is built for this;
+    the same seed's is best, another seed's still shares the parts no name or uid is in."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    spec_key = _spec_key(spec)
+    with _templates_lock:
+        found = _templates.get((spec_key, world.api.seed))
+        if found is None:
+            found = next((t for (k, _), t in reversed(_templates.items()) if k == spec_key), None)
+    if found is not None:
+        world.api.share_with(found.api)
+
+
+def from_template(ticket: str | dict[str, Any], data: Any) -> World:
+    """The world a saved ``as_template()`` holds: its template forked, with the saved changes
+    applied. LabError if the ticket's world is no longer the one it was saved from, or the
+    data is damaged."""
+    spec = load_world_spec(ticket) if isinstance(ticket, str) else dict(ticket)
+    named = data.get("template") if isinstance(data, dict) else None
+    if not isinstance(named, dict) or named.get("world") != _digest(spec):
+        raise LabError("saved lab state is damaged: its ticket's world has changed")
+    seed = named.get("seed")
+    if type(seed) is not int:
+        raise LabError("saved lab state is damaged: seed is not a number")
+    world = new_world(spec, seed)
+    if "changes" not in data:
+        return world
+    origin = world.origin
+    assert origin is not None
+    try:
+        api = saved.load_changes(origin.template.api, data["changes"])
+    except (ApiError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise LabError(f"saved lab state is damaged: {exc}") from None
+    changed = World(api, HostState.from_json(data.get("host")))
+    changed.origin = origin
+    return changed
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    return json.dumps(spec, sort_keys=True, default=str)
+
+
+def _digest(spec: dict[str, Any]) -> str:
+    return hashlib.sha256(_spec_key(spec).encode()).hexdigest()[:16]
 
 
 def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
@@ -223,4 +356,15 @@ def describe_world(world: World) -> dict[str, Any]:
     return out
 
 
-__all__ = ["HostState", "RunaiCli", "World", "build_cluster", "build_world", "describe_world"]
+__all__ = [
+    "HostState",
+    "RunaiCli",
+    "World",
+    "build_cluster",
+    "build_world",
+    "describe_world",
+    "from_template",
+    "new_world",
+    "share_with_template",
+    "template_world",
+]

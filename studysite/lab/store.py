@@ -3,7 +3,8 @@
 A lab is saved when its learner first types in it, not when its page is fetched: `peek_lab`
 shows a lab that has no row yet, and the first command `apply` keeps creates the row. Its world
 is seeded from the session and the ticket (`lab_seed`), so the page, its websocket, the form and
-the annex all show and save the same world before it exists; a reset draws a new seed.
+the annex all show and save the same world before it exists; a reset draws another seed. A new
+lab is a fork of its ticket's template world for that seed (simulators.lab.world), not a build.
 
 The lab itself (world, shell, tickets) lives in simulators.lab and serialises to
 JSON. Here it is kept as a snapshot plus the lines typed since (see SavedLab): a
@@ -155,7 +156,7 @@ def _opened(saved: SavedLab) -> OpenLab:
         lab, logged = restore(saved)
     except LabError:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
-        lab, logged = _new(saved.session_key, saved.ticket, secrets.randbits(32)), 0
+        lab, logged = _new(saved.session_key, saved.ticket, secrets.randbelow(SEED_VARIANTS)), 0
         snapshot = Snapshot.of(lab)
         with _one_writer(), transaction.atomic():
             _replace_snapshot(saved.pk, snapshot)
@@ -231,12 +232,24 @@ def _replace_snapshot(saved_id: int, snapshot: Snapshot, version: int | None = N
     return True
 
 
+# The worlds a ticket's labs start from: a seed varies the generated names and uids (a pod's
+# suffix), and each seed's world is built once per process and forked for every lab
+# (simulators.lab.world.template_world), so a class opening one ticket builds it a few times,
+# not once per learner.
+SEED_VARIANTS = 4
+
+
 def lab_seed(session_key: str, ticket: str) -> int:
-    """The seed of this session's first lab of this ticket: the same in every process, and
-    unguessable without the site's secret key."""
+    """The seed of this session's first lab of this ticket, one of SEED_VARIANTS: the same in
+    every process, and not guessable without the site's secret key."""
     message = f"lab-seed:{session_key}:{ticket}".encode()
     digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
-    return int.from_bytes(digest[:4], "big")
+    return int.from_bytes(digest[:4], "big") % SEED_VARIANTS
+
+
+def other_seed(seed: int) -> int:
+    """A reset's seed: another of the SEED_VARIANTS than the lab's, drawn at random."""
+    return (seed + 1 + secrets.randbelow(SEED_VARIANTS - 1)) % SEED_VARIANTS
 
 
 def _new(session_key: str, ticket: str, seed: int | None = None) -> LabSession:
@@ -664,7 +677,7 @@ def _commit(opened: OpenLab, line: str, meter: budget.Meter, runner: Runner = ru
 
 def reset_lab(session_key: str, ticket: str) -> OpenLab:
     opened = open_lab(session_key, ticket)
-    snapshot = Snapshot.of(_new(session_key, ticket, secrets.randbits(32)))
+    snapshot = Snapshot.of(_new(session_key, ticket, other_seed(opened.lab.seed)))
     with _lock_for(opened.saved_id), _one_writer(), transaction.atomic():
         _replace_snapshot(opened.saved_id, snapshot)
     return open_lab(session_key, ticket)

@@ -1,0 +1,114 @@
+"""What a new lab costs, per ticket, in process: built from scratch (before) beside forked
+from its ticket's template world (after), in one run.
+
+For each ticket it prints the processor time of a new lab (median of --repeat, each on a
+seed of its own for "before", as every learner had one) built from scratch as
+`LabSession.new` did before templates, and forked from the template as it does now (the
+template built once beforehand: its one-off cost is the "before" column), and their ratio.
+Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
+ticket's answer key, and that solved lab opened again from its snapshot (as another process
+does), beside a lab built from scratch. Then the size of a lab's snapshot (its world: the
+template's name and what changed) after 1, 10 and 100 commands. Goals (issue 30): at most
+5 ms of CPU per new lab, at most 100 KB per kept lab beyond its template. Prints, never
+asserts.
+
+    .venv/bin/python -m tests.benchmarks.bench_new_lab [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import json
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from simulators.lab import LabSession
+from simulators.lab.session import SessionState
+from simulators.lab.tickets import list_tickets, load_ticket
+from simulators.lab.world import build_world, template_world
+
+
+def from_scratch(ticket_id: str, seed: int) -> LabSession:
+    """A new lab as LabSession.new made it before templates: the whole world built."""
+    ticket = load_ticket(ticket_id)
+    world = build_world(ticket.world, seed)
+    return LabSession(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
+
+
+def cpu_ms(make: Callable[[], object]) -> float:
+    start = time.process_time()
+    make()
+    return (time.process_time() - start) * 1000
+
+
+def kept_bytes(make: Callable[[], LabSession], answer: bool) -> int:
+    """Memory a lab holds once made (and, with `answer`, after its answer key)."""
+    gc.collect()
+    tracemalloc.start()
+    lab = make()
+    if answer:
+        for line in lab.answer_key():
+            lab.run(line)
+    gc.collect()
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del lab
+    return size
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    tickets = [t.id for t in list_tickets()]
+    print("A new lab's CPU time, median of", args.repeat)
+    print(f"{'ticket':<20} {'before ms':>10} {'after ms':>9} {'before/after':>13}")
+    for ticket_id in tickets:
+        template_world(load_ticket(ticket_id).world, 0)
+        before = statistics.median(
+            cpu_ms(functools.partial(from_scratch, ticket_id, 1000 + seed))
+            for seed in range(args.repeat)
+        )
+        after = statistics.median(
+            cpu_ms(functools.partial(LabSession.new, ticket_id, seed=0)) for _ in range(args.repeat)
+        )
+        print(f"{ticket_id:<20} {before:>10.1f} {after:>9.2f} {before / after:>13.0f}")
+    print("goal: at most 5 ms per new lab")
+    print()
+    print("Memory a kept lab holds beyond its template (KB)")
+    print(f"{'ticket':<20} {'scratch':>8} {'new':>6} {'answered':>9} {'reopened':>9}")
+    for ticket_id in tickets:
+        new_lab = functools.partial(LabSession.new, ticket_id, seed=0)
+        scratch = kept_bytes(functools.partial(from_scratch, ticket_id, 0), answer=False)
+        new = kept_bytes(new_lab, answer=False)
+        answered = kept_bytes(new_lab, answer=True)
+        solved = new_lab()
+        for line in solved.answer_key():
+            solved.run(line)
+        reopened = kept_bytes(functools.partial(LabSession.from_json, solved.encode()), False)
+        print(
+            f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {answered / 1024:>9.0f}"
+            f" {reopened / 1024:>9.0f}"
+        )
+    print("goal: at most 100 KB per kept lab beyond its template")
+    print()
+    print("A snapshot's world after 1, 10 and 100 commands (KB of JSON; the whole world after)")
+    for ticket_id in tickets:
+        lab = LabSession.new(ticket_id, seed=0)
+        sizes = []
+        for n, line in enumerate([*lab.answer_key(), *["kubectl get nodes"] * 100][:100], 1):
+            lab.run(line)
+            if n in (1, 10, 100):
+                sizes.append(len(json.dumps(json.loads(lab.encode())["world"])) / 1024)
+        whole = len(json.dumps(lab.world.to_json())) / 1024
+        print(
+            f"{ticket_id:<20} " + " ".join(f"{size:>7.1f}" for size in sizes) + f"  ({whole:.0f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
