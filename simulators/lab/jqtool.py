@@ -315,19 +315,27 @@ def _format(values: list[Any], options: dict[str, Any]) -> str:
     else:
         indent = options.get("indent", 2) or None
     out: list[str] = []
-    for value in values:
+    size, limit = 0, budget.limits().output_bytes
+    for count, value in enumerate(values):
+        # Formatting counts against the command's budget: stop at its time or output limit
+        # instead of formatting values that could never be shown.
+        if count % 1024 == 0:
+            budget.check_time()
         if isinstance(value, str) and ("raw" in options or "join" in options):
             out.append(value)
-            continue
-        out.append(
-            json.dumps(
-                _finite(value),
-                indent=indent,
-                separators=(",", ":") if indent is None else (",", ": "),
-                ensure_ascii="ascii" in options,
-                sort_keys="sort" in options,
+        else:
+            out.append(
+                json.dumps(
+                    _finite(value),
+                    indent=indent,
+                    separators=(",", ":") if indent is None else (",", ": "),
+                    ensure_ascii="ascii" in options,
+                    sort_keys="sort" in options,
+                )
             )
-        )
+        size += len(out[-1]) + 1
+        if size > limit:
+            budget.check_output(size, "jq")
     return ("" if "join" in options else "\n").join(out)
 
 
