@@ -1,5 +1,5 @@
 """The lab's shell in Chromium: a here-document typed line by line gets bash's `> ` prompt,
-Ctrl+C leaves it, and `clear` clears the screen."""
+and Ctrl+C leaves it (`clear`: tests/browser/test_lab_terminal_keys.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_lab_browser import PROMPT, open_terminal, terminal_text
+from tests.browser.test_lab_browser import PROMPT, open_terminal
 
 pytestmark = pytest.mark.browser
 
@@ -25,6 +25,10 @@ def test_a_here_document_typed_line_by_line_prompts_with_a_continuation(page: Pa
     continuation = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^>\s*$"))
     expect(continuation).to_have_count(1)
     enter(page, "gpu: $HOME")
+    # As a person types: the next line after its `> ` prompt has come back.
+    typed = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^> gpu: \$HOME\s*$"))
+    expect(typed).to_have_count(1)
+    expect(continuation).to_have_count(1)
     enter(page, "EOF")
     expect(rows).to_contain_text("> EOF")
     enter(page, "cat note.txt")
@@ -43,12 +47,3 @@ def test_ctrl_c_leaves_an_unfinished_command(page: Page) -> None:
     expect(rows).to_contain_text(re.compile(re.escape(PROMPT) + r"\s*$"))
     enter(page, "echo back")
     expect(rows).to_contain_text("back")
-
-
-def test_clear_clears_the_screen(page: Page) -> None:
-    open_terminal(page)
-    enter(page, "echo marker-before-clear")
-    expect(page.locator(".xterm-rows")).to_contain_text("marker-before-clear")
-    enter(page, "clear")
-    expect(page.locator(".xterm-rows")).not_to_contain_text("marker-before-clear")
-    assert terminal_text(page).lstrip().startswith(PROMPT.strip())
