@@ -215,6 +215,9 @@
       historyIndex = history.length;
       if (busy) {
         queue.push(text);
+        // Typed ahead of the answer: the next line starts empty, as in a real terminal.
+        line = "";
+        cursor = 0;
         // A new command ends a stream (as Ctrl+C would), then runs.
         if (streaming) send({ type: "interrupt" });
         return;
