@@ -179,6 +179,12 @@
       term.write(promptText);
     }
 
+    // After an answer: the prompt, with whatever was typed while the command ran.
+    function promptKeepingTypedAhead() {
+      cursor = line.length;
+      term.write(promptText + line);
+    }
+
     function appendTranscript(command, output) {
       if (!transcript || (command === null && !output)) return;
       var entry = document.createElement("div");
@@ -208,6 +214,9 @@
 
     function submit(text) {
       term.write("\r\n");
+      // What is typed from now on is the next line, even before this one's answer.
+      line = "";
+      cursor = 0;
       if (text.trim()) {
         history.push(text);
         if (history.length > 500) history.shift();
@@ -215,9 +224,6 @@
       historyIndex = history.length;
       if (busy) {
         queue.push(text);
-        // Typed ahead of the answer: the next line starts empty, as in a real terminal.
-        line = "";
-        cursor = 0;
         // A new command ends a stream (as Ctrl+C would), then runs.
         if (streaming) send({ type: "interrupt" });
         return;
@@ -250,6 +256,9 @@
     function showOutput(data, clear, nextPrompt) {
       followLogin(data || "");
       promptText = nextPrompt || PROMPT;
+      // Keys typed while the command ran were echoed on this row: the output takes the row,
+      // and they come back after the prompt.
+      if (line) term.write("\r\x1b[2K");
       if (clear || data === "\x1b[2J\x1b[H" || data === "\x1bc") {
         // `clear` (or its escape): the screen and the scrollback, as xterm's own clear does.
         term.clear();
@@ -267,7 +276,7 @@
         term.write(promptText + next + "\r\n");
         runLine(next);
       } else {
-        prompt();
+        promptKeepingTypedAhead();
       }
     }
 
