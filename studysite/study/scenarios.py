@@ -6,6 +6,7 @@ returns a new one or raises ScenarioError with a message for the learner.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -65,6 +66,14 @@ def reveal(progress: Progress) -> Progress:
     if not progress.guessed:
         raise ScenarioError("Commit to a guess before you reveal the cause.")
     return replace(progress, revealed=True)
+
+
+def choice_order(scenario: Scenario, learner: str) -> list[Choice]:
+    """The choices in this learner's order: shuffled, the same on every visit (their ids are
+    spread evenly over a-d and carry no answer)."""
+    choices = list(scenario.choices)
+    random.Random(f"{learner}:{scenario.id}").shuffle(choices)
+    return choices
 
 
 def chosen(scenario: Scenario, progress: Progress) -> Choice | None:

@@ -141,3 +141,23 @@ def test_an_unknown_scenario_is_a_friendly_404(client: Client) -> None:
         assert response.status_code == 404
         assert "There's no scenario with that name." in text(response)
     assert client.post(f"{URL}explode").status_code == 404
+
+
+def _shown_order(client: Client, scenario_id: str) -> list[str]:
+    import re
+
+    body = client.get(f"/scenarios/{scenario_id}/").content.decode()
+    return re.findall(r'name="choice" value="([a-z])"', body)
+
+
+def test_choices_are_shuffled_per_learner_and_stay_put_for_one(client: Client) -> None:
+    client.post(f"/scenarios/{SCENARIO.id}/hint")  # any request that gives the learner a session
+    orders = set()
+    for scenario in STUDY.scenarios:
+        mine = _shown_order(client, scenario.id)
+        assert sorted(mine) == sorted(c.id for c in scenario.choices)
+        assert _shown_order(client, scenario.id) == mine  # the same on every visit
+        orders.add(tuple(mine))
+    # Not the file's order everywhere: across sixteen scenarios a shuffle shows several orders.
+    assert len(orders) >= 4
+    assert any(list(order) != sorted(order) for order in orders)

@@ -45,12 +45,15 @@ def _scenario(scenario_id: str) -> Scenario:
     return scenario
 
 
-def _context(scenario: Scenario, progress: Progress, error: str = "", note: str = "") -> Any:
+def _context(
+    scenario: Scenario, progress: Progress, learner: str, error: str = "", note: str = ""
+) -> Any:
     study = load_study()
     following = study.scenarios[scenario.number % len(study.scenarios)]
     return {
         "study_tool": "scenarios",
         "scenario": scenario,
+        "choices": scenarios.choice_order(scenario, learner),
         "progress": progress,
         "chosen": scenarios.chosen(scenario, progress),
         "hints": scenario.hints_html[: progress.hints_shown],
@@ -73,8 +76,9 @@ def scenario_list(request: HtmxHttpRequest) -> HttpResponse:
 @friendly
 def scenario_detail(request: HtmxHttpRequest, scenario_id: str) -> HttpResponse:
     scenario = _scenario(scenario_id)
-    progress = store.scenario_progress(existing_key(request), scenario)
-    return page(request, TEMPLATE, _context(scenario, progress), "stage")
+    key = existing_key(request)
+    progress = store.scenario_progress(key, scenario)
+    return page(request, TEMPLATE, _context(scenario, progress, key or ""), "stage")
 
 
 @require_POST
@@ -85,10 +89,10 @@ def scenario_step(request: HtmxHttpRequest, scenario_id: str, step: str) -> Http
     try:
         progress = STEPS[step](scenario, progress, request.POST)
     except ScenarioError as error:
-        context = _context(scenario, progress, error=str(error))
+        context = _context(scenario, progress, key, error=str(error))
         return page(request, TEMPLATE, context, "stage", form_error_status(request))
     store.save_scenario(key, scenario, progress)
     if not is_partial(request):
         return redirect(reverse("study:scenario", args=[scenario.id]) + "#stage")
     note = NOTES[step].format(hints=progress.hints_shown)
-    return page(request, TEMPLATE, _context(scenario, progress, note=note), "stage")
+    return page(request, TEMPLATE, _context(scenario, progress, key, note=note), "stage")
