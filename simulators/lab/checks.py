@@ -22,7 +22,7 @@ from simulators.controllers import (
 )
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
-from simulators.lab import checks_stack
+from simulators.lab import checks_common, checks_stack
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -139,18 +139,8 @@ def _workloads(world: World) -> list[Obj]:
     return runai.all_workloads(world.api)
 
 
-def _workload(world: World, project: str, name: str) -> Obj | None:
-    for wl in _workloads(world):
-        if runai.project_of(wl) == project and wl["metadata"]["name"] == name:
-            return wl
-    return None
-
-
-def _running(wl: Obj | None) -> bool:
-    if wl is None:
-        return False
-    st = status(wl)
-    return st.get("phase") == "Running" and int(st.get("runningPods", 0)) == runai.pod_count(wl)
+_workload = checks_common.workload
+_running = checks_common.running
 
 
 def _quota(world: World, project: str) -> float:

@@ -18,6 +18,7 @@ from simulators.controllers.util import (
     spec,
     status,
 )
+from simulators.lab import checks_common
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -37,18 +38,8 @@ def _live(pod: Obj) -> bool:
     )
 
 
-def _workload(world: World, project: str, name: str) -> Obj | None:
-    for wl in runai.all_workloads(world.api):
-        if runai.project_of(wl) == project and wl["metadata"]["name"] == name:
-            return wl
-    return None
-
-
-def _running(wl: Obj | None) -> bool:
-    if wl is None:
-        return False
-    st = status(wl)
-    return st.get("phase") == "Running" and int(st.get("runningPods", 0)) == runai.pod_count(wl)
+_workload = checks_common.workload
+_running = checks_common.running
 
 
 def bypass_gone(world: World) -> bool:
