@@ -86,11 +86,15 @@ def test_copying_the_labels_into_themselves_stops_at_the_copy_limit() -> None:
     before = lab.world.api.get("nodes", "gpu-node1")["metadata"]["labels"]
     line = f"kubectl patch node gpu-node1 --type=json -p '{json.dumps(COPIES)}'"
     result, grown = peak_growth(lambda: lab.run(line))
-    assert result.output.startswith(
+    # Refused at kube-apiserver's copy limit, or, on a slow machine, stopped first by the
+    # command's budget (the copies cost CPU as they double): either way one line, nothing stored.
+    copy_limit = result.output.startswith(
         "The request is invalid: the server rejected our request due to an error in our "
         "request: Unable to complete the copy, the accumulated size increase of copy is "
-    )
-    assert result.output.endswith(", exceeding the limit 3145728")
+    ) and result.output.endswith(", exceeding the limit 3145728")
+    assert copy_limit or result.output == (
+        "bash: command stopped: it used more than 250 ms of CPU time"
+    ), result.output
     assert grown < 50, f"memory grew {grown:.0f} MiB"
     assert lab.world.api.get("nodes", "gpu-node1")["metadata"]["labels"] == before
 

@@ -180,7 +180,10 @@ def test_wait_answers_at_once_met_or_timed_out(world: World) -> None:
 
 
 def test_auth_answers_as_the_cluster_admin(world: World) -> None:
-    assert world.run("kubectl auth can-i delete nodes").text == "yes"
+    assert world.run("kubectl auth can-i delete pods").text == "yes"
+    assert world.run("kubectl auth can-i delete nodes").text == (
+        "Warning: resource 'nodes' is not namespace scoped\n\nyes"
+    )
     assert world.run("kubectl auth can-i list foos").text == (
         "Warning: the server doesn't have a resource type 'foos'\n\nyes"
     )
