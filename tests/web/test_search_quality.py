@@ -36,7 +36,7 @@ QUERIES: list[tuple[str, str]] = [
     ("validating rdma", "validation"),
     ("checkpointing", "preemption-reclaim"),
     # typos and run-together words
-    ("preemtible", "workloads-assets"),
+    ("preemtible", "preemption-reclaim"),
     ("fairshare", "quota-fairness"),
     ("fragmantation", "placement"),
     ("gang sheduling", "gang-scheduling"),
@@ -59,7 +59,7 @@ QUERIES: list[tuple[str, str]] = [
     ("gang scheduling", "gang-scheduling"),
     ("network operator", "stack"),
     ("priority", "preemption-reclaim"),
-    ("non-preemptible", "workloads-assets"),
+    ("non-preemptible", "preemption-reclaim"),
     ("preemptible", "preemption-reclaim"),
     ("workspace training inference", "workloads-assets"),
     ("data source asset", "workloads-assets"),
