@@ -412,7 +412,13 @@ def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> 
     ns = namespace(parsed) if info.namespaced else None
     try:
         if dry == "server":
-            _exists(cluster, resource, name, ns)
+            fork = getattr(cluster, "fork", None)
+            if fork is not None:
+                # A server dry run goes through every rule the create would, on a copy that is
+                # then dropped, and answers with the object as the server would store it.
+                obj = fork().create(resource, obj, ns)
+            else:
+                _exists(cluster, resource, name, ns)
         elif not dry:
             obj = cluster.create(resource, obj, ns)
     except ApiError as exc:

@@ -169,3 +169,16 @@ def test_a_mistyped_verb_gets_cobras_suggestions_in_kubectls_order(
     tail = "\n\nDid you mean this?\n" + "\n".join(f"\t{s}" for s in suggestions)
     assert out.code == 1
     assert out.text == (head + tail if suggestions else head)
+
+
+def test_a_server_dry_run_answers_with_what_the_server_would_store_and_stores_nothing(
+    world: World,
+) -> None:
+    before = world.state()
+    client = world.run("kubectl create namespace scratch --dry-run=client -o yaml").text
+    server = world.run("kubectl create namespace scratch --dry-run=server -o yaml").text
+    # The client prints the manifest it would send; the server adds what it sets on a create.
+    assert "uid:" not in client and "phase: Active" not in client
+    assert "uid:" in server and "phase: Active" in server and "- kubernetes" in server
+    assert world.state() == before
+    assert world.run("kubectl get ns scratch").code == 1
