@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from simulators.engine.cluster import Cluster, CycleResult
 from simulators.engine.errors import EngineError
 from simulators.engine.messages import gpus, plural
-from simulators.engine.model import GpuRequest, Node, PodStatus, PoolQuota, StepClock, WorkloadKind
+from simulators.engine.model import (
+    GpuRequest,
+    Node,
+    PodStatus,
+    PoolQuota,
+    TickingClock,
+    WorkloadKind,
+)
 from simulators.engine.scheduler import FairShareRow
 
 MAX_PROJECTS = 8
@@ -218,7 +225,7 @@ def _check_pool_map(values: Mapping[str, float], pools: set[str], where: str) ->
 
 
 def _build(scenario: QuotaScenario) -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     for pool in scenario.pools:
         cluster.add_node_pool(pool.name)
         full, rest = divmod(pool.gpus, NODE_SIZE)
