@@ -12,9 +12,9 @@ import hashlib
 import re
 
 from simulators.cluster import openapi
-from simulators.cluster.versions import SERVER_INFO
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.store import MockCluster
+from simulators.cluster.versions import SERVER_INFO
 
 KUBERNETES_VERSION = SERVER_INFO
 
