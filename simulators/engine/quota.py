@@ -34,7 +34,8 @@ MAX_POOL_GPUS = 1024
 MAX_DEMAND = 1024
 MAX_DEPARTMENTS = 4
 # The largest setup these allow (2 pools of 1024 GPUs, 256 GPUs of demand in each, 8 projects)
-# answers in under 100 ms (bench_simulator); 4096 and 4096 took 1.1-1.5 s.
+# answers well inside an expensive view's budget; four times the demand did not
+# (bench_simulator; figures in docs/performance.md).
 MAX_TOTAL_DEMAND = 256
 MAX_WEIGHT = 100
 MAX_PRIORITY = 100
