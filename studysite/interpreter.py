@@ -3,8 +3,8 @@
 The collector. A server process keeps every open lab (a whole cluster of JSON objects) so that
 a command need not load it again. CPython's collector, by default, walks every tracked object
 of the process whenever enough new objects have outlived two younger collections: with 150
-learners typing, that came to a full walk about once a second, 200-400 ms each, and every
-learner's command waited for it (p99 180-400 ms against 21-38 ms without). The labs are trees
+learners typing, that came to a full walk about once a second, long enough that every
+learner's command waited for it and the tail grew several times over. The labs are trees
 of dicts and lists that plain reference counting frees; the collector is for reference cycles,
 which the young generations still catch at once. So a server process freezes what it loaded at
 start (Django, the content, the modules: never garbage) out of the collector's walks, and takes
@@ -13,11 +13,11 @@ a full walk after a hundred times more young collections than the default.
 The switch interval. Commands run in worker threads that share the interpreter's lock. A
 learner's command gives the lock up at every database call and socket write, and waits to get
 it back; while another learner's long command (a big YAML dump, sed over 512 KiB) holds it,
-each such wait lasts up to the switch interval, 5 ms by default. Handing over every 1 ms
-instead halved the tail that one session's worst commands added to four learners' commands
-(p99 60 ms to 35 ms in process), for about 1 ms more at the median under that contention.
+each such wait lasts up to the switch interval (5 ms by default). Handing over more often
+shortens the tail that one session's worst commands add to the others' commands, at a small
+cost at the median.
 
-Measured by tests/benchmarks/bench_load.py.
+Measured by tests/benchmarks/bench_load.py; figures in docs/performance.md.
 """
 
 from __future__ import annotations

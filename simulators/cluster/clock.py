@@ -10,6 +10,11 @@ STEP_SECONDS = 10
 EPOCH = datetime(2026, 11, 10, 9, 40, 0, tzinfo=UTC)
 
 
+def datetime_at(seconds: int) -> datetime:
+    """The moment ``seconds`` after ``EPOCH``, as the lab's tools print dates."""
+    return EPOCH + timedelta(seconds=seconds)
+
+
 def format_time(moment: datetime) -> str:
     """RFC 3339 as the API server writes timestamps (second precision, ``Z``)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -14,18 +14,9 @@ import re
 from simulators.cluster import openapi
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.store import MockCluster
+from simulators.cluster.versions import SERVER_INFO
 
-KUBERNETES_VERSION = {
-    "major": "1",
-    "minor": "31",
-    "gitVersion": "v1.31.4",
-    "gitCommit": "a78aa47129b8539636eb86a9d00e31b2720fe06b",
-    "gitTreeState": "clean",
-    "buildDate": "2024-12-10T11:37:26Z",
-    "goVersion": "go1.22.10",
-    "compiler": "gc",
-    "platform": "linux/amd64",
-}
+KUBERNETES_VERSION = SERVER_INFO
 
 
 def api_versions(host: str) -> Obj:

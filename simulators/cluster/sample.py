@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simulators.cluster import versions
 from simulators.cluster.api import Obj
 from simulators.cluster.clock import StepClock, parse_time
 from simulators.cluster.seed import seed_defaults
@@ -134,8 +135,8 @@ def sample_cluster(seed: int = 0) -> MockCluster:
                         {"type": "Hostname", "address": name},
                     ],
                     "nodeInfo": {
-                        "kubeletVersion": "v1.31.4",
-                        "kubeProxyVersion": "v1.31.4",
+                        "kubeletVersion": versions.GIT_VERSION,
+                        "kubeProxyVersion": versions.GIT_VERSION,
                         "osImage": "Ubuntu 22.04.4 LTS",
                         "kernelVersion": "5.15.0-1053-nvidia",
                         "containerRuntimeVersion": "containerd://1.7.24",

@@ -18,7 +18,6 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import ThreadingHTTPServer
 from pathlib import Path
@@ -52,47 +51,13 @@ from simulators.cluster.request import (
     path_not_found,
     scale_of,
 )
+from simulators.cluster.served import ServedCluster
 from simulators.cluster.store import MockCluster
 from simulators.cluster.streaming import StreamingHandler
 
 TICK_SECONDS = 1.0
 
 log = logging.getLogger(__name__)
-
-
-Stepper = Callable[[MockCluster], None]
-Checklist = Callable[[MockCluster], list[dict[str, Any]]]
-
-
-def advance_clock_only(api: MockCluster) -> None:
-    api.clock.advance()
-
-
-@dataclass
-class World:
-    """The served cluster, how it steps, and where its checklist comes from."""
-
-    api: MockCluster
-    step: Stepper = advance_clock_only
-    checklist: Checklist = field(default=lambda api: [])
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    steps: int = 0
-    files: dict[str, str] = field(default_factory=dict)  # the ticket's home-folder files
-
-    last_step: float = 0.0  # time.monotonic() of the last step
-
-    def advance(self) -> None:
-        """One step. A step that fails is logged, not raised: the request that made it has
-        been applied and answers as such, and the ticker tries the step again a second later."""
-        with self.lock:
-            try:
-                self.step(self.api)
-            except Exception:
-                log.exception("cluster step failed; trying again at the next tick")
-                self.last_step = time.monotonic()
-                return
-            self.steps += 1
-            self.last_step = time.monotonic()
 
 
 def _nothing() -> None:
@@ -568,13 +533,13 @@ class ClusterServer(ThreadingHTTPServer):
     stopping = False
 
 
-def make_server(world: World, port: int = 0, host: str = "127.0.0.1") -> ClusterServer:
+def make_server(world: ServedCluster, port: int = 0, host: str = "127.0.0.1") -> ClusterServer:
     handler = type("BoundHandler", (Handler,), {"world": world})
     return ClusterServer((host, port), handler)
 
 
 def start_ticker(
-    world: World, server: ClusterServer, seconds: float = TICK_SECONDS
+    world: ServedCluster, server: ClusterServer, seconds: float = TICK_SECONDS
 ) -> threading.Thread:
     """Step the world at least once a second, so controllers move while nobody writes."""
 
@@ -588,7 +553,7 @@ def start_ticker(
                 time.sleep(due)
             elif not server.stopping:
                 # A step that fails (an object no controller can read) must not stop the
-                # clock for good: World.advance logs it, and it is tried again a tick later.
+                # clock for good: ServedCluster.advance logs it, and it is tried again a tick later.
                 world.advance()
 
     thread = threading.Thread(target=tick, name="cluster-ticker", daemon=True)

@@ -25,7 +25,7 @@ from simulators.cluster.request import Target, flag, number, object_table
 from simulators.cluster.watchlog import check_resource_version
 
 if TYPE_CHECKING:
-    from simulators.cluster.server import World
+    from simulators.cluster.served import ServedCluster
 
 WATCH_POLL_SECONDS = 0.1
 _EXIT_TRAILER = re.compile(r"\n?command terminated with exit code (\d+)\n?$")
@@ -35,7 +35,7 @@ _WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 class StreamingHandler(BaseHTTPRequestHandler):
     """The streaming responses of ``simulators.cluster.server.Handler``."""
 
-    world: World  # set on the subclass by make_server
+    world: ServedCluster  # set on the subclass by make_server
 
     def _wants_table(self) -> bool:
         return "as=Table" in (self.headers.get("Accept") or "")

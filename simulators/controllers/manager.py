@@ -27,10 +27,11 @@ from simulators.controllers import (
     engine,
     events,
     gpu_operator,
+    kube_scheduler,
     kubelet,
     mig_manager,
+    node_lifecycle,
     runai,
-    scheduler,
     workloads,
 )
 from simulators.controllers.kubelet import KubeletAPI
@@ -39,7 +40,7 @@ Controller = Callable[[Any], object]
 
 CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("kubelet", kubelet.sync),
-    ("node-lifecycle", scheduler.run_node_lifecycle),
+    ("node-lifecycle", node_lifecycle.run),
     ("runai-queues", runai.run_queues),
     ("gpu-operator", gpu_operator.run_operator),
     ("mig-manager", mig_manager.run),
@@ -49,7 +50,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("statefulset", workloads.run_statefulsets),
     ("job", workloads.run_jobs),
     ("daemonset", workloads.run_daemonsets),
-    ("default-scheduler", scheduler.run),
+    ("default-scheduler", kube_scheduler.run),
     ("runai-scheduler", engine.run),
     ("kubelet-admit", kubelet.admit),
     ("endpoints", endpoints.run),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from simulators.cluster.api import ClusterAPI, Obj
+from simulators.cluster.versions import GIT_VERSION
 from simulators.controllers import gpu_state
 from simulators.controllers.util import name_of, spec
 
@@ -342,7 +343,7 @@ def _kube_proxy(
             klog(
                 now, "I", "server.go:677", f'"Successfully retrieved node IP(s)" IPs=["{host}"]', 12
             ),
-            klog(now, "I", "server.go:489", '"Version info" version="v1.31.4"', 20),
+            klog(now, "I", "server.go:489", '"Version info" version="' + GIT_VERSION + '"', 20),
             klog(now, "I", "config.go:199", '"Starting service config controller"', 30),
             klog(
                 now,

@@ -47,7 +47,7 @@ from simulators.engine.model import (
     PodStatus,
     PoolQuota,
     Queue,
-    StepClock,
+    TickingClock,
     Workload,
     WorkloadKind,
 )
@@ -135,7 +135,7 @@ __all__ = [
     "Reason",
     "RoundOffer",
     "ShareQueue",
-    "StepClock",
+    "TickingClock",
     "TimelineEntry",
     "Workload",
     "WorkloadKind",

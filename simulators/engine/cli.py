@@ -22,7 +22,7 @@ from simulators.engine.model import (
     PodStatus,
     PoolQuota,
     Queue,
-    StepClock,
+    TickingClock,
     WorkloadKind,
 )
 from simulators.engine.scheduler import ACTIONS
@@ -110,7 +110,7 @@ def run_fairshare(data: dict[str, object]) -> dict[str, object]:
 
 def build_cluster(data: dict[str, object]) -> tuple[Cluster, list[str]]:
     """The reclaim/cycle input as a cluster; returns it and the job names in input order."""
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     nodes = _object(_field(data, "nodes", "input"), "nodes")
     for name, count in nodes.items():
         cluster.add_node(Node(name, gpus=_int(count, f"nodes.{name}", 0)))

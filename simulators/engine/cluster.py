@@ -31,7 +31,7 @@ from simulators.engine.model import (
     PodStatus,
     PoolQuota,
     Queue,
-    StepClock,
+    TickingClock,
     Workload,
     WorkloadKind,
 )
@@ -79,7 +79,7 @@ class Cluster:
     def __init__(self, clock: Clock | None = None, mig_strategy: MigStrategy = "single") -> None:
         if mig_strategy not in MIG_STRATEGIES:
             raise EngineError(f"mig_strategy: must be single or mixed, got {mig_strategy!r}")
-        self.clock: Clock = clock if clock is not None else StepClock()
+        self.clock: Clock = clock if clock is not None else TickingClock()
         self.mig_strategy: MigStrategy = mig_strategy
         self.pools: dict[str, NodePool] = {DEFAULT_POOL: NodePool(DEFAULT_POOL)}
         self.nodes: dict[str, Node] = {}

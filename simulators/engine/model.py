@@ -58,8 +58,10 @@ class PodStatus(enum.StrEnum):
 # ---------------------------------------------------------------------------- clock
 
 
-class StepClock:
-    """A deterministic clock: each call returns the current time, then moves it one step."""
+class TickingClock:
+    """The engine's deterministic clock: each reading returns the current time, then
+    moves it one tick (the cluster's clock, `cluster.clock.StepClock`, moves only
+    when the world steps)."""
 
     def __init__(
         self,

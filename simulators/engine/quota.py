@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from simulators.engine.cluster import Cluster, CycleResult
 from simulators.engine.errors import EngineError
 from simulators.engine.messages import gpus, plural
-from simulators.engine.model import GpuRequest, Node, PodStatus, PoolQuota, StepClock, WorkloadKind
+from simulators.engine.model import (
+    GpuRequest,
+    Node,
+    PodStatus,
+    PoolQuota,
+    TickingClock,
+    WorkloadKind,
+)
 from simulators.engine.scheduler import FairShareRow
 
 MAX_PROJECTS = 8
@@ -27,7 +34,8 @@ MAX_POOL_GPUS = 1024
 MAX_DEMAND = 1024
 MAX_DEPARTMENTS = 4
 # The largest setup these allow (2 pools of 1024 GPUs, 256 GPUs of demand in each, 8 projects)
-# answers in under 100 ms (bench_simulator); 4096 and 4096 took 1.1-1.5 s.
+# answers well inside an expensive view's budget; four times the demand did not
+# (bench_simulator; figures in docs/performance.md).
 MAX_TOTAL_DEMAND = 256
 MAX_WEIGHT = 100
 MAX_PRIORITY = 100
@@ -218,7 +226,7 @@ def _check_pool_map(values: Mapping[str, float], pools: set[str], where: str) ->
 
 
 def _build(scenario: QuotaScenario) -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     for pool in scenario.pools:
         cluster.add_node_pool(pool.name)
         full, rest = divmod(pool.gpus, NODE_SIZE)

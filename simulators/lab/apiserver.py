@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
-from simulators.cluster.server import World, make_server, start_ticker, write_kubeconfig
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import make_server, start_ticker, write_kubeconfig
 from simulators.cluster.store import MockCluster
 from simulators.controllers import manager
 from simulators.lab import checks, tickets
@@ -26,7 +27,7 @@ SAMPLE = "sample"
 ENGINE_CONTROLLER = "runai-scheduler"
 
 
-def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
+def build_world(ticket: str, seed: int, scheduler: str = "internal") -> ServedCluster:
     """The ticket's cluster as the lab builds it, stepped by the lab world's own ``tick``, with
     the ticket's checklist.
 
@@ -36,7 +37,7 @@ def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
     minimal kubelet; it needs nothing from the lab.
     """
     if ticket == SAMPLE:
-        return World(sample_cluster(seed), step=minimal_kubelet)
+        return ServedCluster(sample_cluster(seed), step=minimal_kubelet)
     definition = tickets.load_ticket(ticket)
     lab = build_lab_world(ticket, seed)
     if scheduler == "external":
@@ -55,7 +56,7 @@ def build_world(ticket: str, seed: int, scheduler: str = "internal") -> World:
             for item in definition.checklist
         ]
 
-    served = World(lab.api, step=step, checklist=items)
+    served = ServedCluster(lab.api, step=step, checklist=items)
     served.files = dict(lab.state.files)
     return served
 

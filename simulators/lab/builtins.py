@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 
+from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
 from simulators.lab.environment import HOME
-from simulators.lab.state import sim_datetime
 from simulators.lab.tool import Context, Output, Tool
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # what `clear` sends: home, erase screen, erase scrollback
@@ -422,7 +422,7 @@ def date(ctx: Context, args: list[str]) -> Output:
             )
         else:
             return Output.error(f"date: invalid date '{arg}'")
-    moment = sim_datetime(ctx.world.now)
+    moment = datetime_at(ctx.world.now)
     return Output(moment.strftime(fmt.replace("%s", str(int(moment.timestamp())))))
 
 

@@ -13,8 +13,8 @@ from typing import Protocol
 
 import re2
 
+from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
-from simulators.lab.state import sim_datetime
 from simulators.lab.tool import Context, Output
 
 HOME = "/home/admin"
@@ -76,7 +76,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
         else:
             errors.append(f"ls: cannot access '{n}': No such file or directory")
     if long:
-        stamp = sim_datetime(0).strftime("%b %d %H:%M")
+        stamp = datetime_at(0).strftime("%b %d %H:%M")
         lines = [f"total {max(1, sum(len(files[n]) for n in shown) // 1024)}"] if not names else []
         for n in shown:
             lines.append(f"-rw-r--r-- 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")

@@ -125,8 +125,8 @@ class TranscriptEntry:
         """This entry as JSON text, made once.
 
         A lab's snapshot is rewritten every few dozen commands and holds up to
-        MAX_TRANSCRIPT_OUTPUT of output: encoding it whole each time cost 3 ms of a 790 KB
-        snapshot's 8, with the interpreter held throughout. An entry never changes once
+        MAX_TRANSCRIPT_OUTPUT of output: encoding it whole each time was a third of the
+        snapshot's cost, with the interpreter held throughout. An entry never changes once
         written, so each is encoded for the first snapshot that holds it and reused after.
         """
         return json.dumps(self.to_json())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from simulators.cluster import versions
 from simulators.cluster.api import Obj
 from simulators.cluster.store import MockCluster
 from simulators.controllers import gpu_operator, gpu_state, hardware, mig_manager, runai
@@ -19,7 +20,7 @@ GPUS_PER_NODE = 8
 
 CLUSTER_NAME = "dgx-cluster"
 
-KUBERNETES_VERSION = "v1.31.4"
+KUBERNETES_VERSION = versions.GIT_VERSION
 
 DAY = 86400
 

@@ -26,7 +26,7 @@ from simulators.engine import (
     PoolSpec,
     ProjectSpec,
     QuotaScenario,
-    StepClock,
+    TickingClock,
     Workload,
     explain,
     simulate_quota,
@@ -214,7 +214,7 @@ def _status(workload: Workload) -> str:
 
 
 def preemption_by_priority() -> WorkedExample:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node(Node("gpu-node1", gpus=8, pool="default"))
     cluster.add_project("team-llm", quotas={"default": PoolQuota(deserved=8)})
     cluster.submit("sweep", "team-llm", kind="training", gpu=GpuRequest.whole(8))
@@ -271,7 +271,7 @@ def preemption_by_priority() -> WorkedExample:
 
 
 def gang_waits() -> WorkedExample:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     for i in (1, 2, 3):
         cluster.add_node(Node(f"gpu-node{i}", gpus=NODE_GPUS, pool="default"))
     cluster.add_project("team-llm", quotas={"default": PoolQuota(deserved=20)})
@@ -334,7 +334,7 @@ def gang_waits() -> WorkedExample:
 
 
 def _placed(strategy: Placement) -> tuple[dict[str, float], dict[str, str], str]:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node_pool("a100", placement=strategy)
     for i in (1, 2, 3):
         cluster.add_node(Node(f"node{i}", gpus=8, pool="a100"))

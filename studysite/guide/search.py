@@ -2,11 +2,10 @@
 
 Every passage (the text under one heading) is a document. On SQLite (the default)
 the documents go into an in-memory FTS5 table built from the content on first use
-(porter stemming, BM25); when the site's database is PostgreSQL they go into a
-temporary table of the connection, filled on its first search (about 70 ms, then
-a few ms a query; connections live for DATABASE_CONN_MAX_AGE), searched with
-PostgreSQL's own English full-text search. Either way the index is derived data:
-no migration, nothing to keep in step with the content.
+(porter stemming, BM25); when the site's database is PostgreSQL they go into one
+table of that database (search_postgres.py), searched with PostgreSQL's own
+English full-text search, and the SQLite index is never built. Either way the
+index is derived data: no migration, rebuilt when the content changes.
 
 A query goes through three steps before the index sees it:
 
@@ -25,12 +24,13 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from django.db import connection
 
@@ -40,10 +40,8 @@ MAX_QUERY_LENGTH = 200
 MAX_RESULTS = 30
 MAX_TERMS = 12
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CANDIDATES = 60
+CANDIDATES = 60
 _MAX_REMEMBERED = 10_000
-# ts_rank stays well below this, so a document with more of the terms always comes first.
-_PER_TERM = 100.0
 _GUIDE_BOOST = 1.6
 # Column weights for bm25(): title, context (section title or summary), body.
 _WEIGHTS = (10.0, 3.0, 1.0)
@@ -119,7 +117,8 @@ def register_provider(provider: Callable[[], Iterable[Document]]) -> None:
     if provider not in _providers:
         _providers.append(provider)
         documents.cache_clear()
-        _index.cache_clear()
+        corpus.cache_clear()
+        _sqlite_index.cache_clear()
 
 
 def guide_documents() -> Iterable[Document]:
@@ -207,15 +206,39 @@ def query_terms(query: str, vocabulary: Vocabulary) -> list[Term]:
     return terms
 
 
+@dataclass(frozen=True)
+class Corpus:
+    """What every index searches: the documents (the guide's passages first), how many
+    of them are the guide's, and the vocabulary a query is corrected against."""
+
+    documents: tuple[Document, ...]
+    guide_count: int
+    vocabulary: Vocabulary
+
+    @functools.cached_property
+    def version(self) -> str:
+        """A digest of the documents, so a stored index knows when the content changed."""
+        digest = hashlib.sha256()
+        for document in self.documents:
+            for part in (document.url, document.title, document.context, document.text):
+                digest.update(part.encode())
+                digest.update(b"\0")
+        return digest.hexdigest()[:16]
+
+
+@functools.cache
+def corpus() -> Corpus:
+    docs = documents()
+    return Corpus(docs, len(tuple(guide_documents())), Vocabulary(docs))
+
+
 class SqliteIndex:
     """An in-memory FTS5 table over the documents (porter stemming, BM25 ranking)."""
 
     START, END = "\x02", "\x03"
 
-    def __init__(self, docs: tuple[Document, ...], guide_count: int) -> None:
-        self.documents = docs
-        self.guide_count = guide_count
-        self.vocabulary = Vocabulary(docs)
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
         # One connection shared by every thread; the lock keeps its use serial.
         self._db = sqlite3.connect(":memory:", check_same_thread=False)
         self._lock = threading.Lock()
@@ -230,7 +253,7 @@ class SqliteIndex:
             ) from error
         self._db.executemany(
             "INSERT INTO docs (rowid, title, context, body) VALUES (?, ?, ?, ?)",
-            ((i, d.title, d.context, d.text) for i, d in enumerate(docs)),
+            ((i, d.title, d.context, d.text) for i, d in enumerate(corpus.documents)),
         )
 
     @staticmethod
@@ -249,10 +272,10 @@ class SqliteIndex:
         weights = ", ".join(str(w) for w in _WEIGHTS)
         rows = self._run(
             f"SELECT rowid, bm25(docs, {weights}) FROM docs WHERE docs MATCH ? ORDER BY 2 LIMIT ?",
-            (self.expression(terms, every), _CANDIDATES),
+            (self.expression(terms, every), CANDIDATES),
         )
         # bm25() is lower for better matches.
-        return _boosted([(rowid, -score) for rowid, score in rows], self.guide_count)
+        return boosted([(rowid, -score) for rowid, score in rows], self.corpus.guide_count)
 
     def snippets(self, terms: list[Term], every: bool, rowids: list[int]) -> dict[int, str]:
         """The body text around the matched words, for the given documents only."""
@@ -276,110 +299,7 @@ class SqliteIndex:
                 return []
 
 
-class PostgresIndex:
-    """PostgreSQL's full-text search, used when the site's database is PostgreSQL.
-
-    The documents go into a temporary table of the current connection, filled on its
-    first search (derived data: no migration, nothing to keep in step), with the
-    title, context and body weighted A, B and D, ranked by ts_rank_cd.
-    """
-
-    START, END = "\ue000", "\ue001"
-    TABLE = "studysite_search_docs"
-
-    def __init__(
-        self, docs: tuple[Document, ...], guide_count: int, vocabulary: Vocabulary
-    ) -> None:
-        self.documents = docs
-        self.guide_count = guide_count
-        self.vocabulary = vocabulary
-
-    @staticmethod
-    def expression(terms: list[Term], every: bool) -> str:
-        """to_tsquery's syntax; the words are letters and digits only, each quoted."""
-
-        def word(text: str, prefix: bool) -> str:
-            return "'" + text.replace("'", "") + "'" + (":*" if prefix else "")
-
-        groups = [
-            "("
-            + " | ".join(
-                " <-> ".join(
-                    word(w, a.prefix and i == len(a.words) - 1) for i, w in enumerate(a.words)
-                )
-                for a in term
-            )
-            + ")"
-            for term in terms
-        ]
-        return (" & " if every else " | ").join(groups)
-
-    def _ensure(self, cursor: Any) -> None:
-        cursor.execute(
-            f"CREATE TEMP TABLE IF NOT EXISTS {self.TABLE} "
-            "(id integer PRIMARY KEY, body text NOT NULL, doc tsvector NOT NULL)"
-        )
-        cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {self.TABLE})")
-        if cursor.fetchone()[0]:
-            return
-        cursor.execute(
-            f"INSERT INTO {self.TABLE} (id, body, doc) "
-            "SELECT id, b, setweight(to_tsvector('english', t), 'A') "
-            "|| setweight(to_tsvector('english', c), 'B') "
-            "|| setweight(to_tsvector('english', b), 'D') "
-            "FROM unnest(%s::int[], %s::text[], %s::text[], %s::text[]) AS d(id, t, c, b)",
-            [
-                list(range(len(self.documents))),
-                [d.title for d in self.documents],
-                [d.context for d in self.documents],
-                [d.text for d in self.documents],
-            ],
-        )
-
-    def rank(self, terms: list[Term], every: bool, cursor: Any) -> list[tuple[int, float]]:
-        """Best first: documents with more of the query's terms, then ts_rank, guide first."""
-        self._ensure(cursor)
-        cursor.execute(
-            f"SELECT id, ts_rank(doc, q, 0), (SELECT count(*) FROM unnest(%s::text[]) AS t "
-            "WHERE doc @@ to_tsquery('english', t)) "
-            f"FROM {self.TABLE}, to_tsquery('english', %s) AS q WHERE doc @@ q "
-            "ORDER BY 3 DESC, 2 DESC LIMIT %s",
-            [
-                [self.expression([term], True) for term in terms],
-                self.expression(terms, every),
-                _CANDIDATES,
-            ],
-        )
-        rows = cursor.fetchall()
-        boosted = {
-            rowid: score
-            for rowid, score in _boosted(
-                [(rowid, float(score)) for rowid, score, _ in rows], self.guide_count
-            )
-        }
-        # Terms matched count first; the (boosted) rank orders documents within a count.
-        scored = [(rowid, hits * _PER_TERM + boosted[rowid]) for rowid, _, hits in rows]
-        return sorted(scored, key=lambda row: -row[1])
-
-    def snippets(
-        self, terms: list[Term], every: bool, rowids: list[int], cursor: Any
-    ) -> dict[int, str]:
-        if not rowids:
-            return {}
-        cursor.execute(
-            f"SELECT id, ts_headline('english', body, q, %s) FROM {self.TABLE}, "
-            "to_tsquery('english', %s) AS q WHERE id = ANY(%s)",
-            [
-                f"StartSel={self.START}, StopSel={self.END}, MaxWords=30, MinWords=12, "
-                "MaxFragments=1, FragmentDelimiter=…",
-                self.expression(terms, every),
-                rowids,
-            ],
-        )
-        return {rowid: f"…{text}…" for rowid, text in cursor.fetchall()}
-
-
-def _boosted(rows: list[tuple[int, float]], guide_count: int) -> list[tuple[int, float]]:
+def boosted(rows: list[tuple[int, float]], guide_count: int) -> list[tuple[int, float]]:
     # A guide passage outranks a one-line reference entry of similar relevance,
     # since it is where the learner reads.
     scored = [
@@ -389,8 +309,8 @@ def _boosted(rows: list[tuple[int, float]], guide_count: int) -> list[tuple[int,
 
 
 @functools.cache
-def _index() -> SqliteIndex:
-    return SqliteIndex(documents(), len(tuple(guide_documents())))
+def _sqlite_index() -> SqliteIndex:
+    return SqliteIndex(corpus())
 
 
 def words_of(text: str) -> list[str]:
@@ -424,63 +344,58 @@ def corrections(query: str, vocabulary: Vocabulary) -> tuple[tuple[str, str], ..
 
 
 def search(query: str) -> Results:
-    """The best documents for a query, in the site database's own full-text search
-    when that is PostgreSQL, else in the in-memory FTS5 index."""
+    """The best documents for a query: in the site database's own full-text search
+    when that is PostgreSQL, else in the in-memory FTS5 index. One index per database:
+    PostgreSQL never builds the SQLite one."""
+    found = corpus()
+    terms = query_terms(query, found.vocabulary)
+    if not terms:
+        return Results()
     if connection.vendor == "postgresql":
+        from studysite.guide.search_postgres import PostgresIndex
+
         with connection.cursor() as cursor:
-            hits = search_postgres(query, cursor)
+            hits = search_in(PostgresIndex(found, cursor), terms)
     else:
-        hits = _search_sqlite(query)
+        hits = search_in(_sqlite_index(), terms)
     results = Results(hits)
     if results:
-        results.corrections = corrections(query, _index().vocabulary)
+        results.corrections = corrections(query, found.vocabulary)
     return results
 
 
-def _search_sqlite(query: str) -> list[Hit]:
-    sqlite = _index()
-    terms = query_terms(query, sqlite.vocabulary)
-    if not terms:
-        return []
-    return _search(
-        terms,
-        lambda every: sqlite.rank(terms, every),
-        lambda every, rowids: sqlite.snippets(terms, every, rowids),
-        sqlite,
-    )
+class Index(Protocol):
+    """A full-text index over a corpus: rank documents by terms, then cut snippets
+    whose matched words are between START and END."""
+
+    START: str
+    END: str
+    corpus: Corpus
+
+    def rank(self, terms: list[Term], every: bool) -> list[tuple[int, float]]: ...
+
+    def snippets(self, terms: list[Term], every: bool, rowids: list[int]) -> dict[int, str]: ...
 
 
-def search_postgres(query: str, cursor: Any) -> list[Hit]:
-    """`search` on PostgreSQL, given a DB-API cursor of the site's database."""
-    sqlite = _index()  # the documents and vocabulary, built once per process
-    terms = query_terms(query, sqlite.vocabulary)
-    if not terms:
-        return []
-    postgres = PostgresIndex(sqlite.documents, sqlite.guide_count, sqlite.vocabulary)
-    return _search(
-        terms,
-        lambda every: postgres.rank(terms, every, cursor),
-        lambda every, rowids: postgres.snippets(terms, every, rowids, cursor),
-        postgres,
-    )
-
-
-def _search(
-    terms: list[Term],
-    rank: Callable[[bool], list[tuple[int, float]]],
-    snippets: Callable[[bool, list[int]], dict[int, str]],
-    index: SqliteIndex | PostgresIndex,
-) -> list[Hit]:
-    found = [(rowid, score, True) for rowid, score in rank(True)]
+def search_in(index: Index, terms: list[Term]) -> list[Hit]:
+    """The hits for the terms: documents with every term first, then (when too few
+    have every one) those with any of them, with their snippets."""
+    found = [(rowid, score, True) for rowid, score in index.rank(terms, True)]
     if len(found) < 3 and len(terms) > 1:
         # Too little has every word: follow with what has any of them.
         seen = {rowid for rowid, _, _ in found}
-        found += [(rowid, score, False) for rowid, score in rank(False) if rowid not in seen]
+        found += [
+            (rowid, score, False) for rowid, score in index.rank(terms, False) if rowid not in seen
+        ]
     found = found[:MAX_RESULTS]
     texts: dict[int, str] = {}
     for every in (True, False):
-        texts.update(snippets(every, [rowid for rowid, _, e in found if e is every]))
+        texts.update(index.snippets(terms, every, [rowid for rowid, _, e in found if e is every]))
     return [
-        Hit(index.documents[rowid], score, _parts(texts.get(rowid, ""), index.START, index.END))
+        Hit(
+            index.corpus.documents[rowid],
+            score,
+            _parts(texts.get(rowid, ""), index.START, index.END),
+        )
         for rowid, score, _ in found
     ]

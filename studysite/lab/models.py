@@ -44,13 +44,13 @@ class LabSnapshot(models.Model):
     """A lab's snapshot, in a table of its own.
 
     Every command updates its SavedLab row (the one-writer check); SQLite rewrites a whole row
-    on update, so with the snapshot in that row each command rewrote it too (0.14-0.28 ms
-    instead of 0.025 ms, tests/benchmarks/bench_snapshot_row.py). The snapshot is written only
+    on update, so with the snapshot in that row each command rewrote it too, several times the
+    cost of the update alone (tests/benchmarks/bench_snapshot_row.py). The snapshot is written only
     when the lab folds its log into it.
 
     `packed` is the snapshot's JSON text compressed with zlib (level 1): 260-800 KB of JSON,
-    most of it the transcript's repeated outputs, in 30-65 KB. Written whole at every fold
-    while every other writer of the database waits, 800 KB took 7 ms and 64 KB 1.3 ms.
+    most of it the transcript's repeated outputs, in a tenth of that. Written whole at every
+    fold while every other writer of the database waits, so smaller is faster for everyone.
     `state` is the JSON itself, as snapshots were saved before; a lab saved so is read from
     it, and packed at its next fold.
     """

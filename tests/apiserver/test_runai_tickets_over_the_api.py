@@ -13,7 +13,8 @@ import pytest
 from kubernetes import client
 
 from simulators.cluster.kube import KubernetesCluster
-from simulators.cluster.server import World, make_server
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import make_server
 from simulators.lab import checks, kubectl, runai, tickets
 from simulators.lab.tool import Context
 from simulators.lab.world import build_world
@@ -42,7 +43,7 @@ STEPS_BETWEEN_COMMANDS = 3
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:
     lab = build_world(ticket, 0)
     definition = tickets.load_ticket(ticket)
-    served = World(lab.api, step=lambda api: lab.tick())
+    served = ServedCluster(lab.api, step=lambda api: lab.tick())
     server = make_server(served, 0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()

@@ -23,7 +23,7 @@ from simulators.engine import (
     Node,
     PoolQuota,
     ShareQueue,
-    StepClock,
+    TickingClock,
     fair_share,
 )
 
@@ -55,7 +55,7 @@ def fair_share_queues(projects: int, departments: int) -> list[ShareQueue]:
 
 
 def build_cluster(nodes: int, projects: int = 50, departments: int = 5) -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     for n in range(nodes):
         cluster.add_node(Node(f"node-{n:04d}", gpus=8))
     total = nodes * 8

@@ -19,7 +19,7 @@ from simulators.engine import (
     Node,
     PoolQuota,
     ShareQueue,
-    StepClock,
+    TickingClock,
     fair_share,
     simulate_quota,
     step_demand,
@@ -110,7 +110,7 @@ def test_the_reclaim_example_stops_where_the_engine_stops(client: Client) -> Non
 
 
 def test_the_preemption_example_matches_a_fresh_run(client: Client) -> None:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node(Node("gpu-node1", gpus=8, pool="default"))
     cluster.add_project("team-llm", quotas={"default": PoolQuota(deserved=8)})
     cluster.submit("sweep", "team-llm", kind="training", gpu=GpuRequest.whole(8))

@@ -21,7 +21,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from simulators.cluster.server import World, make_server, write_kubeconfig
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import make_server, write_kubeconfig
 from simulators.cluster.store import MockCluster
 from simulators.controllers.manager import run_controllers
 from simulators.lab import kubectl
@@ -97,7 +98,7 @@ class Oracle:
         self.seed = seed
         served = build_world(ticket, seed)
         self.local = build_world(ticket, seed)
-        self.world = World(served.api, step=step)
+        self.world = ServedCluster(served.api, step=step)
         self.files = dict(self.local.state.files)
         host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
-from simulators.cluster.server import World, make_server
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import make_server
 from simulators.lab import LabSession
 
 pytestmark = [pytest.mark.reliability]
@@ -104,7 +105,7 @@ def test_copying_the_labels_into_themselves_stops_at_the_copy_limit() -> None:
 
 @pytest.fixture
 def port() -> Iterator[int]:
-    world = World(sample_cluster(0), step=minimal_kubelet)
+    world = ServedCluster(sample_cluster(0), step=minimal_kubelet)
     server = make_server(world, 0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()

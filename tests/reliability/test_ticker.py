@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from simulators.cluster.server import ClusterServer, World, make_server, start_ticker
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import ClusterServer, make_server, start_ticker
 from simulators.controllers.manager import step
 from simulators.lab.world import build_world
 from tests.reliability.test_documents import COPIES, alias_bomb
@@ -30,8 +31,8 @@ MERGE = "application/merge-patch+json"
 
 
 @pytest.fixture
-def served() -> Iterator[tuple[World, ClusterServer, int]]:
-    world = World(build_world("mig-single", 1).api, step=step)
+def served() -> Iterator[tuple[ServedCluster, ClusterServer, int]]:
+    world = ServedCluster(build_world("mig-single", 1).api, step=step)
     server = make_server(world, 0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
@@ -54,7 +55,9 @@ def send(port: int, method: str, path: str, body: bytes, kind: str = MERGE) -> t
         connection.close()
 
 
-def moves(world: World, ticker: threading.Thread, steps: int = 3, within: float = 10.0) -> bool:
+def moves(
+    world: ServedCluster, ticker: threading.Thread, steps: int = 3, within: float = 10.0
+) -> bool:
     """Whether the ticker stays alive and steps the world `steps` more times."""
     start = world.steps
     deadline = time.monotonic() + within
@@ -66,7 +69,7 @@ def moves(world: World, ticker: threading.Thread, steps: int = 3, within: float 
 
 
 def test_a_string_for_replicas_is_refused_with_kube_apiservers_422(
-    served: tuple[World, ClusterServer, int],
+    served: tuple[ServedCluster, ClusterServer, int],
 ) -> None:
     world, _, port = served
     code, status = send(port, "PATCH", DEPLOY, b'{"spec":{"replicas":"x"}}')
@@ -98,7 +101,7 @@ HOSTILE = [
     ("method", "path", "body", "kind"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE]
 )
 def test_the_world_keeps_moving_after_a_hostile_request(
-    served: tuple[World, ClusterServer, int], method: str, path: str, body: bytes, kind: str
+    served: tuple[ServedCluster, ClusterServer, int], method: str, path: str, body: bytes, kind: str
 ) -> None:
     world, server, port = served
     ticker = start_ticker(world, server, seconds=TICK)
@@ -109,7 +112,7 @@ def test_the_world_keeps_moving_after_a_hostile_request(
 
 
 def test_a_step_that_fails_is_logged_and_tried_again(
-    served: tuple[World, ClusterServer, int], caplog: pytest.LogCaptureFixture
+    served: tuple[ServedCluster, ClusterServer, int], caplog: pytest.LogCaptureFixture
 ) -> None:
     world, server, _ = served
     failures = {"left": 2}
@@ -128,7 +131,7 @@ def test_a_step_that_fails_is_logged_and_tried_again(
 
 
 def test_a_write_whose_step_fails_is_still_answered_as_applied(
-    served: tuple[World, ClusterServer, int], caplog: pytest.LogCaptureFixture
+    served: tuple[ServedCluster, ClusterServer, int], caplog: pytest.LogCaptureFixture
 ) -> None:
     world, _, port = served
 

@@ -66,3 +66,18 @@ def test_the_page_says_which_word_it_read_a_typo_as(client: Client) -> None:
 def test_odd_input_finds_nothing_rather_than_failing() -> None:
     for query in ['"unbalanced', "a & b | !c", "quota:*", "<->", "'", "%%%"]:
         search(query)
+
+
+def test_a_search_builds_only_the_index_of_the_site_database() -> None:
+    from django.db import connection
+
+    from studysite.guide import search as search_module
+
+    search_module._sqlite_index.cache_clear()
+    assert search("fair share")
+    on_postgres = connection.vendor == "postgresql"
+    assert search_module._sqlite_index.cache_info().currsize == (0 if on_postgres else 1)
+    if on_postgres:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT DISTINCT version FROM studysite_search_docs")
+            assert cursor.fetchall() == [(search_module.corpus().version,)]

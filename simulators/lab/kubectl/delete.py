@@ -1,4 +1,4 @@
-"""kubectl delete: by type and name, TYPE/NAME, -l, --all or -f; kubectl 1.37's wording."""
+"""kubectl delete: by type and name, TYPE/NAME, -l, --all or -f; kubectl 1.36's wording."""
 
 from __future__ import annotations
 

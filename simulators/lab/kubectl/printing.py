@@ -212,7 +212,7 @@ class _GoYamlDumper(_BaseDumper):  # type: ignore[valid-type,misc]
     represented = 0
 
     def represent_data(self, data: Any) -> yaml.Node:
-        # All the pods as YAML is ~50 ms of representing with no other budget check on the way:
+        # All the pods as YAML is a long stretch of representing with no other budget check:
         # check every few hundred nodes, so a long dump gives way (budget.Pace) and stops on time.
         self.represented += 1
         if not self.represented % 256:

@@ -12,16 +12,17 @@ from kubernetes import client
 from simulators.cluster import ApiError
 from simulators.cluster.kube import KubernetesCluster
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
-from simulators.cluster.server import World, make_server
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import make_server
 
 
 @pytest.fixture
-def world() -> World:
-    return World(sample_cluster(0), step=minimal_kubelet)
+def world() -> ServedCluster:
+    return ServedCluster(sample_cluster(0), step=minimal_kubelet)
 
 
 @pytest.fixture
-def cluster(world: World) -> Iterator[KubernetesCluster]:
+def cluster(world: ServedCluster) -> Iterator[KubernetesCluster]:
     server = make_server(world, 0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()

@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 from simulators.cluster.sample import minimal_kubelet, sample_cluster
-from simulators.cluster.server import World, kubeconfig, make_server, start_ticker
+from simulators.cluster.served import ServedCluster
+from simulators.cluster.server import kubeconfig, make_server, start_ticker
 
 
 @pytest.fixture
-def world() -> World:
-    return World(
+def world() -> ServedCluster:
+    return ServedCluster(
         sample_cluster(0),
         step=minimal_kubelet,
         checklist=lambda api: [{"id": "a", "text": "A thing", "done": False}],
@@ -28,7 +29,7 @@ def world() -> World:
 
 
 @pytest.fixture
-def port(world: World) -> Iterator[int]:
+def port(world: ServedCluster) -> Iterator[int]:
     server = make_server(world, 0)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
@@ -77,7 +78,7 @@ def test_an_unknown_path_is_a_not_found_status(port: int) -> None:
     assert code == 404 and body["kind"] == "Status" and body["reason"] == "NotFound"
 
 
-def test_get_list_create_patch_delete(port: int, world: World) -> None:
+def test_get_list_create_patch_delete(port: int, world: ServedCluster) -> None:
     code, created = call(
         port,
         "POST",
@@ -181,7 +182,9 @@ def test_watch_streams_changes_then_ends_at_its_timeout(port: int) -> None:
     assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "w")]
 
 
-def test_a_watch_from_too_long_ago_gets_an_expired_error_event(port: int, world: World) -> None:
+def test_a_watch_from_too_long_ago_gets_an_expired_error_event(
+    port: int, world: ServedCluster
+) -> None:
     for index in range(2100):
         world.api.create("configmaps", {"metadata": {"name": f"c{index}"}})
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -243,7 +246,7 @@ def test_a_watch_list_sends_the_objects_then_a_bookmark(port: int) -> None:
     assert annotations == {"k8s.io/initial-events-end": "true"}
 
 
-def test_a_server_side_dry_run_changes_nothing(port: int, world: World) -> None:
+def test_a_server_side_dry_run_changes_nothing(port: int, world: ServedCluster) -> None:
     code, answer = call(
         port,
         "PATCH",
@@ -256,7 +259,9 @@ def test_a_server_side_dry_run_changes_nothing(port: int, world: World) -> None:
     assert world.steps == 0
 
 
-def test_following_a_log_streams_new_lines_until_the_pod_goes(port: int, world: World) -> None:
+def test_following_a_log_streams_new_lines_until_the_pod_goes(
+    port: int, world: ServedCluster
+) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     connection.request(
         "GET", "/api/v1/namespaces/kube-system/pods/coredns-7c65d6cfc9-4hx2m/log?follow=true"
@@ -302,7 +307,7 @@ def test_an_error_before_the_body_is_read_leaves_the_connection_usable(port: int
     assert json.loads(second.read())["gitVersion"] == "v1.31.4"
 
 
-def test_the_ticker_steps_a_quiet_world(world: World) -> None:
+def test_the_ticker_steps_a_quiet_world(world: ServedCluster) -> None:
     server = make_server(world, 0)
     start_ticker(world, server, seconds=0.01)
     try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from simulators.controllers import runai
-from simulators.controllers.scheduler import fit_error
+from simulators.controllers.kube_scheduler import fit_error
 from simulators.lab.world import World
 from tests.unit.controllers.controller_helpers import events, phase, pods, ticks
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, StepClock, Workload
+from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, TickingClock, Workload
 
 
 def cluster_with(
     nodes: int = 1, gpus: int = 8, placement: str = "binpack", pool: str = "default"
 ) -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node_pool(pool, placement=placement)  # type: ignore[arg-type]
     for index in range(1, nodes + 1):
         cluster.add_node(Node(f"gpu-node{index}", gpus=gpus, pool=pool))

@@ -35,7 +35,7 @@ def _build(
     eng: ModuleType, rng: random.Random, scale: int
 ) -> tuple[Any, list[str], list[str], bool]:
     mig = rng.random() < 0.2
-    cluster = eng.Cluster(clock=eng.StepClock(), mig_strategy="mixed" if mig else "single")
+    cluster = eng.Cluster(clock=eng.TickingClock(), mig_strategy="mixed" if mig else "single")
     placement = "spread" if rng.random() < 0.25 else "binpack"
     cluster.add_node_pool("default", placement=placement)
     node_count = rng.randint(4, 20) * scale
@@ -145,7 +145,7 @@ def _statuses(cluster: Any) -> dict[str, str]:
 
 def bench_shaped_scene(nodes: int, gangs: int, eng: ModuleType = default_engine) -> dict[str, str]:
     """The benchmark's reclaim-heavy cycle at a smaller size."""
-    cluster = eng.Cluster(clock=eng.StepClock())
+    cluster = eng.Cluster(clock=eng.TickingClock())
     for n in range(nodes):
         cluster.add_node(eng.Node(f"node-{n:04d}", gpus=8))
     total = nodes * 8

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, Reason, StepClock
+from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, Reason, TickingClock
 from simulators.engine.scheduler.records import Note
 from tests.unit.engine.engine_scenes import cluster_with, project, running
 
@@ -83,7 +83,7 @@ def test_a_gang_waits_for_all_its_gpus_at_once() -> None:
 
 
 def test_no_quota_in_the_requested_node_pool() -> None:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node_pool("l40s-pool")
     cluster.add_node(Node("l40s-1", gpus=4, pool="l40s-pool"))
     cluster.add_project("owner", quotas={"l40s-pool": PoolQuota(4)})

@@ -12,7 +12,7 @@ from simulators.engine import (
     Node,
     PoolQuota,
     ShareQueue,
-    StepClock,
+    TickingClock,
     fair_share,
 )
 
@@ -69,7 +69,7 @@ def test_the_cli_accepts_a_null_deserved(tmp_path, capsys) -> None:  # type: ign
 
 
 def test_a_non_preemptible_workload_without_quota_is_never_over_quota() -> None:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node(Node("gpu-node1", gpus=8))
     cluster.add_project("free", quotas={"default": PoolQuota(deserved=None)})
     cluster.add_project("zero", quotas={"default": PoolQuota(deserved=0)})

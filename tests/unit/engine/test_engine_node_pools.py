@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from simulators.engine import Cluster, EngineError, GpuRequest, Node, PoolQuota, StepClock, explain
+from simulators.engine import (
+    Cluster,
+    EngineError,
+    GpuRequest,
+    Node,
+    PoolQuota,
+    TickingClock,
+    explain,
+)
 
 
 def two_pools() -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node_pool("h100")
     cluster.add_node_pool("l40s")
     cluster.add_node(Node("h100-node1", gpus=8, pool="h100"))

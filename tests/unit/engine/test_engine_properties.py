@@ -12,7 +12,7 @@ from simulators.engine import (
     PodStatus,
     PoolQuota,
     ShareQueue,
-    StepClock,
+    TickingClock,
     fair_share,
 )
 
@@ -134,7 +134,7 @@ def build(
     specs: list[tuple[int, str, float, int]],
     placement: str,
 ) -> Cluster:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     cluster.add_node_pool("default", placement=placement)  # type: ignore[arg-type]
     for i, gpus in enumerate(nodes):
         cluster.add_node(Node(f"n{i}", gpus=gpus))

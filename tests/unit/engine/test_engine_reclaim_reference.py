@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, StepClock, fair_share
+from simulators.engine import Cluster, GpuRequest, Node, PoolQuota, TickingClock, fair_share
 from simulators.engine.fairshare import EPSILON, ShareQueue
 
 GPUS_PER_NODE = 4
@@ -59,7 +59,7 @@ def scenes(draw: st.DrawFn) -> Scene:
 
 
 def engine_evictions(scene: Scene) -> tuple[bool, set[str]]:
-    cluster = Cluster(clock=StepClock())
+    cluster = Cluster(clock=TickingClock())
     for node in scene.nodes:
         cluster.add_node(Node(node, gpus=GPUS_PER_NODE))
     for q, deserved in enumerate(scene.deserved):
