@@ -89,11 +89,6 @@ def test_departments_cap_what_their_projects_share() -> None:
     assert outcome.idle == 8
 
 
-def test_the_same_scenario_gives_the_same_outcome() -> None:
-    assert simulate_quota(THREE) == simulate_quota(THREE)
-    assert step_demand(THREE, "a", "default", 3) == step_demand(THREE, "a", "default", 3)
-
-
 @pytest.mark.parametrize(
     ("scenario", "field"),
     [
