@@ -8,7 +8,8 @@ behave like a running cluster; the store itself never runs anything on its own.
 
 The store keeps the objects and applies the write rules; what it checks and fills in on a write
 is in ``admission``, deletion and garbage collection in ``lifecycle``, the saved form in
-``saved``, the pod subresources' rules in ``subresources``, watch replay in ``watchlog``.
+``saved``, the pod subresources' rules in ``subresources``, containers' logs and exec in
+``containers``, watch replay in ``watchlog``.
 
 A stored object is never changed in place: every write stores a new object (a changed copy),
 so ``fork`` can share the objects themselves between stores.
@@ -27,27 +28,18 @@ from typing import Any
 
 from simulators.cluster import admission, lifecycle, limits, saved, schema
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
-from simulators.cluster.changes import LOGS, Changes, renews_heartbeat_only
+from simulators.cluster.changes import Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock
+from simulators.cluster.containers import ContainerIO, ExecHandler
 from simulators.cluster.patches import apply_patch, copy_obj, deep_copy
 from simulators.cluster.registry import REGISTRY, Registry
 from simulators.cluster.selectors import field_matcher, label_matcher
-from simulators.cluster.subresources import (
-    bound_pod,
-    check_disruption_budgets,
-    exec_container,
-    exec_not_found,
-    log_key,
-    read_log,
-)
+from simulators.cluster.subresources import bound_pod, check_disruption_budgets
 from simulators.cluster.watchlog import Entry, parse_since, replay
 
 FORMAT_VERSION = saved.FORMAT_VERSION
 WATCH_LOG_SIZE = 2000
 SYSTEM_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
-
-# An exec handler answers a command run in a container, or returns None to pass.
-ExecHandler = Callable[["MockCluster", Obj, str, list[str]], "str | None"]
 
 
 # Kinds whose metadata.generation the API server maintains.
@@ -55,7 +47,7 @@ _GENERATION_GROUPS = frozenset({"apps", "batch", "policy"})
 _NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789"
 
 
-class MockCluster:
+class MockCluster(ContainerIO):
     """An in-memory API server implementing ``ClusterAPI``."""
 
     def __init__(
@@ -527,61 +519,6 @@ class MockCluster:
             self.iter_objects("pods", namespace),
         )
         self.delete("pods", name, namespace)
-
-    # ----------------------------------------------------------------- logs and exec
-    def append_log(
-        self, namespace: str, pod: str, container: str, lines: builtins.list[str]
-    ) -> None:
-        """The kubelet's side of ``pods/log``: lines a container wrote."""
-        self.changes.changed(LOGS)
-        self._logs.setdefault(log_key(namespace, pod, container), []).extend(lines)
-
-    def restart_log(self, namespace: str, pod: str, container: str) -> None:
-        """A container restarted: its log becomes ``--previous`` and a new one starts."""
-        key = log_key(namespace, pod, container)
-        self.changes.changed(LOGS)
-        self._previous_logs[key] = self._logs.pop(key, [])
-
-    def logs(
-        self,
-        name: str,
-        namespace: str,
-        *,
-        container: str | None = None,
-        tail: int | None = None,
-        previous: bool = False,
-    ) -> str:
-        self.changes.read(LOGS)
-        return read_log(
-            self._stored(self.info("pods"), name, namespace),
-            container=container,
-            tail=tail,
-            previous=previous,
-            logs=self._logs,
-            previous_logs=self._previous_logs,
-        )
-
-    def add_exec_handler(self, handler: ExecHandler) -> None:
-        """Answer ``kubectl exec`` commands in this cluster's containers (e.g. the lab world's
-        ``nvidia-smi``); whoever assembles the world adds them. Adding one twice keeps one."""
-        if handler not in self._exec_handlers:
-            self._exec_handlers.append(handler)
-
-    def exec(
-        self,
-        name: str,
-        namespace: str,
-        command: builtins.list[str],
-        *,
-        container: str | None = None,
-    ) -> str:
-        pod = self._stored(self.info("pods"), name, namespace)
-        container = exec_container(pod, container)
-        for handler in self._exec_handlers:
-            answer = handler(self, deep_copy(pod), container, list(command))
-            if answer is not None:
-                return answer
-        raise exec_not_found(command)
 
     # ----------------------------------------------------------------- state
     def fork(self) -> MockCluster:
