@@ -1,0 +1,89 @@
+"""The kubelet's side of a pod's ``log`` and ``exec`` subresources, for the mock store.
+
+What a container wrote (and wrote before its last restart) is kept per container; ``exec``
+asks the handlers that whoever assembles the world added (the lab's ``nvidia-smi``, say),
+in order, until one answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+from simulators.cluster.api import Obj, ResourceInfo
+from simulators.cluster.changes import LOGS, Changes
+from simulators.cluster.patches import deep_copy
+from simulators.cluster.subresources import exec_container, exec_not_found, log_key, read_log
+
+if TYPE_CHECKING:
+    from simulators.cluster.store import MockCluster
+
+# An exec handler answers a command run in a container, or returns None to pass.
+ExecHandler = Callable[["MockCluster", Obj, str, list[str]], "str | None"]
+
+
+class ContainerIO:
+    """Containers' logs and exec, mixed into ``MockCluster`` (which sets these fields)."""
+
+    _logs: dict[str, list[str]]
+    _previous_logs: dict[str, list[str]]
+    _exec_handlers: list[ExecHandler]
+    changes: Changes
+
+    def info(self, resource: str) -> ResourceInfo:
+        raise NotImplementedError
+
+    def _stored(self, info: ResourceInfo, name: str, namespace: str | None) -> Obj:
+        raise NotImplementedError
+
+    def append_log(self, namespace: str, pod: str, container: str, lines: list[str]) -> None:
+        """The kubelet's side of ``pods/log``: lines a container wrote."""
+        self.changes.changed(LOGS)
+        self._logs.setdefault(log_key(namespace, pod, container), []).extend(lines)
+
+    def restart_log(self, namespace: str, pod: str, container: str) -> None:
+        """A container restarted: its log becomes ``--previous`` and a new one starts."""
+        key = log_key(namespace, pod, container)
+        self.changes.changed(LOGS)
+        self._previous_logs[key] = self._logs.pop(key, [])
+
+    def logs(
+        self,
+        name: str,
+        namespace: str,
+        *,
+        container: str | None = None,
+        tail: int | None = None,
+        previous: bool = False,
+    ) -> str:
+        self.changes.read(LOGS)
+        return read_log(
+            self._stored(self.info("pods"), name, namespace),
+            container=container,
+            tail=tail,
+            previous=previous,
+            logs=self._logs,
+            previous_logs=self._previous_logs,
+        )
+
+    def add_exec_handler(self, handler: ExecHandler) -> None:
+        """Answer ``kubectl exec`` commands in this cluster's containers (e.g. the lab world's
+        ``nvidia-smi``); whoever assembles the world adds them. Adding one twice keeps one."""
+        if handler not in self._exec_handlers:
+            self._exec_handlers.append(handler)
+
+    def exec(
+        self,
+        name: str,
+        namespace: str,
+        command: list[str],
+        *,
+        container: str | None = None,
+    ) -> str:
+        pod = self._stored(self.info("pods"), name, namespace)
+        container = exec_container(pod, container)
+        for handler in self._exec_handlers:
+            answer = handler(cast("MockCluster", self), deep_copy(pod), container, list(command))
+            if answer is not None:
+                return answer
+        raise exec_not_found(command)
