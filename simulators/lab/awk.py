@@ -3,7 +3,7 @@ BEGIN/END, print, printf, arrays, `sum += $3; END {...}`, length, substr, split,
 match, sprintf ...), with gawk's wording for its errors.
 
 The program is read by simulators.lab.awk_parse and run here over the home folder's files or
-the pipe. Regular expressions go through RE2 (simulators.lab.files.compile_regex), so none
+the pipe. Regular expressions go through RE2 (simulators.lab.regex.compile_regex), so none
 takes more than linear time; loops and records check the command's budget, strings and output
 are capped, so `awk 'BEGIN{while(1);}'` stops at the budget like any other command.
 """
@@ -15,7 +15,7 @@ import random
 import re
 from typing import Any
 
-from simulators.lab import budget, files
+from simulators.lab import budget, files, regex
 from simulators.lab.awk_parse import AwkSyntaxError, Node, Parser, unescape
 from simulators.lab.awk_values import (
     AwkError,
@@ -116,8 +116,8 @@ class Interpreter:
         compiled = self.regexes.get(pattern)
         if compiled is None:
             try:
-                compiled = files.compile_regex(files.translate(pattern, extended=True))
-            except files.RegexError as exc:
+                compiled = regex.compile_regex(regex.translate(pattern, extended=True))
+            except regex.RegexError as exc:
                 raise AwkError(f"invalid regexp: {exc}: /{pattern}/") from None
             if len(self.regexes) > 256:
                 self.regexes.clear()

@@ -17,6 +17,7 @@ from simulators.lab import (
     jqtool,
     kubectl,
     runai,
+    sed,
     streams,
     textutils,
 )
@@ -119,7 +120,7 @@ register("vi", editor.vi, path="/usr/bin/vi", files=True)
 register("vim", editor.vi, path="/usr/bin/vim", files=True)
 register("nano", editor.nano, path="/usr/bin/nano", files=True)
 register("watch", streams.watch, path="/usr/bin/watch", options=["-n", "-t"])
-register("sed", files.sed, path=BIN + "sed", files=True, options=["-i", "-e", "-E", "-n"])
+register("sed", sed.sed, path=BIN + "sed", files=True, options=["-i", "-e", "-E", "-n"])
 register(
     "grep",
     files.grep,
