@@ -109,6 +109,21 @@ def _device_plugin(
     return Behaviour(tuple(lines))
 
 
+def device_plugin_xid(api: ClusterAPI, xid: int, uuid: str) -> list[str]:
+    """The device plugin's health check on a critical Xid (k8s-device-plugin v0.17.1:
+    ``internal/rm/health.go`` checkHealth, then ``internal/plugin/server.go`` ListAndWatch)."""
+    now = api.now()
+    return [
+        klog(
+            now,
+            "I",
+            "health.go:159",
+            f"XidCriticalError: Xid={xid} on Device={uuid}; marking device as unhealthy.",
+        ),
+        klog(now, "I", "server.go:276", f"'nvidia.com/gpu' device marked unhealthy: {uuid}", 1),
+    ]
+
+
 def _gfd(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
     now = api.now()
     lines = [
