@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from simulators.lab import LabSession
@@ -13,7 +18,7 @@ GPUS = (
     "kubectl get node gpu-node2 -o jsonpath="
     "'{.status.capacity.nvidia\\.com/gpu} {.status.allocatable.nvidia\\.com/gpu}'"
 )
-DRAIN = "kubectl drain gpu-node2 --ignore-daemonsets --delete-emptydir-data"
+DRAIN = "kubectl drain gpu-node2 --ignore-daemonsets"
 TAINT = "kubectl taint node gpu-node2 hardware-repair=xid-79:NoSchedule"
 # The lost GPU's PCI address on a DGX H100 (index 7) and its UUID on this world's node.
 BUS = "0000:CA:00.0"
@@ -196,3 +201,20 @@ def test_draining_the_wrong_node_restarts_production_work(xid: LabSession) -> No
     xid.run("kubectl drain gpu-node1 --ignore-daemonsets")
     wait(xid, 3)
     assert done(xid)["others-kept"] is False
+
+
+def test_the_cli_solves_the_ticket_with_its_answer_key() -> None:
+    key = LabSession.new("xid-fallen-off", seed=0).answer_key()
+    proc = subprocess.run(
+        [sys.executable, "-m", "simulators", "lab", "--ticket", "xid-fallen-off", "--json"],
+        input="\n".join(key) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[3],
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert "nvidia.com/gpu:     7" in rows[0]["output"]
+    assert [item["done"] for item in rows[-1]["checklist"]] == [True] * 5
