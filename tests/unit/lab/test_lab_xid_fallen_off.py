@@ -56,6 +56,15 @@ def _nodes_of(session: LabSession, namespace: str) -> dict[str, str]:
 def test_at_the_start_the_node_has_8_gpus_of_which_7_allocatable(xid: LabSession) -> None:
     assert xid.run(GPUS).output == "8 7"
     assert xid.run(GPUS.replace("gpu-node2", "gpu-node3")).output == "8 8"
+    top = xid.run("runai top node").output.splitlines()
+    row = next(line for line in top if line.startswith("gpu-node2  │ 8.00"))
+    assert row.split()[3:5] == ["1", "6"]  # UNHEALTHY, ALLOCATED UNITS
+    listed = xid.run("runai node list").output.splitlines()
+    assert next(line for line in listed if line.startswith("gpu-node2")).split()[-3:] == [
+        "8",
+        "6.00",
+        "1.00",
+    ]
     assert _nodes_of(xid, "runai-team-vision") == {
         "nb-carol-0-0": NODE,
         "vision-train-0-0": NODE,
