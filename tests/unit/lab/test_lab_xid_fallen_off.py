@@ -81,9 +81,13 @@ def test_at_the_start_the_node_has_8_gpus_of_which_7_allocatable(xid: LabSession
 def test_the_device_plugin_logs_the_xid_and_marks_the_gpu_unhealthy(xid: LabSession) -> None:
     uuid = _lost_uuid(xid)
     log = xid.run(
-        f"kubectl logs -n gpu-operator {_pod(xid, 'nvidia-device-plugin-daemonset')} --tail=2"
+        f"kubectl logs -n gpu-operator {_pod(xid, 'nvidia-device-plugin-daemonset')} --tail=3"
     ).output.splitlines()
     # k8s-device-plugin: internal/rm/health.go, then internal/plugin/server.go (ListAndWatch).
+    assert log.pop(0).endswith(
+        "] Processing event {Device:{Handle:0x7f1c5c0d2b48} EventType:8 EventData:79 "
+        "GpuInstanceId:4294967295 ComputeInstanceId:4294967295}"
+    )
     assert log[0].endswith(
         f"XidCriticalError: Xid=79 on Device={uuid}; marking device as unhealthy."
     )
