@@ -124,8 +124,9 @@ def register_devices(api: ClusterAPI) -> None:
             if key.startswith("nvidia.com/") and key not in resources:
                 wanted_cap[key] = "0"
                 wanted_alloc[key] = "0"
+        sick = gpu_state.unhealthy(node) if resources else {}
         for key, value in resources.items():
-            wanted_cap[key] = str(value)
+            wanted_cap[key] = str(value + sick.get(key, 0))
             wanted_alloc[key] = str(value)
         if wanted_cap != capacity or wanted_alloc != allocatable:
             api.patch(

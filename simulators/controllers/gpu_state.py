@@ -118,4 +118,19 @@ def advertised(
     )
     if advert.crash_loop:
         return {}
-    return dict(advert.resources)
+    resources = dict(advert.resources)
+    for resource, count in unhealthy(node).items():
+        if resource in resources:
+            resources[resource] = max(0, resources[resource] - count)
+    return resources
+
+
+def unhealthy(node: Obj) -> dict[str, int]:
+    """Devices the device plugin marked unhealthy (GPUs that fell off the bus), per resource.
+
+    The kubelet keeps them in the node's capacity and leaves them out of its allocatable
+    (capacity 8, allocatable 7), as its device manager does with unhealthy devices.
+    """
+    layout = hardware.read_layout(node)
+    lost = [i for i in hardware.lost_gpus(node) if i < len(layout) and layout[i] is None]
+    return {"nvidia.com/gpu": len(lost)} if lost else {}

@@ -29,6 +29,9 @@ GPU_PRODUCT = "NVIDIA H100 80GB HBM3"
 GPU_MEMORY_MIB = 81559
 # The node's GPU model (which the driver reports; a node without it has the DGX's H100s).
 MODEL_ANNOTATION = "lab.kadmin/gpu-model"
+# GPUs that fell off the bus (Xid 79), comma-separated indices, and when (RFC 3339).
+LOST_ANNOTATION = "lab.kadmin/gpus-lost"
+LOST_AT_ANNOTATION = "lab.kadmin/gpus-lost-at"
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,22 @@ def gpus(node: Obj) -> list[Gpu]:
     return out
 
 
+def pci_bus(index: int) -> str:
+    """A DGX H100's GPU PCI address as nvidia-smi prints it (``00000000:18:00.0``)."""
+    slot = 0x18 + index * 0x10 if index < 4 else 0x9A + (index - 4) * 0x10
+    return f"00000000:{slot:02X}:00.0"
+
+
+def lost_gpus(node: Obj) -> list[int]:
+    """Indices of the node's GPUs that fell off the bus: the driver can't reach them until the
+    node is repaired, so no pod gets them and the device plugin reports them unhealthy."""
+    out: list[int] = []
+    for part in annotations_of(node).get(LOST_ANNOTATION, "").split(","):
+        if part.strip().isdigit():
+            out.append(int(part))
+    return sorted(set(out))
+
+
 def current_layout(node: Obj) -> MigLayout:
     """The node's GPUs as a layout the engine's MIG helper understands."""
     devices = []
@@ -196,8 +215,11 @@ def free_devices(
 ) -> list[tuple[int, int | None]]:
     """Devices of one extended resource on the node not held by any pod, in index order."""
     taken = set(held)
+    lost = set(lost_gpus(node))
     out: list[tuple[int, int | None]] = []
     for gpu in gpus(node):
+        if gpu.index in lost:
+            continue
         if gpu.mig is None:
             if resource == "nvidia.com/gpu" and (gpu.index, None) not in taken:
                 out.append((gpu.index, None))

@@ -110,6 +110,27 @@ def _device_plugin(
     return Behaviour(tuple(lines))
 
 
+def device_plugin_xid(api: ClusterAPI, xid: int, uuid: str) -> list[str]:
+    """The device plugin's health check on a critical Xid (k8s-device-plugin v0.17.1:
+    ``internal/rm/health.go`` checkHealth, then ``internal/plugin/server.go`` ListAndWatch)."""
+    now = api.now()
+    # %+v of go-nvml's EventData: EventTypeXidCriticalError is 0x8; no MIG instance (0xFFFFFFFF).
+    event = (
+        "{Device:{Handle:0x7f1c5c0d2b48} EventType:8 "
+        f"EventData:{xid} GpuInstanceId:4294967295 ComputeInstanceId:4294967295}}"
+    )
+    return [
+        klog(now, "I", "health.go:153", f"Processing event {event}"),
+        klog(
+            now,
+            "I",
+            "health.go:159",
+            f"XidCriticalError: Xid={xid} on Device={uuid}; marking device as unhealthy.",
+        ),
+        klog(now, "I", "server.go:276", f"'nvidia.com/gpu' device marked unhealthy: {uuid}", 1),
+    ]
+
+
 def _gfd(api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None) -> Behaviour:
     now = api.now()
     lines = [

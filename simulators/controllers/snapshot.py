@@ -242,6 +242,11 @@ class Snapshot:
                 count = listed = _int(self._allocatable(node).get("nvidia.com/gpu", "0"))
                 layout = ALL_DISABLED
             seen: int | None = None
+            lost = gpu_state.unhealthy(node).get("nvidia.com/gpu", 0)
+            if per_gpu and lost and not layout.uses_mig:
+                # GPUs off the bus: the device plugin no longer offers them.
+                count = seen = max(0, count - lost)
+                layout = self._trimmed(per_gpu, count)
             cordoned = bool(spec(node).get("unschedulable"))
             taken_gpus = int(amounts.get(name, 0.0))
             if taken_gpus and not layout.uses_mig:

@@ -22,6 +22,14 @@ from simulators.cluster.api import ClusterAPI, Obj
 from simulators.controllers import hardware
 from simulators.engine.mig import H100_PROFILES
 from simulators.lab import nvidia_smi_query as query
+from simulators.lab.nvidia_smi_mig import (
+    PROFILE_MIB,
+    PROFILE_SMS,
+    list_compute_instances,
+    list_gpu_instance_profiles,
+    list_gpu_instances,
+    placements,
+)
 from simulators.lab.tool import Output
 
 DRIVER = "550.127.08"
@@ -33,50 +41,6 @@ FRACTION_ANNOTATION = "gpu-fraction"
 MEMORY_ANNOTATION = "gpu-memory"
 OPERATOR_NS = "gpu-operator"
 
-# H100 80GB GPU instance profiles: nvidia-smi's profile ids, placements and sizes.
-PROFILE_IDS = {
-    "1g.10gb": 19,
-    "1g.10gb+me": 20,
-    "1g.20gb": 15,
-    "2g.20gb": 14,
-    "3g.40gb": 9,
-    "4g.40gb": 5,
-    "7g.80gb": 0,
-}
-PLACEMENT_STARTS = {
-    "1g.10gb": (0, 1, 2, 3, 4, 5, 6),
-    "1g.20gb": (0, 2, 4, 6),
-    "2g.20gb": (0, 2, 4),
-    "3g.40gb": (4, 0),
-    "4g.40gb": (0,),
-    "7g.80gb": (0,),
-}
-PROFILE_MIB = {
-    "1g.10gb": 9984,
-    "1g.20gb": 20096,
-    "2g.20gb": 20096,
-    "3g.40gb": 40448,
-    "4g.40gb": 40448,
-    "7g.80gb": 81152,
-}
-PROFILE_GIB = {
-    "1g.10gb": "9.75",
-    "1g.20gb": "19.62",
-    "2g.20gb": "19.62",
-    "3g.40gb": "39.50",
-    "4g.40gb": "39.50",
-    "7g.80gb": "79.25",
-}
-PROFILE_SMS = {
-    "1g.10gb": 16,
-    "1g.20gb": 26,
-    "2g.20gb": 32,
-    "3g.40gb": 60,
-    "4g.40gb": 64,
-    "7g.80gb": 132,
-}
-# Compute instance profile id of the instance that spans the whole GPU instance.
-CI_PROFILE_IDS = {1: 0, 2: 1, 3: 2, 4: 3, 7: 4}
 
 WIDE = "+" + "-" * 89 + "+"
 GPU_RULE = "+" + "-" * 41 + "+" + "-" * 24 + "+" + "-" * 22 + "+"
@@ -148,6 +112,8 @@ class GpuView:
     # Inside a fractional pod the GPU's memory is the fraction's.
     memory_total: int = TOTAL_MIB
     model: hardware.GpuModel = hardware.GPU_MODELS["H100"]
+    # Fell off the bus (Xid 79): NVML can't get a handle on it.
+    lost: bool = False
 
     @property
     def used(self) -> int:
@@ -193,23 +159,20 @@ def _fraction(pod: Obj) -> float:
     return 1.0
 
 
-def _bus(index: int) -> str:
-    slot = 0x18 + index * 0x10 if index < 4 else 0x9A + (index - 4) * 0x10
-    return f"00000000:{slot:02X}:00.0"
-
-
 def node_gpus(api: ClusterAPI, node: Obj) -> list[GpuView]:
     """Every GPU of a node with the pods that hold it."""
     model = hardware.gpu_model(node)
+    lost = hardware.lost_gpus(node)
     views = [
         GpuView(
             index=g.index,
             uuid=g.uuid,
-            bus=_bus(g.index),
+            bus=hardware.pci_bus(g.index),
             mig=g.mig,
             mig_uuids=g.mig_uuids,
             memory_total=model.memory_mib,
             model=model,
+            lost=g.index in lost,
         )
         for g in hardware.gpus(node)
     ]
@@ -396,139 +359,6 @@ def _processes(gpus: list[GpuView], visible: bool) -> list[str]:
     return [*out, *rows, WIDE]
 
 
-def placements(profiles: list[str]) -> list[tuple[int, int, int]]:
-    """(GPU instance id, start slot, size) per MIG device, in the device order given.
-
-    Larger instances are placed first at their lowest free start, as the driver's placement
-    table allows; the instance id is the driver's id for that placement (0 for the whole GPU,
-    1-2 for the halves, 3-6 for the quarters, 7-13 for the 1-slice positions).
-    """
-    taken: set[int] = set()
-    result: dict[int, tuple[int, int, int]] = {}
-    order = sorted(range(len(profiles)), key=lambda i: -H100_PROFILES[profiles[i]].memory_slices)
-    for i in order:
-        profile = profiles[i]
-        size = H100_PROFILES[profile].memory_slices
-        for start in PLACEMENT_STARTS[profile]:
-            cells = set(range(start, start + size))
-            if not cells & taken:
-                taken |= cells
-                result[i] = (_gi_id(start, size), start, size)
-                break
-        else:
-            result[i] = (0, 0, size)
-    return [result[i] for i in range(len(profiles))]
-
-
-def _gi_id(start: int, size: int) -> int:
-    if size >= 8:
-        return 0
-    if size == 4:
-        # The driver numbers the upper half first: 3g.40gb at 4:4 is instance 1, at 0:4 is 2.
-        return 1 if start == 4 else 2
-    if size == 2:
-        return 3 + start // 2
-    return 7 + start
-
-
-def _mig_table(title: str, head: list[str], rows: list[str], width: int) -> str:
-    rule = "+" + "-" * width + "+"
-    out = [rule, f"| {title:<{width - 1}}|", *head, "|" + "=" * width + "|"]
-    for row in rows:
-        out += [row, rule]
-    return "\n".join(out)
-
-
-def list_gpu_instances(gpus: list[GpuView]) -> Output:
-    rows = []
-    for gpu in gpus:
-        if gpu.mig is None:
-            continue
-        for profile, (gi, start, size) in sorted(
-            zip(gpu.mig, placements(gpu.mig), strict=True), key=lambda x: x[1][0]
-        ):
-            rows.append(
-                f"| {gpu.index:>3}  MIG {profile:<13}{PROFILE_IDS[profile]:>5}{gi:>9}"
-                f"{f'{start}:{size}':>13}     |"
-            )
-    if not rows:
-        return Output.error("No GPU instances found: Not Found", 6)
-    head = [
-        "| GPU   Name             Profile  Instance   Placement  |",
-        "|                          ID       ID       Start:Size |",
-    ]
-    return Output(_mig_table("GPU instances:", head, rows, 55))
-
-
-def list_gpu_instance_profiles(gpus: list[GpuView]) -> Output:
-    rows = []
-    for gpu in gpus:
-        if gpu.mig is None:
-            continue
-        used = placements(gpu.mig)
-        taken = {c for _, start, size in used for c in range(start, start + size)}
-        for name in (
-            "1g.10gb",
-            "1g.10gb+me",
-            "1g.20gb",
-            "2g.20gb",
-            "3g.40gb",
-            "4g.40gb",
-            "7g.80gb",
-        ):
-            # 1g.10gb+me is a 1g.10gb slice with the GPU's media engines (NVDEC, NVJPG, OFA):
-            # the one instance of its kind on the GPU.
-            media = name.endswith("+me")
-            profile = name.removesuffix("+me")
-            p = H100_PROFILES[profile]
-            total = 1 if media else p.max_per_gpu
-            free = sum(
-                1
-                for start in PLACEMENT_STARTS[profile]
-                if not set(range(start, start + p.memory_slices)) & taken
-            )
-            free = min(free, total)
-            ce = p.compute_slices if profile != "7g.80gb" else 8
-            ofa = 1 if profile == "7g.80gb" or media else 0
-            rows.append(
-                f"| {gpu.index:>3}  MIG {name:<13}{PROFILE_IDS[name]:>3}"
-                f"     {free}/{total:<9}"
-                f"{PROFILE_GIB[profile]:<11}No     {PROFILE_SMS[profile]:<6}"
-                f" {p.compute_slices:<5} 0   |\n"
-                f"|{'':60}{ce:<7}{p.compute_slices:<6}{ofa:<4}|"
-            )
-    if not rows:
-        return Output.error("No MIG-enabled devices found.", 6)
-    head = [
-        "| GPU   Name             ID    Instances   Memory     P2P    SM    DEC   ENC  |",
-        "|                              Free/Total   GiB              CE    JPEG  OFA  |",
-    ]
-    return Output(_mig_table("GPU instance profiles:", head, rows, 77))
-
-
-def list_compute_instances(gpus: list[GpuView]) -> Output:
-    rows = []
-    for gpu in gpus:
-        if gpu.mig is None:
-            continue
-        for profile, (gi, _start, _size) in sorted(
-            zip(gpu.mig, placements(gpu.mig), strict=True), key=lambda x: x[1][0]
-        ):
-            slices = H100_PROFILES[profile].compute_slices
-            rows.append(
-                f"| {gpu.index:>3}{gi:>7}       MIG {profile:<12}{CI_PROFILE_IDS[slices]:>6}"
-                f"{0:>10}{f'0:{slices}':>13}     |"
-            )
-    if not rows:
-        return Output.error("No compute instances found: Not Found", 6)
-    head = [
-        "| GPU     GPU       Name             Profile   Instance   Placement  |",
-        "|       Instance                       ID        ID       Start:Size |",
-        "|         ID                                                         |",
-    ]
-    return Output(_mig_table("Compute instances:", head, rows, 68))
-
-
 USAGE = "Invalid combination of input arguments. Please run 'nvidia-smi -h' for help."
 
 
@@ -593,9 +423,23 @@ def _options(args: list[str]) -> dict[str, str] | None:
     return found
 
 
+def _unreachable(gpus: list[GpuView]) -> Output | None:
+    """A GPU that fell off the bus stops nvidia-smi at that GPU, as the real one does (NVML's
+    handle lookup fails; exit code 255, "Other error or internal driver error occurred")."""
+    for gpu in gpus:
+        if gpu.lost:
+            return Output.error(
+                f"Unable to determine the device handle for GPU{gpu.bus[4:]}: Unknown Error", 255
+            )
+    return None
+
+
 def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = True) -> Output:
     if not gpus:
         return Output.error("No devices were found", 6)
+    lost = _unreachable(gpus)
+    if lost is not None and args[:1] in (["mig"], ["topo"]):
+        return lost
     if args[:1] == ["mig"]:
         rest = args[1:]
         if rest in (["-lgi"], ["--list-gpu-instances"]):
@@ -620,6 +464,9 @@ def run(gpus: list[GpuView], args: list[str], now: datetime, processes: bool = T
         if selected is None:
             return Output.error("No devices were found", 6)
         gpus = selected
+    lost = _unreachable(gpus)
+    if lost is not None:
+        return lost
     modes = {"list", "query", "query-gpu"} & options.keys()
     if len(modes) > 1 or ("display" in options and modes != {"query"}):
         return Output.error(USAGE, 2)

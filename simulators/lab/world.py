@@ -35,7 +35,7 @@ from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
-from simulators.lab import nvidia_smi
+from simulators.lab import gpu_health, nvidia_smi
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import CLUSTER_AGE, CLUSTER_NAME, RUNAI_VERSION, base_cluster
 from simulators.lab.world_story import story
@@ -120,6 +120,7 @@ class World:
         self.left_out: frozenset[str] = frozenset()
         # What runs in the lab's containers beyond the store's own shell answers.
         api.add_exec_handler(nvidia_smi.exec_nvidia_smi)
+        api.add_exec_handler(gpu_health.exec_gpu_health)
 
     @property
     def now(self) -> int:

@@ -15,6 +15,8 @@ from simulators.cluster.api import Obj
 from simulators.cluster.clock import EPOCH, format_time
 from simulators.cluster.store import MockCluster
 from simulators.controllers import gpu_state, hardware, runai
+from simulators.controllers.devices import DEVICE_PLUGIN_APP
+from simulators.controllers.runtime import device_plugin_xid
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import DAY, GPUS_PER_NODE
@@ -33,6 +35,11 @@ def story(spec: dict[str, Any], api: MockCluster, files: dict[str, str]) -> list
     node_specs = spec.get("nodes") or {}
     if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
         actions.append((-DAY, lambda: _yesterday(api, spec, files)))
+    for node_name, overrides in node_specs.items():
+        lost = (overrides or {}).get("gpu_lost")
+        if lost:
+            at = -int(lost.get("minutes_ago", 40)) * 60
+            actions.append((at, lambda n=str(node_name), i=int(lost["index"]): _xid79(api, n, i)))
     for job in spec.get("jobs") or []:
         age = int(job.get("age_minutes", 42)) * 60
         actions.append((-age, lambda job=job: _job(api, job)))
@@ -102,6 +109,21 @@ def _host_driver(api: MockCluster, node: str, version: str) -> None:
     for pod in api.list("pods", "gpu-operator")["items"]:
         if pod["spec"].get("nodeName") == node:
             api.delete("pods", pod["metadata"]["name"], "gpu-operator")
+
+
+def _xid79(api: MockCluster, node: str, index: int) -> None:
+    """One of the node's GPUs falls off the bus (Xid 79): the driver loses it, and the device
+    plugin's health check, watching NVML's Xid events, marks it unhealthy (its log lines)."""
+    now = format_time(api.now())
+    annotations = {hardware.LOST_ANNOTATION: str(index), hardware.LOST_AT_ANNOTATION: now}
+    api.patch("nodes", node, {"metadata": {"annotations": annotations}})
+    uuid = hardware.gpus(api.get("nodes", node))[index].uuid
+    for pod in api.list("pods", "gpu-operator")["items"]:
+        labels = pod["metadata"].get("labels") or {}
+        if pod["spec"].get("nodeName") == node and labels.get("app") == DEVICE_PLUGIN_APP:
+            name = pod["metadata"]["name"]
+            container = pod["spec"]["containers"][0]["name"]
+            api.append_log("gpu-operator", name, container, device_plugin_xid(api, 79, uuid))
 
 
 def _documents(files: dict[str, str], filename: str) -> list[dict[str, Any]]:

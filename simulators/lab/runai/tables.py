@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import yaml
 
 from simulators.cluster.api import Obj
-from simulators.controllers import hardware
+from simulators.controllers import gpu_state, hardware
 from simulators.controllers import runai as runai_ctl
 from simulators.engine.messages import gpus as fmt_gpus
 from simulators.engine.mig import mig_profile
@@ -233,7 +233,8 @@ def node_list(ctx: Context, parsed: Parsed | None = None) -> Output:
                 str(labels.get("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3")),
                 str(gpus),
                 format_gpus(used),
-                format_gpus(max(0.0, gpus - used)),
+                # A GPU the device plugin marked unhealthy is installed but not free.
+                format_gpus(max(0.0, gpus - sum(gpu_state.unhealthy(node).values()) - used)),
             ]
         )
     headers = ["Node", "Status", "Node Pool", "GPU Type", "GPU Devices", "Allocated GPUs"]
