@@ -204,13 +204,18 @@ def crosses_nodes(api: ClusterAPI, pod: Obj) -> bool:
     return len(nodes) > 1
 
 
+def ib_disabled(env: dict[str, str]) -> bool:
+    """NCCL_IB_DISABLE set to anything but 0: ncclIbInit returns before looking for HCAs."""
+    return env.get("NCCL_IB_DISABLE", "0").strip() not in ("", "0")
+
+
 def transport(pod: Obj) -> str:
     """What NCCL in this pod does: IB, Socket, or the failure (NO_MEMLOCK, NO_INTERFACE)."""
     container = _container(pod)
     env = environment(container)
     if not _interface_found(env.get("NCCL_SOCKET_IFNAME", "")):
         return NO_INTERFACE
-    if env.get("NCCL_IB_DISABLE", "0").strip() not in ("", "0") or not has_rdma(container):
+    if ib_disabled(env) or not has_rdma(container):
         return SOCKET
     return IB if has_ipc_lock(container) else NO_MEMLOCK
 
@@ -280,7 +285,7 @@ def training_run(api: ClusterAPI, pod: Obj, gpus: int) -> Run:
         )
     if info:
         lines.append(nccl(f"Bootstrap : Using eth0:{ip}<0>", pid))
-        if how == SOCKET and "NCCL_IB_DISABLE" not in env:
+        if how == SOCKET and not ib_disabled(env):
             lines.append(nccl("NET/IB : No device found."))
         if how == SOCKET:
             lines += [nccl(f"NET/Socket : Using [0]eth0:{ip}<0>"), nccl("Using network Socket")]
