@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from simulators.lab import LabSession
+from simulators.lab import LabSession, editor
 from tests.unit.lab.lab_helpers import done, run_all, wait
 
 LOGS = "runai training pytorch logs llm-dist -p team-llm"
@@ -184,6 +184,33 @@ def test_a_running_pods_resources_cannot_be_changed(fabric: LabSession) -> None:
         "fields other than `spec.containers[*].image`"
     )
     assert "Using network Socket" in fabric.run(LOGS).output
+
+
+def test_kubectl_edit_of_the_pods_resources_reopens_with_the_api_servers_refusal(
+    fabric: LabSession,
+) -> None:
+    opened = fabric.run("kubectl edit pod llm-dist-master-0 -n runai-team-llm")
+    assert opened.editor is not None
+    limits = '      limits:\n        nvidia.com/gpu: "8"'
+    text = opened.editor.text.replace(
+        limits, limits + '\n        rdma/rdma_shared_device_a: "1"', 1
+    )
+    assert text != opened.editor.text
+    saved = fabric.run(editor.save_line(opened.editor.token, text, None))
+    assert (saved.output, saved.exit_code) == (
+        'error: /v1, Resource=pods "llm-dist-master-0" is invalid',
+        1,
+    )
+    assert saved.editor is not None
+    assert "# * spec: Forbidden: pod updates may not change fields other than" in (
+        saved.editor.text
+    )
+    assert (
+        "rdma"
+        not in fabric.run(
+            "kubectl get pod llm-dist-master-0 -n runai-team-llm -o jsonpath='{.spec}'"
+        ).output
+    )
 
 
 def test_without_nccl_debug_the_fixed_run_logs_only_its_steps(fabric: LabSession) -> None:
