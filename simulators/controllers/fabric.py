@@ -193,7 +193,7 @@ def _interface_found(ifname: str) -> bool:
 def crosses_nodes(api: ClusterAPI, pod: Obj) -> bool:
     """Whether the pod's workload has pods bound to more than one node (NCCL then needs the
     network between them; within a node NVLink carries the all-reduce)."""
-    workload = labels_of(pod).get("workloadName") or labels_of(pod).get("job-name")
+    workload = labels_of(pod).get("workloadName")
     if not workload:
         return False
     nodes = {
