@@ -129,6 +129,17 @@ def test_nccl_ib_disable_0_cannot_give_a_pod_a_device_it_lacks(fabric: LabSessio
     assert done(fabric)["steps-fast"] is False
 
 
+def test_nccl_socket_ifname_eth0_only_names_the_socket_nccl_already_used(
+    fabric: LabSession,
+) -> None:
+    run_all(fabric, [DELETE, f"{SUBMIT} -e NCCL_SOCKET_IFNAME=eth0"])
+    wait(fabric, 4)
+    log = fabric.run(LOGS).output
+    assert re.search(INFO + "NCCL_SOCKET_IFNAME set by environment to eth0$", log, re.MULTILINE)
+    assert re.search(INFO + "Using network Socket$", log, re.MULTILINE)
+    assert done(fabric)["nccl-ib"] is False and done(fabric)["steps-fast"] is False
+
+
 def test_a_socket_interface_the_pod_lacks_fails_nccls_bootstrap(fabric: LabSession) -> None:
     run_all(fabric, [DELETE, f"{SUBMIT} -e NCCL_SOCKET_IFNAME=ib0"])
     wait(fabric, 4)
