@@ -79,6 +79,39 @@ def nic_cluster_policy() -> Obj:
     }
 
 
+def operator_deployment() -> Obj:
+    """The operator itself, as its Helm chart deploys it (release ``network-operator``)."""
+    labels = {
+        "app.kubernetes.io/name": "network-operator",
+        "app.kubernetes.io/instance": "network-operator",
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "network-operator", "namespace": NAMESPACE, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": {**labels, "control-plane": "network-operator-controller"}},
+                "spec": {
+                    "serviceAccountName": "network-operator",
+                    "containers": [
+                        {
+                            "name": "network-operator",
+                            "image": "nvcr.io/nvidia/cloud-native/network-operator:v24.10.0",
+                            "resources": {
+                                "limits": {"cpu": "500m", "memory": "128Mi"},
+                                "requests": {"cpu": "5m", "memory": "64Mi"},
+                            },
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
 def plugin_daemonset() -> Obj:
     """The operator's ``rdma-shared-dp-ds`` (manifests/state-rdma-shared-device-plugin)."""
     labels = {"app": "rdma-shared-dp", "ds-owner": "nic-cluster-policy"}

@@ -123,6 +123,7 @@ def _network_operator(api: MockCluster) -> None:
         resources = {"capacity": {fabric.RDMA_RESOURCE: count}}
         resources["allocatable"] = {fabric.RDMA_RESOURCE: count}
         api.patch("nodes", name, {"status": resources}, subresource="status")
+    api.create("deployments.apps", fabric.operator_deployment(), fabric.NAMESPACE)
     api.create("daemonsets.apps", fabric.plugin_daemonset(), fabric.NAMESPACE)
 
 

@@ -68,9 +68,11 @@ def test_the_network_operator_and_its_rdma_resource_are_on_every_node(fabric: La
         "kubectl get nodes -o jsonpath='{.items[*].status.allocatable.rdma/rdma_shared_device_a}'"
     ).output
     assert rdma == "63 63 63"
-    plugins = fabric.run("kubectl get pods -n nvidia-network-operator").output
-    assert plugins.count("rdma-shared-dp-ds-") == 3 and plugins.count("Running") == 3
-    name = plugins.splitlines()[1].split()[0]
+    pods = fabric.run("kubectl get pods -n nvidia-network-operator").output.splitlines()[1:]
+    plugins = [row.split() for row in pods if row.startswith("rdma-shared-dp-ds-")]
+    assert len(plugins) == 3 and all(row[2] == "Running" for row in plugins)
+    assert any(row.startswith("network-operator-") and " Running " in row for row in pods)
+    name = plugins[0][0]
     log = fabric.run(f"kubectl logs -n nvidia-network-operator {name}").output
     assert log.splitlines()[-1].endswith(' exposing "63" devices')
     assert "rdma_shared_device_a.sock gets registered successfully at Kubelet " in log
