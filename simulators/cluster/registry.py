@@ -268,6 +268,19 @@ RESOURCES: tuple[ResourceInfo, ...] = (
             ("Age", "string", ".metadata.creationTimestamp"),
         ),
     ),
+    # NVIDIA Network Operator (Mellanox/network-operator, its NicClusterPolicy CRD)
+    _crd(
+        "mellanox.com",
+        "v1alpha1",
+        "NicClusterPolicy",
+        "nicclusterpolicies",
+        short=("ncp",),
+        namespaced=False,
+        columns=(
+            ("Status", "string", ".status.state"),
+            ("Age", "string", ".metadata.creationTimestamp"),
+        ),
+    ),
     # KAI Scheduler (NVIDIA/KAI-Scheduler deployments/kai-scheduler/crds)
     _crd(
         "scheduling.run.ai",

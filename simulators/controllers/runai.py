@@ -1,11 +1,7 @@
 """Run:ai's cluster controllers: projects and departments to Queues, workloads to pods.
 
-- ``departments.run.ai`` and ``projects.run.ai`` become KAI ``Queue`` objects
-  (``queues.scheduling.run.ai``: a department is a top-level queue, a project a child queue
-  with its GPU quota, over-quota weight and limit; a project or department with per-pool
-  quotas, ``spec.nodePools: {<pool>: {deservedGpus, maxAllowedGpus, gpuOverQuotaWeight}}``,
-  has them in its queue's ``spec.nodePools``); each project gets its namespace
-  ``runai-<project>`` labelled ``runai/queue=<project>``.
+- ``departments.run.ai`` and ``projects.run.ai`` become KAI ``Queue`` objects and each project
+  its namespace ``runai-<project>`` (``simulators.controllers.runai_queues``).
 - A workload (``trainingworkloads.run.ai``, ``interactiveworkloads``, ``distributedworkloads``,
   ``inferenceworkloads``, all ``run.ai/v2alpha1``) becomes a ``PodGroup``
   (``scheduling.run.ai/v2alpha2``, ``pg-<name>-0``, minMember = its pod count) and its pods,
@@ -20,11 +16,15 @@ GPUs per pod, a string), ``gpuFraction`` ("0.5"), ``gpuMemory`` ("10G"), ``migPr
 master pod), ``priority`` (int), ``preemptible`` (bool),
 ``active`` (bool, default true), ``cpuCoreRequest``/``cpuCoreLimit`` ("0.5") and
 ``cpuMemoryRequest``/``cpuMemoryLimit`` ("1G") (the pods' CPU and memory), ``servingPort``
-(inference: "8000", the container port), ``nodePools`` ("l40s,h100": the node pools to try,
-in order; without it, the project's ``defaultNodePools``, else ``default``). The lab's facts
-(for checks and ``runai describe``) go in ``status``: ``phase``, ``runningPods``, ``pendingPods``,
-``allocatedGpus``, ``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times
-all pods started together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
+(inference: "8000", the container port), ``extendedResources`` (a list,
+``["rdma/rdma_shared_device_a=1"]``, ``--extended-resource``: each pod's requests and limits),
+``capabilities`` (``["IPC_LOCK"]``, ``--capability``: ``securityContext.capabilities.add``),
+``environment`` (``["NCCL_DEBUG=INFO"]``, ``-e``: the container's ``env``), ``nodePools``
+("l40s,h100": the node pools to try, in order; without it, the project's
+``defaultNodePools``, else ``default``). The lab's facts (for checks and ``runai describe``)
+go in ``status``: ``phase``, ``runningPods``, ``pendingPods``, ``allocatedGpus``,
+``requestedGpus``, ``startTime``, ``completionTime``, ``gangStarts`` (times all pods started
+together), ``evictions`` (``{"time", "reason", "byProject", "byWorkload"}``),
 ``lastActivityTime``.
 
 A distributed workload is a master pod plus ``workers`` worker pods unless ``noMaster`` is set,
@@ -42,11 +42,10 @@ import contextlib
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.controllers import runai_queues
 from simulators.controllers.util import (
     RUNAI_SCHEDULER,
-    dig,
     emit,
-    get_or_none,
     is_deleting,
     items,
     labels_of,
@@ -59,6 +58,18 @@ from simulators.controllers.util import (
     timestamp,
 )
 from simulators.engine import DEFAULT_PRIORITY, WorkloadKind
+
+# The queue side lives in runai_queues; its names stay reachable here, where callers look.
+DEFAULT_POOL = runai_queues.DEFAULT_POOL
+DEPARTMENTS = runai_queues.DEPARTMENTS
+PROJECTS = runai_queues.PROJECTS
+QUEUES = runai_queues.QUEUES
+deserved_total = runai_queues.deserved_total
+namespace_for = runai_queues.namespace_for
+node_pool_resources = runai_queues.node_pool_resources
+queue_pool_quotas = runai_queues.queue_pool_quotas
+queue_quota = runai_queues.queue_quota
+run_queues = runai_queues.run_queues
 
 WORKLOAD_RESOURCES: dict[str, str] = {
     "training": "trainingworkloads.run.ai",
@@ -79,10 +90,7 @@ PRIORITY_CLASSES = {
     "workspace": "build",
     "inference": "inference",
 }
-QUEUES = "queues.scheduling.run.ai"
 PODGROUPS = "podgroups.scheduling.run.ai"
-PROJECTS = "projects.run.ai"
-DEPARTMENTS = "departments.run.ai"
 FRACTION = "gpu-fraction"
 MEMORY = "gpu-memory"
 COMPONENT = "workload-controller"
@@ -94,10 +102,6 @@ def value(obj: Obj, field: str, default: Any = None) -> Any:
     if isinstance(raw, dict):
         return raw.get("value", default)
     return default if raw is None else raw
-
-
-def namespace_for(project: str) -> str:
-    return f"runai-{project}"
 
 
 def pod_names(name: str, kind: str, pods: int, master: bool = True) -> list[str]:
@@ -237,7 +241,6 @@ def active_of(workload: Obj) -> bool:
     return value(workload, "active", True) is not False
 
 
-DEFAULT_POOL = "default"
 POOL_LABEL = "run.ai/node-pool"
 
 
@@ -256,155 +259,6 @@ def node_pools_of(workload: Obj, project: Obj | None = None) -> list[str]:
     if isinstance(defaults, list) and defaults:
         return [str(p) for p in defaults]
     return [DEFAULT_POOL]
-
-
-def deserved_total(body: dict[str, Any]) -> float | None:
-    """The GPUs a project or department deserves over all its pools (Run:ai shows this total),
-    or None when it has no per-pool quotas."""
-    pools = body.get("nodePools")
-    if not isinstance(pools, dict) or not pools:
-        return None
-    total = 0.0
-    for given in pools.values():
-        try:
-            total += max(0.0, float((given or {}).get("deservedGpus", 0)))
-        except (AttributeError, TypeError, ValueError):
-            continue
-    return total
-
-
-# ---------------------------------------------------------------------------- queues
-
-
-def run_queues(api: ClusterAPI) -> None:
-    """Departments and projects to Queue objects; each project's namespace."""
-    departments = items(api, DEPARTMENTS)
-    projects = items(api, PROJECTS)
-    wanted: dict[str, Obj] = {}
-    for dept in departments:
-        wanted[name_of(dept)] = _queue(name_of(dept), None, spec(dept))
-    for project in projects:
-        parent = str(spec(project).get("department") or "default")
-        if parent not in wanted:
-            wanted[parent] = _queue(parent, None, {})
-        wanted[name_of(project)] = _queue(name_of(project), parent, spec(project))
-        _ensure_namespace(api, project)
-    for name, queue in wanted.items():
-        existing = get_or_none(api, QUEUES, name)
-        if existing is None:
-            api.create(QUEUES, queue)
-        elif spec(existing) != queue["spec"]:
-            api.patch(QUEUES, name, {"spec": queue["spec"]})
-    children: dict[str, list[str]] = {}
-    for name, queue in wanted.items():
-        parent = queue["spec"].get("parentQueue")
-        if parent:
-            children.setdefault(parent, []).append(name)
-    for queue in items(api, QUEUES):
-        kids = sorted(children.get(name_of(queue), []))
-        want: dict[str, Any] = {"childQueues": kids} if kids else {}
-        if status(queue).get("childQueues") != want.get("childQueues"):
-            api.patch(
-                QUEUES,
-                name_of(queue),
-                {"status": {"childQueues": kids or None}},
-                subresource="status",
-            )
-
-
-def node_pool_resources(body: dict[str, Any]) -> dict[str, Any]:
-    """A department's or project's quotas with Run:ai's ``nodePoolResources`` read in.
-
-    The Run:ai API keeps quotas per node pool in ``nodePoolResources``, a list of
-    ``{nodePool: {name}, gpu: {deserved, limit, overQuotaWeight}}``; the flat ``deservedGpus``,
-    ``maxAllowedGpus`` and ``gpuOverQuotaWeight`` are deprecated but still honoured, for a pool
-    the list doesn't name and for a field an entry leaves out. Returns the body in the lab's own
-    per-pool form (``nodePools: {pool: {deservedGpus, maxAllowedGpus, gpuOverQuotaWeight}}``),
-    with the flat limit the pools' limits add up to (none if a pool has none).
-    """
-    entries = body.get("nodePoolResources")
-    if not isinstance(entries, list) or not entries:
-        return body
-    flat = {
-        key: body[key]
-        for key in ("deservedGpus", "maxAllowedGpus", "gpuOverQuotaWeight")
-        if key in body
-    }
-    pools = {
-        str(pool): dict(given)
-        for pool, given in (body.get("nodePools") or {}).items()
-        if isinstance(given, dict)
-    }
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        pool = str(dig(entry, "nodePool", "name") or DEFAULT_POOL)
-        raw = entry.get("gpu")
-        gpu: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        given = pools.get(pool) or dict(flat)
-        for field_name, key in (
-            ("deserved", "deservedGpus"),
-            ("limit", "maxAllowedGpus"),
-            ("overQuotaWeight", "gpuOverQuotaWeight"),
-        ):
-            if field_name in gpu:
-                given[key] = gpu[field_name]
-        pools[pool] = given
-    limits = []
-    for given in pools.values():
-        try:
-            limits.append(float(given.get("maxAllowedGpus", -1)))
-        except (TypeError, ValueError):
-            limits.append(-1.0)
-    limit = sum(limits) if limits and all(x >= 0 for x in limits) else -1
-    return {**body, "nodePools": pools, "maxAllowedGpus": limit}
-
-
-def _queue(name: str, parent: str | None, body: dict[str, Any]) -> Obj:
-    body = node_pool_resources(body)
-
-    def number(key: str, default: float) -> float:
-        raw = body.get(key)
-        try:
-            return float(raw) if raw is not None else default
-        except (TypeError, ValueError):
-            return default
-
-    pools = body.get("nodePools")
-    total = deserved_total(body)
-    quota_spec: dict[str, Any] = {
-        "gpu": {
-            "quota": number("deservedGpus", -1) if total is None else total,
-            "limit": number("maxAllowedGpus", -1),
-            "overQuotaWeight": number("gpuOverQuotaWeight", 1),
-        },
-        "cpu": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
-        "memory": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
-    }
-    queue_spec: dict[str, Any] = {"displayName": name, "resources": quota_spec}
-    if isinstance(pools, dict) and pools:
-        queue_spec["nodePools"] = {
-            str(pool): {"resources": {"gpu": _queue(name, None, given)["spec"]["resources"]["gpu"]}}
-            for pool, given in sorted(pools.items())
-            if isinstance(given, dict)
-        }
-    if parent:
-        queue_spec["parentQueue"] = parent
-    return {
-        "apiVersion": "scheduling.run.ai/v2",
-        "kind": "Queue",
-        "metadata": {"name": name, "labels": {"app": "runai"}},
-        "spec": queue_spec,
-    }
-
-
-def _ensure_namespace(api: ClusterAPI, project: Obj) -> None:
-    ns = str(spec(project).get("namespace") or namespace_for(name_of(project)))
-    if get_or_none(api, "namespaces", ns) is None:
-        api.create(
-            "namespaces",
-            {"metadata": {"name": ns, "labels": {"runai/queue": name_of(project)}}},
-        )
 
 
 # ---------------------------------------------------------------------------- workloads
@@ -613,10 +467,19 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
     ):
         if value(workload, field) is not None:
             into[key] = str(value(workload, field))
+    for entry in _listed(workload, "extendedResources"):
+        resource, _, quantity = entry.partition("=")
+        requests[resource] = limits[resource] = quantity or "1"
     if limits or requests:
         container["resources"] = {
             key: body for key, body in (("limits", limits), ("requests", requests)) if body
         }
+    capabilities = _listed(workload, "capabilities")
+    if capabilities:
+        container["securityContext"] = {"capabilities": {"add": capabilities}}
+    env = [entry.partition("=") for entry in _listed(workload, "environment")]
+    if env:
+        container["env"] = [{"name": name, "value": val} for name, _, val in env]
     port = value(workload, "servingPort")
     if port is not None:
         container["ports"] = [{"containerPort": int(port), "protocol": "TCP"}]
@@ -655,28 +518,11 @@ def _create_pod(api: ClusterAPI, workload: Obj, group: Obj, pod_name: str, index
         emit(api, workload, "Warning", "FailedCreate", f"Error creating: {exc.message}", COMPONENT)
 
 
-def queue_pool_quotas(queue: Obj) -> dict[str, tuple[float | None, float, float | None]]:
-    """A queue's GPU quota in each node pool: its ``spec.nodePools``, else all in ``default``."""
-    pools = dig(queue.get("spec"), "nodePools")
-    if not isinstance(pools, dict) or not pools:
-        return {DEFAULT_POOL: queue_quota(queue)}
-    return {
-        str(pool): queue_quota({"spec": given})
-        for pool, given in pools.items()
-        if isinstance(given, dict)
-    }
-
-
-def queue_quota(queue: Obj) -> tuple[float | None, float, float | None]:
-    """(deserved or None, over-quota weight, limit or None) of a queue's GPUs (-1 = none)."""
-    gpu = dig(queue.get("spec"), "resources", "gpu") or {}
-
-    def read(key: str, default: float) -> float:
-        try:
-            return float(gpu.get(key, default))
-        except (TypeError, ValueError):
-            return default
-
-    quota = read("quota", -1)
-    limit = read("limit", -1)
-    return (None if quota < 0 else quota, read("overQuotaWeight", 1), None if limit < 0 else limit)
+def _listed(workload: Obj, field: str) -> list[str]:
+    """A list field of the spec (``{"value": [...]}``); a comma-separated string works too."""
+    raw = value(workload, field)
+    if isinstance(raw, str):
+        raw = raw.split(",")
+    if not isinstance(raw, list):
+        return []
+    return [str(item).strip() for item in raw if str(item).strip()]

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from simulators.cluster.api import ClusterAPI, Obj
 from simulators.cluster.versions import GIT_VERSION
-from simulators.controllers import gpu_state
+from simulators.controllers import fabric, gpu_state
 from simulators.controllers.util import name_of, spec
 
 # Run:ai's quickstart images train for about a minute, then exit 0.
@@ -426,14 +426,11 @@ def _jupyter(
 def _pytorch(
     api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
 ) -> Behaviour:
-    world = max(1, int(_gpu_limit(container)))
-    return Behaviour(
-        (
-            f"[rank0]: world size {world}, backend nccl",
-            "[rank0]: NCCL INFO Using network IB",
-            "[rank0]: epoch 1 step 100 loss 2.913",
-        )
-    )
+    """torchrun with NCCL: its transport and step times, or NCCL's error (``fabric``)."""
+    run = fabric.training_run(api, pod, int(_gpu_limit(container)))
+    if run.crashed:
+        return Behaviour(run.logs, crash=True, exit_code=1, crash_logs=run.crash_logs)
+    return Behaviour(run.logs)
 
 
 def _gpu_limit(container: dict[str, object]) -> str:
@@ -448,6 +445,12 @@ def _gpu_limit(container: dict[str, object]) -> str:
         return str(int(str(value)))
     except ValueError:
         return "0"
+
+
+def _rdma_plugin(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    return Behaviour(fabric.plugin_log(api.now()))
 
 
 def _runai_component(
@@ -480,6 +483,7 @@ RULES: tuple[tuple[str, Rule], ...] = (
     ("notebook", _jupyter),
     ("jupyter", _jupyter),
     ("pytorch", _pytorch),
+    ("k8s-rdma-shared-dev-plugin", _rdma_plugin),
     ("run-ai-prod", _runai_component),
 )
 

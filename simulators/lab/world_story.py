@@ -14,7 +14,7 @@ import yaml
 from simulators.cluster.api import Obj
 from simulators.cluster.clock import EPOCH, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import gpu_state, hardware, runai
+from simulators.controllers import fabric, gpu_state, hardware, runai
 from simulators.controllers.devices import DEVICE_PLUGIN_APP
 from simulators.controllers.runtime import device_plugin_xid
 from simulators.engine.mig import NAMED_LAYOUTS
@@ -32,6 +32,8 @@ def story(spec: dict[str, Any], api: MockCluster, files: dict[str, str]) -> list
     departments = {str(d["name"]): d for d in runai_spec.get("departments") or []}
     if projects:
         actions.append((-30 * DAY, lambda: _projects(api, projects, departments)))
+    if spec.get("network_operator"):
+        actions.append((-30 * DAY + 60, lambda: _network_operator(api)))
     node_specs = spec.get("nodes") or {}
     if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
         actions.append((-DAY, lambda: _yesterday(api, spec, files)))
@@ -100,6 +102,36 @@ def _yesterday(api: MockCluster, spec: dict[str, Any], files: dict[str, str]) ->
             api.patch("nodes", str(node_name), {"metadata": {"labels": labels}})
         if overrides.get("host_driver"):
             _host_driver(api, str(node_name), str(overrides["host_driver"]))
+
+
+def _network_operator(api: MockCluster) -> None:
+    """The NVIDIA Network Operator with its RDMA shared device plugin on every GPU node: the
+    plugin's DaemonSet, and the resource it registered in each node's capacity."""
+    api.create("namespaces", {"metadata": {"name": fabric.NAMESPACE}})
+    policy = api.create(fabric.NIC_POLICIES, fabric.nic_cluster_policy())
+    api.patch(
+        fabric.NIC_POLICIES,
+        policy["metadata"]["name"],
+        {"status": {"state": "ready"}},
+        subresource="status",
+    )
+    config = fabric.nic_cluster_policy()["spec"]["rdmaSharedDevicePlugin"]["config"]
+    api.create(
+        "configmaps",
+        {
+            "metadata": {"name": "rdma-devices", "namespace": fabric.NAMESPACE},
+            "data": {"config.json": config},
+        },
+    )
+    for node in api.list("nodes")["items"]:
+        name = node["metadata"]["name"]
+        api.patch("nodes", name, {"metadata": {"labels": {fabric.MELLANOX_LABEL: "true"}}})
+        count = str(fabric.RDMA_HCA_MAX)
+        resources = {"capacity": {fabric.RDMA_RESOURCE: count}}
+        resources["allocatable"] = {fabric.RDMA_RESOURCE: count}
+        api.patch("nodes", name, {"status": resources}, subresource="status")
+    api.create("deployments.apps", fabric.operator_deployment(), fabric.NAMESPACE)
+    api.create("daemonsets.apps", fabric.plugin_daemonset(), fabric.NAMESPACE)
 
 
 def _host_driver(api: MockCluster, node: str, version: str) -> None:
@@ -277,6 +309,14 @@ def _workload(api: MockCluster, spec: dict[str, Any]) -> None:
         user=str(spec.get("user", "admin")),
         node_pools=[str(p) for p in spec.get("node_pools") or []] or None,
     )
+    # What its submitter passed with -e, --extended-resource and --capability.
+    for key, field in (
+        ("environment", "environment"),
+        ("extended_resources", "extendedResources"),
+        ("capabilities", "capabilities"),
+    ):
+        if spec.get(key):
+            obj["spec"][field] = {"value": [str(item) for item in spec[key]]}
     created = api.create(runai.WORKLOAD_RESOURCES[kind], obj, obj["metadata"]["namespace"])
     if spec.get("node"):
         _place_runai_pods(api, created, str(spec["node"]))

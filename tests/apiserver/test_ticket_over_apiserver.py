@@ -152,3 +152,46 @@ def test_driver_stack_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Pat
             time.sleep(1)
             done = checklist(server)
         assert all(done.values()), done
+
+
+def test_fabric_nccl_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("fabric-nccl", tmp_path, timeout=120) as server:
+        assert not checklist(server)["nccl-ib"]
+        ns = ("-n", "runai-team-llm")
+        log = ok(server.kubectl("logs", "llm-dist-master-0", *ns))
+        assert "NCCL INFO NET/IB : No device found." in log
+        assert "NCCL INFO Using network Socket" in log
+        rdma = "jsonpath={.status.allocatable.rdma/rdma_shared_device_a}"
+        assert ok(server.kubectl("get", "node", "gpu-node1", "-o", rdma)) == "63"
+        # The API server refuses a running pod's new resources, whatever the client.
+        resize = server.kubectl(
+            "patch", "pod", "llm-dist-master-0", *ns, "-p",
+            '{"spec":{"containers":[{"name":"llm-dist","resources":{"limits":'
+            '{"rdma/rdma_shared_device_a":"1"}}}]}}',
+        )  # fmt: skip
+        assert resize.returncode == 1
+        assert 'The Pod "llm-dist-master-0" is invalid: spec: Forbidden: pod updates' in (
+            resize.stderr
+        )
+        fix = (
+            '{"spec":{"extendedResources":{"value":["rdma/rdma_shared_device_a=1"]},'
+            '"capabilities":{"value":["IPC_LOCK"]}}}'
+        )
+        ok(server.kubectl("patch", "distributedworkloads.run.ai", "llm-dist", *ns,
+                          "--type", "merge", "-p", fix))  # fmt: skip
+        ok(server.kubectl("delete", "pods", *ns, "-l", "workloadName=llm-dist"))
+        log = ""
+        for _ in range(60):
+            got = server.kubectl("logs", "llm-dist-master-0", *ns)
+            log = got.stdout if got.returncode == 0 else ""
+            if "Using network IB" in log:
+                break
+            time.sleep(1)
+        assert "NCCL INFO Using network IB" in log and "NET/Socket" not in log
+        done = checklist(server)
+        for _ in range(30):
+            if all(done.values()):
+                break
+            time.sleep(1)
+            done = checklist(server)
+        assert all(done.values()), done

@@ -229,6 +229,8 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
             "xid-fallen-off",
             ["cordoned", "drained", "workloads-moved", "repair-marked", "others-kept"],
         ),
+
+        ("fabric-nccl", ["nccl-ib", "steps-fast", "gang-runs", "others-kept"]),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

@@ -19,6 +19,11 @@ FLAG_TEXT: dict[str, tuple[str, str]] = {
         "If true, wait for the pod to start running, and then attach to the pod as if "
         "'runai attach' was called. Attach makes tty and stdin true by default. Defaults to false",
     ),
+    "capability": (
+        "stringArray",
+        "The POSIX capabilities to add when running containers. Defaults to the default set of "
+        "capabilities granted by the container runtime.",
+    ),
     "command": (
         "",
         "If true, override the image's entrypoint with the command supplied after '--'",
@@ -37,6 +42,10 @@ FLAG_TEXT: dict[str, tuple[str, str]] = {
         "Limit the number of events displayed (-1 for no limit) (default 50)",
     ),
     "events": ("", "Show events information (default true)"),
+    "extended-resource": (
+        "stringArray",
+        "Request access to an extended resource. Use the format: resource_name=quantity",
+    ),
     "follow": ("", "Follow log output"),
     "general": ("", "Show general information (default true)"),
     "gpu-devices-request": ("int32", "GPU units to allocate for the job (e.g. 1, 2)"),

@@ -37,6 +37,8 @@ SUBMIT_FLAGS = [
     Flag("stdin", long="stdin"),
     Flag("tty", long="tty", short="t"),
     Flag("serving-port", long="serving-port", takes_value=True),
+    Flag("extended-resource", long="extended-resource", takes_value=True),
+    Flag("capability", long="capability", takes_value=True),
     Flag("help", long="help", short="h"),
 ]
 
@@ -107,7 +109,7 @@ def submit_v2(ctx: Context, kind: str, args: list[str]) -> Output:
         name = _indexed_name(ctx, project, prefix)
     else:
         name = _generated_name(ctx, project, NAME_STEMS[kind])
-    extra = _cpu_fields(parsed)
+    extra = {**_cpu_fields(parsed), **_container_fields(parsed)}
     if parsed.has("serving-port"):
         extra["servingPort"] = {"value": _serving_port(parsed.value("serving-port") or "")}
     image = parsed.value("image")
@@ -231,6 +233,43 @@ def _cpu_fields(parsed: Parsed) -> dict[str, Any]:
         if size is None or not 0 < size < 2**63:
             raise err(f'invalid --{flag} "{raw}": use a quantity such as 500M or 1G')
         fields[field] = {"value": raw}
+    return fields
+
+
+CAPABILITY_RE = re.compile(r"^(CAP_)?[A-Z][A-Z_]*$")
+
+
+def _container_fields(parsed: Parsed) -> dict[str, Any]:
+    """-e NAME=VALUE, --extended-resource NAME=QUANTITY and --capability NAME (each may be
+    repeated) as the workload's environment, extendedResources and capabilities."""
+    fields: dict[str, Any] = {}
+    env = parsed.all("environment")
+    for entry in env:
+        name, eq, _ = entry.partition("=")
+        if not eq or not name:
+            raise err(f'invalid environment variable "{entry}": use the format NAME=VALUE')
+    if env:
+        fields["environment"] = {"value": env}
+    resources = parsed.all("extended-resource")
+    for entry in resources:
+        name, eq, quantity = entry.partition("=")
+        try:
+            amount = parse_quantity(quantity) if eq and name else None
+        except QuantityError:
+            amount = None
+        if amount is None or amount <= 0:
+            raise err(
+                f'invalid extended resource "{entry}": use the format resource_name=quantity '
+                "(for example rdma/rdma_shared_device_a=1)"
+            )
+    if resources:
+        fields["extendedResources"] = {"value": resources}
+    capabilities = parsed.all("capability")
+    for cap in capabilities:
+        if not CAPABILITY_RE.match(cap):
+            raise err(f'invalid capability "{cap}": use a POSIX capability name such as IPC_LOCK')
+    if capabilities:
+        fields["capabilities"] = {"value": capabilities}
     return fields
 
 

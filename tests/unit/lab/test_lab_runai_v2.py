@@ -383,9 +383,17 @@ def test_help_lists_the_verbs_flags_with_the_references_words(validate: LabSessi
         "Usage:",
         "  runai training pytorch submit [flags]",
     ]
-    assert "      --no-master                   Do not create a separate pod for the master" in out
+    # pflag pads every flag to the longest one's column (--extended-resource stringArray).
     assert (
-        "  -g, --gpu-devices-request int32   GPU units to allocate for the job (e.g. 1, 2)" in out
+        "      --no-master                       Do not create a separate pod for the master" in out
+    )
+    assert (
+        "  -g, --gpu-devices-request int32       GPU units to allocate for the job (e.g. 1, 2)"
+        in out
+    )
+    assert (
+        "      --extended-resource stringArray   Request access to an extended resource. Use the "
+        "format: resource_name=quantity" in out
     )
     listing = validate.run("runai workspace list -h").output
     assert "      --status string    filter by workload state" in listing
