@@ -299,22 +299,22 @@ class SimForms:
             prefix="p", auto_id="%s", form_kwargs={"pools": pools, "departments": depts},
         )  # fmt: skip
         names = [p["name"] for p in state.projects]
-        step: Mapping[str, str] = state.step or {}
-        self.step = StepForm(
-            {
-                "step-project": position(step.get("project", ""), names),
-                "step-pool": position(step.get("pool") or pools[0], pools),
-                "step-extra": step.get("extra", ""),
+        shown = {"project": str(choice.project), "pool": str(choice.pool), "extra": choice.extra}
+
+        def step_form(asked: Row | None) -> StepForm:
+            data = asked and {
+                "step-project": position(asked["project"], names),
+                "step-pool": position(asked["pool"] or pools[0], pools),
+                "step-extra": asked["extra"],
             }
-            if state.step is not None
-            else None,
-            initial={"project": str(choice.project), "pool": str(choice.pool),
-                     "extra": choice.extra},
-            prefix="step", auto_id="%s", projects=names, pools=pools,
-        )  # fmt: skip
+            return StepForm(data, initial=shown, prefix="step", auto_id="%s", projects=names,
+                            pools=pools)  # fmt: skip
+
         self.form_errors: tuple[str, ...] = ()
         self.scenario = self._check()
-        self.asked: Step | None = self._check_step() if self.scenario else None
+        # The step is checked only against a setup the engine can run.
+        self.step = step_form(state.step if self.scenario else None)
+        self.asked: Step | None = self._check_step()
 
     @property
     def rows(self) -> Iterator[_RowForm]:
