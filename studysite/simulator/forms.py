@@ -34,7 +34,7 @@ from simulators.engine import (
     ProjectSpec,
     QuotaScenario,
 )
-from studysite.simulator.state import Row, SimState, Step, StepChoice
+from studysite.simulator.state import PROJECT_OPTIONS, Row, SimState, Step, StepChoice
 
 NAME_RE = re.compile(r"^[a-z](?:[a-z0-9-]{0,28}[a-z0-9])?$")
 # Plain decimal numbers only: Decimal() alone would also take "1_000", "NaN" or "Infinity".
@@ -219,9 +219,14 @@ class ProjectForm(_RowForm):
         return self.column("demand")
 
     @property
+    def more(self) -> list[forms.BoundField]:
+        """The optional settings, shown under "Limit, priority, department"."""
+        return [self[key] for key in PROJECT_OPTIONS.values()]
+
+    @property
     def more_open(self) -> bool:
-        """The "Limit, priority, department" part starts open when one of them is set."""
-        return any(self[key].value() or self[key].errors for key in ("limit", "priority", "dept"))
+        """The optional settings start open when one of them is set or needs fixing."""
+        return any(field.value() or field.errors for field in self.more)
 
 
 class StepForm(forms.Form):

@@ -23,15 +23,17 @@ values is the forms' job (`forms.py`), not this module's.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from urllib.parse import quote
 
 from simulators.engine import MAX_DEPARTMENTS, MAX_POOLS, MAX_PROJECTS
 from studysite.simulator.state import (
     DEFAULT_STATE,
     DEFAULT_STEP,
+    DEPARTMENT_OPTIONS,
     POOL_GPUS,
     POOL_NAMES,
+    PROJECT_OPTIONS,
     Parsed,
     Query,
     Row,
@@ -50,8 +52,8 @@ from studysite.simulator.state import (
 _FORM_KEY_RE = re.compile(r"^(pool|p|d)-(\d{1,2})-([a-z]+(?:-\d)?)$", re.ASCII)
 _FORM_ONLY_RE = re.compile(r"^step-[a-z]+$|^action$", re.ASCII)
 # The compact spelling's optional settings, by the form field each fills.
-_OPTIONS = {"limit": "limit", "max": "limit", "prio": "priority", "priority": "priority"}
-_OPTIONS_P = _OPTIONS | {"dept": "dept", "department": "dept"}
+_P_COLUMNS, _D_COLUMNS = ("quota", "demand", "weight"), ("quota", "weight")  # after NAME
+_ALIASES = {"max": "limit", "priority": "prio", "department": "dept"}  # older links' spellings
 _LIMITS = {"pool": MAX_POOLS, "p": MAX_PROJECTS, "d": MAX_DEPARTMENTS}
 
 
@@ -152,13 +154,12 @@ def _read_compact(query: Query) -> tuple[SimState, tuple[str, ...]]:
         for index, value in enumerate(kept("pool", "node pools", MAX_POOLS) or ["24"])
     )
     count = len(pools)
-    columns = ("quota", "demand", "weight")
     projects = tuple(
-        project_row(count, **_compact(value, columns, _OPTIONS_P, count, notes))
+        project_row(count, **_compact(value, _P_COLUMNS, PROJECT_OPTIONS, count, notes))
         for value in kept("p", "projects", MAX_PROJECTS)
     ) or default_projects(count)
     departments = tuple(
-        department_row(count, **_compact(value, ("quota", "weight"), _OPTIONS, count, notes))
+        department_row(count, **_compact(value, _D_COLUMNS, DEPARTMENT_OPTIONS, count, notes))
         for value in kept("d", "departments", MAX_DEPARTMENTS)
     )
     step = None
@@ -190,6 +191,7 @@ def _compact(
         row |= {f"{column}-{k}": part for k, part in enumerate(parts)}
     for option in fields[1 + len(columns) :]:
         key, _, text = option.partition(":")
+        key = _ALIASES.get(key, key)
         if key in options:
             row[options[key]] = text
         elif option.strip():
@@ -207,23 +209,21 @@ def to_query(state: SimState) -> str:
     def per_pool(row: Row, key: str) -> str:
         return "/".join(row[f"{key}-{k}"] for k in range(len(state.pools)))
 
+    def options(row: Row, spelled: Mapping[str, str]) -> list[str]:
+        return [f"{key}:{row[name]}" for key, name in spelled.items() if row.get(name)]
+
     for p in state.projects:
         fields = [p["name"], per_pool(p, "quota"), per_pool(p, "demand"), p["weight"]]
-        fields += [f"{key}:{p[name]}" for key, name in _SPELLED if p.get(name)]
-        pairs.append(("p", ",".join(fields)))
+        pairs.append(("p", ",".join(fields + options(p, PROJECT_OPTIONS))))
     for d in state.departments:
         fields = [d["name"], per_pool(d, "quota"), d["weight"]]
-        fields += [f"limit:{d['limit']}"] if d["limit"] else []
-        pairs.append(("d", ",".join(fields)))
+        pairs.append(("d", ",".join(fields + options(d, DEPARTMENT_OPTIONS))))
     if state.step is not None:
         fields = [state.step["project"], state.step["extra"]]
         if state.step["pool"] and state.step["pool"] != state.pools[0]["name"]:
             fields.append(state.step["pool"])
         pairs.append(("step", ",".join(fields)))
     return "&".join(f"{key}={quote(value, safe=',:/')}" for key, value in pairs)
-
-
-_SPELLED = (("limit", "limit"), ("prio", "priority"), ("dept", "dept"))
 
 
 def to_url(state: SimState, path: str = "/simulator/") -> str:

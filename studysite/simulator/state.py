@@ -28,6 +28,11 @@ _SAFE = frozenset(string.ascii_letters + string.digits + "-._~")
 Query = Mapping[str, Sequence[str]]
 Row = Mapping[str, str]
 
+# Each row's optional settings: how a link spells one (`limit:8`), and its form field.
+# A new optional field is one entry here and one field on its form (`forms.py`).
+PROJECT_OPTIONS = {"limit": "limit", "prio": "priority", "dept": "dept"}
+DEPARTMENT_OPTIONS = {"limit": "limit"}
+
 
 @dataclass(frozen=True)
 class SimState:
@@ -104,12 +109,13 @@ def pool_row(name: str, gpus: str) -> Row:
 
 def department_row(pools: int, **values: str) -> Row:
     """A department's row: every field present, text cleaned, optional ones canonical."""
-    return _row({"name": "", **_per_pool("quota", pools), "weight": "1", "limit": ""}, values)
+    defaults = {"name": "", **_per_pool("quota", pools), "weight": "1"}
+    return _row(defaults | dict.fromkeys(DEPARTMENT_OPTIONS.values(), ""), values)
 
 
 def project_row(pools: int, **values: str) -> Row:
     defaults = {"name": "", **_per_pool("quota", pools), **_per_pool("demand", pools)}
-    defaults |= {"weight": "1", "limit": "", "priority": "", "dept": ""}
+    defaults |= {"weight": "1"} | dict.fromkeys(PROJECT_OPTIONS.values(), "")
     return _row(defaults, values)
 
 
