@@ -8,6 +8,11 @@ never restated. A project's department and the step's project and pool are chose
 position, so renaming one keeps the choice; a link naming one that isn't there gets a
 message on that field. Field ids are their names (`p-0-quota-0`), so each message's
 id is the field's plus `-msg`.
+
+The formsets' management form is never sent: the rows are the ones the request holds
+(`query.parse_query`), so form addresses saved before the formsets keep working. A new
+optional project setting is a field on `ProjectForm` plus its link spelling in
+`state.PROJECT_OPTIONS`; the template draws it with the others.
 """
 
 from __future__ import annotations
@@ -285,9 +290,9 @@ def _data(prefix: str, rows: Sequence[Row]) -> dict[str, str]:
 class SimForms:
     """The simulator's whole form bound to a state, checked.
 
-    `scenario` is None while a value needs fixing; `step` is None unless the state asks
-    for one and it is valid (a bad step value only drops the step, not the result).
-    `form_errors` are about several fields at once.
+    `scenario` is None while a value needs fixing; `asked` is None unless the state asks
+    for a step and it is valid (a bad step value only drops the step, not the result).
+    `form_errors` are about several fields at once. Every other message is on its field.
     """
 
     def __init__(self, state: SimState, choice: StepChoice = _NO_CHOICE) -> None:
