@@ -139,6 +139,11 @@ class Pick(SimField):
         )
         self.message = message
 
+    @property
+    def values(self) -> set[str]:
+        """The options' values: a value not among them (a name from a link) shows the first."""
+        return {value for value, _ in self.options}
+
     def clean(self, value: Any) -> str | None:
         raw = str(value or "")
         if raw == "" and not self.required:
