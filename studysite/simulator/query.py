@@ -51,8 +51,8 @@ from studysite.simulator.state import (
 # One formset field: its prefix, row and field name (`p-0-quota-1`, `pool-1-gpus`).
 _FORM_KEY_RE = re.compile(r"^(pool|p|d)-(\d{1,2})-([a-z]+(?:-\d)?)$", re.ASCII)
 _FORM_ONLY_RE = re.compile(r"^step-[a-z]+$|^action$", re.ASCII)
-# The compact spelling's optional settings, by the form field each fills.
-_P_COLUMNS, _D_COLUMNS = ("quota", "demand", "weight"), ("quota", "weight")  # after NAME
+# The compact spelling's columns after NAME (its options are `state.*_OPTIONS`).
+_P_COLUMNS, _D_COLUMNS = ("quota", "demand", "weight"), ("quota", "weight")
 _ALIASES = {"max": "limit", "priority": "prio", "department": "dept"}  # older links' spellings
 _LIMITS = {"pool": MAX_POOLS, "p": MAX_PROJECTS, "d": MAX_DEPARTMENTS}
 
