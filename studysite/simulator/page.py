@@ -1,22 +1,23 @@
 """Everything the simulator's template shows, built from a parsed query.
 
-`build_page` is the whole pipeline below the view: check the values, ask the engine
-(`results.run_engine`), and lay out the form (each field with its value and message)
-beside the result. The form shows the state *after* a step, so stepping again builds
+`build_page` is the whole pipeline below the view: check the values (`forms.SimForms`),
+ask the engine (`results.run_engine`), and show the forms (each field with its value and
+message) beside the result. The form shows the state *after* a step, so stepping again builds
 on it, while the shared link keeps the state before the step plus the step itself.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+
+from django.forms import BoundField
 
 from simulators.engine import EngineError
-from studysite.simulator.check import after_step, check
-from studysite.simulator.form import FormView, form_view
+from studysite.simulator.forms import SimField, SimForms
 from studysite.simulator.presets import PRESETS, Preset
 from studysite.simulator.query import to_url
 from studysite.simulator.results import ResultView, result_view, run_engine
-from studysite.simulator.state import Parsed
+from studysite.simulator.state import Parsed, after_step
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class ErrorLink:
 
 @dataclass(frozen=True)
 class SimPage:
-    form: FormView
+    form: SimForms
     result: ResultView | None
     error_links: tuple[ErrorLink, ...]
     form_errors: tuple[str, ...]
@@ -55,31 +56,32 @@ class SimPage:
 # ---------------------------------------------------------------------------- the page
 
 
+def _label(field: BoundField) -> str:
+    return field.field.full_label if isinstance(field.field, SimField) else str(field.label)
+
+
 def _lower_first(label: str) -> str:
     """ "Quota" → "quota", but "GPUs" stays "GPUs"."""
     return label[0].lower() + label[1:] if label[1:2].islower() else label
 
 
 def build_page(parsed: Parsed) -> SimPage:
-    checked = check(parsed.state)
-    errors = dict(checked.errors)
-    form_errors = list(checked.form_errors)
-    form_state = replace(parsed.state, step=None)
+    form = SimForms(parsed.state, parsed.choice)
+    form_errors = list(form.form_errors)
     result = None
-    if checked.scenario is not None:
+    if form.scenario is not None:
         try:
-            outcome, step = run_engine(checked.scenario, checked.step)
+            outcome, step = run_engine(form.scenario, form.asked)
         except EngineError as error:
             form_errors.append(f"The simulator could not run this setup: {error}.")
         else:
-            result = result_view(checked.scenario, checked.step, outcome, step)
-            if checked.step is not None:
-                form_state = after_step(parsed.state, checked.step)
-    form = form_view(form_state, errors, parsed.choice)
+            result = result_view(form.scenario, form.asked, outcome, step)
+            if form.asked is not None:
+                form = SimForms(after_step(parsed.state, form.asked), parsed.choice)
     links = tuple(
-        ErrorLink(f.id, f"{f.group}, {_lower_first(f.full_label)}: {f.error}")
-        for f in form.fields
-        if f.error
+        ErrorLink(field.html_name, f"{group}, {_lower_first(_label(field))}: {field.errors[0]}")
+        for group, field in form.fields()
+        if field.errors
     )
     problems = len(links) + len(form_errors)
     if problems:

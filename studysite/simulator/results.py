@@ -18,8 +18,8 @@ from simulators.engine import (
     simulate_quota,
     step_demand,
 )
-from studysite.simulator.check import Step
 from studysite.simulator.format import gpus, num
+from studysite.simulator.state import Step
 from studysite.simulator.why import WhyView, why_view
 
 BAR_WIDTH = 600  # the bars' viewBox width; they stretch to the column

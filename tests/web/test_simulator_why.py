@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from simulators.engine import PoolSpec, ProjectSpec, QuotaScenario, simulate_quota
-from studysite.simulator.check import check
+from studysite.simulator.forms import SimForms
 from studysite.simulator.presets import PRESETS
 from studysite.simulator.results import axis, run_engine
 from studysite.simulator.why import pool_trace
@@ -29,9 +29,9 @@ def _text(client: Client, url: str) -> str:
 
 @pytest.mark.parametrize("preset", PRESETS, ids=[preset.slug for preset in PRESETS])
 def test_the_traced_shares_are_the_ones_the_engine_used(preset: object) -> None:
-    checked = check(preset.state)  # type: ignore[attr-defined]
+    checked = SimForms(preset.state)  # type: ignore[attr-defined]
     assert checked.scenario is not None
-    outcome, _ = run_engine(checked.scenario, checked.step)
+    outcome, _ = run_engine(checked.scenario, checked.asked)
     for pool in outcome.pools:
         traced: dict[str, float] = {}
         for division in pool_trace(pool).divisions or ():
