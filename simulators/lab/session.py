@@ -110,6 +110,23 @@ class CommandResult:
             "stream": self.stream.to_dict() if self.stream else None,
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CommandResult:
+        """The result `to_dict` made (another process's: the lab's annex). Raises KeyError,
+        TypeError or ValueError for a dict that is not one; fields added since default."""
+        return cls(
+            str(data.get("line", "")),
+            str(data["output"]),
+            [ChecklistItem(**item) for item in data["checklist"]],
+            int(data["step"]),
+            bool(data.get("clear", False)),
+            [ChecklistItem(**item) for item in data.get("changed", [])],
+            exit_code=int(data.get("exit_code", 0)),
+            editor=EditorRequest.from_dict(data.get("editor")),
+            stream=StreamRequest.from_dict(data.get("stream")),
+            prompt=str(data.get("prompt", PROMPT)),
+        )
+
 
 @dataclass
 class TranscriptEntry:
