@@ -51,11 +51,10 @@ from simulators.lab import (
     CommandResult,
     LabSession,
     editor,
-    list_tickets,
     streams,
 )
 from studysite import rates
-from studysite.lab import annex, cluster, store
+from studysite.lab import annex, kinds, store
 
 log = logging.getLogger(__name__)
 
@@ -218,10 +217,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
         session = self.scope.get("session")
-        known = {ticket.id for ticket in list_tickets()}
-        if cluster.real_mode():
-            known.add(cluster.EXPLORE_ID)
-        if self.ticket not in known:
+        if not kinds.offered(self.ticket):
             await self.close(code=CLOSE_UNKNOWN_TICKET)
             return
         if session is None or not session.session_key:

@@ -30,6 +30,8 @@ class LabKind:
       where a real cluster's wait on the network).
     - `real_cluster`: the page says the commands reach a real cluster.
     - `open`: the lab from its saved state (None: a new one) for a session and ticket.
+    - `offers`: whether a lab of this ticket id may be opened on this site now.
+    - `ticket`: the ticket a lab of this id runs.
     """
 
     name: str
@@ -40,6 +42,8 @@ class LabKind:
     annexed: bool
     real_cluster: bool
     open: Callable[[str, str, Any], LabSession]
+    offers: Callable[[str], bool]
+    ticket: Callable[[str], Ticket]
 
 
 def _open_ticket(session_key: str, ticket: str, state: Any) -> LabSession:
@@ -48,6 +52,10 @@ def _open_ticket(session_key: str, ticket: str, state: Any) -> LabSession:
 
 def _open_explore(session_key: str, ticket: str, state: Any) -> LabSession:
     return cluster.explore(session_key, state)
+
+
+def _a_ticket(ticket_id: str) -> bool:
+    return ticket_id in {ticket.id for ticket in list_tickets()}
 
 
 TICKET = LabKind(
@@ -59,6 +67,8 @@ TICKET = LabKind(
     annexed=True,
     real_cluster=False,
     open=_open_ticket,
+    offers=_a_ticket,
+    ticket=load_ticket,
 )
 EXPLORE = LabKind(
     "explore",
@@ -69,30 +79,29 @@ EXPLORE = LabKind(
     annexed=False,
     real_cluster=True,
     open=_open_explore,
+    offers=lambda ticket_id: cluster.real_mode(),
+    ticket=lambda ticket_id: cluster.EXPLORE,
 )
+# The ids whose labs are not a ticket's; every other id is a ticket's.
+_OTHER_KINDS = {cluster.EXPLORE_ID: EXPLORE}
 
 
 def kind_of(ticket_id: str) -> LabKind:
     """The kind of the lab of this ticket id (a saved row's ticket included)."""
-    return EXPLORE if ticket_id == cluster.EXPLORE_ID else TICKET
+    return _OTHER_KINDS.get(ticket_id, TICKET)
 
 
 def outside_progress() -> list[str]:
     """The ticket ids whose labs are neither progress nor exported."""
-    return [cluster.EXPLORE_ID]
+    return [ticket_id for ticket_id, kind in _OTHER_KINDS.items() if not kind.in_progress]
 
 
 def find(ticket_id: str) -> Ticket | None:
     """The ticket a lab of this id runs, if this site offers it now (explore: in real mode)."""
-    if ticket_id == cluster.EXPLORE_ID:
-        return cluster.EXPLORE if cluster.real_mode() else None
-    if ticket_id not in {ticket.id for ticket in list_tickets()}:
-        return None
-    return load_ticket(ticket_id)
+    kind = kind_of(ticket_id)
+    return kind.ticket(ticket_id) if kind.offers(ticket_id) else None
 
 
 def offered(ticket_id: str) -> bool:
     """Whether a lab of this id may be opened here now."""
-    if ticket_id == cluster.EXPLORE_ID:
-        return cluster.real_mode()
-    return ticket_id in {ticket.id for ticket in list_tickets()}
+    return kind_of(ticket_id).offers(ticket_id)
