@@ -36,6 +36,7 @@ from simulators.lab.shell_syntax import needs_more
 from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
+from simulators.lab.typed import Typed
 from simulators.lab.world import (
     HostState,
     HostWorld,
@@ -161,6 +162,8 @@ class SessionState:
     done: dict[str, bool] = field(default_factory=dict)
     shell: ShellState = field(default_factory=ShellState)
     version: int = STATE_VERSION
+    # Every line run since the lab was new (simulators.lab.typed): unknown until set.
+    typed: Typed = field(default_factory=lambda: Typed(None))
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {
@@ -192,6 +195,7 @@ class SessionState:
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
             "shell": self.shell.to_json(),
+            "typed": self.typed.to_json(),
         }
 
     @classmethod
@@ -214,6 +218,8 @@ class SessionState:
             hints_shown=int(data.get("hints_shown", 0)),
             done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
             shell=ShellState.from_json(data.get("shell")),
+            # A lab's record of what was typed is the site's own: an imported state has none.
+            typed=Typed.from_json(data.get("typed") if trusted else None),
         )
 
 
@@ -277,7 +283,8 @@ class LabSession:
         ticket = load_ticket(ticket_id, content_dir)
         # A fork of the ticket's template world (built once per process and seed): a few ms.
         world = new_world(ticket.world, seed)
-        return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
+        state = SessionState(ticket_id=ticket.id, seed=seed, world=world, typed=Typed([]))
+        return cls(state, ticket)
 
     @classmethod
     def on_cluster(cls, api: ClusterAPI, data: JSON = None) -> LabSession:
@@ -372,6 +379,13 @@ class LabSession:
         return self._state.world.state.step
 
     @property
+    def typed(self) -> list[tuple[str, bool]] | None:
+        """Every line run since the lab was new, with its hints flag; None where a replay of
+        them could not rebuild it (simulators.lab.typed)."""
+        lines = self._state.typed.lines
+        return None if lines is None else list(lines)
+
+    @property
     def prompt(self) -> str:
         """The prompt the terminal shows now: `> ` while a command is still being typed."""
         return CONTINUATION if self._state.shell.pending else PROMPT
@@ -442,6 +456,8 @@ class LabSession:
             line = str(line)
         line = line.rstrip("\r\n")
         shell = self._state.shell
+        if line.strip() or shell.pending:
+            self._state.typed.record(line, hints)
         if line == INTERRUPT:
             shell.pending.clear()
             return CommandResult("", "", self.checklist(), self.step)
@@ -505,6 +521,10 @@ class LabSession:
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
+        meter = budget.current()
+        self._state.typed.spent(meter.spent())
+        if meter.exceeded:
+            self._state.typed.give_up()  # where it stopped depends on CPU time
         if not stepping:
             # A stream's steps are no commands: the transcript keeps the command's first answer,
             # and says it is a snapshot (the form and a replay show no stream). `clear`'s escape
