@@ -46,11 +46,13 @@ def exported(ticket: str, exam_mode: bool, lab: LabSession) -> dict[str, Any]:
 
 
 # A lab records its lines while they cost at most RECORDED_SECONDS of CPU (simulators.lab.typed);
-# replayed here, on a busier machine, they may take a few times that.
+# replayed here, on a busier machine, they may take a few times that. A whole file's labs
+# together get at most MAX_IMPORT_REPLAY_SECONDS (nine labs with three solved: 0.15 s).
 MAX_REPLAY_SECONDS = RECORDED_SECONDS * 4
+MAX_IMPORT_REPLAY_SECONDS = 20.0
 
 
-def replayed(ticket: str, entry: dict[str, Any]) -> LabSession:
+def replayed(ticket: str, entry: dict[str, Any], seconds: float = MAX_REPLAY_SECONDS) -> LabSession:
     """The lab an entry of seed and typed lines names, built again by running the lines on a new
     lab of that ticket and seed, each within the room a replay has (studysite.lab.saved)."""
     seed, lines = entry.get("seed"), read_lines(entry.get("typed"))
@@ -68,7 +70,7 @@ def replayed(ticket: str, entry: dict[str, Any]) -> LabSession:
         meter = budget.Meter(room)
         with budget.metered(meter):
             lab.run(line, hints=hints)
-        if meter.exceeded or time.thread_time() - started > MAX_REPLAY_SECONDS:
+        if meter.exceeded or time.thread_time() - started > seconds:
             raise ProgressDataError(
                 f"The saved lab for {ticket} takes more than the lab's budget to replay."
             )
@@ -80,6 +82,7 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
         raise ProgressDataError("The lab part of that file should be a list of tickets.")
     known = {ticket.id for ticket in list_tickets()}
     rows: list[tuple[str, bool, LabSession]] = []
+    deadline = time.thread_time() + MAX_IMPORT_REPLAY_SECONDS
     for entry in data:
         if not isinstance(entry, dict) or entry.get("ticket") not in known:
             raise ProgressDataError("The lab part of that file names a ticket this site lacks.")
@@ -89,7 +92,8 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
             )
         state: Any
         if "typed" in entry:
-            lab = replayed(entry["ticket"], entry)
+            left = deadline - time.thread_time()
+            lab = replayed(entry["ticket"], entry, min(MAX_REPLAY_SECONDS, left))
             state = lab.to_json()
         else:
             state = entry.get("state")

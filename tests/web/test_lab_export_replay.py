@@ -6,6 +6,7 @@ transcript, checklist and cluster equal to the originals."""
 
 from __future__ import annotations
 
+import html
 import json
 from typing import Any
 
@@ -137,4 +138,20 @@ def test_an_imported_line_list_that_is_not_lines_is_refused_as_damaged(client: C
     raw = json.dumps(document).encode()
     body = client.post("/progress/import", {"file": SimpleUploadedFile("p.json", raw)})
     assert "The saved lab for ticket mig-single in that file is damaged." in body.content.decode()
+    assert "node/gpu-node2 cordoned" in client.get("/lab/mig-single/").content.decode()
+
+
+def test_a_file_whose_labs_take_too_long_to_replay_is_refused_and_changes_nothing(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from studysite.lab import progress as lab_progress
+
+    client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"})
+    raw = client.get("/progress/export").content
+    monkeypatch.setattr(lab_progress, "MAX_IMPORT_REPLAY_SECONDS", 0.0)
+    body = client.post("/progress/import", {"file": SimpleUploadedFile("p.json", raw)})
+    assert "The saved lab for mig-single takes more than the lab's budget to replay." in (
+        html.unescape(body.content.decode())
+    )
+    assert SavedLab.objects.count() == 1
     assert "node/gpu-node2 cordoned" in client.get("/lab/mig-single/").content.decode()
