@@ -155,3 +155,31 @@ def test_a_file_whose_labs_take_too_long_to_replay_is_refused_and_changes_nothin
     )
     assert SavedLab.objects.count() == 1
     assert "node/gpu-node2 cordoned" in client.get("/lab/mig-single/").content.decode()
+
+
+def test_an_editors_save_a_streams_steps_and_a_here_document_replay_from_the_typed_lines() -> None:
+    from simulators.lab import editor, streams
+    from simulators.lab.session import INTERRUPT
+
+    live = LabSession.new("image-pull", seed=3)
+    opened = live.run("vi notes.txt").editor
+    assert opened is not None
+    live.run(editor.save_line(opened.token, "kept across the export\n"))
+    watch = live.run("kubectl get pods -A -w").stream
+    assert watch is not None
+    for _ in range(3):
+        live.run(streams.step_line(watch))
+    live.run("cat <<EOF > more.txt")
+    live.run("a line")
+    live.run("EOF")
+    live.run("echo 'unfinished")
+    live.run(INTERRUPT)
+    live.run("hint", hints=False)
+    entry = json.loads(json.dumps(exported("image-pull", True, live)))
+    again = replayed("image-pull", entry)
+    assert again.world.to_json() == live.world.to_json()
+    assert [(e.line, e.output) for e in again.transcript] == [
+        (e.line, e.output) for e in live.transcript
+    ]
+    assert again.history == live.history and again.prompt == live.prompt
+    assert "kept across the export" in again.run("cat notes.txt").output
