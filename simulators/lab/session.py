@@ -15,11 +15,9 @@ state) raises LabError.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import logging
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,10 +28,11 @@ from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
+from simulators.lab.explore import EXPLORE, ClusterWorld
 from simulators.lab.kubectl import edit as kubectl_edit
+from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.shell_syntax import needs_more
-from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.typed import Typed
@@ -65,90 +64,6 @@ MAX_TRANSCRIPT_OUTPUT = 512 * 1024
 INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
 # The terminal's Ctrl+C, sent as a line: drops a command still being typed (after `> `).
 INTERRUPT = "\x03"
-
-
-@dataclass(frozen=True)
-class ChecklistItem:
-    id: str
-    text: str
-    done: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "done": self.done}
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What one typed line did.
-
-    `checklist` is the whole checklist after the command; `changed` only the items
-    whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
-    editor the line opened (simulators.lab.editor), for the page to show. `prompt` is the
-    prompt to show next: PROMPT, or CONTINUATION (`> `) while a command is unfinished.
-    """
-
-    line: str
-    output: str
-    checklist: list[ChecklistItem]
-    step: int
-    clear: bool = False
-    changed: list[ChecklistItem] = field(default_factory=list)
-    exit_code: int = 0
-    editor: EditorRequest | None = None
-    stream: StreamRequest | None = None
-    prompt: str = PROMPT
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "prompt": self.prompt,
-            "line": self.line,
-            "output": self.output,
-            "checklist": [i.to_dict() for i in self.checklist],
-            "step": self.step,
-            "clear": self.clear,
-            "changed": [i.to_dict() for i in self.changed],
-            "exit_code": self.exit_code,
-            "editor": self.editor.to_dict() if self.editor else None,
-            "stream": self.stream.to_dict() if self.stream else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CommandResult:
-        """The result `to_dict` made (another process's: the lab's annex). Raises KeyError,
-        TypeError or ValueError for a dict that is not one; fields added since default."""
-        return cls(
-            str(data.get("line", "")),
-            str(data["output"]),
-            [ChecklistItem(**item) for item in data["checklist"]],
-            int(data["step"]),
-            bool(data.get("clear", False)),
-            [ChecklistItem(**item) for item in data.get("changed", [])],
-            exit_code=int(data.get("exit_code", 0)),
-            editor=EditorRequest.from_dict(data.get("editor")),
-            stream=StreamRequest.from_dict(data.get("stream")),
-            prompt=str(data.get("prompt", PROMPT)),
-        )
-
-
-@dataclass
-class TranscriptEntry:
-    line: str
-    output: str
-    step: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "output": self.output, "step": self.step}
-
-    @functools.cached_property
-    def encoded(self) -> str:
-        """This entry as JSON text, made once.
-
-        A lab's snapshot is rewritten every few dozen commands and holds up to
-        MAX_TRANSCRIPT_OUTPUT of output: encoding it whole each time cost 3 ms of a 790 KB
-        snapshot's 8, with the interpreter held throughout. An entry never changes once
-        written, so each is encoded for the first snapshot that holds it and reused after.
-        """
-        return json.dumps(self.to_json())
 
 
 @dataclass
@@ -221,40 +136,6 @@ class SessionState:
             # A lab's record of what was typed is the site's own: an imported state has none.
             typed=Typed.from_json(data.get("typed") if trusted else None),
         )
-
-
-class ClusterWorld(HostWorld):
-    """A real cluster behind the API: a step only counts commands; the cluster moves itself."""
-
-    @property
-    def now(self) -> int:
-        return self.state.step * 10
-
-    def tick(
-        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
-    ) -> bool:
-        self.state.step += 1
-        return True
-
-    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
-        return {"cluster": None, "host": self.state.to_json()}
-
-    def controllers_to_json(self) -> None:
-        return None  # a real cluster's controllers are its own
-
-
-# Real-cluster mode's "ticket": no staged world, no checklist, free exploration.
-EXPLORE = Ticket(
-    id="explore",
-    title="Free exploration of your cluster",
-    story=(
-        "This terminal runs against a real Kubernetes cluster. Look around with kubectl, "
-        "runai, helm and nvidia-smi; the tickets need the simulated cluster."
-    ),
-    checklist=(),
-    hints=("Start with kubectl get nodes -L nvidia.com/gpu.product",),
-    answer_key=(),
-)
 
 
 class LabSession:

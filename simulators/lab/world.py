@@ -111,7 +111,7 @@ class Origin:
 class HostWorld:
     """What the lab's tools work on: a cluster through its API, and the kadmin host.
 
-    `World` is a simulated cluster; `simulators.lab.session.ClusterWorld` a real one (which
+    `World` is a simulated cluster; `simulators.lab.explore.ClusterWorld` a real one (which
     moves by itself). Each says how a step goes and what of it is saved.
     """
 

@@ -16,7 +16,7 @@ from simulators.lab import (
     list_tickets,
     streams,
 )
-from simulators.lab.session import TranscriptEntry
+from simulators.lab.results import TranscriptEntry
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from studysite.lab import cluster, kinds, store
 from studysite.lab.consumers import REPLAY_BYTES
