@@ -13,9 +13,10 @@
   site closed for a flood.
 - `ExactOriginValidator`: a websocket's Origin must be the site itself (scheme,
   host and port) or one of LAB_ALLOWED_ORIGINS.
-- `expensive`: a view decorator limiting the CPU spent a minute on costly views: per browser
-  session first, and per address only as a much larger backstop, so that learners sharing an
-  address (NAT, a proxy) are not locked out by one of them.
+- `expensive`: a view decorator limiting the CPU spent a minute on costly views (token
+  buckets of studysite.rates, a minute's allowance refilled over a minute): per browser session
+  first, and per address only as a much larger backstop, so that learners sharing an address
+  (NAT, a proxy) are not locked out by one of them.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from urllib.parse import urlsplit
 
 from channels.security.websocket import WebsocketDenier
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port, validate_host
 
+from studysite import rates
 from studysite.sessions import STARTED_KEY
 
 Scope = MutableMapping[str, Any]
@@ -265,18 +266,27 @@ def client_id(request: HttpRequest) -> str:
     return str(request.META.get("REMOTE_ADDR", ""))
 
 
-def _window_key(bucket: str, client: str, now: float) -> str:
-    return f"cpu:{bucket}:{client}:{int(now // 60)}"
+# What the costly views spent, per browser and per address (see `expensive`).
+_spent = rates.CachedBuckets("cpu")
 
 
-def spent_this_minute(bucket: str, client: str, now: float) -> float:
-    return float(cache.get(_window_key(bucket, client, now), 0.0))
+def _allowance(client: str) -> float:
+    """A client's processor seconds a minute: a browser's share, or an address's backstop."""
+    if client.startswith("all:"):
+        return float(settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS)
+    return float(settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE)
+
+
+def has_share(bucket: str, client: str, now: float) -> bool:
+    """Whether the client's bucket (a minute's allowance, refilled over a minute) has any left."""
+    per_minute = _allowance(client)
+    return _spent.has_tokens(f"{bucket}:{client}", per_minute / 60, per_minute, now)
 
 
 def charge(bucket: str, client: str, seconds: float, now: float) -> None:
-    """Add CPU seconds to the client's one-minute window (a cache entry per window)."""
-    key = _window_key(bucket, client, now)
-    cache.set(key, float(cache.get(key, 0.0)) + seconds, timeout=70)
+    """Count CPU seconds a request of this client cost (studysite.rates.CachedBuckets)."""
+    per_minute = _allowance(client)
+    _spent.spend(f"{bucket}:{client}", seconds, per_minute / 60, per_minute, now)
 
 
 def browser_id(request: HttpRequest) -> str:
@@ -309,13 +319,12 @@ def expensive(bucket: str) -> Callable[[Callable[..., HttpResponse]], Callable[.
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             browser, address = browser_id(request), f"all:{client_id(request)}"
             now = time.time()
-            if spent_this_minute(bucket, browser, now) >= settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE:
+            if not has_share(bucket, browser, now):
                 return _refused(
                     "Too many expensive requests from this browser this minute. "
                     "Wait a minute and try again."
                 )
-            backstop = settings.EXPENSIVE_CPU_SECONDS_PER_MINUTE_PER_ADDRESS
-            if spent_this_minute(bucket, address, now) >= backstop:
+            if not has_share(bucket, address, now):
                 return _refused(
                     "Too many expensive requests from your address this minute. "
                     "Wait a minute and try again."

@@ -14,7 +14,8 @@ Public API (what the web layer calls):
 from __future__ import annotations
 
 from simulators.lab.errors import LabError, UnknownTicketError
-from simulators.lab.session import ChecklistItem, CommandResult, LabSession, TranscriptEntry
+from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
+from simulators.lab.session import LabSession
 from simulators.lab.shell import PROMPT
 from simulators.lab.tickets import ChecklistDef, Ticket, TicketSummary, list_tickets, load_ticket
 

@@ -15,11 +15,9 @@ state) raises LabError.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import logging
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,14 +28,17 @@ from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
 from simulators.lab.errors import LabError
+from simulators.lab.explore import EXPLORE, ClusterWorld
 from simulators.lab.kubectl import edit as kubectl_edit
+from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.shell_syntax import needs_more
-from simulators.lab.streams import StreamRequest
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
+from simulators.lab.typed import Typed
 from simulators.lab.world import (
     HostState,
+    HostWorld,
     World,
     from_template,
     new_world,
@@ -65,84 +66,19 @@ INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it
 INTERRUPT = "\x03"
 
 
-@dataclass(frozen=True)
-class ChecklistItem:
-    id: str
-    text: str
-    done: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "done": self.done}
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What one typed line did.
-
-    `checklist` is the whole checklist after the command; `changed` only the items
-    whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
-    editor the line opened (simulators.lab.editor), for the page to show. `prompt` is the
-    prompt to show next: PROMPT, or CONTINUATION (`> `) while a command is unfinished.
-    """
-
-    line: str
-    output: str
-    checklist: list[ChecklistItem]
-    step: int
-    clear: bool = False
-    changed: list[ChecklistItem] = field(default_factory=list)
-    exit_code: int = 0
-    editor: EditorRequest | None = None
-    stream: StreamRequest | None = None
-    prompt: str = PROMPT
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "prompt": self.prompt,
-            "line": self.line,
-            "output": self.output,
-            "checklist": [i.to_dict() for i in self.checklist],
-            "step": self.step,
-            "clear": self.clear,
-            "changed": [i.to_dict() for i in self.changed],
-            "exit_code": self.exit_code,
-            "editor": self.editor.to_dict() if self.editor else None,
-            "stream": self.stream.to_dict() if self.stream else None,
-        }
-
-
-@dataclass
-class TranscriptEntry:
-    line: str
-    output: str
-    step: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "output": self.output, "step": self.step}
-
-    @functools.cached_property
-    def encoded(self) -> str:
-        """This entry as JSON text, made once.
-
-        A lab's snapshot is rewritten every few dozen commands and holds up to
-        MAX_TRANSCRIPT_OUTPUT of output: encoding it whole each time was a third of the
-        snapshot's cost, with the interpreter held throughout. An entry never changes once
-        written, so each is encoded for the first snapshot that holds it and reused after.
-        """
-        return json.dumps(self.to_json())
-
-
 @dataclass
 class SessionState:
     ticket_id: str
     seed: int
-    world: World
+    world: HostWorld
     transcript: list[TranscriptEntry] = field(default_factory=list)
     history: list[str] = field(default_factory=list)
     hints_shown: int = 0
     done: dict[str, bool] = field(default_factory=dict)
     shell: ShellState = field(default_factory=ShellState)
     version: int = STATE_VERSION
+    # Every line run since the lab was new (simulators.lab.typed): unknown until set.
+    typed: Typed = field(default_factory=lambda: Typed(None))
 
     def to_json(self, *, copy: bool = True) -> dict[str, Any]:
         return {
@@ -174,11 +110,12 @@ class SessionState:
             "hints_shown": self.hints_shown,
             "done": dict(self.done),
             "shell": self.shell.to_json(),
+            "typed": self.typed.to_json(),
         }
 
     @classmethod
     def from_json(
-        cls, data: dict[str, Any], world: World | None = None, *, trusted: bool = True
+        cls, data: dict[str, Any], world: HostWorld | None = None, *, trusted: bool = True
     ) -> SessionState:
         if world is None:
             world = World.from_json(data["world"])
@@ -196,45 +133,9 @@ class SessionState:
             hints_shown=int(data.get("hints_shown", 0)),
             done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
             shell=ShellState.from_json(data.get("shell")),
+            # A lab's record of what was typed is the site's own: an imported state has none.
+            typed=Typed.from_json(data.get("typed") if trusted else None),
         )
-
-
-class ClusterWorld(World):
-    """A real cluster behind the API: a step only counts commands; the cluster moves itself."""
-
-    def __init__(self, api: ClusterAPI, state: HostState) -> None:
-        self.api = api  # type: ignore[assignment]
-        self.state = state
-
-    @property
-    def now(self) -> int:
-        return self.state.step * 10
-
-    def tick(
-        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
-    ) -> bool:
-        self.state.step += 1
-        return True
-
-    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
-        return {"cluster": None, "host": self.state.to_json()}
-
-    def controllers_to_json(self) -> None:
-        return None  # a real cluster's controllers are its own
-
-
-# Real-cluster mode's "ticket": no staged world, no checklist, free exploration.
-EXPLORE = Ticket(
-    id="explore",
-    title="Free exploration of your cluster",
-    story=(
-        "This terminal runs against a real Kubernetes cluster. Look around with kubectl, "
-        "runai, helm and nvidia-smi; the tickets need the simulated cluster."
-    ),
-    checklist=(),
-    hints=("Start with kubectl get nodes -L nvidia.com/gpu.product",),
-    answer_key=(),
-)
 
 
 class LabSession:
@@ -263,7 +164,8 @@ class LabSession:
         ticket = load_ticket(ticket_id, content_dir)
         # A fork of the ticket's template world (built once per process and seed): a few ms.
         world = new_world(ticket.world, seed)
-        return cls(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
+        state = SessionState(ticket_id=ticket.id, seed=seed, world=world, typed=Typed([]))
+        return cls(state, ticket)
 
     @classmethod
     def on_cluster(cls, api: ClusterAPI, data: JSON = None) -> LabSession:
@@ -332,7 +234,7 @@ class LabSession:
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             raise LabError(f"saved lab state is damaged: {exc}") from None
         ticket = load_ticket(state.ticket_id, content_dir)
-        if world is None and isinstance(state.world.api, MockCluster):
+        if world is None and isinstance(state.world, World):
             share_with_template(state.world, ticket.world)
         return cls(state, ticket)
 
@@ -358,6 +260,13 @@ class LabSession:
         return self._state.world.state.step
 
     @property
+    def typed(self) -> list[tuple[str, bool]] | None:
+        """Every line run since the lab was new, with its hints flag; None where a replay of
+        them could not rebuild it (simulators.lab.typed)."""
+        lines = self._state.typed.lines
+        return None if lines is None else list(lines)
+
+    @property
     def prompt(self) -> str:
         """The prompt the terminal shows now: `> ` while a command is still being typed."""
         return CONTINUATION if self._state.shell.pending else PROMPT
@@ -369,7 +278,7 @@ class LabSession:
         return bool(self._state.shell.pending)
 
     @property
-    def world(self) -> World:
+    def world(self) -> HostWorld:
         return self._world
 
     @property
@@ -428,6 +337,8 @@ class LabSession:
             line = str(line)
         line = line.rstrip("\r\n")
         shell = self._state.shell
+        if line.strip() or shell.pending:
+            self._state.typed.record(line, hints)
         if line == INTERRUPT:
             shell.pending.clear()
             return CommandResult("", "", self.checklist(), self.step)
@@ -491,6 +402,10 @@ class LabSession:
         self._state.done = {item.id: item.done for item in items}
         changed = [item for item in items if before.get(item.id) != item.done]
         output = result.text
+        meter = budget.current()
+        self._state.typed.spent(meter.spent())
+        if meter.exceeded:
+            self._state.typed.give_up()  # where it stopped depends on CPU time
         if not stepping:
             # A stream's steps are no commands: the transcript keeps the command's first answer,
             # and says it is a snapshot (the form and a replay show no stream). `clear`'s escape
@@ -573,10 +488,11 @@ class LabSession:
         return f"Hint {index + 1}/{len(hints)}: {hints[index]}"
 
     def _evaluate(self) -> list[ChecklistItem]:
+        world = self._world
+        if not isinstance(world, World):
+            return []  # the checks read a simulated cluster; a real one's tickets have none
         return [
-            ChecklistItem(
-                item.id, item.text, checks.evaluate(self._ticket.id, item.id, self._world)
-            )
+            ChecklistItem(item.id, item.text, checks.evaluate(self._ticket.id, item.id, world))
             for item in self._ticket.checklist
         ]
 

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from simulators.cluster.api import ClusterAPI
     from simulators.lab.editor import EditorRequest
     from simulators.lab.streams import StreamRequest
-    from simulators.lab.world import World  # the world assembles tools' handlers: no cycle
+    from simulators.lab.world import HostWorld  # the world assembles tools' handlers: no cycle
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Output:
 class Context:
     """The session pieces a tool may touch besides the world."""
 
-    world: World
+    world: HostWorld
     history: list[str] = field(default_factory=list)
     # Tools that are pure presentation (hint, help) get these from the session.
     next_hint: Callable[[], str] = lambda: "No hints for this ticket."

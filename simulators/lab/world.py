@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster import saved
-from simulators.cluster.api import ApiError
+from simulators.cluster.api import ApiError, ClusterAPI
 from simulators.cluster.changes import Changes
 from simulators.cluster.clock import STEP_SECONDS
 from simulators.cluster.seed import seed_defaults
@@ -108,14 +108,50 @@ class Origin:
     seed: int
 
 
-class World:
-    """The cluster (through its API) plus kadmin; `tick()` is one step of simulated time."""
+class HostWorld:
+    """What the lab's tools work on: a cluster through its API, and the kadmin host.
+
+    `World` is a simulated cluster; `simulators.lab.explore.ClusterWorld` a real one (which
+    moves by itself). Each says how a step goes and what of it is saved.
+    """
 
     origin: Origin | None = None
 
-    def __init__(self, api: MockCluster, state: HostState) -> None:
+    def __init__(self, api: ClusterAPI, state: HostState) -> None:
         self.api = api
         self.state = state
+
+    @property
+    def now(self) -> int:
+        """Seconds on the cluster clock since the session started (negative before)."""
+        raise NotImplementedError
+
+    def tick(
+        self, stop: Callable[[], bool] | None = None, give_way: Callable[[], None] | None = None
+    ) -> bool:
+        """One step; False if `stop` (the command's budget) cut it short."""
+        raise NotImplementedError
+
+    def as_template(self) -> dict[str, Any] | None:
+        """The template this world was forked from and what changed since; None: saved whole."""
+        return None
+
+    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def controllers_to_json(self) -> dict[str, Any] | None:
+        """What the controllers know to be quiet, if the world has controllers of its own."""
+        return None
+
+
+class World(HostWorld):
+    """The simulated cluster (through its API) plus kadmin; `tick()` is one step of simulated
+    time."""
+
+    api: MockCluster
+
+    def __init__(self, api: MockCluster, state: HostState) -> None:
+        super().__init__(api, state)
         # Controllers a step leaves out (the apiserver's --scheduler external: the engine).
         self.left_out: frozenset[str] = frozenset()
         # What runs in the lab's containers beyond the store's own shell answers.

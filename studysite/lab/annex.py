@@ -4,17 +4,17 @@ Every learner's commands run in threads of their web process and share its inter
 with it Python's lock. A session sending expensive commands back to back (each within its
 budget, paced) made the other learners of its process wait for that lock whenever its commands
 ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session whose recent commands
-add up to more than store.HEAVY_SECONDS of processor time (store.CpuShare.heavy) has its commands
-run here instead: one child process per web process, started with its first lab socket. The
+add up to more than studysite.rates.HEAVY_SECONDS of processor time (CpuShare.heavy) has its
+commands run here instead: one child process per web process, started with its first lab socket. The
 commands themselves run on the child's one thread of the idle scheduling class (SCHED_IDLE;
 NICENESS where that is not allowed). The operating system, not the interpreter's lock, then
 shares the cores, and the web processes always go first. Once the session's recent use has
 faded, its commands run in the web process again.
 
 Saving a command takes the database's writer lock, which every learner's save waits for
-(store.SqliteWriter). A thread of idle priority holding it on a busy machine waits for a free
-core, and every learner with it: so the child's main thread, at normal priority, does the
-saving, and hands only the command's own work to the idle thread.
+(studysite.lab.writes.SqliteWriter). A thread of idle priority holding it on a busy machine
+waits for a free core, and every learner with it: so the child's main thread, at normal
+priority, does the saving, and hands only the command's own work to the idle thread.
 
 The annex is one more writer of the labs it runs, like another server process (see
 studysite.lab.store): it opens the lab from the database (and keeps it, as a web process does),
@@ -25,13 +25,15 @@ share before sending it, and charges the processor time the annex reports.
 
 Protocol: one JSON object per line on the child's stdin and stdout. The child first says
 {"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE}, it answers
-{"output", "checklist", "step", "clear", "prompt", "cpu"} or {"error": MESSAGE}. At the end of
+the command's result as CommandResult.to_dict makes it (CommandResult.from_dict reads it) plus
+{"cpu": SECONDS}, or {"error": MESSAGE}. At the end of
 its stdin (its web process has gone) it exits.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -46,10 +48,9 @@ from typing import IO, Any
 
 from django.conf import settings
 
-from simulators.lab import PROMPT, ChecklistItem, CommandResult
-from simulators.lab.editor import EditorRequest
-from simulators.lab.streams import StreamRequest
-from studysite.lab import cluster, store
+from simulators.lab import CommandResult
+from studysite.lab import store
+from studysite.lab.kinds import kind_of
 
 log = logging.getLogger(__name__)
 
@@ -190,63 +191,42 @@ def serves(opened: store.OpenLab) -> bool:
     """Whether this lab's next command runs in the annex."""
     return (
         enabled()
-        # A real cluster's commands wait on the network, not the processor.
-        and opened.ticket != cluster.EXPLORE_ID
+        and kind_of(opened.ticket).annexed
         and store.cpu_share.heavy(opened.session_key, time.monotonic())
     )
 
 
 def apply(opened: store.OpenLab, line: str) -> CommandResult:
-    """store.apply, run in the annex (blocking: call it from one of the WAITERS)."""
-    line = store.as_typed(line)
-    refused = store.refusal(opened, line, store.cpu_share)
-    if refused is not None:
-        return refused
+    """store.apply, the line run and kept in the annex (blocking: call it from one of the
+    WAITERS). The refusals and the account are store.apply's, here in the web process."""
+    return store.apply(opened, line, elsewhere=_in_annex)
+
+
+def _in_annex(opened: store.OpenLab, line: str) -> tuple[CommandResult, float]:
     request = {"session": opened.session_key, "ticket": opened.ticket, "line": line}
     try:
         reply = _annex.call(request)
         if "error" in reply:
             raise AnnexError(str(reply["error"]))
-        store.cpu_share.charge(opened.session_key, float(reply["cpu"]))
-        checklist = [ChecklistItem(**item) for item in reply["checklist"]]
-        return CommandResult(
-            line[:80],
-            str(reply["output"]),
-            checklist,
-            int(reply["step"]),
-            bool(reply["clear"]),
-            exit_code=int(reply.get("exit_code", 0)),
-            editor=EditorRequest.from_dict(reply.get("editor")),
-            stream=StreamRequest.from_dict(reply.get("stream")),
-            prompt=str(reply.get("prompt", PROMPT)),
-        )
+        result = CommandResult.from_dict(reply)
+        return dataclasses.replace(result, line=line[:80]), float(reply["cpu"])
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
         with store.reading(opened) as lab:
-            return CommandResult(line[:80], FAILED, lab.checklist(), lab.step)
+            return CommandResult(line[:80], FAILED, lab.checklist(), lab.step), 0.0
 
 
 def answer(
     request: dict[str, Any], runner: store.Runner = store.run_here
 ) -> tuple[dict[str, Any], store.OpenLab]:
     """In the annex: run one request as the web process would have (store.apply); the reply
-    and the lab, to fold once the reply has gone."""
+    (the result as CommandResult.to_dict makes it, and the processor time) and the lab, to fold
+    once the reply has gone."""
     # The process's time: the idle thread's work and this thread's save are the request's.
     started = time.process_time()
     opened = store.open_lab(str(request["session"]), str(request["ticket"]))
     result = store.apply(opened, str(request["line"]), share=None, runner=runner)
-    reply = {
-        "output": result.output,
-        "checklist": [item.to_dict() for item in result.checklist],
-        "step": result.step,
-        "clear": result.clear,
-        "exit_code": result.exit_code,
-        "editor": result.editor.to_dict() if result.editor else None,
-        "stream": result.stream.to_dict() if result.stream else None,
-        "prompt": result.prompt,
-        "cpu": time.process_time() - started,
-    }
-    return reply, opened
+    return {**result.to_dict(), "cpu": time.process_time() - started}, opened
 
 
 def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.run_here) -> None:

@@ -19,7 +19,8 @@ from django.conf import settings
 
 from simulators.cluster.api import ApiError
 from simulators.cluster.kube import KubeCluster, load_client
-from simulators.lab.session import EXPLORE, LabSession
+from simulators.lab.explore import EXPLORE
+from simulators.lab.session import LabSession
 
 __all__ = [
     "EXPLORE",

@@ -51,10 +51,10 @@ from simulators.lab import (
     CommandResult,
     LabSession,
     editor,
-    list_tickets,
     streams,
 )
-from studysite.lab import annex, cluster, store
+from studysite import rates
+from studysite.lab import annex, kinds, store
 
 log = logging.getLogger(__name__)
 
@@ -118,27 +118,8 @@ def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
         raise
 
 
-class RateLimiter:
-    """A token bucket: a burst of `rate` frames, refilled at `rate` per second."""
-
-    def __init__(self, rate: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
-        self.tokens = float(rate)
-        self.clock = clock
-        self.last = clock()
-
-    def allow(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.rate, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
-
-
-# One bucket per browser session, shared by its tabs in this process.
-_session_limiters: dict[str, RateLimiter] = {}
+# One bucket of frames per browser session, shared by its tabs in this process.
+_session_limiters = rates.Buckets(lambda: settings.LAB_MAX_FRAMES_PER_SECOND)
 # After a flood the session's new sockets are refused this long: a client that reconnects at
 # once and floods again would otherwise cost the others a lab open per second.
 FLOOD_COOLDOWN_SECONDS = 5.0
@@ -156,13 +137,8 @@ def cool_down(key: str, now: float) -> None:
     _flooded[key] = now + FLOOD_COOLDOWN_SECONDS
 
 
-def session_limiter(key: str) -> RateLimiter:
-    if len(_session_limiters) > 10_000:
-        _session_limiters.clear()  # an idle bucket is a full one; forgetting it is harmless
-    limiter = _session_limiters.get(key)
-    if limiter is None:
-        limiter = _session_limiters[key] = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
-    return limiter
+def session_limiter(key: str) -> rates.TokenBucket:
+    return _session_limiters.get(key)
 
 
 def replay_tail(text: str, limit: int = REPLAY_BYTES) -> str:
@@ -241,10 +217,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
         session = self.scope.get("session")
-        known = {ticket.id for ticket in list_tickets()}
-        if cluster.real_mode():
-            known.add(cluster.EXPLORE_ID)
-        if self.ticket not in known:
+        if not kinds.offered(self.ticket):
             await self.close(code=CLOSE_UNKNOWN_TICKET)
             return
         if session is None or not session.session_key:
@@ -261,7 +234,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def begin(self, session_key: str) -> None:
         """Accept a connection checked by `connect` and start its worker."""
         self.session_key = session_key
-        self.limiter = RateLimiter(settings.LAB_MAX_FRAMES_PER_SECOND)
+        self.limiter = rates.TokenBucket(settings.LAB_MAX_FRAMES_PER_SECOND)
         self.shared_limiter = session_limiter(self.session_key)
         # A frame to handle, an error to send in its turn, or None: stop.
         self.queue: asyncio.Queue[dict[str, Any] | str | None] = asyncio.Queue(

@@ -86,7 +86,7 @@ def start(session_key: str, minutes: float, now: datetime | None = None) -> Exam
         store.Snapshot.of(LabSession.new(ticket, seed=seed))
         for ticket, seed in zip(tickets, seeds, strict=True)
     ]
-    with store._one_writer(), transaction.atomic():
+    with store.one_writer(), transaction.atomic():
         attempt = ExamAttempt.objects.create(
             session_key=session_key,
             token=secrets.token_hex(12),
@@ -160,7 +160,7 @@ def finish(attempt: ExamAttempt, now: datetime | None = None) -> ExamAttempt:
     now = now or timezone.now()
     tasks = list(attempt.tasks.all())
     results = [score(attempt, task) for task in tasks]
-    with store._one_writer(), transaction.atomic():
+    with store.one_writer(), transaction.atomic():
         claimed = ExamAttempt.objects.filter(pk=attempt.pk, finished__isnull=True).update(
             finished=min(now, attempt.deadline)
         )

@@ -8,6 +8,8 @@ what was wrong instead of saved.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any
 
 from django.conf import settings
@@ -18,7 +20,9 @@ from simulators.cluster.api import ApiError
 from simulators.cluster.registry import RESOURCES
 from simulators.lab import LabSession, budget, files, list_tickets
 from simulators.lab.session import INTERNAL_ERROR, MAX_HISTORY, MAX_STORED_OUTPUT, MAX_TRANSCRIPT
-from studysite.lab import store
+from simulators.lab.typed import MAX_REPLAY_SECONDS as RECORDED_SECONDS
+from simulators.lab.typed import read_lines
+from studysite.lab import saved, store
 from studysite.lab.models import SavedLab
 from studysite.sessions import existing_key, session_key
 from studysite.study.progress import ProgressDataError, register_progress_part
@@ -26,9 +30,51 @@ from studysite.study.progress import ProgressDataError, register_progress_part
 
 def export(request: HttpRequest) -> list[dict[str, Any]]:
     return [
-        {"ticket": saved.ticket, "exam_mode": saved.exam_mode, "state": lab.to_json()}
-        for saved, lab in store.saved_labs(existing_key(request))
+        exported(row.ticket, row.exam_mode, lab)
+        for row, lab in store.saved_labs(existing_key(request))
     ]
+
+
+def exported(ticket: str, exam_mode: bool, lab: LabSession) -> dict[str, Any]:
+    """A lab in the progress file: its seed and what was typed (simulators.lab.typed), a few KB;
+    the whole state only for a lab a replay could not rebuild."""
+    typed = lab.typed
+    if typed is None:
+        return {"ticket": ticket, "exam_mode": exam_mode, "state": lab.to_json()}
+    lines = [[line, hints] for line, hints in typed]
+    return {"ticket": ticket, "exam_mode": exam_mode, "seed": lab.seed, "typed": lines}
+
+
+# A lab records its lines while they cost at most RECORDED_SECONDS of CPU (simulators.lab.typed);
+# replayed here, on a busier machine, they may take a few times that. A whole file's labs
+# together get at most MAX_IMPORT_REPLAY_SECONDS (nine labs with three solved: 0.15 s).
+MAX_REPLAY_SECONDS = RECORDED_SECONDS * 4
+MAX_IMPORT_REPLAY_SECONDS = 20.0
+
+
+def replayed(ticket: str, entry: dict[str, Any], seconds: float = MAX_REPLAY_SECONDS) -> LabSession:
+    """The lab an entry of seed and typed lines names, built again by running the lines on a new
+    lab of that ticket and seed, each within the room a replay has (studysite.lab.saved)."""
+    seed, lines = entry.get("seed"), read_lines(entry.get("typed"))
+    if isinstance(seed, bool) or not isinstance(seed, int) or lines is None:
+        raise ProgressDataError(f"The saved lab for ticket {ticket} in that file is damaged.")
+    if not 0 <= seed < 2**32:
+        raise ProgressDataError(f"The saved lab for ticket {ticket} in that file is damaged.")
+    lab = LabSession.new(ticket, seed=seed)
+    normal = saved.limits()
+    room = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds * saved.REPLAY_ROOM)
+    started = time.thread_time()
+    for line, hints in lines:
+        if saved.too_long(line):
+            raise ProgressDataError(f"The saved lab for {ticket} has a command too long to run.")
+        meter = budget.Meter(room)
+        with budget.metered(meter):
+            lab.run(line, hints=hints)
+        if meter.exceeded or time.thread_time() - started > seconds:
+            raise ProgressDataError(
+                f"The saved lab for {ticket} takes more than the lab's budget to replay."
+            )
+    return lab
 
 
 def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
@@ -36,6 +82,7 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
         raise ProgressDataError("The lab part of that file should be a list of tickets.")
     known = {ticket.id for ticket in list_tickets()}
     rows: list[tuple[str, bool, LabSession]] = []
+    deadline = time.thread_time() + MAX_IMPORT_REPLAY_SECONDS
     for entry in data:
         if not isinstance(entry, dict) or entry.get("ticket") not in known:
             raise ProgressDataError("The lab part of that file names a ticket this site lacks.")
@@ -43,15 +90,22 @@ def checked_rows(data: Any) -> list[tuple[str, bool, LabSession]]:
             raise ProgressDataError(
                 f"The lab part of that file lists ticket {entry['ticket']} twice."
             )
-        try:
-            lab = LabSession.from_json(entry.get("state"), trusted=False)
-        except Exception:  # whatever a damaged document makes the decoder raise
-            raise ProgressDataError(
-                f"The saved lab for ticket {entry['ticket']} in that file is damaged."
-            ) from None
+        state: Any
+        if "typed" in entry:
+            left = deadline - time.thread_time()
+            lab = replayed(entry["ticket"], entry, min(MAX_REPLAY_SECONDS, left))
+            state = lab.to_json()
+        else:
+            state = entry.get("state")
+            try:
+                lab = LabSession.from_json(state, trusted=False)
+            except Exception:  # whatever a damaged document makes the decoder raise
+                raise ProgressDataError(
+                    f"The saved lab for ticket {entry['ticket']} in that file is damaged."
+                ) from None
         if lab.ticket_id != entry["ticket"]:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} is another ticket's.")
-        problem = over_limits(lab) or invalid_object(lab) or fails_to_run(entry.get("state"))
+        problem = over_limits(lab) or invalid_object(lab) or fails_to_run(state)
         if problem:
             raise ProgressDataError(f"The saved lab for {entry['ticket']} {problem}.")
         rows.append((entry["ticket"], bool(entry.get("exam_mode")), lab))
@@ -93,7 +147,7 @@ def fails_to_run(state: Any) -> str | None:
     """Whether a command run on a copy of the lab (within the lab's budget) breaks."""
     try:
         trial = LabSession.from_json(state, trusted=False)
-        with budget.metered(budget.Meter(store.limits())):
+        with budget.metered(budget.Meter(saved.limits())):
             output = trial.run(TRIAL_LINE).output
     except Exception:  # the checklist, outside the command's own guard
         output = INTERNAL_ERROR

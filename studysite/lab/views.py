@@ -14,12 +14,11 @@ from simulators.lab import (
     Ticket,
     editor,
     list_tickets,
-    load_ticket,
     streams,
 )
-from simulators.lab.session import TranscriptEntry
+from simulators.lab.results import TranscriptEntry
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
-from studysite.lab import cluster, store
+from studysite.lab import cluster, kinds, store
 from studysite.lab.consumers import REPLAY_BYTES
 from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.limits import expensive
@@ -32,11 +31,10 @@ def checklist_context(items: list[ChecklistItem]) -> dict[str, object]:
 
 
 def find_ticket(ticket_id: str) -> Ticket:
-    if ticket_id == cluster.EXPLORE_ID and cluster.real_mode():
-        return cluster.EXPLORE
-    if ticket_id not in {ticket.id for ticket in list_tickets()}:
+    ticket = kinds.find(ticket_id)
+    if ticket is None:
         raise Http404("No such ticket")
-    return load_ticket(ticket_id)
+    return ticket
 
 
 def transcript_tail(lab: LabSession) -> tuple[list[TranscriptEntry], bool]:
@@ -73,7 +71,7 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             "logged_in": logged_in(lab),
             "next_ticket": next_ticket(ticket_id),
             **cluster.mode_context(),
-            "on_real_cluster": ticket_id == cluster.EXPLORE_ID,
+            "on_real_cluster": kinds.kind_of(ticket_id).real_cluster,
             "refused": pop_flash(request),
             # An editor the last command opened: the form shows its buffer in a textarea.
             "editor": lab.editor,

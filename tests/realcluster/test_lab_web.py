@@ -158,3 +158,24 @@ def test_an_exploration_is_no_ticket_progress_and_survives_a_switch_back_to_mock
     assert index.status_code == 200
     assert "Mode: simulated cluster." in index.content.decode()
     assert client.get("/lab/explore/").status_code == 404
+
+
+def test_an_exploration_saves_each_command_as_a_snapshot_and_is_never_kept_or_annexed(
+    client: Client, real_mode: RunningServer
+) -> None:
+    from studysite.lab import annex, kinds, store
+    from studysite.lab.models import LoggedCommand, SavedLab
+
+    client.get("/lab/explore/")
+    client.post("/lab/explore/command", {"line": "kubectl get nodes"})
+    key = client.session.session_key
+    saved = SavedLab.objects.get(session_key=key, ticket="explore")
+    # Its commands really happened: never logged for a replay.
+    assert not LoggedCommand.objects.filter(lab=saved).exists()
+    assert saved.next_position == 1
+    opened = store.open_lab(key, "explore")
+    assert store.open_lab(key, "explore") is not opened  # never kept: read from the row
+    assert [entry.line for entry in opened.lab.transcript] == ["kubectl get nodes"]
+    assert not annex.serves(opened)
+    assert opened.lab.world.to_json()["cluster"] is None
+    assert kinds.find("explore") is not None and kinds.kind_of("explore").real_cluster

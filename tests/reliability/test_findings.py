@@ -20,6 +20,7 @@ from django.test import Client, override_settings
 from simulators.lab import LabSession
 from studysite.lab.models import SavedLab
 from tests.reliability.sockets import communicator, connect, new_session_key, receive, run
+from tests.web.test_lab_progress import whole_states
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db(transaction=True)]
 
@@ -194,7 +195,7 @@ async def test_4_the_replay_after_many_large_outputs_is_a_bounded_tail() -> None
 def export_with(client: Client, change: Any) -> bytes:
     client.get(f"/lab/{TICKET}/")
     client.post(f"/lab/{TICKET}/command", {"line": "kubectl get nodes"})
-    document = json.loads(client.get("/progress/export").content)
+    document = whole_states(json.loads(client.get("/progress/export").content))
     change(document["parts"]["lab"][0]["state"])
     return json.dumps(document).encode()
 

@@ -25,6 +25,7 @@ from studysite.study.content import Question, load_bank, load_study
 from studysite.study.models import QuizAttempt
 from tests.reliability.sockets import connect, new_session_key, receive, run
 from tests.web.shown import exam_keys
+from tests.web.test_lab_progress import whole_states
 
 pytestmark = [pytest.mark.reliability, pytest.mark.django_db(transaction=True)]
 
@@ -247,7 +248,7 @@ def progress_with_a_lab(client: Client) -> dict[str, Any]:
     client.get(f"/lab/{LAB}/")
     client.post(f"/lab/{LAB}/command", {"line": "kubectl label node gpu-node1 kept=yes"})
     document: dict[str, Any] = json.loads(client.get("/progress/export").content)
-    return document
+    return whole_states(document)
 
 
 def upload(client: Client, document: dict[str, Any]) -> tuple[int, str]:

@@ -238,7 +238,7 @@ def test_a_page_reading_a_kept_lab_waits_for_a_command_running_on_it() -> None:
         with store.reading(opened) as lab:
             seen.append([entry.line for entry in lab.transcript])
 
-    with store._lock_for(opened.saved_id):  # a command from another tab holds the lab
+    with store.lock_for(opened.saved_id):  # a command from another tab holds the lab
         reader = threading.Thread(target=read_the_page)
         reader.start()
         reader.join(0.2)

@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 
+from studysite.lab import saved as lab_saved
 from studysite.lab import store
 from studysite.lab.models import SavedLab
 
@@ -27,7 +28,7 @@ def test_a_logged_command_replays_to_the_same_world_on_a_slower_machine(
     # it replays against were ten times tighter.
     normal = store.limits()
     tight = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds / 10)
-    monkeypatch.setattr(store, "limits", lambda: tight)
+    monkeypatch.setattr(lab_saved, "limits", lambda: tight)
     lab, logged = store.restore(SavedLab.objects.get(session_key=key, ticket=TICKET))
     assert logged == 1
     assert lab.world.to_json() == expected

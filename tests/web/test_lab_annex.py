@@ -117,7 +117,7 @@ def test_the_annex_runs_a_line_on_the_saved_lab_and_keeps_it_before_it_answers()
     assert reply["output"] == "node/gpu-node2 cordoned"
     assert reply["checklist"][0]["id"] == "layout-applied"
     assert reply["cpu"] > 0
-    store._kept.clear()  # as another process sees it: from the database
+    store.kept.clear()  # as another process sees it: from the database
     reopened = store.open_lab(key, "mig-single")
     assert "SchedulingDisabled" in reopened.lab.run("kubectl get nodes").output
 
@@ -144,7 +144,7 @@ def test_the_annex_runs_a_command_on_its_runner_thread_and_saves_it_on_its_own()
     assert reply["output"].isdigit()
     assert reply["cpu"] > 0
     # Kept by the calling thread: the command is in the log another process reads.
-    store._kept.clear()
+    store.kept.clear()
     reopened = store.open_lab(key, "mig-single")
     assert reopened.lab.history[-1] == line
     # The command ran on the runner, and so did the fold's encoding if this one made the log
@@ -181,7 +181,7 @@ def test_the_annex_encodes_an_over_budget_commands_snapshot_on_its_runner_thread
     reply = json.loads(replies.getvalue().splitlines()[1])
     assert "the lab's limit of 1 KiB" in reply["output"]
     assert encoded_on == ["idle_0"]
-    store._kept.clear()
+    store.kept.clear()
     assert store.open_lab(key, "mig-single").logged == 0
 
 
@@ -204,7 +204,7 @@ def test_a_fold_that_fails_in_the_annex_adds_no_reply_and_loses_no_command(
     assert replies[1]["output"] == "node/gpu-node1 cordoned"
     assert replies[2]["output"] == "node/gpu-node1 uncordoned"
     assert attempts == [key, key]  # tried after each reply
-    store._kept.clear()
+    store.kept.clear()
     assert store.open_lab(key, "mig-single").lab.history[-2:] == [first, second]
 
 

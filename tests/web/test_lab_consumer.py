@@ -15,8 +15,10 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 
 from studysite.asgi import application
+from studysite.lab import saved as lab_saved
 from studysite.lab import store
-from studysite.lab.consumers import RateLimiter
+from studysite.lab.models import LoggedCommand, SavedLab
+from studysite.rates import TokenBucket
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -198,7 +200,7 @@ def _save_a_fresh_lab_in_exam_mode(session_key: str) -> None:
 
 def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
     now = [0.0]
-    limiter = RateLimiter(3, clock=lambda: now[0])
+    limiter = TokenBucket(3, clock=lambda: now[0])
     assert [limiter.allow() for _ in range(4)] == [True, True, True, False]
     now[0] += 1 / 3
     assert limiter.allow() is True
@@ -270,8 +272,8 @@ async def test_a_command_is_answered_while_the_shared_sync_thread_is_busy(
 @pytest.fixture
 def fold_after_every_command(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every lab's fold is due after its first logged command (and never within it)."""
-    monkeypatch.setattr(store, "fold_spread", lambda saved_id: 1.0)
-    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(lab_saved, "fold_spread", lambda saved_id: 1.0)
+    monkeypatch.setattr(lab_saved, "SNAPSHOT_EVERY", 1)
 
 
 async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
@@ -311,12 +313,12 @@ async def test_a_fold_comes_after_the_commands_answer_which_is_already_saved(
 
 
 def _logged_lines(session_key: str) -> list[str]:
-    rows = store.LoggedCommand.objects.filter(lab__session_key=session_key).order_by("position")
+    rows = LoggedCommand.objects.filter(lab__session_key=session_key).order_by("position")
     return list(rows.values_list("line", flat=True))
 
 
 def _snapshot(session_key: str) -> Any:
-    return store.SavedLab.objects.get(session_key=session_key).snapshot.data()
+    return SavedLab.objects.get(session_key=session_key).snapshot.data()
 
 
 async def test_a_fold_that_fails_is_not_shown_and_the_command_is_kept(
@@ -347,5 +349,5 @@ async def test_a_fold_that_fails_is_not_shown_and_the_command_is_kept(
 
 def _saved_history(session_key: str) -> list[str]:
     """The lab's commands as another server process would load them."""
-    store._kept.clear()
+    store.kept.clear()
     return store.open_lab(session_key, "mig-single").lab.history

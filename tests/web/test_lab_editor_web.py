@@ -97,7 +97,8 @@ def test_the_annex_answers_an_editor_command_with_its_editor_and_a_save_with_its
     _, saved = _serve(_request(key, line))
     assert saved["output"] == '"dir/x" E212: Can\'t open file for writing'
     assert saved["exit_code"] == 1
-    assert annex.EditorRequest.from_dict(opened["editor"]) is not None
+    reopened = annex.CommandResult.from_dict(opened).editor
+    assert reopened is not None and reopened.path == "dir/x"
 
 
 def test_saves_and_stream_steps_replay_from_the_log_as_another_process_sees_them() -> None:
@@ -117,7 +118,7 @@ def test_saves_and_stream_steps_replay_from_the_log_as_another_process_sees_them
     for _ in range(3):
         store.apply(opened, streams.step_line(watch))
     step = opened.lab.step
-    store._kept.clear()  # as another process sees it: the snapshot and the logged lines
+    store.kept.clear()  # as another process sees it: the snapshot and the logged lines
     again = store.open_lab(key, "mig-single")
     assert again.lab.step == step
     shown = again.lab.run("kubectl get node gpu-node2 -L nvidia.com/mig.config").output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from studysite.lab import store
+from studysite.lab import saved as lab_saved
 from studysite.lab.models import LabSnapshot, SavedLab
 
 pytestmark = pytest.mark.django_db
@@ -50,7 +50,7 @@ def test_a_lab_saved_as_plain_json_opens_as_it_was_and_is_packed_at_its_next_fol
     saved.save()  # so no copy kept in memory is trusted
     page = client.get("/lab/mig-single/").content.decode()
     assert "kept=yes" in page
-    monkeypatch.setattr(store, "SNAPSHOT_EVERY", 1)  # the next command folds
+    monkeypatch.setattr(lab_saved, "SNAPSHOT_EVERY", 1)  # the next command folds
     client.post("/lab/mig-single/command", {"line": "kubectl get nodes --show-labels"})
     snapshot = LabSnapshot.objects.get(lab=saved)
     assert snapshot.state is None

@@ -67,7 +67,7 @@ def test_a_labs_first_command_saves_the_name_of_its_starting_world_and_the_comma
         "template": {"world": ANY, "seed": lab_seed(client.session.session_key, "mig-single")}
     }
     assert len(saved.snapshot.packed) < 1024
-    store._kept.clear()  # as another process sees it: from the database
+    store.kept.clear()  # as another process sees it: from the database
     lab = store.open_lab(client.session.session_key, "mig-single").lab
     assert lab.world.api.get("nodes", "gpu-node1")["metadata"]["labels"]["mine"] == "yes"
     assert "node/gpu-node1 labeled" in lab.transcript[-1].output

@@ -10,7 +10,7 @@ from django.test import Client
 from simulators.lab import LabSession, list_tickets
 from studysite.lab import store
 from studysite.lab.models import LoggedCommand, SavedLab
-from studysite.lab.store import SNAPSHOT_EVERY, fold_spread, restore
+from studysite.lab.saved import OVERDUE, SNAPSHOT_EVERY, fold_spread, restore
 
 pytestmark = pytest.mark.django_db
 
@@ -198,7 +198,7 @@ def test_a_log_its_caller_never_folds_is_folded_by_a_command_at_twice_the_limits
     for line in typed:
         store.apply(opened, line)
         most = max(most, LoggedCommand.objects.filter(lab_id=opened.saved_id).count())
-    assert most < SNAPSHOT_EVERY * fold_spread(opened.saved_id) * store.OVERDUE
+    assert most < SNAPSHOT_EVERY * fold_spread(opened.saved_id) * OVERDUE
     saved = SavedLab.objects.get(pk=opened.saved_id)
     restored, logged = restore(saved)
     assert logged == LoggedCommand.objects.filter(lab_id=opened.saved_id).count()
@@ -210,7 +210,7 @@ def test_a_fold_after_another_writer_saved_is_skipped_without_encoding(
 ) -> None:
     opened = store.open_lab("9" * 32, "mig-single")
     store.apply(opened, "kubectl cordon gpu-node2")
-    opened.logged = SNAPSHOT_EVERY * 2  # due
+    opened.moved(logged=SNAPSHOT_EVERY * 2)  # due
     # Another writer (the annex, another process) saves a command: this copy is behind.
     SavedLab.objects.filter(pk=opened.saved_id).update(next_position=opened.version + 1)
     encoded: list[object] = []

@@ -9,7 +9,7 @@ import pytest
 
 from simulators.lab import LabSession, editor
 from simulators.lab.cli import main
-from simulators.lab.session import CommandResult
+from simulators.lab.results import CommandResult
 from tests.unit.lab.kubectl_cluster import build
 
 HEADER = (

@@ -8,7 +8,7 @@ import pytest
 
 from simulators.lab import LabSession, streams
 from simulators.lab.cli import main
-from simulators.lab.session import CommandResult
+from simulators.lab.results import CommandResult
 
 
 @pytest.fixture

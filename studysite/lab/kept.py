@@ -1,0 +1,182 @@
+"""Labs open in this process: the holder every tab of a lab shares, the cache, the lab's lock.
+
+Several holders (a page load, its websocket, a second tab, the form) share one `OpenLab` per
+saved lab in this process. What a holder knows of its lab (the lab, the row's position, the log's
+length and cost) is one frozen `Head`, replaced whole: a reader takes `opened.head` once and sees
+a lab and a position that belong together, never the new lab with the old position while another
+tab catches up with the database (studysite.lab.store) or folds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from simulators.lab import LabSession
+
+# Labs opened in this process stay in memory this long after their last use (a page load and
+# its websocket, a reconnect), and always while a socket holds them; at most KEPT_LABS of them.
+KEEP_SECONDS = 600.0
+KEPT_LABS = 500
+
+
+@dataclass(frozen=True)
+class Head:
+    """What a holder knows of a saved lab, as of one moment.
+
+    `saved_id` 0: a lab only shown, not saved yet. `version` is the row's `next_position` as this
+    holder last saw it (the one-writer check, studysite.lab.writes); `logged` and `replay_cost`
+    are the log's since the snapshot; `stamp` the row's `updated`, its identity beside its pk
+    (a pk can be reused after a delete).
+    """
+
+    lab: LabSession
+    exam_mode: bool
+    saved_id: int
+    session_key: str = ""
+    ticket: str = ""
+    version: int = 0
+    logged: int = 0
+    replay_cost: float = 0.0
+    stamp: object = None
+
+
+class OpenLab:
+    """A lab as its holders share it: a Head, replaced whole (see `moved` and `take`)."""
+
+    __slots__ = ("__weakref__", "head")
+
+    def __init__(
+        self,
+        lab: LabSession,
+        exam_mode: bool,
+        saved_id: int,
+        session_key: str = "",
+        ticket: str = "",
+        version: int = 0,
+        logged: int = 0,
+        replay_cost: float = 0.0,
+        stamp: object = None,
+    ) -> None:
+        self.head = Head(
+            lab, exam_mode, saved_id, session_key, ticket, version, logged, replay_cost, stamp
+        )
+
+    def moved(self, **changes: Any) -> None:
+        """Replace some of the head's fields, in one assignment."""
+        self.head = dataclasses.replace(self.head, **changes)
+
+    def take(self, other: OpenLab) -> None:
+        """Become what `other` knows (a reload from the database), in one assignment."""
+        self.head = other.head
+
+    @property
+    def lab(self) -> LabSession:
+        return self.head.lab
+
+    @property
+    def exam_mode(self) -> bool:
+        return self.head.exam_mode
+
+    @property
+    def saved_id(self) -> int:
+        return self.head.saved_id
+
+    @property
+    def session_key(self) -> str:
+        return self.head.session_key
+
+    @property
+    def ticket(self) -> str:
+        return self.head.ticket
+
+    @property
+    def version(self) -> int:
+        return self.head.version
+
+    @property
+    def logged(self) -> int:
+        return self.head.logged
+
+    @property
+    def replay_cost(self) -> float:
+        return self.head.replay_cost
+
+    @property
+    def stamp(self) -> object:
+        return self.head.stamp
+
+
+class Kept:
+    """Labs open in this process, by row: reused while the row is unchanged since.
+
+    Opening a lab from the database parses its snapshot and replays its log (several ms, more
+    for a long session); a page load and its websocket, a reconnect or a second tab find it here
+    after one small query. Every holder shares the one OpenLab, so a command through any of
+    them (under the lab's lock) is seen by all; a change saved by another process moves the
+    row's position, and the next open loads it afresh.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.recent: dict[int, tuple[float, OpenLab]] = {}
+        self.live: weakref.WeakValueDictionary[int, OpenLab] = weakref.WeakValueDictionary()
+
+    def get(self, pk: int, now: float) -> OpenLab | None:
+        with self.lock:
+            found = self.live.get(pk)
+            if found is not None:
+                self.recent.pop(pk, None)
+                self.recent[pk] = (now, found)
+            return found
+
+    def put(self, opened: OpenLab, now: float) -> None:
+        with self.lock:
+            self.live[opened.saved_id] = opened
+            self.recent.pop(opened.saved_id, None)
+            self.recent[opened.saved_id] = (now, opened)
+            # Oldest first (dicts keep insertion order and a use moves an entry to the end).
+            for pk, (used, _) in list(self.recent.items()):
+                if used > now - KEEP_SECONDS and len(self.recent) <= KEPT_LABS:
+                    break
+                del self.recent[pk]
+
+    def drop(self, pk: int) -> None:
+        with self.lock:
+            self.recent.pop(pk, None)
+            self.live.pop(pk, None)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.recent.clear()
+            self.live.clear()
+
+
+kept = Kept()
+
+_locks: weakref.WeakValueDictionary[int, threading.Lock] = weakref.WeakValueDictionary()
+_locks_guard = threading.Lock()
+
+
+def lock_for(saved_id: int) -> threading.Lock:
+    """The lab's lock in this process: its writers take turns in arrival order, and a reader
+    (`reading`) waits for a command half run on it."""
+    with _locks_guard:
+        lock = _locks.get(saved_id)
+        if lock is None:
+            lock = threading.Lock()
+            _locks[saved_id] = lock
+        return lock
+
+
+@contextmanager
+def reading(opened: OpenLab) -> Iterator[LabSession]:
+    """The lab held still while a page or a replay reads it: a lab kept in this process is
+    shared by the learner's tabs, and a command running on it from another tab finishes first."""
+    with lock_for(opened.saved_id):
+        yield opened.lab

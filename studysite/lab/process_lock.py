@@ -1,0 +1,48 @@
+"""A lock across the server's processes: an exclusive `flock` of a file.
+
+The kernel hands a released `flock` to the next waiter at once, where SQLite's own busy wait
+sleeps in growing steps (studysite.lab.writes.SqliteWriter uses it for that). Each process opens
+its own descriptor of the file (a forked worker's descriptor shared with its parent would share
+its lock). Without `fcntl` (not POSIX) it holds nothing: each process still takes turns within
+itself.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+try:
+    import fcntl
+except ImportError:  # not POSIX
+    fcntl = None  # type: ignore[assignment]
+
+
+class ProcessLock:
+    """Exclusive locks of files, one descriptor per file and process. Not for threads: a
+    process's threads must take turns on their own lock first (flock is per descriptor)."""
+
+    def __init__(self) -> None:
+        self.files: dict[tuple[str, int], int] = {}
+
+    @contextmanager
+    def held(self, path: str | None) -> Iterator[None]:
+        """`path` locked while inside; None (or no flock here): nothing to lock."""
+        descriptor = self._descriptor(path)
+        if descriptor is None:
+            yield
+            return
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+    def _descriptor(self, path: str | None) -> int | None:
+        if fcntl is None or path is None:
+            return None
+        key = (path, os.getpid())
+        if key not in self.files:
+            self.files[key] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        return self.files[key]
