@@ -50,6 +50,7 @@ from django.conf import settings
 
 from simulators.lab import CommandResult
 from studysite.lab import store
+from studysite.lab.accounts import account
 from studysite.lab.kinds import kind_of
 
 log = logging.getLogger(__name__)
@@ -192,7 +193,7 @@ def serves(opened: store.OpenLab) -> bool:
     return (
         enabled()
         and kind_of(opened.ticket).annexed
-        and store.cpu_share.heavy(opened.session_key, time.monotonic())
+        and store.cpu_share.heavy(account(opened.session_key), time.monotonic())
     )
 
 

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from simulators.lab import LabSession, editor, list_tickets
 from studysite.lab import store
+from studysite.lab.accounts import EXAM_PREFIX
 from studysite.lab.models import ExamAttempt, ExamTask, SavedLab
 
 TASKS = 5
@@ -36,7 +37,7 @@ GRACE = timedelta(seconds=15)
 # A learner's own clock for one attempt, in minutes.
 MIN_MINUTES = 0.25
 MAX_MINUTES = 600.0
-LAB_PREFIX = "exam-"
+LAB_PREFIX = EXAM_PREFIX
 
 
 def lab_key(attempt: ExamAttempt, position: int) -> str:

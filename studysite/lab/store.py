@@ -33,6 +33,7 @@ from django.db.models import F
 
 from simulators.lab import CommandResult, LabError, LabSession, budget
 from studysite.lab import writes
+from studysite.lab.accounts import account
 from studysite.lab.kept import OpenLab, kept, lock_for, reading
 from studysite.lab.kinds import kind_of, outside_progress
 from studysite.lab.models import SavedLab
@@ -65,6 +66,7 @@ __all__ = [
     "Runner",
     "Snapshot",
     "SqliteWriter",
+    "account",
     "apply",
     "as_typed",
     "cpu_share",
@@ -230,7 +232,8 @@ def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> Comman
     """The shell's answer to a line that is not run: over LAB_MAX_LINE_BYTES, or (with a
     `share`) sent when the session's processor share is spent. None for a line to run."""
     message = too_long(line)
-    if not message and share is not None and not share.allows(opened.session_key, time.monotonic()):
+    spent = share is not None and not share.allows(account(opened.session_key), time.monotonic())
+    if not message and spent:
         message = SLOW_DOWN
     if not message:
         return None
@@ -289,7 +292,7 @@ def apply(
         # The save counts too: a command over budget rewrites the whole snapshot.
         if share is not None:
             spent = time.thread_time() - started + spent_elsewhere
-            share.charge(opened.session_key, spent)
+            share.charge(account(opened.session_key), spent)
 
 
 def _keep(opened: OpenLab, line: str, runner: Runner) -> CommandResult:

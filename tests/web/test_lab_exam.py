@@ -305,3 +305,15 @@ def test_cleanlabs_keeps_a_live_sessions_exam_and_deletes_an_expired_ones(client
     call_command("cleanlabs", stdout=io.StringIO())
     assert not SavedLab.objects.exists()
     assert not ExamAttempt.objects.filter(pk=attempt.pk).exists()
+
+
+def test_every_task_of_an_exam_spends_the_share_of_the_learner_who_took_it() -> None:
+    learner = "learner-key-0123456789abcdef"
+    attempt = exam.start(learner, 60)
+    share = store.CpuShare()
+    share.charge(learner, 30.0)  # far past the burst: this learner must wait
+    for task in attempt.tasks.all()[:2]:
+        opened = store.open_lab(exam.lab_key(attempt, task.position), task.ticket)
+        assert store.apply(opened, "kubectl get nodes", share).output == store.SLOW_DOWN
+    other = store.open_lab("another-learner-0123456789abcd", "mig-single")
+    assert store.apply(other, "kubectl get nodes", share).output != store.SLOW_DOWN
