@@ -231,7 +231,6 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
             "xid-fallen-off",
             ["cordoned", "drained", "workloads-moved", "repair-marked", "others-kept"],
         ),
-
         ("fabric-nccl", ["nccl-ib", "steps-fast", "gang-runs", "others-kept"]),
     ],
 )

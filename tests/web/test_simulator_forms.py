@@ -10,15 +10,8 @@ import re
 import pytest
 from django.test import Client
 
-from tests.web.test_simulator_views import (
-    HX,
-    form_inputs,
-    form_query,
-    get_page,
-    pool_tables,
-    rows,
-    text_of,
-)
+from tests.web.simulator_page import form_inputs, pool_tables
+from tests.web.test_simulator_views import HX, form_query, get_page, rows, text_of
 
 pytestmark = pytest.mark.django_db
 
