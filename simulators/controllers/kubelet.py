@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
-from simulators.controllers import image_pull, runtime
+from simulators.controllers import containerd, image_pull, runtime
 from simulators.controllers.devices import (
     allocate_devices,
     register_devices,
@@ -272,6 +272,11 @@ def _sync_pod(
             }
         )
         _finish_status(api, pod, pod_status, now)
+        return
+    sandbox = any(s.get("containerID") for s in statuses.values())
+    error = "" if sandbox else containerd.sandbox_error(api, pod, node)
+    if error:  # no sandbox, no containers: the kubelet retries at its next sync
+        emit(api, pod, "Warning", "FailedCreatePodSandBox", error, "kubelet", host=name_of(node))
         return
     changed = False
     for container in containers:

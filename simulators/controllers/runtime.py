@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from simulators.cluster.api import ClusterAPI, Obj
-from simulators.controllers import gpu_state
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.controllers import containerd, gpu_state
 from simulators.controllers.util import name_of, spec
 
 # Run:ai's quickstart images train for about a minute, then exit 0.
@@ -202,10 +202,12 @@ def _toolkit(
             logrus(now, "info", "Parsing arguments"),
             logrus(now, "info", "Starting nvidia-toolkit"),
             logrus(now, "info", "Verifying Flags"),
+            logrus(now, "info", "Initializing"),
             logrus(
                 now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"
             ),
             logrus(now, "info", "Setting up runtime"),
+            logrus(now, "info", "Starting 'setup' for containerd"),
             logrus(now, "info", "Successfully loaded config"),
             logrus(now, "info", "Sending SIGHUP signal to containerd", 1),
             logrus(now, "info", "Successfully signaled containerd", 1),
@@ -468,7 +470,41 @@ EXITING_IMAGES = ("quickstart",)
 
 def may_exit(container: dict[str, object]) -> bool:
     image = str(container.get("image", ""))
-    return any(fragment in image for fragment in EXITING_IMAGES)
+    return any(fragment in image for fragment in EXITING_IMAGES) or _runs_nvidia_smi(container)
+
+
+def program(container: dict[str, object]) -> list[str]:
+    """The command line a container runs, when its spec gives one (command, then args)."""
+    words = [*(container.get("command") or ()), *(container.get("args") or ())]  # type: ignore[misc]
+    return [str(w) for w in words]
+
+
+def _runs_nvidia_smi(container: dict[str, object]) -> bool:
+    words = program(container)
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "nvidia-smi"
+
+
+def _nvidia_smi(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    """A container whose command is ``nvidia-smi ...``: it prints what nvidia-smi prints in the
+    pod (the cluster's exec handlers answer it) and exits. Under runc, without the NVIDIA
+    runtime's hook, the image has no nvidia-smi and the container can't start (exit 128)."""
+    if node is None:
+        try:  # the kubelet asks again at exit time, without the node
+            node = api.get("nodes", node_name(pod))
+        except ApiError:
+            return Behaviour(exit_after=1)
+    if not containerd.runs_nvidia(api, pod, node):
+        return Behaviour(exit_after=1, exit_code=128)
+    run = getattr(api, "run_program", None)
+    answer = run(pod, str(container.get("name")), program(container)) if callable(run) else None
+    text = str(answer or "")
+    code = 0
+    lines = text.rstrip("\n").split("\n") if text else []
+    if lines and lines[-1].startswith("command terminated with exit code "):
+        code = int(lines.pop().rsplit(" ", 1)[-1])
+    return Behaviour(tuple(lines), exit_after=1, exit_code=code)
 
 
 def behaviour(
@@ -478,6 +514,8 @@ def behaviour(
     # GFD ships in the device plugin's image; the container's name tells them apart.
     if container.get("name") == "gpu-feature-discovery":
         return _gfd(api, pod, container, node)
+    if _runs_nvidia_smi(container):
+        return _nvidia_smi(api, pod, container, node)
     for fragment, rule in RULES:
         if fragment in image:
             return rule(api, pod, container, node)

@@ -22,7 +22,7 @@ from simulators.controllers import (
 )
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
-from simulators.lab import checks_common, checks_stack
+from simulators.lab import checks_common, checks_runtime, checks_stack
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -545,6 +545,7 @@ CHECKS: dict[str, dict[str, Check]] = {
 
 
 CHECKS.update(checks_stack.CHECKS)
+CHECKS.update(checks_runtime.CHECKS)
 
 
 def has_check(ticket_id: str, item_id: str) -> bool:

@@ -37,6 +37,7 @@ STEPS_BETWEEN_COMMANDS = 3
         "scheduler-bypass",
         "idle-allocations",
         "driver-stack",
+        "toolkit-runtime",
     ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:

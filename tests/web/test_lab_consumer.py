@@ -225,6 +225,7 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
                 "operator-elsewhere",
             ],
         ),
+        ("toolkit-runtime", ["toolkit-ready", "runtime-class", "smoke-passed", "policy-ready"]),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

@@ -21,6 +21,7 @@ TICKETS = [
     "scheduler-bypass",
     "idle-allocations",
     "driver-stack",
+    "toolkit-runtime",
 ]
 
 
