@@ -229,6 +229,27 @@ def _pod_causes(pod: Obj) -> list[tuple[str, str]]:
     return causes
 
 
+def check_update(info: ResourceInfo, old: Obj, new: Obj, subresource: str | None) -> None:
+    """Refuse an update that changes an immutable field (a pod's spec, a RuntimeClass's
+    handler: ``ValidateImmutableField``'s "field is immutable")."""
+    if info.kind == "Pod" and subresource != "status":
+        check_pod_update(info, old, new)
+    elif info.kind == "RuntimeClass" and old.get("handler") != new.get("handler"):
+        name = str(old["metadata"]["name"])
+        message = f'Invalid value: "{new.get("handler") or ""}": field is immutable'
+        raise ApiError(
+            422,
+            "Invalid",
+            f'{info.kind}.{info.group} "{name}" is invalid: handler: {message}',
+            {
+                "name": name,
+                "group": info.group,
+                "kind": info.kind,
+                "causes": [{"reason": "FieldValueInvalid", "message": message, "field": "handler"}],
+            },
+        )
+
+
 def check_pod_update(info: ResourceInfo, old: Obj, new: Obj) -> None:
     """Refuse a pod update that changes more than the few mutable spec fields."""
     old_spec = deep_copy(old.get("spec") or {})

@@ -165,6 +165,8 @@ def test_toolkit_runtime_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: 
         classes = ok(server.kubectl("get", "runtimeclass"))
         assert classes.splitlines()[0].split() == ["NAME", "HANDLER", "AGE"]
         assert classes.splitlines()[1].split()[:2] == ["nvidia", "nvidia"]
+        explained = ok(server.kubectl("explain", "runtimeclass.handler"))
+        assert "FIELD: handler <string>" in explained and "is immutable" in explained
         events = ok(
             server.kubectl(
                 "get", "events", "--field-selector", "reason=FailedCreatePodSandBox",

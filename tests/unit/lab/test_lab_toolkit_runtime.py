@@ -198,3 +198,14 @@ def test_once_the_toolkit_runs_a_pod_without_a_runtime_class_gets_the_nvidia_def
     wait(toolkit, 3)
     assert _status(toolkit, "smi") == "Completed"
     assert "NVIDIA-SMI 550.127.08" in toolkit.run("kubectl logs smi").output
+
+
+def test_a_runtime_class_handler_cannot_be_changed_in_place(toolkit: LabSession) -> None:
+    result = toolkit.run(
+        """kubectl patch runtimeclass nvidia --type merge -p '{"handler":"nvidia-cdi"}'"""
+    )
+    assert result.exit_code == 1
+    assert result.output == (
+        'The RuntimeClass "nvidia" is invalid: handler: Invalid value: "nvidia-cdi": '
+        "field is immutable"
+    )
