@@ -206,9 +206,7 @@ def _toolkit(
             logrus(
                 now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"
             ),
-            logrus(now, "info", "Setting up runtime"),
             logrus(now, "info", "Starting 'setup' for containerd"),
-            logrus(now, "info", "Successfully loaded config"),
             logrus(now, "info", "Sending SIGHUP signal to containerd", 1),
             logrus(now, "info", "Successfully signaled containerd", 1),
             logrus(now, "info", "Completed 'setup' for containerd", 1),

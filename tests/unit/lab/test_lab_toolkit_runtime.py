@@ -94,11 +94,22 @@ def test_enabling_the_toolkit_lets_the_smoke_test_run_nvidia_smi(toolkit: LabSes
         "gpu-node2",
         "gpu-node3",
     ]
-    log = toolkit.run(
-        "kubectl logs -n gpu-operator -l app=nvidia-container-toolkit-daemonset --tail=-1"
-    ).output
-    assert 'level=info msg="Sending SIGHUP signal to containerd"' in log
-    assert "level=info msg=\"Completed 'setup' for containerd\"" in log
+    pod = pods.splitlines()[1].split()[0]
+    log = toolkit.run(f"kubectl logs -n gpu-operator {pod}").output
+    # nvidia-container-toolkit v1.17.5: nvidia-toolkit's run.go, toolkit.go, containerd.go
+    assert [line.split(" msg=", 1)[1].strip('"') for line in log.splitlines()] == [
+        "Parsing arguments",
+        "Starting nvidia-toolkit",
+        "Verifying Flags",
+        "Initializing",
+        "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'",
+        "Starting 'setup' for containerd",
+        "Sending SIGHUP signal to containerd",
+        "Successfully signaled containerd",
+        "Completed 'setup' for containerd",
+        "Waiting for signal",
+    ]
+    assert all(" level=info " in line for line in log.splitlines())
     assert toolkit.run(SMOKE).output.splitlines()[1].split()[2] == "Completed"
     smi = toolkit.run("kubectl logs job/gpu-smoke").output
     assert "NVIDIA-SMI 550.127.08" in smi and "NVIDIA H100 80GB HBM3" in smi
