@@ -413,15 +413,20 @@ def _start(
             host=host,
         )
     emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
-    emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
     behaviour = runtime.behaviour(api, pod, container, node)
-    lines = list(behaviour.logs) + list(behaviour.crash_logs if behaviour.crash else ())
-    if lines:
-        api.append_log(namespace_of(pod), name_of(pod), cname, lines)
     container_id = _container_id(pod, cname, int(cstatus.get("restartCount", 0)))
     cstatus["image"] = image
     cstatus["imageID"] = f"{image.split(':')[0]}@sha256:{sha256_hex('img', image)}"
     cstatus["containerID"] = container_id
+    if behaviour.start_error:  # the runtime could not start the process: no Started event
+        emit(api, pod, "Warning", "Failed", f"Error: {behaviour.start_error}", "kubelet", host=host)
+        cstatus["ready"] = cstatus["started"] = False
+        cstatus["state"] = runtime.start_error_state(behaviour, container_id, now)
+        return
+    emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
+    lines = list(behaviour.logs) + list(behaviour.crash_logs if behaviour.crash else ())
+    if lines:
+        api.append_log(namespace_of(pod), name_of(pod), cname, lines)
     if behaviour.crash:
         cstatus["ready"] = False
         cstatus["started"] = False

@@ -31,6 +31,8 @@ class Behaviour:
     crash_logs: tuple[str, ...] = field(default=())
     # A running container that is not (yet) ready: see readiness().
     ready: bool = True
+    # The runtime could not start the container's process (the kubelet's StartError).
+    start_error: str = ""
 
 
 Rule = Callable[[ClusterAPI, Obj, dict[str, object], Obj | None], Behaviour]
@@ -471,6 +473,29 @@ def may_exit(container: dict[str, object]) -> bool:
     return any(fragment in image for fragment in EXITING_IMAGES) or _runs_nvidia_smi(container)
 
 
+def exec_not_found(program_name: str) -> str:
+    """containerd 1.7 and runc when a container's program is not in the image."""
+    return (
+        "failed to create containerd task: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to start container process: exec: "
+        f'"{program_name}": executable file not found in $PATH: unknown'
+    )
+
+
+def start_error_state(behaviour: Behaviour, container_id: str, now: str) -> dict[str, object]:
+    """A container whose process never started, as the kubelet records it."""
+    return {
+        "terminated": {
+            "exitCode": behaviour.exit_code or 128,
+            "reason": "StartError",
+            "message": behaviour.start_error,
+            "startedAt": "1970-01-01T00:00:00Z",
+            "finishedAt": now,
+            "containerID": container_id,
+        }
+    }
+
+
 def program(container: dict[str, object]) -> list[str]:
     """The command line a container runs, when its spec gives one (command, then args)."""
     words = [*(container.get("command") or ()), *(container.get("args") or ())]  # type: ignore[misc]
@@ -487,14 +512,14 @@ def _nvidia_smi(
 ) -> Behaviour:
     """A container whose command is ``nvidia-smi ...``: it prints what nvidia-smi prints in the
     pod (the cluster's exec handlers answer it) and exits. Under runc, without the NVIDIA
-    runtime's hook, the image has no nvidia-smi and the container can't start (exit 128)."""
+    runtime's hook, the image has no nvidia-smi: the container can't start (StartError, 128)."""
     if node is None:
         try:  # the kubelet asks again at exit time, without the node
             node = api.get("nodes", node_name(pod))
         except ApiError:
             return Behaviour(exit_after=1)
     if not containerd.runs_nvidia(api, pod, node):
-        return Behaviour(exit_after=1, exit_code=128)
+        return Behaviour(exit_code=128, start_error=exec_not_found(program(container)[0]))
     run = getattr(api, "run_program", None)
     answer = run(pod, str(container.get("name")), program(container)) if callable(run) else None
     text = str(answer or "")

@@ -190,17 +190,26 @@ def test_a_pod_naming_a_missing_runtime_class_is_rejected_at_admission(
     )
 
 
-def test_a_gpu_pod_without_the_runtime_class_runs_under_runc_and_exits_128(
+def test_a_gpu_pod_without_the_runtime_class_cannot_start_nvidia_smi_under_runc(
     toolkit: LabSession,
 ) -> None:
     _write(toolkit, "smi.yaml", _pod("smi", None))
     toolkit.run("kubectl apply -f smi.yaml")
     wait(toolkit, 3)
-    assert _status(toolkit, "smi") == "Error"
-    code = (
-        "kubectl get pod smi -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}'"
+    assert _status(toolkit, "smi") == "StartError"
+    state = "kubectl get pod smi -o jsonpath='{.status.containerStatuses[0].state.terminated}'"
+    terminated = json.loads(toolkit.run(state).output)
+    assert terminated["exitCode"] == 128 and terminated["reason"] == "StartError"
+    # containerd 1.7 and runc: the CUDA image has no nvidia-smi without the NVIDIA runtime's hook
+    message = (
+        "failed to create containerd task: failed to create shim task: OCI runtime create failed: "
+        'runc create failed: unable to start container process: exec: "nvidia-smi": '
+        "executable file not found in $PATH: unknown"
     )
-    assert toolkit.run(code).output == "128"
+    assert terminated["message"] == message
+    events = toolkit.run("kubectl describe pod smi").output
+    assert f"Error: {message}" in events and "Started container" not in events
+    assert toolkit.run("kubectl get pod smi -o jsonpath='{.status.phase}'").output == "Failed"
     assert done(toolkit)["smoke-passed"] is False
 
 
