@@ -58,6 +58,7 @@ KINDS.update(
         ("coordination.k8s.io", "v1", "Lease"): "k8s.io.api.coordination.v1.Lease",
         ("discovery.k8s.io", "v1", "EndpointSlice"): "k8s.io.api.discovery.v1.EndpointSlice",
         ("networking.k8s.io", "v1", "Ingress"): "k8s.io.api.networking.v1.Ingress",
+        ("node.k8s.io", "v1", "RuntimeClass"): "k8s.io.api.node.v1.RuntimeClass",
         ("policy", "v1", "PodDisruptionBudget"): "k8s.io.api.policy.v1.PodDisruptionBudget",
         ("scheduling.k8s.io", "v1", "PriorityClass"): "k8s.io.api.scheduling.v1.PriorityClass",
         ("storage.k8s.io", "v1", "StorageClass"): "k8s.io.api.storage.v1.StorageClass",

@@ -229,6 +229,27 @@ def _pod_causes(pod: Obj) -> list[tuple[str, str]]:
     return causes
 
 
+def check_update(info: ResourceInfo, old: Obj, new: Obj, subresource: str | None) -> None:
+    """Refuse an update that changes an immutable field (a pod's spec, a RuntimeClass's
+    handler: ``ValidateImmutableField``'s "field is immutable")."""
+    if info.kind == "Pod" and subresource != "status":
+        check_pod_update(info, old, new)
+    elif info.kind == "RuntimeClass" and old.get("handler") != new.get("handler"):
+        name = str(old["metadata"]["name"])
+        message = f'Invalid value: "{new.get("handler") or ""}": field is immutable'
+        raise ApiError(
+            422,
+            "Invalid",
+            f'{info.kind}.{info.group} "{name}" is invalid: handler: {message}',
+            {
+                "name": name,
+                "group": info.group,
+                "kind": info.kind,
+                "causes": [{"reason": "FieldValueInvalid", "message": message, "field": "handler"}],
+            },
+        )
+
+
 def check_pod_update(info: ResourceInfo, old: Obj, new: Obj) -> None:
     """Refuse a pod update that changes more than the few mutable spec fields."""
     old_spec = deep_copy(old.get("spec") or {})
@@ -327,6 +348,21 @@ def _service_account_pull_secrets(cluster: ClusterAPI, pod: Obj, spec: Obj) -> N
         spec["imagePullSecrets"] = secrets
 
 
+def _job_selector(job: Obj, spec: Obj, template: Obj) -> None:
+    """The Job strategy's generateSelector: the Job's uid selects its pods (``kubectl logs
+    job/NAME`` and the Job controller read it)."""
+    uid, name = str(job["metadata"].get("uid", "")), str(job["metadata"].get("name", ""))
+    spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    labels = template.setdefault("metadata", {}).setdefault("labels", {})
+    for key, value in (
+        ("batch.kubernetes.io/controller-uid", uid),
+        ("batch.kubernetes.io/job-name", name),
+        ("controller-uid", uid),
+        ("job-name", name),
+    ):
+        labels.setdefault(key, value)
+
+
 def apply_defaults(
     info: ResourceInfo, obj: Obj, cluster: ClusterAPI, *, creating: bool = False
 ) -> None:
@@ -339,6 +375,7 @@ def apply_defaults(
         _default_pod_spec(spec)
         if creating:
             kinds.pod_priority(cluster, spec)
+            kinds.pod_runtime_class(cluster, obj)
         if creating and not spec.get("imagePullSecrets"):
             _service_account_pull_secrets(cluster, obj, spec)
         # The DefaultTolerationSeconds admission plugin acts on create only.
@@ -383,6 +420,8 @@ def apply_defaults(
             spec.setdefault("parallelism", 1)
             spec.setdefault("completionMode", "NonIndexed")
             spec.setdefault("suspend", False)
+            if creating and not spec.get("manualSelector"):
+                _job_selector(obj, spec, template)
         obj.setdefault("status", {})
     elif kind == "Namespace":
         name = obj["metadata"]["name"]

@@ -72,6 +72,15 @@ class ContainerIO:
         if handler not in self._exec_handlers:
             self._exec_handlers.append(handler)
 
+    def run_program(self, pod: Obj, container: str, command: list[str]) -> str | None:
+        """What the exec handlers answer for ``command`` as a container's own program (the
+        kubelet starting it: no running container yet); None when none knows it."""
+        for handler in self._exec_handlers:
+            answer = handler(cast("MockCluster", self), deep_copy(pod), container, list(command))
+            if answer is not None:
+                return answer
+        return None
+
     def exec(
         self,
         name: str,

@@ -124,3 +124,23 @@ def pod_priority(cluster: ClusterAPI, spec: Obj) -> None:
         return
     spec["priority"] = int(chosen.get("value") or 0)
     spec["preemptionPolicy"] = chosen.get("preemptionPolicy") or "PreemptLowerPriority"
+
+
+def pod_runtime_class(cluster: ClusterAPI, pod: Obj) -> None:
+    """The RuntimeClass admission plugin on a pod's create: a pod naming a RuntimeClass that
+    does not exist is refused, word for word (plugin/pkg/admission/runtimeclass)."""
+    name = (pod.get("spec") or {}).get("runtimeClassName")
+    if not name:
+        return
+    try:
+        found = cluster.get("runtimeclasses.node.k8s.io", str(name))
+    except ApiError:
+        found = None
+    if found is None or (found.get("metadata") or {}).get("deletionTimestamp"):
+        pod_name = str((pod.get("metadata") or {}).get("name", ""))
+        raise ApiError(
+            403,
+            "Forbidden",
+            f'pods "{pod_name}" is forbidden: pod rejected: RuntimeClass "{name}" not found',
+            {"name": pod_name, "kind": "pods"},
+        )

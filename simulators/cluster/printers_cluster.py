@@ -45,6 +45,10 @@ def _priority_class_row(obj: Obj, now: datetime) -> list[Cell]:
     ]
 
 
+def _runtime_class_row(obj: Obj, now: datetime) -> list[Cell]:
+    return [_name(obj), obj.get("handler") or "", age(obj, now)]
+
+
 def _quota_row(obj: Obj, now: datetime) -> list[Cell]:
     status = obj.get("status") or {}
     hard, used = status.get("hard") or {}, status.get("used") or {}
@@ -196,6 +200,10 @@ CLUSTER_PRINTERS: dict[str, Printer] = {
             ("PreemptionPolicy", "string", 0),
         ),
         _priority_class_row,
+    ),
+    "runtimeclasses.node.k8s.io": (
+        (_NAME, ("Handler", "string", 0), _AGE),
+        _runtime_class_row,
     ),
     "resourcequotas": (
         (_NAME, _AGE, ("Request", "string", 0), ("Limit", "string", 0)),

@@ -182,6 +182,8 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         ("ing",),
         subresources=("status",),
     ),
+    # node.k8s.io/v1
+    _R("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", "runtimeclass", (), False),
     # policy/v1
     _R(
         "policy",

@@ -384,8 +384,7 @@ class MockCluster(ContainerIO):
         # Defaulting comes before validation, as in the API server, so a patch that drops a
         # defaulted field gets it back instead of tripping pod immutability.
         admission.apply_defaults(info, new, self)
-        if info.kind == "Pod" and subresource != "status":
-            admission.check_pod_update(info, old, new)
+        admission.check_update(info, old, new, subresource)
         admission.validate(info, new)
         if "generation" in meta_old and _spec_of(new) != _spec_of(old):
             meta["generation"] = int(meta_old["generation"]) + 1

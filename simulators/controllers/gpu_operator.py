@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
-from simulators.controllers import gpu_state, hardware
+from simulators.controllers import containerd, gpu_state, hardware
 from simulators.controllers.util import (
     dig,
     get_or_none,
@@ -235,6 +235,7 @@ def run_operator(api: ClusterAPI) -> None:
         api.get("namespaces", NAMESPACE)
     except ApiError:
         return
+    containerd.ensure_runtime_class(api)
     ready = True
     for component in COMPONENTS:
         name = component[0]

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
-from simulators.controllers import image_pull, runtime
+from simulators.controllers import containerd, image_pull, runtime
 from simulators.controllers.devices import (
     allocate_devices,
     register_devices,
@@ -273,6 +273,11 @@ def _sync_pod(
         )
         _finish_status(api, pod, pod_status, now)
         return
+    sandbox = any(s.get("containerID") for s in statuses.values())
+    error = "" if sandbox else containerd.sandbox_error(api, pod, node)
+    if error:  # no sandbox, no containers: the kubelet retries at its next sync
+        emit(api, pod, "Warning", "FailedCreatePodSandBox", error, "kubelet", host=name_of(node))
+        return
     changed = False
     for container in containers:
         cname = str(container.get("name"))
@@ -408,15 +413,20 @@ def _start(
             host=host,
         )
     emit(api, pod, "Normal", "Created", f"Created container {cname}", "kubelet", host=host)
-    emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
     behaviour = runtime.behaviour(api, pod, container, node)
-    lines = list(behaviour.logs) + list(behaviour.crash_logs if behaviour.crash else ())
-    if lines:
-        api.append_log(namespace_of(pod), name_of(pod), cname, lines)
     container_id = _container_id(pod, cname, int(cstatus.get("restartCount", 0)))
     cstatus["image"] = image
     cstatus["imageID"] = f"{image.split(':')[0]}@sha256:{sha256_hex('img', image)}"
     cstatus["containerID"] = container_id
+    if behaviour.start_error:  # the runtime could not start the process: no Started event
+        emit(api, pod, "Warning", "Failed", f"Error: {behaviour.start_error}", "kubelet", host=host)
+        cstatus["ready"] = cstatus["started"] = False
+        cstatus["state"] = runtime.start_error_state(behaviour, container_id, now)
+        return
+    emit(api, pod, "Normal", "Started", f"Started container {cname}", "kubelet", host=host)
+    lines = list(behaviour.logs) + list(behaviour.crash_logs if behaviour.crash else ())
+    if lines:
+        api.append_log(namespace_of(pod), name_of(pod), cname, lines)
     if behaviour.crash:
         cstatus["ready"] = False
         cstatus["started"] = False

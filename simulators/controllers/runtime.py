@@ -12,9 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from simulators.cluster.api import ClusterAPI, Obj
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.versions import GIT_VERSION
-from simulators.controllers import fabric, gpu_state
+from simulators.controllers import containerd, fabric, gpu_state
 from simulators.controllers.util import name_of, spec
 
 # Run:ai's quickstart images train for about a minute, then exit 0.
@@ -32,6 +32,8 @@ class Behaviour:
     crash_logs: tuple[str, ...] = field(default=())
     # A running container that is not (yet) ready: see readiness().
     ready: bool = True
+    # The runtime could not start the container's process (the kubelet's StartError).
+    start_error: str = ""
 
 
 Rule = Callable[[ClusterAPI, Obj, dict[str, object], Obj | None], Behaviour]
@@ -224,11 +226,11 @@ def _toolkit(
             logrus(now, "info", "Parsing arguments"),
             logrus(now, "info", "Starting nvidia-toolkit"),
             logrus(now, "info", "Verifying Flags"),
+            logrus(now, "info", "Initializing"),
             logrus(
                 now, "info", "Installing NVIDIA container toolkit to '/usr/local/nvidia/toolkit'"
             ),
-            logrus(now, "info", "Setting up runtime"),
-            logrus(now, "info", "Successfully loaded config"),
+            logrus(now, "info", "Starting 'setup' for containerd"),
             logrus(now, "info", "Sending SIGHUP signal to containerd", 1),
             logrus(now, "info", "Successfully signaled containerd", 1),
             logrus(now, "info", "Completed 'setup' for containerd", 1),
@@ -494,7 +496,64 @@ EXITING_IMAGES = ("quickstart",)
 
 def may_exit(container: dict[str, object]) -> bool:
     image = str(container.get("image", ""))
-    return any(fragment in image for fragment in EXITING_IMAGES)
+    return any(fragment in image for fragment in EXITING_IMAGES) or _runs_nvidia_smi(container)
+
+
+def exec_not_found(program_name: str) -> str:
+    """containerd 1.7 and runc when a container's program is not in the image."""
+    return (
+        "failed to create containerd task: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to start container process: exec: "
+        f'"{program_name}": executable file not found in $PATH: unknown'
+    )
+
+
+def start_error_state(behaviour: Behaviour, container_id: str, now: str) -> dict[str, object]:
+    """A container whose process never started, as the kubelet records it."""
+    return {
+        "terminated": {
+            "exitCode": behaviour.exit_code or 128,
+            "reason": "StartError",
+            "message": behaviour.start_error,
+            "startedAt": "1970-01-01T00:00:00Z",
+            "finishedAt": now,
+            "containerID": container_id,
+        }
+    }
+
+
+def program(container: dict[str, object]) -> list[str]:
+    """The command line a container runs, when its spec gives one (command, then args)."""
+    words = [*(container.get("command") or ()), *(container.get("args") or ())]  # type: ignore[misc]
+    return [str(w) for w in words]
+
+
+def _runs_nvidia_smi(container: dict[str, object]) -> bool:
+    words = program(container)
+    return bool(words) and words[0].rsplit("/", 1)[-1] == "nvidia-smi"
+
+
+def _nvidia_smi(
+    api: ClusterAPI, pod: Obj, container: dict[str, object], node: Obj | None
+) -> Behaviour:
+    """A container whose command is ``nvidia-smi ...``: it prints what nvidia-smi prints in the
+    pod (the cluster's exec handlers answer it) and exits. Under runc, without the NVIDIA
+    runtime's hook, the image has no nvidia-smi: the container can't start (StartError, 128)."""
+    if node is None:
+        try:  # the kubelet asks again at exit time, without the node
+            node = api.get("nodes", node_name(pod))
+        except ApiError:
+            return Behaviour(exit_after=1)
+    if not containerd.runs_nvidia(api, pod, node):
+        return Behaviour(exit_code=128, start_error=exec_not_found(program(container)[0]))
+    run = getattr(api, "run_program", None)
+    answer = run(pod, str(container.get("name")), program(container)) if callable(run) else None
+    text = str(answer or "")
+    code = 0
+    lines = text.rstrip("\n").split("\n") if text else []
+    if lines and lines[-1].startswith("command terminated with exit code "):
+        code = int(lines.pop().rsplit(" ", 1)[-1])
+    return Behaviour(tuple(lines), exit_after=1, exit_code=code)
 
 
 def behaviour(
@@ -504,6 +563,8 @@ def behaviour(
     # GFD ships in the device plugin's image; the container's name tells them apart.
     if container.get("name") == "gpu-feature-discovery":
         return _gfd(api, pod, container, node)
+    if _runs_nvidia_smi(container):
+        return _nvidia_smi(api, pod, container, node)
     for fragment, rule in RULES:
         if fragment in image:
             return rule(api, pod, container, node)

@@ -22,7 +22,13 @@ from simulators.controllers import (
 )
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
-from simulators.lab import checks_common, checks_fabric, checks_health, checks_stack
+from simulators.lab import (
+    checks_common,
+    checks_fabric,
+    checks_health,
+    checks_runtime,
+    checks_stack,
+)
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -547,6 +553,7 @@ CHECKS: dict[str, dict[str, Check]] = {
 CHECKS.update(checks_stack.CHECKS)
 CHECKS.update(checks_health.CHECKS)
 CHECKS.update(checks_fabric.CHECKS)
+CHECKS.update(checks_runtime.CHECKS)
 
 
 def has_check(ticket_id: str, item_id: str) -> bool:

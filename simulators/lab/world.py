@@ -252,9 +252,9 @@ def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
     return build_world(ticket, seed).api
 
 
-# Ticket worlds kept per process (see template_world): about 1 MB each, nine tickets and a few
+# Ticket worlds kept per process (see template_world): about 1 MB each, fifteen tickets and a few
 # seeds apiece.
-TEMPLATES = 48
+TEMPLATES = 64  # fifteen tickets x SEED_VARIANTS (studysite.lab.saved), with room
 _templates: OrderedDict[tuple[str, int], World] = OrderedDict()
 _templates_lock = threading.Lock()
 

@@ -35,7 +35,12 @@ def story(spec: dict[str, Any], api: MockCluster, files: dict[str, str]) -> list
     if spec.get("network_operator"):
         actions.append((-30 * DAY + 60, lambda: _network_operator(api)))
     node_specs = spec.get("nodes") or {}
-    if node_specs or spec.get("configmaps") or spec.get("mig_config_name"):
+    if (
+        node_specs
+        or spec.get("configmaps")
+        or spec.get("mig_config_name")
+        or spec.get("cluster_policy")
+    ):
         actions.append((-DAY, lambda: _yesterday(api, spec, files)))
     for node_name, overrides in node_specs.items():
         lost = (overrides or {}).get("gpu_lost")
@@ -55,7 +60,8 @@ def story(spec: dict[str, Any], api: MockCluster, files: dict[str, str]) -> list
 
 
 def _yesterday(api: MockCluster, spec: dict[str, Any], files: dict[str, str]) -> None:
-    """A colleague's changes: node labels and cordons, ConfigMaps, the MIG config's name."""
+    """A colleague's changes: node labels and cordons, ConfigMaps, the MIG config's name, the
+    ClusterPolicy's settings (``cluster_policy``: merged into its spec)."""
     for extra in spec.get("configmaps") or []:
         api.create(
             "configmaps",
@@ -72,6 +78,9 @@ def _yesterday(api: MockCluster, spec: dict[str, Any], files: dict[str, str]) ->
         for doc in docs:
             if doc.get("kind") == "ConfigMap":
                 _apply_doc(api, doc)
+    policy = spec.get("cluster_policy")
+    if policy:  # a colleague's Helm upgrade: a merge patch of the ClusterPolicy's spec
+        api.patch("clusterpolicies.nvidia.com", "cluster-policy", {"spec": dict(policy)})
     name = spec.get("mig_config_name")
     if name:
         api.patch(

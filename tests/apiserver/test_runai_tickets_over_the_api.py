@@ -39,8 +39,8 @@ STEPS_BETWEEN_COMMANDS = 3
         "idle-allocations",
         "driver-stack",
         "xid-fallen-off",
-
         "fabric-nccl",
+        "toolkit-runtime",
     ],
 )
 def test_a_runai_ticket_is_solved_through_the_api_server(ticket: str) -> None:

@@ -188,6 +188,56 @@ def test_fabric_nccl_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Path
                 break
             time.sleep(1)
         assert "NCCL INFO Using network IB" in log and "NET/Socket" not in log
+
+
+def test_toolkit_runtime_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Path) -> None:
+    with start_cluster_server("toolkit-runtime", tmp_path, timeout=120) as server:
+        assert checklist(server) == {
+            "toolkit-ready": False,
+            "runtime-class": True,
+            "smoke-passed": False,
+            "policy-ready": True,
+        }
+        classes = ok(server.kubectl("get", "runtimeclass"))
+        assert classes.splitlines()[0].split() == ["NAME", "HANDLER", "AGE"]
+        assert classes.splitlines()[1].split()[:2] == ["nvidia", "nvidia"]
+        explained = ok(server.kubectl("explain", "runtimeclass.handler"))
+        assert "FIELD: handler <string>" in explained and "is immutable" in explained
+        events = ok(
+            server.kubectl(
+                "get", "events", "--field-selector", "reason=FailedCreatePodSandBox",
+                "-o", "jsonpath={.items[0].message}",
+            )
+        )  # fmt: skip
+        assert events == (
+            "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get "
+            'sandbox runtime: no runtime for "nvidia" is configured'
+        )
+        toolkit = ok(server.kubectl("get", "clusterpolicy", "cluster-policy",
+                                    "-o", "jsonpath={.spec.toolkit.enabled}"))  # fmt: skip
+        assert toolkit == "false"
+        patched = ok(
+            server.kubectl(
+                "patch", "clusterpolicy", "cluster-policy", "--type", "merge",
+                "-p", '{"spec":{"toolkit":{"enabled":true}}}',
+            )
+        )  # fmt: skip
+        assert patched == "clusterpolicy.nvidia.com/cluster-policy patched\n"
+        waited = server.kubectl(
+            "wait", "--for=condition=Complete", "job/gpu-smoke", "--timeout=60s"
+        )
+        assert "job.batch/gpu-smoke condition met" in ok(waited)
+        assert "NVIDIA-SMI 550.127.08" in ok(server.kubectl("logs", "job/gpu-smoke"))
+        missing = server.kubectl(
+            "run", "smi", "--image=nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04",
+            "--restart=Never", '--overrides={"spec":{"runtimeClassName":"gpu"}}',
+            "--", "nvidia-smi",
+        )  # fmt: skip
+        assert missing.returncode == 1
+        assert missing.stderr.strip() == (
+            'Error from server (Forbidden): pods "smi" is forbidden: pod rejected: '
+            'RuntimeClass "gpu" not found'
+        )
         done = checklist(server)
         for _ in range(30):
             if all(done.values()):

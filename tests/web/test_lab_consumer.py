@@ -232,6 +232,7 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
             ["cordoned", "drained", "workloads-moved", "repair-marked", "others-kept"],
         ),
         ("fabric-nccl", ["nccl-ib", "steps-fast", "gang-runs", "others-kept"]),
+        ("toolkit-runtime", ["toolkit-ready", "runtime-class", "smoke-passed", "policy-ready"]),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

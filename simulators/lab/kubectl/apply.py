@@ -235,7 +235,17 @@ def _apply(
         if exc.reason != "NotFound":
             raise
         if not _dry(parsed):
-            cluster.create(info.key, applied, ns)
+            try:
+                cluster.create(info.key, applied, ns)
+            except ApiError as failed:  # cmdutil.AddSourceToErr("creating", ...)
+                if failed.reason not in ("AlreadyExists", "Forbidden", "BadRequest"):
+                    raise
+                raise ApiError(
+                    failed.code,
+                    failed.reason,
+                    f'error when creating "{source}": {failed.message}',
+                    failed.details,
+                ) from None
         return f"{kind_name(info)}/{name} created{_dry(parsed)}"
     if _unchanged(doc, current, annotation):
         return f"{kind_name(info)}/{name} unchanged{_dry(parsed)}"

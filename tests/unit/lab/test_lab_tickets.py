@@ -22,8 +22,8 @@ TICKETS = [
     "idle-allocations",
     "driver-stack",
     "xid-fallen-off",
-
     "fabric-nccl",
+    "toolkit-runtime",
 ]
 
 
