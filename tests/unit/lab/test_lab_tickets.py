@@ -21,9 +21,9 @@ TICKETS = [
     "scheduler-bypass",
     "idle-allocations",
     "driver-stack",
+    "toolkit-runtime",
     "xid-fallen-off",
     "fabric-nccl",
-    "toolkit-runtime",
 ]
 
 
