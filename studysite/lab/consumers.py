@@ -54,7 +54,7 @@ from simulators.lab import (
     list_tickets,
     streams,
 )
-from studysite.lab import annex, cluster, store
+from studysite.lab import admission, annex, cluster, store
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,9 @@ async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
     if annex.serves(opened):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
-    return await in_pool(store.apply, opened, line)
+    # Sessions without history take turns in a small lane of the pool (admission).
+    async with admission.turn(opened):
+        return await in_pool(store.apply, opened, line)
 
 
 def close_pool_connections() -> None:

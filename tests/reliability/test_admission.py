@@ -16,10 +16,14 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import websockets
 
+from simulators.lab import LabSession
+from studysite.lab import store
+from studysite.lab.admission import Admission
 from tests.reliability.server import Server, running_server
 
 pytestmark = [pytest.mark.reliability]
@@ -124,3 +128,53 @@ def test_a_quiet_learner_keeps_a_p99_under_100_ms_beside_twelve_fresh_sessions_s
         f" {len(sent)} fresh scales (LAB_FRESH_SLOTS {rule})"
     )
 
+
+# ------------------------------------------------------ the rule itself, in process
+
+
+def lab(session: str, version: int = 0) -> store.OpenLab:
+    return store.OpenLab(LabSession.new(TICKET, seed=0), False, 0, session, TICKET, version)
+
+
+async def held_turns(admission: Admission, opened: list[store.OpenLab]) -> list[str]:
+    """Each lab takes its turn and holds it until released; which got theirs, in order."""
+    got: list[str] = []
+    release = asyncio.Event()
+
+    async def take(one: store.OpenLab) -> None:
+        async with admission.turn(one):
+            got.append(one.session_key)
+            await release.wait()
+
+    tasks = [asyncio.create_task(take(one)) for one in opened]
+    await asyncio.sleep(0.05)
+    seen = list(got)
+    release.set()
+    await asyncio.gather(*tasks)
+    return seen
+
+
+@pytest.mark.django_db
+def test_fresh_sessions_wait_for_a_slot_of_their_lane_and_established_ones_never_do(
+    settings: Any,
+) -> None:
+    settings.LAB_FRESH_SLOTS, settings.LAB_ESTABLISHED_COMMANDS = 2, 10
+    fresh = [lab(f"fresh-{n}") for n in range(4)]
+    seen = asyncio.run(held_turns(Admission(), [*fresh, lab("known", version=10)]))
+    assert seen == ["fresh-0", "fresh-1", "known"]
+
+
+@pytest.mark.django_db
+def test_a_session_is_established_after_its_tenth_command_in_this_process(settings: Any) -> None:
+    settings.LAB_FRESH_SLOTS, settings.LAB_ESTABLISHED_COMMANDS = 1, 10
+    admission, learner = Admission(), lab("learner")
+
+    async def commands(count: int) -> None:
+        for _ in range(count):
+            async with admission.turn(learner):
+                pass
+
+    asyncio.run(commands(9))
+    # Its tenth command still waits behind a newcomer; counted once it ran.
+    assert asyncio.run(held_turns(admission, [lab("newcomer"), learner])) == ["newcomer"]
+    assert asyncio.run(held_turns(admission, [lab("another"), learner])) == ["another", "learner"]
