@@ -166,7 +166,8 @@ CHANNEL_LAYERS = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Django's database sessions, plus keys a page hands out before any row is written.
+SESSION_ENGINE = "studysite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"

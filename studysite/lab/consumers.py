@@ -54,6 +54,7 @@ from simulators.lab import (
     list_tickets,
     streams,
 )
+from studysite import sessions
 from studysite.lab import admission, annex, cluster, store
 
 log = logging.getLogger(__name__)
@@ -215,8 +216,9 @@ def is_text(value: object) -> bool:
 
 
 def session_exists(session: Any) -> bool:
-    """The cookie names a live, non-empty session (an invented or expired key loads empty)."""
-    return bool(session.keys())
+    """The cookie names a live, non-empty session (an invented or expired key loads empty), or
+    one a page load minted, whose row its first command writes (studysite.sessions)."""
+    return bool(session.keys()) or sessions.is_minted(session.session_key)
 
 
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:

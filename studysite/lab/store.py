@@ -50,6 +50,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 
 from simulators.lab import CommandResult, LabError, LabSession, budget, editor
+from studysite import sessions
 from studysite.lab import cluster
 from studysite.lab.models import LabSnapshot, LoggedCommand, SavedLab
 
@@ -203,6 +204,7 @@ def create(
     """A new saved lab: its row and its snapshot (in the caller's transaction, which should
     open after Snapshot.of)."""
     snapshot = lab if isinstance(lab, Snapshot) else Snapshot.of(lab)
+    sessions.keep(session_key)  # a key a page minted gets its session row with its first lab
     saved = SavedLab.objects.create(
         session_key=session_key, ticket=ticket, exam_mode=exam_mode, **snapshot.counts
     )
