@@ -7,14 +7,14 @@ quiet learner's `kubectl get nodes` for seconds. Once a session has spent, its c
 the annex (studysite.lab.annex); it is the first, expensive command of each fresh session that
 lands in the pool.
 
-The rule: a session is *established* once it has sent LAB_ESTABLISHED_COMMANDS commands (counted
-in this process), or its lab's saved position says as much (written by another process or an
-earlier visit). Commands of sessions not yet established run in at most LAB_FRESH_SLOTS of
-the pool's threads at once, in arrival order; established sessions' commands never wait for
-them. A newcomer's first commands then wait only behind other newcomers, and only when that
-small lane is full: a class arriving together (a few ms a command) barely notices, a crowd of
-fresh sessions sending the heaviest commands queues behind itself. LAB_FRESH_SLOTS at the pool's
-size turns the rule off (every command competes as before).
+The rule: a session is *established* once it has sent LAB_ESTABLISHED_COMMANDS commands that are
+not blank (counted in this process), or its lab's saved position says as much (written by
+another process or an earlier visit). Commands of sessions not yet established run in at most
+LAB_FRESH_SLOTS of the pool's threads at once, in arrival order; established sessions' commands
+never wait for them. A newcomer's first commands then wait only behind other newcomers, and
+only when that small lane is full: a class arriving together (a few ms a command) barely
+notices, a crowd of fresh sessions sending the heaviest commands queues behind itself.
+LAB_FRESH_SLOTS at the pool's size turns the rule off (every command competes as before).
 """
 
 from __future__ import annotations
@@ -63,9 +63,10 @@ class Admission:
             return lane
 
     @contextlib.asynccontextmanager
-    async def turn(self, opened: store.OpenLab) -> AsyncIterator[None]:
+    async def turn(self, opened: store.OpenLab, line: str) -> AsyncIterator[None]:
         """Hold this command's place in the pool: at once for an established session, else
-        a slot of the fresh sessions' lane. The command is counted when it ends."""
+        a slot of the fresh sessions' lane. The command is counted when it ends, unless it is
+        a blank line (Enter pressed ten times is no history; the lab does not keep it either)."""
         try:
             if self.established(opened):
                 yield
@@ -73,12 +74,13 @@ class Admission:
                 async with self.lane():
                     yield
         finally:
-            self.count(opened)
+            if line.strip():
+                self.count(opened)
 
 
 admission = Admission()
 
 
-def turn(opened: store.OpenLab) -> contextlib.AbstractAsyncContextManager[None]:
+def turn(opened: store.OpenLab, line: str) -> contextlib.AbstractAsyncContextManager[None]:
     """The one call the terminal makes before it sends a command to the pool."""
-    return admission.turn(opened)
+    return admission.turn(opened, line)

@@ -95,7 +95,7 @@ async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
     # Sessions without history take turns in a small lane of the pool (admission).
-    async with admission.turn(opened):
+    async with admission.turn(opened, line):
         return await in_pool(store.apply, opened, line)
 
 

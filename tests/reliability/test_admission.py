@@ -142,7 +142,7 @@ async def held_turns(admission: Admission, opened: list[store.OpenLab]) -> list[
     release = asyncio.Event()
 
     async def take(one: store.OpenLab) -> None:
-        async with admission.turn(one):
+        async with admission.turn(one, "kubectl get nodes"):
             got.append(one.session_key)
             await release.wait()
 
@@ -165,16 +165,19 @@ def test_fresh_sessions_wait_for_a_slot_of_their_lane_and_established_ones_never
 
 
 @pytest.mark.django_db
-def test_a_session_is_established_after_its_tenth_command_in_this_process(settings: Any) -> None:
+def test_a_session_is_established_after_its_tenth_command_not_counting_blank_lines(
+    settings: Any,
+) -> None:
     settings.LAB_FRESH_SLOTS, settings.LAB_ESTABLISHED_COMMANDS = 1, 10
     admission, learner = Admission(), lab("learner")
 
-    async def commands(count: int) -> None:
+    async def commands(count: int, line: str = "kubectl get nodes") -> None:
         for _ in range(count):
-            async with admission.turn(learner):
+            async with admission.turn(learner, line):
                 pass
 
     asyncio.run(commands(9))
+    asyncio.run(commands(5, line="  "))  # Enter pressed on an empty line: no history
     # Its tenth command still waits behind a newcomer; counted once it ran.
     assert asyncio.run(held_turns(admission, [lab("newcomer"), learner])) == ["newcomer"]
     assert asyncio.run(held_turns(admission, [lab("another"), learner])) == ["another", "learner"]
