@@ -117,6 +117,8 @@ def test_5_page_loads_without_a_cookie_write_no_session_row_yet_hand_out_a_key()
         assert response.status_code == 200
         cookies.add(response.cookies["sessionid"].value)
     assert len(cookies) == 20
+    for path in ("/", "/quiz/", "/bank/", "/cards/", "/scenarios/", "/simulator/", "/progress/"):
+        assert Client().get(path).status_code == 200
     assert not Session.objects.exists() and not SavedLab.objects.exists()
 
 
