@@ -154,7 +154,6 @@ async def held_turns(admission: Admission, opened: list[store.OpenLab]) -> list[
     return seen
 
 
-@pytest.mark.django_db
 def test_fresh_sessions_wait_for_a_slot_of_their_lane_and_established_ones_never_do(
     settings: Any,
 ) -> None:
@@ -164,7 +163,6 @@ def test_fresh_sessions_wait_for_a_slot_of_their_lane_and_established_ones_never
     assert seen == ["fresh-0", "fresh-1", "known"]
 
 
-@pytest.mark.django_db
 def test_a_session_is_established_after_its_tenth_command_not_counting_blank_lines(
     settings: Any,
 ) -> None:
