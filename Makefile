@@ -55,6 +55,7 @@ bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_simulator
 	$(PY) -m tests.benchmarks.bench_lab
 	$(PY) -m tests.benchmarks.bench_new_lab
+	$(PY) -m tests.benchmarks.bench_heavy
 	$(PY) -m tests.benchmarks.bench_streams
 	$(PY) -m tests.benchmarks.bench_snapshot_row
 	$(PY) -m tests.benchmarks.bench_server

@@ -35,7 +35,7 @@ from django.http import HttpRequest, HttpResponse
 from django.http.request import split_domain_port, validate_host
 
 from studysite import rates
-from studysite.sessions import STARTED_KEY
+from studysite.sessions import STARTED_KEY, is_minted
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -291,9 +291,10 @@ def charge(bucket: str, client: str, seconds: float, now: float) -> None:
 
 def browser_id(request: HttpRequest) -> str:
     """Who the per-client limit counts: the browser session the request names, if it is a live
-    one the site started (an invented or expired cookie loads empty), else the address itself."""
+    one the site started or a key a page handed out (an invented or expired cookie loads empty),
+    else the address itself."""
     session = getattr(request, "session", None)
-    if session is not None and session.get(STARTED_KEY) and session.session_key:
+    if session is not None and (session.get(STARTED_KEY) or is_minted(session.session_key)):
         return f"session:{session.session_key}"
     return f"address:{client_id(request)}"
 

@@ -166,7 +166,8 @@ CHANNEL_LAYERS = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-SESSION_ENGINE = "django.contrib.sessions.backends.db"
+# Django's database sessions, plus keys a page hands out before any row is written.
+SESSION_ENGINE = "studysite.sessions"
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 365
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
@@ -263,6 +264,10 @@ LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
 # Commands of sessions that spend a lot run in a child process of each web process, at a lower
 # priority (studysite.lab.annex); off, they run beside everyone else's.
 LAB_ANNEX = env_bool("LAB_ANNEX", True)
+# Admission (studysite.lab.admission): sessions that have sent fewer commands than this share
+# this many of the command pool's threads, so fresh sessions can't crowd out learners with history.
+LAB_ESTABLISHED_COMMANDS = env_int("LAB_ESTABLISHED_COMMANDS", 10, minimum=0)
+LAB_FRESH_SLOTS = env_int("LAB_FRESH_SLOTS", 2, minimum=1)
 MAX_REQUEST_BODY_BYTES = env_int("MAX_REQUEST_BODY_BYTES", 4 * 1024 * 1024, minimum=65536)
 EXPENSIVE_CPU_SECONDS_PER_MINUTE = env_int("EXPENSIVE_CPU_SECONDS_PER_MINUTE", 20, minimum=1)
 # All the browsers of one address together (studysite.limits.expensive): a backstop, not a share.

@@ -53,8 +53,8 @@ from simulators.lab import (
     editor,
     streams,
 )
-from studysite import rates
-from studysite.lab import annex, kinds, store
+from studysite import rates, sessions
+from studysite.lab import admission, annex, kinds, store
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,9 @@ async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
     if annex.serves(opened):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
-    return await in_pool(store.apply, opened, line)
+    # Sessions without history take turns in a small lane of the pool (admission).
+    async with admission.turn(opened, line):
+        return await in_pool(store.apply, opened, line)
 
 
 def close_pool_connections() -> None:
@@ -189,8 +191,9 @@ def is_text(value: object) -> bool:
 
 
 def session_exists(session: Any) -> bool:
-    """The cookie names a live, non-empty session (an invented or expired key loads empty)."""
-    return bool(session.keys())
+    """The cookie names a live, non-empty session (an invented or expired key loads empty), or
+    one a page load minted, whose row its first command writes (studysite.sessions)."""
+    return bool(session.keys()) or sessions.is_minted(session.session_key)
 
 
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:

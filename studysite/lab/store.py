@@ -32,6 +32,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from simulators.lab import CommandResult, LabError, LabSession, budget
+from studysite import sessions
 from studysite.lab import writes
 from studysite.lab.accounts import account
 from studysite.lab.kept import OpenLab, kept, lock_for, reading
@@ -107,6 +108,7 @@ def create(
     """A new saved lab: its row and its snapshot (in the caller's transaction, which should
     open after Snapshot.of)."""
     snapshot = lab if isinstance(lab, Snapshot) else Snapshot.of(lab)
+    sessions.keep(session_key)  # a key a page minted gets its session row with its first lab
     return writes.create(session_key, ticket, snapshot, exam_mode=exam_mode)
 
 

@@ -22,7 +22,7 @@ from studysite.lab import cluster, kinds, store
 from studysite.lab.consumers import REPLAY_BYTES
 from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.limits import expensive
-from studysite.sessions import session_key
+from studysite.sessions import page_key, session_key, with_cookie
 from studysite.study.flash import flash, pop_flash
 
 
@@ -49,15 +49,17 @@ def transcript_tail(lab: LabSession) -> tuple[list[TranscriptEntry], bool]:
 
 @require_safe
 def index(request: HttpRequest) -> HttpResponse:
-    progress = store.progress(session_key(request))
+    # A minted key (no row until the learner types): a page load without a cookie writes nothing.
+    progress = store.progress(page_key(request))
     rows = [(ticket, progress.get(ticket.id)) for ticket in list_tickets()]
-    return render(request, "lab/index.html", {"rows": rows, **cluster.mode_context()})
+    context = {"rows": rows, **cluster.mode_context()}
+    return with_cookie(request, render(request, "lab/index.html", context))
 
 
 @require_safe
 def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
     ticket = find_ticket(ticket_id)
-    opened = store.peek_lab(session_key(request), ticket_id)
+    opened = store.peek_lab(page_key(request), ticket_id)
     with store.reading(opened) as lab:
         transcript, omitted = transcript_tail(lab)
         context = {
@@ -76,7 +78,7 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             # An editor the last command opened: the form shows its buffer in a textarea.
             "editor": lab.editor,
         }
-        return render(request, "lab/ticket.html", context)
+        return with_cookie(request, render(request, "lab/ticket.html", context))
 
 
 @require_POST

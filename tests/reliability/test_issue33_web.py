@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.contrib.sessions.models import Session
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
@@ -23,7 +24,7 @@ from studysite.lab.models import LabSnapshot, SavedLab
 from studysite.lab.store import restore
 from studysite.study.content import Question, load_bank, load_study
 from studysite.study.models import QuizAttempt
-from tests.reliability.sockets import connect, new_session_key, receive, run
+from tests.reliability.sockets import communicator, connect, new_session_key, receive, run
 from tests.web.shown import exam_keys
 from tests.web.test_lab_progress import whole_states
 
@@ -108,6 +109,50 @@ def test_5_page_loads_without_a_cookie_save_no_lab() -> None:
         assert response.status_code == 200
         assert "Carol&#x27;s new workspace" in response.content.decode()
     assert SavedLab.objects.count() == 0 and LabSnapshot.objects.count() == 0
+
+
+def test_5_page_loads_without_a_cookie_write_no_session_row_yet_hand_out_a_key() -> None:
+    cookies = set()
+    for path in (f"/lab/{LAB}/", "/lab/") * 10:
+        response = Client().get(path)
+        assert response.status_code == 200
+        cookies.add(response.cookies["sessionid"].value)
+    assert len(cookies) == 20
+    for path in ("/", "/quiz/", "/bank/", "/cards/", "/scenarios/", "/simulator/", "/progress/"):
+        assert Client().get(path).status_code == 200
+    assert not Session.objects.exists() and not SavedLab.objects.exists()
+
+
+def test_5_a_key_a_page_handed_out_gets_its_session_row_with_the_first_command() -> None:
+    key = Client().get(f"/lab/{LAB}/").cookies["sessionid"].value
+
+    async def type_once() -> str:
+        comm, _ = await connect(LAB, key)
+        output = await run(comm, "kubectl get nodes")
+        await comm.disconnect()
+        return output
+
+    assert "gpu-node1" in async_to_sync(type_once)()
+    assert list(Session.objects.values_list("session_key", flat=True)) == [key]
+    assert SavedLab.objects.get().session_key == key
+    # The same browser comes back to its lab, through the page and the form alike.
+    browser = Client()
+    browser.cookies["sessionid"] = key
+    assert "kubectl get nodes" in browser.get(f"/lab/{LAB}/").content.decode()
+    browser.post(f"/lab/{LAB}/command", {"line": "kubectl cordon gpu-node1"})
+    assert Session.objects.get().session_key == key
+    assert "node/gpu-node1 cordoned" in browser.get(f"/lab/{LAB}/").content.decode()
+
+
+def test_5_a_key_the_site_never_handed_out_is_still_refused_at_the_socket() -> None:
+    handed_out = Client().get(f"/lab/{LAB}/").cookies["sessionid"].value
+    invented = handed_out[:16] + "a" * 16
+
+    async def refused() -> tuple[bool, int | None]:
+        connected, code = await communicator(LAB, invented).connect(timeout=10)
+        return connected, code
+
+    assert async_to_sync(refused)() == (False, 4401)
 
 
 def test_5_a_page_load_and_its_socket_save_nothing_until_the_learner_types(client: Client) -> None:

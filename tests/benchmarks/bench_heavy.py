@@ -1,0 +1,155 @@
+"""Quiet learners beside issue 33's heaviest commands, on one server.
+
+N quiet learners (sessions with history: a dozen commands each before the clock starts) send
+a command a second for T seconds, alone and then beside:
+- six fresh sessions, over and over (a new session each time, as a page load makes one),
+  each scaling coredns to 600 (`kubectl scale deployment coredns -n kube-system --replicas=600`);
+- one session sending the 313-byte YAML alias bomb (`kubectl patch node gpu-node1 -p ...`);
+- one session sending `kubectl get pods -A -o custom-columns=` with 300 `..` columns.
+Prints each run's p50/p99/max, the p99 beside over the p99 alone (issue 33's goal: at most
+1.2), the hostile commands answered, and the server's RSS before and after each run. The
+runs alternate (alone first in odd rounds), as in bench_load. Prints, never asserts.
+
+    .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
+        [--workers 0] [--rounds 1] [--heavy scale,alias bomb,300 columns]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import statistics
+
+from tests.benchmarks.bench_load import (
+    HEADER,
+    Tally,
+    connect_all,
+    learner,
+    open_terminal,
+    report,
+    round_trip,
+    warm,
+)
+from tests.reliability.server import Server, running_server
+
+SCALE = "kubectl scale deployment coredns -n kube-system --replicas=600"
+FRESH_SCALERS = 6
+
+
+def alias_bomb(levels: int = 9) -> str:
+    """The 313-byte document of the report: nine anchors, each nine aliases of the last."""
+    names = "abcdefghi"[:levels]
+    parts = [f"{names[0]}: &{names[0]} [x,x,x,x,x,x,x,x,x]"]
+    for prev, name in itertools.pairwise(names):
+        parts.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    return "{" + ", ".join(parts) + "}"
+
+
+ALIAS_BOMB = f"kubectl patch node gpu-node1 -p '{alias_bomb()}'"
+COLUMNS = "kubectl get pods -A -o custom-columns=" + ",".join(f"C{i}:.." for i in range(300))
+
+
+async def fresh_scaler(server: Server, stop: asyncio.Event, sent: list[str]) -> None:
+    while not stop.is_set():
+        try:
+            socket_ = await open_terminal(server, await asyncio.to_thread(server.new_session))
+            try:
+                await round_trip(socket_, SCALE)
+                sent.append("scale")
+            finally:
+                await socket_.close()
+        except Exception:
+            await asyncio.sleep(0.1)
+
+
+async def repeater(
+    server: Server, cookie: str, line: str, name: str, stop: asyncio.Event, sent: list[str]
+) -> None:
+    while not stop.is_set():
+        try:
+            socket_ = await open_terminal(server, cookie)
+            try:
+                while not stop.is_set():
+                    await round_trip(socket_, line)
+                    sent.append(name)
+            finally:
+                await socket_.close()
+        except Exception:
+            await asyncio.sleep(0.1)
+
+
+HEAVY = ("scale", "alias bomb", "300 columns")
+
+
+async def run_once(
+    server: Server, seconds: float, sessions: int, beside: bool, heavy: list[str]
+) -> Tally:
+    tally, stop, sent = Tally(), asyncio.Event(), []
+    cookies = [server.new_session() for _ in range(sessions)]
+    await warm(server, cookies)
+    terminals = await connect_all(server, cookies, tally)
+    for socket_ in terminals:  # a dozen commands each: learners with history
+        for _ in range(11):
+            await round_trip(socket_, "kubectl get nodes")
+    hostile = []
+    if beside and "scale" in heavy:
+        hostile = [
+            asyncio.create_task(fresh_scaler(server, stop, sent)) for _ in range(FRESH_SCALERS)
+        ]
+    if beside:
+        for line, name in ((ALIAS_BOMB, "alias bomb"), (COLUMNS, "300 columns")):
+            if name not in heavy:
+                continue
+            cookie = server.new_session()
+            hostile.append(asyncio.create_task(repeater(server, cookie, line, name, stop, sent)))
+    cpu = server.cpu_seconds()
+    await asyncio.gather(*(learner(socket_, seconds, tally) for socket_ in terminals))
+    tally.server_cpu = server.cpu_seconds() - cpu
+    stop.set()
+    await asyncio.gather(*hostile)
+    if beside:
+        counts = {name: sent.count(name) for name in heavy}
+        print("    hostile commands answered: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--workers", type=int, default=0, help="granian workers (0: daphne)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--heavy",
+        default=",".join(HEAVY),
+        help="which of them, comma-separated: " + ", ".join(HEAVY),
+    )
+    args = parser.parse_args()
+    heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in HEAVY]
+    ratios = []
+    with running_server(workers=args.workers) as server:
+        # Every seed's starting world and the annexes, before any clock runs.
+        asyncio.run(warm(server, [server.new_session() for _ in range(24)]))
+        where = f"granian, {args.workers} workers" if args.workers else "daphne, one process"
+        print(f"\n{args.sessions} quiet learners, a command a second for {args.seconds:.0f} s")
+        print(f"({where}); beside: {', '.join(heavy)}")
+        print(HEADER)
+        for number in range(1, args.rounds + 1):
+            p99 = {}
+            for beside in (False, True) if number % 2 else (True, False):
+                label = "beside the heaviest" if beside else "quiet learners only"
+                before = server.rss_kib()
+                tally = asyncio.run(run_once(server, args.seconds, args.sessions, beside, heavy))
+                p99[beside] = report(f"{number}: {label}", tally, args.sessions)
+                print(
+                    f"    server RSS {before / 1024:.0f} MiB before, "
+                    f"{server.rss_kib() / 1024:.0f} MiB after"
+                )
+            ratios.append(p99[True] / p99[False])
+            print(f"{number}: p99 beside the heaviest / alone: {ratios[-1]:.2f}")
+    print(f"\np99 ratio median {statistics.median(ratios):.2f} (goal: at most 1.20)")
+
+
+if __name__ == "__main__":
+    main()
