@@ -85,16 +85,14 @@ def fork[Store: MockCluster](store: Store) -> Store:
         registry=store.registry,
     )
     other._objects = {key: dict(bucket) for key, bucket in store._objects.items()}
-    # The sorted key lists are replaced, never edited (_sort_in): shared.
+    # The indexes' values and the log lists are replaced, never edited (MockCluster._sort_in,
+    # _put, _disown, append_log): shared.
     other._sorted_keys = dict(store._sorted_keys)
-    other._owned = {
-        uid: {key: set(keys) for key, keys in by_resource.items()}
-        for uid, by_resource in store._owned.items()
-    }
+    other._owned = dict(store._owned)
     other._rv, other._uid_counter = store._rv, store._uid_counter
     other._name_counter = store._name_counter
-    other._logs = {key: list(lines) for key, lines in store._logs.items()}
-    other._previous_logs = {key: list(lines) for key, lines in store._previous_logs.items()}
+    other._logs = dict(store._logs)
+    other._previous_logs = dict(store._previous_logs)
     # Watch entries are copies made for the log, never changed: shared.
     other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
     other._exec_handlers = list(store._exec_handlers)

@@ -64,12 +64,14 @@ class MockCluster(ContainerIO):
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
-        # its dependents without a scan.
+        # its dependents without a scan. Both hold values replaced, never edited (a new list,
+        # a new dict of new frozensets), so a fork shares them and copies only the outer dict.
         self._sorted_keys: dict[str, builtins.list[tuple[str, str]]] = {}
-        self._owned: dict[str, dict[str, set[tuple[str, str]]]] = {}
+        self._owned: dict[str, dict[str, frozenset[tuple[str, str]]]] = {}
         self._rv = 0
         self._uid_counter = 0
         self._name_counter = 0
+        # Containers' log lines: each list replaced, never edited (ContainerIO.append_log).
         self._logs: dict[str, builtins.list[str]] = {}
         self._previous_logs: dict[str, builtins.list[str]] = {}
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
@@ -212,7 +214,9 @@ class MockCluster(ContainerIO):
         if before != after:
             self._disown(info, key, before)
             for uid in after:
-                self._owned.setdefault(uid, {}).setdefault(info.key, set()).add(key)
+                by_resource = self._owned.get(uid, {})
+                owned = by_resource.get(info.key, frozenset())
+                self._owned[uid] = {**by_resource, info.key: owned | {key}}
         bucket[key] = obj
 
     def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
@@ -236,13 +240,17 @@ class MockCluster(ContainerIO):
 
     def _disown(self, info: ResourceInfo, key: tuple[str, str], uids: tuple[str, ...]) -> None:
         for uid in uids:
-            by_resource = self._owned.get(uid, {})
-            keys = by_resource.get(info.key, set())
-            keys.discard(key)
-            if not keys:
-                by_resource.pop(info.key, None)
-                if not by_resource:
-                    self._owned.pop(uid, None)
+            by_resource = self._owned.get(uid)
+            if by_resource is None or key not in by_resource.get(info.key, ()):
+                continue
+            keys = by_resource[info.key] - {key}
+            rest = {k: v for k, v in by_resource.items() if k != info.key}
+            if keys:
+                rest[info.key] = keys
+            if rest:
+                self._owned[uid] = rest
+            else:
+                del self._owned[uid]
 
     def _check_namespace(self, info: ResourceInfo, namespace: str) -> None:
         if info.namespaced and ("", namespace) not in self._objects.get("namespaces", {}):
