@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import StepClock
 from simulators.cluster.patches import deep_copy
+from simulators.cluster.sharing import donor, identical, share_parts
 
 if TYPE_CHECKING:
     from simulators.cluster.registry import Registry
@@ -96,42 +97,32 @@ def fork[Store: MockCluster](store: Store) -> Store:
     # Watch entries are copies made for the log, never changed: shared.
     other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
     other._exec_handlers = list(store._exec_handlers)
+    # The original's objects are the donors of the fork's new ones (sharing.donor).
+    other._base = store
     other.changes = store.changes.fork()
     return other
 
 
-# How deep a new version looks for parts equal to the old version's (spec, status, their fields).
-SHARED_DEPTH = 3
-
-
-def share_unchanged(old: Obj, new: Obj, depth: int) -> None:
-    """Put the old object's value in place of each of the new one's parts equal to it (stored
-    objects, and so their parts, never change in place)."""
-    for key, value in new.items():
-        before = old.get(key)
-        if before is value or type(before) is not type(value) or type(value) not in (dict, list):
-            continue
-        if value == before:
-            new[key] = before
-        elif depth > 1 and isinstance(value, dict) and isinstance(before, dict):
-            share_unchanged(before, value, depth - 1)
-
-
 def share(store: MockCluster, other: MockCluster) -> None:
-    """``MockCluster.share_with``: each of the store's objects equal to the other's under the
-    same name becomes the other's (and each equal part, to the depth a write shares)."""
+    """``MockCluster.share_with``: each of the store's objects identical to the other's under
+    the same name becomes the other's; of the rest, each identical part (to the depth a write
+    shares) becomes the other's object's, or its donor's (``sharing.donor``: a pod that
+    replaced one of the other's holds its siblings' parts). The other store is the base of the
+    store's next writes' donors from then on, as a fork's original is."""
+    store._base = other
     for key, bucket in store._objects.items():
-        theirs = other._objects.get(key)
-        if not theirs:
-            continue
+        theirs = other._objects.get(key, {})
+        info = store.registry.by_key(key)
         for name, obj in bucket.items():
             their = theirs.get(name)
-            if their is None or their is obj:
+            if their is obj:
                 continue
-            if obj == their:
+            if their is not None and identical(obj, their):
                 bucket[name] = their
-            else:
-                share_unchanged(their, obj, SHARED_DEPTH)
+                continue
+            like = their if their is not None else donor(store, info, obj)
+            if like is not None and like is not obj:
+                share_parts(like, obj)
 
 
 def dump_changes(store: MockCluster, base: MockCluster) -> Obj:

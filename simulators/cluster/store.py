@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from simulators.cluster import admission, lifecycle, limits, saved, schema
+from simulators.cluster import admission, lifecycle, limits, saved, schema, sharing
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock
@@ -75,6 +75,10 @@ class MockCluster(ContainerIO):
         self._logs: dict[str, builtins.list[str]] = {}
         self._previous_logs: dict[str, builtins.list[str]] = {}
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
+        # Where a new object finds parts to share (sharing.donor): the store this one was
+        # forked from, and the last object stored of each resource.
+        self._base: MockCluster | None = None
+        self._last_stored: dict[str, Obj] = {}
         self._exec_handlers: builtins.list[ExecHandler] = []
         self.changes = Changes()
         # Called on every write: the lab sets its command's pacing here while the controllers
@@ -203,12 +207,15 @@ class MockCluster(ContainerIO):
     def _put(self, info: ResourceInfo, key: tuple[str, str], obj: Obj) -> None:
         bucket = self._bucket(info)
         old = bucket.get(key)
+        # The new version keeps the old one's unchanged parts, and a new object its donor's
+        # identical ones, not equal copies of them: a lab forked from a template holds only
+        # what its writes changed (see fork and simulators.cluster.sharing).
+        like = old if old is not None else sharing.donor(self, info, obj)
+        if like is not None and like is not obj:
+            sharing.share_parts(like, obj)
         if old is None:
             self._sort_in(info.key, key, present=True)
-        else:
-            # The new version keeps the old one's unchanged parts, not equal copies of them: a
-            # lab forked from a template holds only what its writes changed (see fork).
-            saved.share_unchanged(old, obj, saved.SHARED_DEPTH)
+            self._last_stored[info.key] = obj
         before = _owner_uids(old) if old is not None else ()
         after = _owner_uids(obj)
         if before != after:
@@ -221,6 +228,8 @@ class MockCluster(ContainerIO):
 
     def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
         obj = self._bucket(info).pop(key)
+        if self._last_stored.get(info.key) is obj:
+            del self._last_stored[info.key]
         self._sort_in(info.key, key, present=False)
         self._disown(info, key, _owner_uids(obj))
         return obj
