@@ -95,3 +95,21 @@ def donor(store: MockCluster, info: ResourceInfo, obj: Obj) -> Obj | None:
                 if keys:
                     return source._objects[info.key].get(min(keys))
     return store._last_stored.get(info.key)
+
+
+def interned_copy(value: Any, strings: dict[str, str]) -> Any:
+    """A copy of JSON data (as ``deep_copy``) holding one string object for each text: the one
+    ``strings`` already has, else this one, added. For a saved store read back (``saved``),
+    where the JSON parser made a new string for every value: a restored lab's thousand
+    timestamps, namespaces and names then cost what the live lab's did."""
+    kind = type(value)
+    if kind is str:
+        return strings.setdefault(value, value)
+    if kind is dict:
+        return {
+            strings.setdefault(k, k) if type(k) is str else k: interned_copy(v, strings)
+            for k, v in value.items()
+        }
+    if kind is list:
+        return [interned_copy(v, strings) for v in value]
+    return value

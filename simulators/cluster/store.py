@@ -62,6 +62,9 @@ class MockCluster(ContainerIO):
         self.clock = clock or StepClock()
         self.registry = registry
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        # Buckets this store shares with a fork or its original (saved.fork): copied on the
+        # first write (_writable), so a fork costs an entry per resource, not per object.
+        self._shared_buckets: set[str] = set()
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
         # its dependents without a scan. Both hold values replaced, never edited (a new list,
@@ -111,6 +114,14 @@ class MockCluster(ContainerIO):
         self.give_way()
         self.changes.read(info.key)
         return self._objects.setdefault(info.key, {})
+
+    def _writable(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
+        """The resource's bucket to write into: this store's own (see _shared_buckets)."""
+        bucket = self._bucket(info)
+        if info.key in self._shared_buckets:
+            self._shared_buckets.discard(info.key)
+            bucket = self._objects[info.key] = dict(bucket)
+        return bucket
 
     def _ns(self, info: ResourceInfo, namespace: str | None) -> str:
         if not info.namespaced:
@@ -205,7 +216,7 @@ class MockCluster(ContainerIO):
             self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
 
     def _put(self, info: ResourceInfo, key: tuple[str, str], obj: Obj) -> None:
-        bucket = self._bucket(info)
+        bucket = self._writable(info)
         old = bucket.get(key)
         # The new version keeps the old one's unchanged parts, and a new object its donor's
         # identical ones, not equal copies of them: a lab forked from a template holds only
@@ -227,7 +238,7 @@ class MockCluster(ContainerIO):
         bucket[key] = obj
 
     def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
-        obj = self._bucket(info).pop(key)
+        obj = self._writable(info).pop(key)
         if self._last_stored.get(info.key) is obj:
             del self._last_stored[info.key]
         self._sort_in(info.key, key, present=False)
