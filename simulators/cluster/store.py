@@ -553,8 +553,9 @@ class MockCluster(ContainerIO):
         """An independent store equal to this one (same objects, counters, clock, logs, watch
         history, change counts), made without copying any object: both share the stored
         objects, which no write changes in place, so a write to either stores its own new
-        object. Its cost is the indexes' (a few dict entries per object), not the objects'
-        size: a lab started from a ticket's template world (simulators.lab.world)."""
+        object. Its cost is a few outer dicts (an entry per resource, owner and log; each
+        bucket is copied by the first write to it), not the objects' size: a lab started from
+        a ticket's template world (simulators.lab.world)."""
         return saved.fork(self)
 
     def share_with(self, other: MockCluster) -> None:
