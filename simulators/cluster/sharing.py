@@ -15,7 +15,6 @@ Functions of the store (``simulators.cluster.store.MockCluster._put``), which ca
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.api import Obj, ResourceInfo
@@ -29,32 +28,26 @@ SHARED_DEPTH = 6
 
 
 def identical(a: Any, b: Any) -> bool:
-    """Equal as JSON text: equal values of the same types, dicts' keys in the same order."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        # Keys and their order at C speed; then each value, most of them the same object
-        # (copies share their scalars).
-        return list(a) == list(b) and _same_items(a.values(), b.values())
-    if kind is list:
-        return len(a) == len(b) and _same_items(a, b)
-    return bool(a == b)
-
-
-def _same_items(mine: Iterable[Any], theirs: Iterable[Any]) -> bool:
-    for v, w in zip(mine, theirs, strict=True):
-        if v is w:
-            continue
-        kind = type(v)
-        if kind is not type(w):
+    """Equal as JSON text: equal values of the same types, dicts' keys in the same order.
+    Iterative: a custom object nested as deep as the API allows is compared, not a crash."""
+    pairs = [(a, b)]
+    while pairs:
+        mine, theirs = pairs.pop()
+        if mine is theirs:
+            continue  # copies share their scalars: most values end here
+        kind = type(mine)
+        if kind is not type(theirs):
             return False
-        if kind is dict or kind is list:
-            if not identical(v, w):
+        if kind is dict:
+            # Keys and their order at C speed.
+            if list(mine) != list(theirs):
                 return False
-        elif v != w:
+            pairs.extend(zip(mine.values(), theirs.values(), strict=True))
+        elif kind is list:
+            if len(mine) != len(theirs):
+                return False
+            pairs.extend(zip(mine, theirs, strict=True))
+        elif mine != theirs:
             return False
     return True
 

@@ -89,3 +89,21 @@ def test_a_pod_replacing_a_deleted_one_holds_its_siblings_spec_in_a_fork() -> No
     assert second["spec"]["containers"] is first["spec"]["containers"]
     assert second["metadata"]["ownerReferences"] is first["metadata"]["ownerReferences"]
     assert [p["metadata"]["name"] for p in store.list("pods")["items"]] == ["first"]
+
+
+def test_values_nested_as_deep_as_the_api_allows_are_compared_without_a_crash() -> None:
+    deep: dict[str, Any] = {}
+    cur = deep
+    for _ in range(5000):
+        cur["a"] = {}
+        cur = cur["a"]
+    other = _nested(5000)
+    assert identical(deep, other)
+    assert not identical(deep, _nested(4999))
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
