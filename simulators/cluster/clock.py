@@ -15,8 +15,11 @@ def datetime_at(seconds: int) -> datetime:
     return EPOCH + timedelta(seconds=seconds)
 
 
+@functools.lru_cache(maxsize=1024)
 def format_time(moment: datetime) -> str:
-    """RFC 3339 as the API server writes timestamps (second precision, ``Z``)."""
+    """RFC 3339 as the API server writes timestamps (second precision, ``Z``). Cached: a
+    step's writes stamp the same few seconds, and the objects then hold one string for each
+    (instead of a copy per condition, event and pod)."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

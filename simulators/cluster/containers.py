@@ -39,7 +39,9 @@ class ContainerIO:
     def append_log(self, namespace: str, pod: str, container: str, lines: list[str]) -> None:
         """The kubelet's side of ``pods/log``: lines a container wrote."""
         self.changes.changed(LOGS)
-        self._logs.setdefault(log_key(namespace, pod, container), []).extend(lines)
+        key = log_key(namespace, pod, container)
+        # A new list, not an edit: a fork shares its template's lists (saved.fork).
+        self._logs[key] = [*self._logs.get(key, ()), *lines]
 
     def restart_log(self, namespace: str, pod: str, container: str) -> None:
         """A container restarted: its log becomes ``--previous`` and a new one starts."""

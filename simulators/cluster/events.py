@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.clock import format_time
 
 
 def object_reference(obj: Obj, field_path: str | None = None) -> Obj:
@@ -41,7 +42,7 @@ def record_event(
     source: Obj = {"component": source_component}
     if host:
         source["host"] = host
-    now = api.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    now = format_time(api.now())
     # The field selector narrows the scan to this object's events of this reason, so a busy
     # namespace's other events are not copied on every record.
     candidates = api.list(

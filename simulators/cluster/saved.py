@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import StepClock
 from simulators.cluster.patches import deep_copy
+from simulators.cluster.sharing import donor, identical, interned_copy, share_parts
 
 if TYPE_CHECKING:
     from simulators.cluster.registry import Registry
@@ -63,13 +64,15 @@ def load[Store: MockCluster](kind: type[Store], data: Obj, registry: Registry) -
     store._rv = int(data["rv"])
     store._uid_counter = int(data["uids"])
     store._name_counter = int(data["names"])
+    strings: dict[str, str] = {}
     for key, items in data["objects"].items():
         info = store.registry.by_key(key)
         for obj in items:
             meta = obj["metadata"]
-            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj))
-    store._logs = deep_copy(data["logs"])
-    store._previous_logs = deep_copy(data["previous_logs"])
+            new = interned_copy(obj, strings)
+            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), new)
+    store._logs = interned_copy(data["logs"], strings)
+    store._previous_logs = interned_copy(data["previous_logs"], strings)
     for rv, key, event_type, obj in data["watch_log"]:
         store._watch_log.append((int(rv), str(key), str(event_type), deep_copy(obj)))
     return store
@@ -84,56 +87,50 @@ def fork[Store: MockCluster](store: Store) -> Store:
         bootstrap=False,
         registry=store.registry,
     )
-    other._objects = {key: dict(bucket) for key, bucket in store._objects.items()}
-    # The sorted key lists are replaced, never edited (_sort_in): shared.
+    # The buckets too, each copied by the first write to it, in either store.
+    other._objects = dict(store._objects)
+    store._shared_buckets = set(store._objects)
+    other._shared_buckets = set(store._objects)
+    # The indexes' values and the log lists are replaced, never edited (MockCluster._sort_in,
+    # _put, _disown, append_log): shared.
     other._sorted_keys = dict(store._sorted_keys)
-    other._owned = {
-        uid: {key: set(keys) for key, keys in by_resource.items()}
-        for uid, by_resource in store._owned.items()
-    }
+    other._owned = dict(store._owned)
     other._rv, other._uid_counter = store._rv, store._uid_counter
     other._name_counter = store._name_counter
-    other._logs = {key: list(lines) for key, lines in store._logs.items()}
-    other._previous_logs = {key: list(lines) for key, lines in store._previous_logs.items()}
+    other._logs = dict(store._logs)
+    other._previous_logs = dict(store._previous_logs)
     # Watch entries are copies made for the log, never changed: shared.
     other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
     other._exec_handlers = list(store._exec_handlers)
+    # The original's objects are the donors of the fork's new ones (sharing.donor).
+    other._base = store
     other.changes = store.changes.fork()
     return other
 
 
-# How deep a new version looks for parts equal to the old version's (spec, status, their fields).
-SHARED_DEPTH = 3
-
-
-def share_unchanged(old: Obj, new: Obj, depth: int) -> None:
-    """Put the old object's value in place of each of the new one's parts equal to it (stored
-    objects, and so their parts, never change in place)."""
-    for key, value in new.items():
-        before = old.get(key)
-        if before is value or type(before) is not type(value) or type(value) not in (dict, list):
-            continue
-        if value == before:
-            new[key] = before
-        elif depth > 1 and isinstance(value, dict) and isinstance(before, dict):
-            share_unchanged(before, value, depth - 1)
-
-
 def share(store: MockCluster, other: MockCluster) -> None:
-    """``MockCluster.share_with``: each of the store's objects equal to the other's under the
-    same name becomes the other's (and each equal part, to the depth a write shares)."""
-    for key, bucket in store._objects.items():
-        theirs = other._objects.get(key)
-        if not theirs:
-            continue
+    """``MockCluster.share_with``: each of the store's objects identical to the other's under
+    the same name becomes the other's; of the rest, each identical part (to the depth a write
+    shares) becomes the other's object's, or its donor's (``sharing.donor``: a pod that
+    replaced one of the other's holds its siblings' parts). The other store is the base of the
+    store's next writes' donors from then on, as a fork's original is."""
+    store._base = other
+    for key, bucket in list(store._objects.items()):
+        theirs = other._objects.get(key, {})
+        info = store.registry.by_key(key)
+        same: list[tuple[tuple[str, str], Obj]] = []
         for name, obj in bucket.items():
             their = theirs.get(name)
-            if their is None or their is obj:
+            if their is obj:
                 continue
-            if obj == their:
-                bucket[name] = their
-            else:
-                share_unchanged(their, obj, SHARED_DEPTH)
+            if their is not None and identical(obj, their):
+                same.append((name, their))
+                continue
+            like = their if their is not None else donor(store, info, obj)
+            if like is not None and like is not obj:
+                share_parts(like, obj)
+        if same:
+            store._writable(info).update(same)
 
 
 def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
@@ -190,14 +187,17 @@ def load_changes[Store: MockCluster](base: Store, data: Obj) -> Store:
         info = store.registry.by_key(key)
         for ns, name in names:
             store._pop(info, (str(ns), str(name)))
+    # One string object per text across what was saved (sharing.interned_copy).
+    strings: dict[str, str] = {}
     for key, items in data["objects"].items():
         info = store.registry.by_key(key)
         for obj in items:
             meta = obj["metadata"]
-            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), deep_copy(obj))
+            new = interned_copy(obj, strings)
+            store._put(info, (str(meta.get("namespace", "")), str(meta["name"])), new)
     for mine, saved in ((store._logs, data["logs"]), (store._previous_logs, data["previous_logs"])):
         for key in saved["removed"]:
             mine.pop(str(key))
         for key, lines in saved["set"].items():
-            mine[str(key)] = [str(line) for line in lines]
+            mine[str(key)] = [strings.setdefault(line, line) for line in map(str, lines)]
     return store

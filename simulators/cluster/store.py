@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from simulators.cluster import admission, lifecycle, limits, saved, schema
+from simulators.cluster import admission, lifecycle, limits, saved, schema, sharing
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock
@@ -62,17 +62,26 @@ class MockCluster(ContainerIO):
         self.clock = clock or StepClock()
         self.registry = registry
         self._objects: dict[str, dict[tuple[str, str], Obj]] = {}
+        # Buckets this store shares with a fork or its original (saved.fork): copied on the
+        # first write (_writable), so a fork costs an entry per resource, not per object.
+        self._shared_buckets: set[str] = set()
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
-        # its dependents without a scan.
+        # its dependents without a scan. Both hold values replaced, never edited (a new list,
+        # a new dict of new frozensets), so a fork shares them and copies only the outer dict.
         self._sorted_keys: dict[str, builtins.list[tuple[str, str]]] = {}
-        self._owned: dict[str, dict[str, set[tuple[str, str]]]] = {}
+        self._owned: dict[str, dict[str, frozenset[tuple[str, str]]]] = {}
         self._rv = 0
         self._uid_counter = 0
         self._name_counter = 0
+        # Containers' log lines: each list replaced, never edited (ContainerIO.append_log).
         self._logs: dict[str, builtins.list[str]] = {}
         self._previous_logs: dict[str, builtins.list[str]] = {}
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
+        # Where a new object finds parts to share (sharing.donor): the store this one was
+        # forked from, and the last object stored of each resource.
+        self._base: MockCluster | None = None
+        self._last_stored: dict[str, Obj] = {}
         self._exec_handlers: builtins.list[ExecHandler] = []
         self.changes = Changes()
         # Called on every write: the lab sets its command's pacing here while the controllers
@@ -105,6 +114,14 @@ class MockCluster(ContainerIO):
         self.give_way()
         self.changes.read(info.key)
         return self._objects.setdefault(info.key, {})
+
+    def _writable(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
+        """The resource's bucket to write into: this store's own (see _shared_buckets)."""
+        bucket = self._bucket(info)
+        if info.key in self._shared_buckets:
+            self._shared_buckets.discard(info.key)
+            bucket = self._objects[info.key] = dict(bucket)
+        return bucket
 
     def _ns(self, info: ResourceInfo, namespace: str | None) -> str:
         if not info.namespaced:
@@ -199,24 +216,31 @@ class MockCluster(ContainerIO):
             self._watch_log.append((self._rv, info.key, event_type, deep_copy(obj)))
 
     def _put(self, info: ResourceInfo, key: tuple[str, str], obj: Obj) -> None:
-        bucket = self._bucket(info)
+        bucket = self._writable(info)
         old = bucket.get(key)
+        # The new version keeps the old one's unchanged parts, and a new object its donor's
+        # identical ones, not equal copies of them: a lab forked from a template holds only
+        # what its writes changed (see fork and simulators.cluster.sharing).
+        like = old if old is not None else sharing.donor(self, info, obj)
+        if like is not None and like is not obj:
+            sharing.share_parts(like, obj)
         if old is None:
             self._sort_in(info.key, key, present=True)
-        else:
-            # The new version keeps the old one's unchanged parts, not equal copies of them: a
-            # lab forked from a template holds only what its writes changed (see fork).
-            saved.share_unchanged(old, obj, saved.SHARED_DEPTH)
+            self._last_stored[info.key] = obj
         before = _owner_uids(old) if old is not None else ()
         after = _owner_uids(obj)
         if before != after:
             self._disown(info, key, before)
             for uid in after:
-                self._owned.setdefault(uid, {}).setdefault(info.key, set()).add(key)
+                by_resource = self._owned.get(uid, {})
+                owned = by_resource.get(info.key, frozenset())
+                self._owned[uid] = {**by_resource, info.key: owned | {key}}
         bucket[key] = obj
 
     def _pop(self, info: ResourceInfo, key: tuple[str, str]) -> Obj:
-        obj = self._bucket(info).pop(key)
+        obj = self._writable(info).pop(key)
+        if self._last_stored.get(info.key) is obj:
+            del self._last_stored[info.key]
         self._sort_in(info.key, key, present=False)
         self._disown(info, key, _owner_uids(obj))
         return obj
@@ -236,13 +260,17 @@ class MockCluster(ContainerIO):
 
     def _disown(self, info: ResourceInfo, key: tuple[str, str], uids: tuple[str, ...]) -> None:
         for uid in uids:
-            by_resource = self._owned.get(uid, {})
-            keys = by_resource.get(info.key, set())
-            keys.discard(key)
-            if not keys:
-                by_resource.pop(info.key, None)
-                if not by_resource:
-                    self._owned.pop(uid, None)
+            by_resource = self._owned.get(uid)
+            if by_resource is None or key not in by_resource.get(info.key, ()):
+                continue
+            keys = by_resource[info.key] - {key}
+            rest = {k: v for k, v in by_resource.items() if k != info.key}
+            if keys:
+                rest[info.key] = keys
+            if rest:
+                self._owned[uid] = rest
+            else:
+                del self._owned[uid]
 
     def _check_namespace(self, info: ResourceInfo, namespace: str) -> None:
         if info.namespaced and ("", namespace) not in self._objects.get("namespaces", {}):
@@ -524,8 +552,9 @@ class MockCluster(ContainerIO):
         """An independent store equal to this one (same objects, counters, clock, logs, watch
         history, change counts), made without copying any object: both share the stored
         objects, which no write changes in place, so a write to either stores its own new
-        object. Its cost is the indexes' (a few dict entries per object), not the objects'
-        size: a lab started from a ticket's template world (simulators.lab.world)."""
+        object. Its cost is a few outer dicts (an entry per resource, owner and log; each
+        bucket is copied by the first write to it), not the objects' size: a lab started from
+        a ticket's template world (simulators.lab.world)."""
         return saved.fork(self)
 
     def share_with(self, other: MockCluster) -> None:
