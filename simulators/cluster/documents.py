@@ -26,8 +26,10 @@ import yaml
 # come from aliases; above alias_ratio_range_high, 10%; in between, scaled linearly.
 ALIAS_RATIO_RANGE_LOW = 400_000
 ALIAS_RATIO_RANGE_HIGH = 4_000_000
-# go-yaml v3's and encoding/json's nesting limit.
-MAX_DEPTH = 10_000
+# go-yaml v3 and encoding/json stop at 10,000 levels of nesting. The lab's and the apiserver's
+# copies, printers and patches recurse, and hold a few hundred levels; a document deeper than
+# this is refused here, with the decoders' own wording and this number, never half-stored.
+MAX_DEPTH = 200
 
 EXCESSIVE_ALIASING = "yaml: document contains excessive aliasing"
 TOO_DEEP = f"yaml: exceeded max depth of {MAX_DEPTH}"

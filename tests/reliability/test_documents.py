@@ -177,6 +177,25 @@ def test_the_api_server_refuses_json_nested_fifty_thousand_deep(port: int) -> No
     )
 
 
+def test_a_manifest_nested_seven_hundred_deep_is_refused_in_one_line_and_stores_nothing() -> None:
+    lab = LabSession.new("mig-single", seed=1)
+    lab.run("cat <<EOF > deep.yaml")
+    for line in ["apiVersion: scheduling.run.ai/v2", "kind: Queue", "metadata:", "  name: deep"]:
+        lab.run(line)
+    lab.run("spec:")
+    lab.run("  x:")
+    for _ in range(700):
+        lab.run("    [")
+    lab.run("    " + "]" * 700)
+    lab.run("EOF")
+    for verb in ("apply", "create"):
+        assert lab.run(f"kubectl {verb} -f deep.yaml").output == (
+            "error: error parsing deep.yaml: error converting YAML to JSON: "
+            "yaml: exceeded max depth of 200"
+        )
+    assert "deep" not in lab.run("kubectl get queues -o name").output
+
+
 def test_a_string_for_replicas_is_refused_before_it_is_stored() -> None:
     lab = LabSession.new("mig-single", seed=1)
     line = (
