@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator
 
 from django.conf import settings
 
+from simulators.lab import budget
 from studysite.lab import store
 
 # Sessions counted per process; past this many the counts start over (a forgotten session
@@ -63,16 +64,17 @@ class Admission:
             return lane
 
     @contextlib.asynccontextmanager
-    async def turn(self, opened: store.OpenLab, line: str) -> AsyncIterator[None]:
+    async def turn(self, opened: store.OpenLab, line: str) -> AsyncIterator[budget.Pace]:
         """Hold this command's place in the pool: at once for an established session, else
-        a slot of the fresh sessions' lane. The command is counted when it ends, unless it is
+        a slot of the fresh sessions' lane. Yields how the command gives way (store.FRESH_PACE for
+        a fresh session's). The command is counted when it ends, unless it is
         a blank line (Enter pressed ten times is no history; the lab does not keep it either)."""
         try:
             if self.established(opened):
-                yield
+                yield store.PACE
             else:
                 async with self.lane():
-                    yield
+                    yield store.FRESH_PACE
         finally:
             if line.strip():
                 self.count(opened)
@@ -81,6 +83,6 @@ class Admission:
 admission = Admission()
 
 
-def turn(opened: store.OpenLab, line: str) -> contextlib.AbstractAsyncContextManager[None]:
+def turn(opened: store.OpenLab, line: str) -> contextlib.AbstractAsyncContextManager[budget.Pace]:
     """The one call the terminal makes before it sends a command to the pool."""
     return admission.turn(opened, line)

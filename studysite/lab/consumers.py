@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import re
@@ -94,8 +95,8 @@ async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
     # Sessions without history take turns in a small lane of the pool (admission).
-    async with admission.turn(opened, line):
-        return await in_pool(store.apply, opened, line)
+    async with admission.turn(opened, line) as pace:
+        return await in_pool(functools.partial(store.apply, pace=pace), opened, line)
 
 
 def close_pool_connections() -> None:

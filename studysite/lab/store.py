@@ -94,6 +94,9 @@ __all__ = [
 
 # A long command gives way to the others' short ones (see budget.Pace).
 PACE = budget.Pace()
+# A session without history (studysite.lab.admission) gives way four times as much: its first
+# heavy commands cost it the wait, not the other learners.
+FRESH_PACE = budget.Pace(ratio=16.0)
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
@@ -270,6 +273,7 @@ def apply(
     *,
     runner: Runner = run_here,
     elsewhere: Elsewhere | None = None,
+    pace: budget.Pace = PACE,
 ) -> CommandResult:
     """Run one line and keep it, as the terminal, the form fallback and the annex all do.
 
@@ -289,7 +293,7 @@ def apply(
         if elsewhere is not None:
             result, spent_elsewhere = elsewhere(opened, line)
             return result
-        return _keep(opened, line, runner)
+        return _keep(opened, line, runner, pace)
     finally:
         # The save counts too: a command over budget rewrites the whole snapshot.
         if share is not None:
@@ -297,14 +301,14 @@ def apply(
             share.charge(account(opened.session_key), spent)
 
 
-def _keep(opened: OpenLab, line: str, runner: Runner) -> CommandResult:
+def _keep(opened: OpenLab, line: str, runner: Runner, pace: budget.Pace = PACE) -> CommandResult:
     """Optimistic: the line runs on the lab as this writer last saw it, and is kept only if
     nobody saved in between; otherwise the lab is reloaded and the line runs again."""
     if not opened.saved_id and line.strip():
         _materialize(opened)
     with lock_for(opened.saved_id):
         for _ in range(MAX_ATTEMPTS):
-            meter = budget.Meter(limits(), pace=PACE)
+            meter = budget.Meter(limits(), pace=pace)
             # A blank line changes nothing, unless it is part of a here-document.
             blank = not line.strip() and not opened.lab.awaiting
             result = runner(functools.partial(_run, opened, line, meter))

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import websockets
 
-from simulators.lab import LabSession
+from simulators.lab import LabSession, budget
 from studysite.lab import store
 from studysite.lab.admission import Admission
 from tests.reliability.server import Server, running_server
@@ -179,3 +179,30 @@ def test_a_session_is_established_after_its_tenth_command_not_counting_blank_lin
     # Its tenth command still waits behind a newcomer; counted once it ran.
     assert asyncio.run(held_turns(admission, [lab("newcomer"), learner])) == ["newcomer"]
     assert asyncio.run(held_turns(admission, [lab("another"), learner])) == ["another", "learner"]
+
+
+def test_a_fresh_sessions_command_gives_way_more_than_an_established_ones(settings: Any) -> None:
+    settings.LAB_FRESH_SLOTS, settings.LAB_ESTABLISHED_COMMANDS = 2, 10
+    admission = Admission()
+
+    async def pace_of(opened: Any) -> budget.Pace:
+        async with admission.turn(opened, "kubectl scale deploy coredns --replicas=400") as pace:
+            return pace
+
+    fresh = asyncio.run(pace_of(lab("fresh")))
+    known = asyncio.run(pace_of(lab("known", version=10)))
+    assert known == store.PACE
+    assert fresh.ratio >= 4 * known.ratio and fresh.after <= known.after
+
+
+def test_a_paced_command_sleeps_in_proportion_to_what_it_spends() -> None:
+    # What the pace buys the others: a command past `after` holds the processor at most
+    # 1 / (1 + ratio) of the time it runs.
+    slept: list[float] = []
+    pace = budget.Pace(ratio=16.0, sleep=slept.append)
+    meter = budget.Meter(budget.Limits(cpu_seconds=1.0), pace=pace)
+    meter.start()
+    spin_until = time.thread_time() + 0.05
+    while time.thread_time() < spin_until:
+        meter.check_time()
+    assert sum(slept) >= 16 * (0.05 - pace.after - pace.slice)
