@@ -92,9 +92,7 @@ class ContainerIO:
         container: str | None = None,
     ) -> str:
         pod = self._stored(self.info("pods"), name, namespace)
-        container = exec_container(pod, container)
-        for handler in self._exec_handlers:
-            answer = handler(cast("MockCluster", self), deep_copy(pod), container, list(command))
-            if answer is not None:
-                return answer
-        raise exec_not_found(command)
+        answer = self.run_program(pod, exec_container(pod, container), command)
+        if answer is None:
+            raise exec_not_found(command)
+        return answer

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import statistics
 
 from tests.benchmarks.bench_load import (
@@ -32,18 +31,10 @@ from tests.benchmarks.bench_load import (
     warm,
 )
 from tests.reliability.server import Server, running_server
+from tests.reliability.test_documents import alias_bomb
 
 SCALE = "kubectl scale deployment coredns -n kube-system --replicas=600"
 FRESH_SCALERS = 6
-
-
-def alias_bomb(levels: int = 9) -> str:
-    """The 313-byte document of the report: nine anchors, each nine aliases of the last."""
-    names = "abcdefghi"[:levels]
-    parts = [f"{names[0]}: &{names[0]} [x,x,x,x,x,x,x,x,x]"]
-    for prev, name in itertools.pairwise(names):
-        parts.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
-    return "{" + ", ".join(parts) + "}"
 
 
 ALIAS_BOMB = f"kubectl patch node gpu-node1 -p '{alias_bomb()}'"

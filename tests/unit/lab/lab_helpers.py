@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
 from simulators.lab import LabSession
 
 
@@ -21,3 +27,20 @@ def wait(session: LabSession, steps: int = 3) -> None:
     """Let simulated time pass with harmless commands."""
     for _ in range(steps):
         session.run("kubectl get nodes")
+
+
+def solved_in_the_cli(ticket: str) -> list[dict[str, Any]]:
+    """`python -m simulators lab --ticket TICKET --json` fed the ticket's answer key: one row
+    (line, output, checklist) per line, as the CLI prints them."""
+    key = LabSession.new(ticket, seed=0).answer_key()
+    proc = subprocess.run(
+        [sys.executable, "-m", "simulators", "lab", "--ticket", ticket, "--json"],
+        input="\n".join(key) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[3],
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]

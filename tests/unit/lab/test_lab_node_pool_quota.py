@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from simulators.controllers.runai import all_workloads
 from simulators.lab import LabSession
-from tests.unit.lab.lab_helpers import done, run_all, wait
+from tests.unit.lab.lab_helpers import done, run_all, solved_in_the_cli, wait
 
 IMAGE = "jupyter/scipy-notebook"
 DELETE = "runai workspace delete vis-nb -p team-vision"
@@ -179,18 +176,7 @@ def test_nvidia_smi_on_an_l40s_node_shows_the_l40s(pools: LabSession) -> None:
 
 
 def test_the_cli_solves_the_ticket_with_its_answer_key() -> None:
-    key = LabSession.new("node-pool-quota", seed=0).answer_key()
-    proc = subprocess.run(
-        [sys.executable, "-m", "simulators", "lab", "--ticket", "node-pool-quota", "--json"],
-        input="\n".join(key) + "\n",
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[3],
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    rows = solved_in_the_cli("node-pool-quota")
     assert "NonPreemptibleOverQuota" in rows[0]["output"]
     assert [item["done"] for item in rows[-1]["checklist"]] == [True, True, True]
 

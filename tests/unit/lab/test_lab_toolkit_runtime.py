@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from simulators.lab import LabSession
-from tests.unit.lab.lab_helpers import done, run_all, wait
+from tests.unit.lab.lab_helpers import done, run_all, solved_in_the_cli, wait
 
 SMOKE = "kubectl get pods -l job-name=gpu-smoke"
 FIX = (
@@ -237,17 +234,6 @@ def test_a_runtime_class_handler_cannot_be_changed_in_place(toolkit: LabSession)
 
 
 def test_the_cli_solves_the_ticket_with_its_answer_key() -> None:
-    key = LabSession.new("toolkit-runtime", seed=0).answer_key()
-    proc = subprocess.run(
-        [sys.executable, "-m", "simulators", "lab", "--ticket", "toolkit-runtime", "--json"],
-        input="\n".join(key) + "\n",
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[3],
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    rows = solved_in_the_cli("toolkit-runtime")
     assert 'no runtime for "nvidia" is configured' in rows[1]["output"]
     assert all(item["done"] for item in rows[-1]["checklist"])

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from simulators.lab import LabSession
-from tests.unit.lab.lab_helpers import done, run_all, wait
+from tests.unit.lab.lab_helpers import done, run_all, solved_in_the_cli, wait
 
 NODE = "gpu-node2"
 ON_NODE = f"kubectl get pods -A -o wide --field-selector spec.nodeName={NODE}"
@@ -217,17 +212,6 @@ def test_draining_the_wrong_node_restarts_production_work(xid: LabSession) -> No
 
 
 def test_the_cli_solves_the_ticket_with_its_answer_key() -> None:
-    key = LabSession.new("xid-fallen-off", seed=0).answer_key()
-    proc = subprocess.run(
-        [sys.executable, "-m", "simulators", "lab", "--ticket", "xid-fallen-off", "--json"],
-        input="\n".join(key) + "\n",
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).resolve().parents[3],
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    rows = solved_in_the_cli("xid-fallen-off")
     assert "nvidia.com/gpu:     7" in rows[0]["output"]
     assert [item["done"] for item in rows[-1]["checklist"]] == [True] * 5
