@@ -509,6 +509,14 @@ def mistakes(d: Draw, more: bool) -> Case:
         ("kubectl run", "missing-argument"),
         ("kubectl expose", "missing-argument"),
         ("kubectl taint nodes", "missing-argument"),
+        ("kubectl create role lab-role --verb=get", "missing-argument"),
+        ("kubectl create clusterrole lab-cr --resource=pods", "missing-argument"),
+        ("kubectl create token", "missing-argument"),
+        ("kubectl create token default -n runai --duration=5m", "bad-value"),
+        ("kubectl create token default -n runai --duration=10", "bad-value"),
+        ("kubectl create secret tls lab-tls --cert=tls.crt", "missing-argument"),
+        ("kubectl create secret tls lab-tls --cert=tls.key --key=tls.crt", "bad-value"),
+        ("kubectl create role lab-role --verb=get --resource=podz", "typo-kind"),
     ]
     line, why = d.pick(lines)
     return Case(d.world.ticket, line, line.split()[1], why)
@@ -574,6 +582,8 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         (f"kubectl rollout status {name} {ns}", "rollout"),
         (f"kubectl scale {name} {ns} --replicas=2 --dry-run=client", "scale"),
         (f"kubectl rollout history {name} {ns}", "rollout"),
+        (f"kubectl rollout history {name} {ns} --revision={d.pick([1, 1, 2])}", "rollout"),
+        (f"kubectl rollout history {name} {ns} {d.pick(['-o name', '-o yaml'])}", "rollout"),
         (f"kubectl rollout pause {name} {ns}", "rollout"),
         (f"kubectl rollout resume {name} {ns}", "rollout"),
         (f"kubectl rollout undo {name} {ns}", "rollout"),
@@ -650,6 +660,41 @@ def create_ops(d: Draw, more: bool) -> Case:
                 "create",
             ),
         ]
+    resource = d.pick(
+        ["pods", "po", "deployments.apps", "deploy", "pods/log", "configmaps,secrets", "jobs.batch"]
+    )
+    verbs = d.pick(["get,list", "get --verb=watch", "'*'", "get,list,watch", "get,get"])
+    lines += [
+        (
+            f"kubectl create role lab-role -n {ns} --verb={verbs} --resource={resource} {dry}",
+            "create",
+        ),
+        (
+            f"kubectl create role lab-role -n {ns} --verb=get --resource=pods --resource-name=a "
+            f"--resource-name=b {dry}",
+            "create",
+        ),
+        (f"kubectl create clusterrole lab-cr --verb={verbs} --resource={resource} {dry}", "create"),
+        (
+            "kubectl create clusterrole lab-cr --verb=get --non-resource-url=/healthz "
+            f"--non-resource-url='/logs/*' {dry}",
+            "create",
+        ),
+        (
+            "kubectl create clusterrole lab-agg "
+            f"--aggregation-rule=rbac.example.com/aggregate-to-lab=true {dry}",
+            "create",
+        ),
+        (f"kubectl create secret tls lab-tls -n {ns} --cert=tls.crt --key=tls.key {dry}", "create"),
+    ]
+    if d.chance(0.1):
+        # create token has no --dry-run: it stores nothing.
+        sa = d.obj("serviceaccounts")
+        assert sa is not None
+        output = d.pick(["", "", "-o yaml", "-o json", "-o name"])
+        more_flags = d.pick(["", "--duration=10m", "--duration=2h", "--audience=lab"])
+        line = f"kubectl create token {sa.name} -n {sa.namespace} {more_flags} {output}"
+        return Case(d.world.ticket, _join(*line.split(" ")), "create", output, writes=True)
     line, verb = d.pick(lines)
     return Case(d.world.ticket, _join(*line.split(" ")), verb, dry, writes=True)
 

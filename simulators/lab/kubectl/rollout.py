@@ -15,8 +15,10 @@ from simulators.lab.kubectl.common import (
     error_text,
     kind_name,
     namespace,
+    see,
     targets,
 )
+from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -25,7 +27,8 @@ FLAGS = [
     Flag("timeout", long="timeout", takes_value=True),
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("revision", long="revision", takes_value=True),
-    Flag("revision", long="to-revision", takes_value=True),
+    Flag("to-revision", long="to-revision", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
 ]
 
 HELP = """Manage the rollout of one or many resources.
@@ -74,6 +77,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
     if not words:
         raise KubectlError("error: required resource not specified")
+    if parsed.has("output") and action != "history":
+        raise KubectlError(f"error: unknown shorthand flag: 'o' in -o\n{see('rollout')}")
+    revision = _revision(parsed, "revision") if action == "history" else 0
+    if revision < 0:
+        raise KubectlError(f"error: revision must be a positive integer: {revision}")
+    output = parsed.value("output")
+    if output not in (None, "name", "yaml", "json"):
+        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
@@ -109,27 +120,33 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                     out.append(f"{label} restarted")
                 elif action == "status":
                     out.append(_status(group.info.key, obj))
+                elif action == "history" and output:
+                    out.append(rollout_history.printed(cluster, obj, revision, output))
+                elif action == "history" and revision:
+                    out.append(rollout_history.template(cluster, group.info, obj, revision))
                 elif action == "history":
                     out.append(rollout_history.history(cluster, group.info, obj))
                 elif action == "undo":
-                    out.append(rollout_history.undo(cluster, group.info, obj, _revision(parsed)))
+                    to_revision = _revision(parsed, "to-revision")
+                    out.append(rollout_history.undo(cluster, group.info, obj, to_revision))
                 else:
                     out.append(rollout_history.pause(cluster, group.info, obj, action == "pause"))
             except ApiError as exc:
                 return Output("\n".join([*out, error_text(exc)]), 1)
             except KubectlError as exc:
                 return Output("\n".join([*out, str(exc)]), 1)
-    return Output("\n".join(out))
+    # A revision's pod template ends with a newline, which kubectl prints then ends its line.
+    return Output("\n".join(out).rstrip("\n"))
 
 
-def _revision(parsed: Parsed) -> int:
-    text = parsed.value("revision") or "0"
+def _revision(parsed: Parsed, flag: str) -> int:
+    text = parsed.value(flag) or "0"
     try:
         return int(text)
     except ValueError:
         raise KubectlError(
-            f'error: invalid argument "{text}" for "--to-revision" flag: strconv.ParseInt: '
-            f'parsing "{text}": invalid syntax'
+            f'error: invalid argument "{text}" for "--{flag}" flag: strconv.ParseInt: '
+            f'parsing "{text}": invalid syntax\n{see("rollout " + str(parsed.positionals[0]))}'
         ) from None
 
 
