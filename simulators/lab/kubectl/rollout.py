@@ -78,7 +78,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if not words:
         raise KubectlError("error: required resource not specified")
     if parsed.has("output") and action != "history":
-        raise KubectlError(f"error: unknown shorthand flag: 'o' in -o\n{see('rollout')}")
+        raise KubectlError(f"error: unknown shorthand flag: 'o' in -o\n{see('rollout ' + action)}")
     revision = _revision(parsed, "revision") if action == "history" else 0
     if revision < 0:
         raise KubectlError(f"error: revision must be a positive integer: {revision}")
