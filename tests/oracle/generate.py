@@ -584,6 +584,7 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         (f"kubectl rollout history {name} {ns}", "rollout"),
         (f"kubectl rollout history {name} {ns} --revision={d.pick([1, 1, 2])}", "rollout"),
         (f"kubectl rollout history {name} {ns} {d.pick(['-o name', '-o yaml'])}", "rollout"),
+        (f"kubectl rollout history deployments {ns} {d.pick(['', '--revision=1'])}", "rollout"),
         (f"kubectl rollout pause {name} {ns}", "rollout"),
         (f"kubectl rollout resume {name} {ns}", "rollout"),
         (f"kubectl rollout undo {name} {ns}", "rollout"),

@@ -15,6 +15,7 @@ from simulators.lab.kubectl.common import (
     error_text,
     kind_name,
     namespace,
+    read_list,
     see,
     targets,
 )
@@ -96,7 +97,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 else f"error: {action}ing is not supported",
                 1,
             )
-        for name in group.names:
+        names = group.names or _every(cluster, group.info.key, ns, parsed)
+        if not names and action == "restart":
+            out.append(f"No resources found in {ns} namespace.")
+        for name in names:
             try:
                 obj = cluster.get(group.info.key, name, ns)
                 label = f"{kind_name(group.info)}/{name}"
@@ -137,6 +141,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 return Output("\n".join([*out, str(exc)]), 1)
     # A revision's pod template ends with a newline, which kubectl prints then ends its line.
     return Output("\n".join(out).rstrip("\n"))
+
+
+def _every(cluster: Any, key: str, ns: str, parsed: Parsed) -> list[str]:
+    """A bare type (`rollout history deploy`): every object of it in the namespace, by name."""
+    items = read_list(cluster, key, ns, label_selector=parsed.value("selector") or "")
+    return sorted(str(obj["metadata"]["name"]) for obj in items)
 
 
 def _revision(parsed: Parsed, flag: str) -> int:

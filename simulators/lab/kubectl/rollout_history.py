@@ -51,8 +51,9 @@ def history(cluster: ClusterAPI, info: ResourceInfo, obj: Obj) -> str:
     for number in sorted(found):
         cause = (found[number]["metadata"].get("annotations") or {}).get(CHANGE_CAUSE) or "<none>"
         lines.append(f"{number}\t{cause}")
-    # tabbedString: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0).
-    return f"{head}\n{format_text(chr(10).join(lines), padding=2)}"
+    # tabbedString: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0); its last line ends with a
+    # newline, which kubectl prints before ending the line (a blank line between objects).
+    return f"{head}\n{format_text(chr(10).join(lines), padding=2)}\n"
 
 
 def template(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, revision: int) -> str:

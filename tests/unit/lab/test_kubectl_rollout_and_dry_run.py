@@ -225,3 +225,14 @@ def test_rollout_history_of_a_revision_it_cannot_show_fails_with_kubectls_messag
 ) -> None:
     out = world.run(f"kubectl rollout history deploy/runai-agent -n runai {flag}")
     assert (out.text, out.code) == (message, 1)
+
+
+def test_rollout_on_a_bare_type_acts_on_every_object_of_it_in_the_namespace(world: World) -> None:
+    out = world.run("kubectl rollout history deploy -n runai")
+    entries = out.text.split("\n\n")
+    assert len(entries) > 1
+    assert all(e.endswith("REVISION  CHANGE-CAUSE\n1         <none>") for e in entries)
+    names = [e.split(" ", 1)[0] for e in entries]
+    assert names == sorted(names) and "deployment.apps/runai-agent" in names
+    empty = world.run("kubectl rollout restart deploy -n nothing-here")
+    assert (empty.text, empty.code) == ("No resources found in nothing-here namespace.", 0)
