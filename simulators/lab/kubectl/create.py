@@ -1,7 +1,7 @@
 """kubectl create's generators (`create namespace|configmap|secret|deployment|service|job|
-cronjob|serviceaccount|priorityclass|quota|rolebinding|clusterrolebinding|pdb|ingress NAME ...`)
-and kubectl run: the object kubectl builds client-side, then created, or printed under
---dry-run (which changes nothing).
+cronjob|serviceaccount|priorityclass|quota|role|clusterrole|rolebinding|clusterrolebinding|pdb|
+ingress NAME ...`) and kubectl run: the object kubectl builds client-side, then created, or
+printed under --dry-run (which changes nothing). `create token` (create_token) stores nothing.
 
 Each generator returns (resource, object) as kubectl's own generator fills it, so
 `--dry-run=client -o yaml` prints the same manifest; `-n` given explicitly sets the namespace.
