@@ -1,4 +1,5 @@
-"""kubectl's JSONPath: a port of client-go's util/jsonpath (parser.go, jsonpath.go).
+"""kubectl's JSONPath: a port of client-go's util/jsonpath. This module evaluates (jsonpath.go);
+jsonpath_parser parses (parser.go, node.go).
 
 The whole grammar kubectl accepts: `{.a.b}`, `['k']`, `[0]`, slices `[1:3]` `[-1:]` `[::2]`,
 `[*]`, unions `[0,2]`, `..` recursive descent, filters `[?(@.a=="x")]` with `==`, `!=`, `<`,
@@ -15,323 +16,13 @@ Output is checked against the command's budget as it grows, since a short templa
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.lab import budget
+from simulators.lab.jsonpath_parser import JsonPathError, Node, Param, parse
 
-
-class JsonPathError(Exception):
-    pass
-
-
-# ------------------------------------------------------------------------- nodes
-
-
-@dataclass
-class _Node:
-    kind: str  # list text field array filter int float bool wildcard recursive union ident
-    value: Any = None
-    nodes: list[_Node] = field(default_factory=list)
-    left: _Node | None = None
-    right: _Node | None = None
-
-
-@dataclass
-class _Param:
-    value: int = 0
-    known: bool = False
-    derived: bool = False
-
-
-_DICT_KEY = re.compile(r"^'([^']*)'$")
-_SLICE = re.compile(r"^(-?\d*)(:-?\d*)?(:-?\d*)?$")
-_FILTER = re.compile(r"^([^!<>=]+)([!<>=]+)(.+?)$", re.S)
-EOF = ""
-
-
-class _Parser:
-    def __init__(self, text: str) -> None:
-        self.input = text
-        self.pos = 0
-        self.start = 0
-        self.width = 0
-        self.root = _Node("list")
-
-    def consume(self) -> str:
-        value = self.input[self.start : self.pos]
-        self.start = self.pos
-        return value
-
-    def next(self) -> str:
-        if self.pos >= len(self.input):
-            self.width = 0
-            return EOF
-        self.width = 1
-        self.pos += 1
-        return self.input[self.pos - 1]
-
-    def peek(self) -> str:
-        r = self.next()
-        self.backup()
-        return r
-
-    def backup(self) -> None:
-        self.pos -= self.width
-
-    def parse(self) -> _Node:
-        # A loop where client-go recurses: parseText -> parseInsideAction -> parseRightDelim.
-        cur: _Node | None = None
-        while True:
-            if cur is None:
-                cur = self.parse_text()
-                if cur is None:
-                    return self.root
-            cur = self.inside_action(cur)
-
-    def parse_text(self) -> _Node | None:
-        """Text up to the next `{`; the new action's list node, or None at the end."""
-        while True:
-            if self.input.startswith("{", self.pos):
-                if self.pos > self.start:
-                    self.root.nodes.append(_Node("text", self.consume()))
-                self.pos += 1
-                self.consume()
-                node = _Node("list")
-                self.root.nodes.append(node)
-                return node
-            if self.next() == EOF:
-                break
-        if self.pos > self.start:
-            self.root.nodes.append(_Node("text", self.consume()))
-        return None
-
-    def inside_action(self, cur: _Node) -> _Node | None:
-        """One step inside an action: the list to go on with, None when the action closed."""
-        rest = self.input[self.pos :]
-        if rest.startswith("}"):
-            self.pos += 1
-            self.consume()
-            return None
-        if rest.startswith("[?("):
-            self.parse_filter(cur)
-            return cur
-        if rest.startswith(".."):
-            self.parse_recursive(cur)
-            return cur
-        r = self.next()
-        if r == EOF or r in "\r\n":
-            raise JsonPathError("unclosed action")
-        if r == " " or r in "@$":
-            self.consume()
-        elif r == "[":
-            self.parse_array(cur)
-        elif r in "\"'":
-            self.parse_quote(cur, r)
-        elif r == ".":
-            self.parse_field(cur)
-        elif r in "+-" or r.isdigit():
-            self.backup()
-            self.parse_number(cur)
-        elif r == "_" or r.isalnum():
-            self.backup()
-            self.parse_identifier(cur)
-        else:
-            raise JsonPathError(f"unrecognized character in action: {_go_rune(r)}")
-        return cur
-
-    def parse_identifier(self, cur: _Node) -> None:
-        while True:
-            r = self.next()
-            if _terminator(r):
-                self.backup()
-                break
-        value = self.consume()
-        if value in ("true", "false"):
-            cur.nodes.append(_Node("bool", value == "true"))
-        else:
-            cur.nodes.append(_Node("ident", value))
-
-    def parse_recursive(self, cur: _Node) -> None:
-        if cur.nodes and cur.nodes[-1].kind == "recursive":
-            raise JsonPathError("invalid multiple recursive descent")
-        self.pos += 2
-        self.consume()
-        cur.nodes.append(_Node("recursive"))
-        r = self.peek()
-        if r and (r == "_" or r.isalnum()):
-            self.parse_field(cur)
-
-    def parse_number(self, cur: _Node) -> None:
-        if self.peek() in ("+", "-"):
-            self.next()
-        while True:
-            r = self.next()
-            if r != "." and not r.isdigit():
-                self.backup()
-                break
-        value = self.consume()
-        if re.fullmatch(r"[+-]?\d+", value):
-            cur.nodes.append(_Node("int", int(value)))
-            return
-        try:
-            cur.nodes.append(_Node("float", float(value)))
-        except ValueError:
-            raise JsonPathError(f"cannot parse number {value}") from None
-
-    def parse_array(self, cur: _Node) -> None:
-        while True:
-            r = self.next()
-            if r == EOF or r == "\n":
-                raise JsonPathError("unterminated array")
-            if r == "]":
-                break
-        text = self.consume()[1:-1]
-        if text == "*":
-            text = ":"
-        parts = text.split(",")
-        if len(parts) > 1:
-            cur.nodes.append(_Node("union", nodes=[_action(f"[{p.strip(' ')}]") for p in parts]))
-            return
-        key = _DICT_KEY.match(text)
-        if key:
-            cur.nodes.extend(_action(f".{key.group(1)}").nodes)
-            return
-        match = _SLICE.match(text)
-        if not match:
-            raise JsonPathError(f"invalid array index {text}")
-        params = [_Param(), _Param(), _Param()]
-        for i, raw in enumerate(match.groups()):
-            value = raw or ""
-            if value:
-                if i > 0:
-                    value = value[1:]
-                if i > 0 and not value:
-                    params[i].known = False
-                else:
-                    try:
-                        params[i] = _Param(int(value), True)
-                    except ValueError:
-                        raise JsonPathError(f"array index {value} is not a number") from None
-            elif i == 1:
-                params[i] = _Param(params[0].value + 1, True, True)
-        cur.nodes.append(_Node("array", params))
-
-    def parse_filter(self, cur: _Node) -> None:
-        self.pos += 3
-        self.consume()
-        begin = end = False
-        pair = ""
-        while True:
-            r = self.next()
-            if r == EOF or r == "\n":
-                raise JsonPathError("unterminated filter")
-            if r in "\"'":
-                if not begin:
-                    begin, pair = True, r
-                    continue
-                if self.input[self.pos - 2] != "\\" and r == pair:
-                    end = True
-            elif r == ")" and begin == end:
-                break
-        if self.next() != "]":
-            raise JsonPathError("unclosed array expect ]")
-        text = self.consume()[:-2]
-        match = _FILTER.match(text)
-        if match is None:
-            cur.nodes.append(_Node("filter", "exists", left=_action(text), right=_Node("list")))
-        else:
-            left, right = _action(match.group(1)), _action(match.group(3))
-            cur.nodes.append(_Node("filter", match.group(2), left=left, right=right))
-
-    def parse_quote(self, cur: _Node, end: str) -> None:
-        while True:
-            r = self.next()
-            if r == EOF or r == "\n":
-                raise JsonPathError("unterminated quoted string")
-            if r == end and self.input[self.pos - 2] != "\\":
-                break
-        value = self.consume()
-        cur.nodes.append(_Node("text", _unquote(value)))
-
-    def parse_field(self, cur: _Node) -> None:
-        self.consume()
-        while True:
-            r = self.next()
-            if r == "\\":
-                self.next()
-            elif _terminator(r):
-                self.backup()
-                break
-        value = self.consume()
-        if value == "*":
-            cur.nodes.append(_Node("wildcard"))
-        else:
-            cur.nodes.append(_Node("field", value.replace("\\", "")))
-
-
-def _terminator(r: str) -> bool:
-    return r == EOF or r in " \t\r\n.,[]$@{}"
-
-
-def _go_rune(r: str) -> str:
-    """%#U: U+003F '?'."""
-    return f"U+{ord(r):04X} '{r}'"
-
-
-_ESCAPES = {
-    "n": "\n",
-    "t": "\t",
-    "r": "\r",
-    "\\": "\\",
-    "'": "'",
-    '"': '"',
-    "a": "\a",
-    "b": "\b",
-    "f": "\f",
-    "v": "\v",
-}
-
-
-def _unquote(value: str) -> str:
-    """strconv.Unquote extended to single quotes (client-go's UnquoteExtend)."""
-    body = value[1:-1]
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch != "\\":
-            out.append(ch)
-            i += 1
-            continue
-        if i + 1 >= len(body):
-            raise JsonPathError(f"unquote string {value} error invalid syntax")
-        esc = body[i + 1]
-        if esc in _ESCAPES:
-            out.append(_ESCAPES[esc])
-            i += 2
-        elif esc in "uU" and i + 2 < len(body):
-            width = 4 if esc == "u" else 8
-            digits = body[i + 2 : i + 2 + width]
-            try:
-                out.append(chr(int(digits, 16)))
-            except ValueError:
-                raise JsonPathError(f"unquote string {value} error invalid syntax") from None
-            i += 2 + width
-        else:
-            raise JsonPathError(f"unquote string {value} error invalid syntax")
-    return "".join(out)
-
-
-def _action(text: str) -> _Node:
-    """parseAction: the list node of `{text}`."""
-    root = _Parser("{" + text + "}").parse()
-    return root.nodes[0]
-
-
-def parse(template: str) -> _Node:
-    return _Parser(template).parse()
+__all__ = ["ExecutionError", "JsonPathError", "evaluate", "find", "go_quote", "go_sharp_v"]
 
 
 # ------------------------------------------------------------------------- evaluation
@@ -341,7 +32,7 @@ _MISSING = object()
 
 
 class _Engine:
-    def __init__(self, root: _Node) -> None:
+    def __init__(self, root: Node) -> None:
         self.nodes = root.nodes
         self.begin_range = 0
         self.in_range = 0
@@ -377,7 +68,7 @@ class _Engine:
             i += 1
         return full
 
-    def walk(self, values: list[Any], node: _Node) -> list[Any]:
+    def walk(self, values: list[Any], node: Node) -> list[Any]:
         kind = node.kind
         if kind == "list":
             for child in node.nodes:
@@ -411,7 +102,7 @@ class _Engine:
             raise JsonPathError(f"unrecognized identifier {node.value}")
         raise JsonPathError(f"unexpected Node {kind}")
 
-    def _filter(self, values: list[Any], node: _Node) -> list[Any]:
+    def _filter(self, values: list[Any], node: Node) -> list[Any]:
         assert node.left is not None and node.right is not None
         out: list[Any] = []
         for value in values:
@@ -449,7 +140,7 @@ def _field(values: list[Any], name: str) -> list[Any]:
     return out
 
 
-def _array(values: list[Any], params: list[_Param]) -> list[Any]:
+def _array(values: list[Any], params: list[Param]) -> list[Any]:
     out: list[Any] = []
     for value in values:
         if value is None:

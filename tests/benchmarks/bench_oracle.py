@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument(
-        "--agreeing", action="store_true", help="only the grammar the fixed-seed test draws from"
+        "--agreeing", action="store_true", help="only the smaller grammar (generate's more=False)"
     )
     parser.add_argument("--no-diffs", action="store_true")
     args = parser.parse_args()

@@ -91,6 +91,15 @@ def mask(text: str) -> str:
     return "\n".join(out)
 
 
+# Files both kubectls read besides the world's own (`create secret tls --cert --key`): a
+# throwaway self-signed pair made for these tests, put in the lab's home folder and the real
+# kubectl's working folder alike.
+EXTRA_FILES = {
+    path.name: path.read_text(encoding="utf-8")
+    for path in sorted((Path(__file__).parent / "files").iterdir())
+}
+
+
 class Oracle:
     def __init__(self, ticket: str, tmp: Path, seed: int = 0) -> None:
         self.ticket = ticket
@@ -99,7 +108,7 @@ class Oracle:
         served = build_world(ticket, seed)
         self.local = build_world(ticket, seed)
         self.world = ServedCluster(served.api, step=step)
-        self.files = dict(self.local.state.files)
+        self.files = {**self.local.state.files, **EXTRA_FILES}
         host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]
@@ -119,7 +128,7 @@ class Oracle:
             self.world.api = served.api
             self.world.steps = 0
         self.files.clear()
-        self.files.update(self.local.state.files)
+        self.files.update({**self.local.state.files, **EXTRA_FILES})
         host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]

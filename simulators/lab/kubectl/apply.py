@@ -13,6 +13,7 @@ from simulators.cluster.documents import DocumentError, load_yaml_all
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import create as generators
+from simulators.lab.kubectl import create_role, create_secret, create_token
 from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
 from simulators.lab.tool import Context, Output
 
@@ -33,6 +34,9 @@ CREATE_FLAGS = [
     Flag("docker-username", long="docker-username", takes_value=True),
     Flag("docker-password", long="docker-password", takes_value=True),
     Flag("docker-email", long="docker-email", takes_value=True),
+    *create_role.FLAGS,
+    *create_secret.FLAGS,
+    *create_token.FLAGS,
 ]
 RUN_FLAGS = [
     *COMMON,

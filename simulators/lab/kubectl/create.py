@@ -1,16 +1,13 @@
 """kubectl create's generators (`create namespace|configmap|secret|deployment|service|job|
-cronjob|serviceaccount|priorityclass|quota|rolebinding|clusterrolebinding|pdb|ingress NAME ...`)
-and kubectl run: the object kubectl builds client-side, then created, or printed under
---dry-run (which changes nothing).
+cronjob|serviceaccount|priorityclass|quota|role|clusterrole|rolebinding|clusterrolebinding|pdb|
+ingress NAME ...`) and kubectl run: the object kubectl builds client-side, then created, or
+printed under --dry-run (which changes nothing). `create token` (create_token) stores nothing.
 
 Each generator returns (resource, object) as kubectl's own generator fills it, so
 `--dry-run=client -o yaml` prints the same manifest; `-n` given explicitly sets the namespace.
 """
 
 from __future__ import annotations
-
-import base64
-import json
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
@@ -23,9 +20,18 @@ from simulators.lab.kubectl.common import (
     namespace,
 )
 from simulators.lab.kubectl.create_more import cronjob, ingress, pdb, rolebinding
-from simulators.lab.kubectl.create_names import Generator, image_flag, one_name
+from simulators.lab.kubectl.create_names import (
+    OPTIONS_LINE,
+    Generator,
+    image_flag,
+    literals,
+    one_name,
+)
+from simulators.lab.kubectl.create_role import role_generator
+from simulators.lab.kubectl.create_secret import secret_generator
+from simulators.lab.kubectl.create_token import create_token
 from simulators.lab.kubectl.go_order import struct_order
-from simulators.lab.kubectl.printing import OUTPUT_ERROR, to_json, to_yaml
+from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR, to_json, to_yaml
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -56,30 +62,6 @@ FLAGS = [
     Flag("class", long="class", takes_value=True),
     Flag("external-name", long="external-name", takes_value=True),
 ]
-# kubectl's default for --docker-server: Docker Hub, not the registry the image is on.
-DOCKER_HUB = "https://index.docker.io/v1/"
-
-_OPTIONS = (
-    'Use "kubectl options" for a list of global command-line options (applies to all commands).'
-)
-SECRET_HELP = f"""Create a secret with specified type.
-
- A docker-registry type secret is for accessing a container registry.
-
- A generic type secret indicate an Opaque secret type.
-
- A tls type secret holds TLS certificate and its associated key.
-
-Available Commands:
-  docker-registry   Create a secret for use with a Docker registry
-  generic           Create a secret from a local file, directory, or literal value
-  tls               Create a TLS secret
-
-Usage:
-  kubectl create secret (docker-registry | generic | tls) [options]
-
-Use "kubectl create secret <command> --help" for more information about a given command.
-{_OPTIONS}"""
 SERVICE_HELP = f"""Create a service using a specified subcommand.
 
 Aliases:
@@ -95,7 +77,7 @@ Usage:
   kubectl create service [flags] [options]
 
 Use "kubectl create service <command> --help" for more information about a given command.
-{_OPTIONS}"""
+{OPTIONS_LINE}"""
 
 
 def _container_name(image: str) -> str:
@@ -116,59 +98,13 @@ def _namespace(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
     }
 
 
-def _literals(parsed: Parsed, encode: bool) -> dict[str, str]:
-    data: dict[str, str] = {}
-    for literal in parsed.all("from-literal"):
-        key, sep, value = literal.partition("=")
-        if not sep or not key:
-            raise KubectlError(f"error: invalid literal source {literal}, expected key=value")
-        data[key] = base64.b64encode(value.encode()).decode() if encode else value
-    return data
-
-
 def _configmap(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
     name = one_name("create configmap", [name, *rest] if name else rest)
     obj: Obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
-    data = _literals(parsed, encode=False)
+    data = literals(parsed, encode=False)
     if data:
         obj["data"] = data
     return "configmaps", obj
-
-
-def _secret(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
-    if kind == "generic":
-        name = one_name("create secret generic", rest)
-        obj: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}
-        data = _literals(parsed, encode=True)
-        if data:
-            obj["data"] = data
-        if parsed.value("type"):
-            obj["type"] = parsed.value("type")
-        return "secrets", obj
-    if kind == "docker-registry":
-        name = one_name("create secret docker-registry", rest)
-        user, password = parsed.value("docker-username"), parsed.value("docker-password")
-        if not user or not password:
-            raise KubectlError(
-                "error: either --from-file or the combination of --docker-username, "
-                "--docker-password and --docker-server is required"
-            )
-        server = parsed.value("docker-server") or DOCKER_HUB
-        entry: dict[str, str] = {"username": user, "password": password}
-        if parsed.value("docker-email"):
-            entry["email"] = str(parsed.value("docker-email"))
-        entry["auth"] = base64.b64encode(f"{user}:{password}".encode()).decode()
-        config = json.dumps({"auths": {server: entry}}, separators=(",", ":"))
-        return "secrets", {
-            "apiVersion": "v1",
-            "kind": "Secret",
-            "metadata": {"name": name},
-            "type": "kubernetes.io/dockerconfigjson",
-            "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
-        }
-    if not kind:
-        raise KubectlError(SECRET_HELP)
-    raise KubectlError(f'error: unknown command "{kind}" for "kubectl create secret"')
 
 
 def _deployment(name: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
@@ -337,20 +273,43 @@ GENERATORS: dict[str, Generator] = {
     "quota": _quota,
     "resourcequota": _quota,
 }
-SUBCOMMANDS: dict[str, Generator] = {"secret": _secret, "service": _service, "svc": _service}
+SUBCOMMANDS: dict[str, Generator] = {"service": _service, "svc": _service}
 
 
 def create(ctx: Context, parsed: Parsed) -> Output:
     """`kubectl create GENERATOR NAME [flags]`."""
     what, *rest = parsed.positionals
-    if what in SUBCOMMANDS:
-        kind = rest[0] if rest else ""
-        resource, obj = SUBCOMMANDS[what](kind, parsed, rest[1:])
-    elif what in GENERATORS:
-        resource, obj = GENERATORS[what]("", parsed, rest)
-    else:
-        raise KubectlError(f'error: unknown command "{what}" for "kubectl create"')
-    return submit(ctx, parsed, resource, obj, "created")
+    if what == "token":
+        return create_token(ctx, parsed, rest)
+    # kubectl's warnings (a verb it does not know) come before the result or the error.
+    warnings: list[str] = []
+    generators = {
+        **GENERATORS,
+        "role": role_generator(False, ctx.api, warnings),
+        "clusterrole": role_generator(True, ctx.api, warnings),
+    }
+    failure = ""
+    try:
+        if what in ("configmap", "cm"):
+            failure = "failed to create configmap:"
+        if what == "secret":
+            failure = "failed to create secret"
+            resource, obj = secret_generator(ctx)(rest[0] if rest else "", parsed, rest[1:])
+        elif what in SUBCOMMANDS:
+            kind = rest[0] if rest else ""
+            resource, obj = SUBCOMMANDS[what](kind, parsed, rest[1:])
+        elif what in generators:
+            resource, obj = generators[what]("", parsed, rest)
+        else:
+            raise KubectlError(f'error: unknown command "{what}" for "kubectl create"')
+        out = submit(ctx, parsed, resource, obj, "created", failure)
+    except KubectlError as exc:
+        if not warnings:
+            raise
+        raise KubectlError("\n".join([*warnings, str(exc)])) from None
+    if warnings:
+        return Output("\n".join([*warnings, out.text]), out.code)
+    return out
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
@@ -389,11 +348,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     return submit(ctx, parsed, "pods", obj, "created")
 
 
-def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> Output:
-    """Create `obj` (or not, under --dry-run) and print what kubectl prints for it."""
+def submit(
+    ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str, failure: str = ""
+) -> Output:
+    """Create `obj` (or not, under --dry-run) and print what kubectl prints for it; `failure`
+    is the words some generators put before the server's refusal ("failed to create secret")."""
     output = parsed.value("output") or ""
     if output not in ("", "name", "yaml", "json"):
-        raise KubectlError(OUTPUT_ERROR.format(output))
+        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
     dry = dry_run(parsed)
     cluster: ClusterAPI = ctx.api
     name = obj["metadata"]["name"]
@@ -422,6 +384,8 @@ def submit(ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str) -> 
         elif not dry:
             obj = cluster.create(resource, obj, ns)
     except ApiError as exc:
+        if failure:
+            return Output(f"error: {failure} {exc.message}", 1)
         return Output(error_text(exc), 1)
     if output == "name":
         return Output(f"{kind_name(info)}/{name}")

@@ -40,6 +40,11 @@ class Writer:
         self.flush()
         return "".join(self._parts)
 
+    def raw(self) -> str:
+        """What was written, tabs as they are: a PrefixWriter straight to the output, as
+        `rollout history --revision` prints a template (no tabwriter)."""
+        return "".join(self._parts) + "".join(self._buf)
+
 
 def dig(obj: Any, *path: str) -> Any:
     for key in path:
@@ -56,7 +61,9 @@ def write_labels(w: Writer, title: str, labels: Any, initial: str = "") -> None:
         return
     for i, key in enumerate(sorted(labels)):
         if i:
-            w.write(0, f"{initial}\t")
+            # No indent before the tab: invisible in a table, and absent where a template is
+            # printed untabulated (rollout history --revision).
+            w.write(0, "\t")
         w.write(0, f"{key}={labels[key]}\n")
 
 
@@ -113,7 +120,7 @@ def write_tolerations(w: Writer, title: str, tolerations: Any, initial: str = ""
         return
     for i, tol in enumerate(sorted(tolerations, key=lambda t: t.get("key", ""))):
         if i:
-            w.write(0, f"{initial}\t")
+            w.write(0, "\t")
         text = tol.get("key", "")
         if tol.get("value"):
             text += f"={tol['value']}"

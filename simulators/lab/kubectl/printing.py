@@ -21,6 +21,13 @@ OUTPUT_ERROR = (
     "are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,"
     "jsonpath-as-json,jsonpath-file,kyaml,name,template,templatefile,wide,yaml"
 )
+# The formats of a command that prints the object it sent (create, run, expose, create token):
+# no table, so no wide or custom columns.
+CREATE_OUTPUT_ERROR = (
+    'error: unable to match a printer suitable for the output format "{0}", allowed formats '
+    "are: go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,kyaml,name,"
+    "template,templatefile,yaml"
+)
 
 
 @dataclass

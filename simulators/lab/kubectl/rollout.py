@@ -15,8 +15,11 @@ from simulators.lab.kubectl.common import (
     error_text,
     kind_name,
     namespace,
+    read_list,
+    see,
     targets,
 )
+from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -25,7 +28,8 @@ FLAGS = [
     Flag("timeout", long="timeout", takes_value=True),
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("revision", long="revision", takes_value=True),
-    Flag("revision", long="to-revision", takes_value=True),
+    Flag("to-revision", long="to-revision", takes_value=True),
+    Flag("output", long="output", short="o", takes_value=True),
 ]
 
 HELP = """Manage the rollout of one or many resources.
@@ -74,6 +78,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
     if not words:
         raise KubectlError("error: required resource not specified")
+    if parsed.has("output") and action != "history":
+        raise KubectlError(f"error: unknown shorthand flag: 'o' in -o\n{see('rollout ' + action)}")
+    revision = _revision(parsed, "revision") if action == "history" else 0
+    if revision < 0:
+        raise KubectlError(f"error: revision must be a positive integer: {revision}")
+    output = parsed.value("output")
+    if output not in (None, "name", "yaml", "json"):
+        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
@@ -85,7 +97,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 else f"error: {action}ing is not supported",
                 1,
             )
-        for name in group.names:
+        names = group.names or _every(cluster, group.info.key, ns, parsed)
+        if not names and action == "restart":
+            out.append(f"No resources found in {ns} namespace.")
+        for name in names:
             try:
                 obj = cluster.get(group.info.key, name, ns)
                 label = f"{kind_name(group.info)}/{name}"
@@ -109,27 +124,39 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                     out.append(f"{label} restarted")
                 elif action == "status":
                     out.append(_status(group.info.key, obj))
+                elif action == "history" and output:
+                    out.append(rollout_history.printed(cluster, obj, revision, output))
+                elif action == "history" and revision:
+                    out.append(rollout_history.template(cluster, group.info, obj, revision))
                 elif action == "history":
                     out.append(rollout_history.history(cluster, group.info, obj))
                 elif action == "undo":
-                    out.append(rollout_history.undo(cluster, group.info, obj, _revision(parsed)))
+                    to_revision = _revision(parsed, "to-revision")
+                    out.append(rollout_history.undo(cluster, group.info, obj, to_revision))
                 else:
                     out.append(rollout_history.pause(cluster, group.info, obj, action == "pause"))
             except ApiError as exc:
                 return Output("\n".join([*out, error_text(exc)]), 1)
             except KubectlError as exc:
                 return Output("\n".join([*out, str(exc)]), 1)
-    return Output("\n".join(out))
+    # A revision's pod template ends with a newline, which kubectl prints then ends its line.
+    return Output("\n".join(out).rstrip("\n"))
 
 
-def _revision(parsed: Parsed) -> int:
-    text = parsed.value("revision") or "0"
+def _every(cluster: Any, key: str, ns: str, parsed: Parsed) -> list[str]:
+    """A bare type (`rollout history deploy`): every object of it in the namespace, by name."""
+    items = read_list(cluster, key, ns, label_selector=parsed.value("selector") or "")
+    return sorted(str(obj["metadata"]["name"]) for obj in items)
+
+
+def _revision(parsed: Parsed, flag: str) -> int:
+    text = parsed.value(flag) or "0"
     try:
         return int(text)
     except ValueError:
         raise KubectlError(
-            f'error: invalid argument "{text}" for "--to-revision" flag: strconv.ParseInt: '
-            f'parsing "{text}": invalid syntax'
+            f'error: invalid argument "{text}" for "--{flag}" flag: strconv.ParseInt: '
+            f'parsing "{text}": invalid syntax\n{see("rollout " + str(parsed.positionals[0]))}'
         ) from None
 
 

@@ -1,5 +1,9 @@
 """kubectl rollout history, undo, pause and resume (polymorphichelpers' history viewer,
-rollbacker, pauser and resumer), for Deployments and their ReplicaSets' revisions."""
+rollbacker, pauser and resumer), for Deployments and their ReplicaSets' revisions.
+
+`history --revision=N` prints that revision's pod template as kubectl does (describe's
+DescribePodTemplate through a PrefixWriter, no column alignment); `history -o name|yaml|json`
+prints the ReplicaSets themselves."""
 
 from __future__ import annotations
 
@@ -8,6 +12,9 @@ from typing import Any
 
 from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
 from simulators.lab.kubectl.common import KubectlError, kind_name, read_list
+from simulators.lab.kubectl.describe_common import Writer, write_pod_template
+from simulators.lab.kubectl.go_order import struct_order
+from simulators.lab.kubectl.printing import to_json, to_yaml
 from simulators.lab.kubectl.tabwriter import format_text
 
 REVISION = "deployment.kubernetes.io/revision"
@@ -44,8 +51,42 @@ def history(cluster: ClusterAPI, info: ResourceInfo, obj: Obj) -> str:
     for number in sorted(found):
         cause = (found[number]["metadata"].get("annotations") or {}).get(CHANGE_CAUSE) or "<none>"
         lines.append(f"{number}\t{cause}")
-    # tabbedString: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0).
-    return f"{head}\n{format_text(chr(10).join(lines), padding=2)}"
+    # tabbedString: tabwriter.NewWriter(out, 0, 8, 2, ' ', 0); its last line ends with a
+    # newline, which kubectl prints before ending the line (a blank line between objects).
+    return f"{head}\n{format_text(chr(10).join(lines), padding=2)}\n"
+
+
+def template(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, revision: int) -> str:
+    """`NAME with revision #N` and that revision's pod template (ending with a newline)."""
+    head = f"{kind_name(info)}/{obj['metadata']['name']} with revision #{revision}"
+    found = revisions(cluster, obj) if info.key == "deployments.apps" else {}
+    rs = found.get(revision)
+    if rs is None:
+        raise KubectlError("error: unable to find the specified revision")
+    pod_template = copy.deepcopy((rs.get("spec") or {}).get("template") or {})
+    cause = (rs["metadata"].get("annotations") or {}).get(CHANGE_CAUSE)
+    if cause:
+        # The history viewer shows the ReplicaSet's change cause on the template.
+        metadata = pod_template.setdefault("metadata", {})
+        metadata.setdefault("annotations", {})[CHANGE_CAUSE] = cause
+    w = Writer()
+    write_pod_template(w, pod_template)
+    return f"{head}\n{w.raw()}"
+
+
+def printed(cluster: ClusterAPI, obj: Obj, revision: int, output: str) -> str:
+    """`history -o`: the ReplicaSet of `revision` (every revision's for 0), as typed objects."""
+    found = revisions(cluster, obj)
+    if revision:
+        if revision not in found:
+            raise KubectlError("error: unable to find the specified revision")
+        found = {revision: found[revision]}
+    items = [found[number] for number in sorted(found)]
+    if output == "name":
+        return "\n".join(f"replicaset.apps/{rs['metadata']['name']}" for rs in items)
+    if output == "yaml":
+        return "\n---\n".join(to_yaml(rs).rstrip("\n") for rs in items)
+    return "\n".join(to_json(struct_order(rs), sort_keys=False) for rs in items)
 
 
 def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int) -> str:

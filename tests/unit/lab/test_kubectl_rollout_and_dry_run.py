@@ -182,3 +182,57 @@ def test_a_server_dry_run_answers_with_what_the_server_would_store_and_stores_no
     assert "uid:" in server and "phase: Active" in server and "- kubernetes" in server
     assert world.state() == before
     assert world.run("kubectl get ns scratch").code == 1
+
+
+def test_rollout_history_revision_prints_that_revisions_pod_template_untabulated(
+    world: World,
+) -> None:
+    _second_revision(world)
+    out = world.run("kubectl rollout history deploy/runai-agent -n runai --revision=2")
+    assert out.code == 0
+    lines = out.text.split("\n")
+    assert lines[:3] == [
+        "deployment.apps/runai-agent with revision #2",
+        "Pod Template:",
+        "  Labels:\tapp=runai-agent",
+    ]
+    # The ReplicaSet's change cause is shown on the template, tabs as kubectl writes them.
+    assert "  Annotations:\tkubernetes.io/change-cause: kubectl set image" in out.text
+    assert "    Image:\tregistry.local/agent:v2" in lines
+    assert lines[-1] == "  Tolerations:\t<none>"
+
+
+def test_rollout_history_output_name_lists_the_revisions_replicasets(world: World) -> None:
+    out = world.run("kubectl rollout history deploy/runai-agent -n runai --revision=1 -o name")
+    assert out.code == 0
+    assert out.text.startswith("replicaset.apps/runai-agent-")
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--revision=2", "error: unable to find the specified revision"),
+        ("--revision=-1", "error: revision must be a positive integer: -1"),
+        (
+            "--revision=abc",
+            'error: invalid argument "abc" for "--revision" flag: strconv.ParseInt: parsing '
+            "\"abc\": invalid syntax\nSee 'kubectl rollout history --help' for usage.",
+        ),
+    ],
+)
+def test_rollout_history_of_a_revision_it_cannot_show_fails_with_kubectls_message(
+    world: World, flag: str, message: str
+) -> None:
+    out = world.run(f"kubectl rollout history deploy/runai-agent -n runai {flag}")
+    assert (out.text, out.code) == (message, 1)
+
+
+def test_rollout_on_a_bare_type_acts_on_every_object_of_it_in_the_namespace(world: World) -> None:
+    out = world.run("kubectl rollout history deploy -n runai")
+    entries = out.text.split("\n\n")
+    assert len(entries) > 1
+    assert all(e.endswith("REVISION  CHANGE-CAUSE\n1         <none>") for e in entries)
+    names = [e.split(" ", 1)[0] for e in entries]
+    assert names == sorted(names) and "deployment.apps/runai-agent" in names
+    empty = world.run("kubectl rollout restart deploy -n nothing-here")
+    assert (empty.text, empty.code) == ("No resources found in nothing-here namespace.", 0)

@@ -1,0 +1,192 @@
+"""kubectl create secret generic|docker-registry|tls (upstream's create_secret.go,
+create_secret_docker.go and create_secret_tls.go): the Secret each builds client-side.
+
+`tls` reads --cert and --key from the lab's file store (the home folder), never the host, and
+checks them as Go's tls.X509KeyPair does at the PEM level: a CERTIFICATE block in the one, a
+`... PRIVATE KEY` block in the other, with Go's wording when they are missing or swapped. (The
+lab does not parse the DER inside, so a key that does not match its certificate is accepted.)
+`--append-hash` appends kubectl's hash of the Secret to its name.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import re
+
+from simulators.cluster.api import Obj
+from simulators.lab import files
+from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.kubectl.create_names import OPTIONS_LINE, Generator, literals, one_name
+from simulators.lab.tool import Context
+
+FLAGS = [
+    Flag("cert", long="cert", takes_value=True),
+    Flag("key", long="key", takes_value=True),
+    Flag("append-hash", long="append-hash"),
+]
+# kubectl's default for --docker-server: Docker Hub, not the registry the image is on.
+DOCKER_HUB = "https://index.docker.io/v1/"
+SECRET_HELP = f"""Create a secret with specified type.
+
+ A docker-registry type secret is for accessing a container registry.
+
+ A generic type secret indicate an Opaque secret type.
+
+ A tls type secret holds TLS certificate and its associated key.
+
+Available Commands:
+  docker-registry   Create a secret for use with a Docker registry
+  generic           Create a secret from a local file, directory, or literal value
+  tls               Create a TLS secret
+
+Usage:
+  kubectl create secret (docker-registry | generic | tls) [options]
+
+Use "kubectl create secret <command> --help" for more information about a given command.
+{OPTIONS_LINE}"""
+_PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
+# hash.encodeHash's substitutions: no vowels, no digits that look like letters.
+_HASH_LETTERS = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
+
+
+def pem_types(text: str) -> list[str]:
+    """The types of the PEM blocks Go's pem.Decode finds in `text`, in order."""
+    types = []
+    for match in _PEM.finditer(text):
+        body = "".join(line for line in match.group(2).split("\n") if ":" not in line)
+        try:
+            base64.b64decode("".join(body.split()), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        types.append(match.group(1))
+    return types
+
+
+def check_key_pair(cert: str, key: str) -> None:
+    """tls.X509KeyPair's checks on the PEM blocks, with its messages."""
+    cert_types = pem_types(cert)
+    if "CERTIFICATE" not in cert_types:
+        if not cert_types:
+            raise KubectlError("error: tls: failed to find any PEM data in certificate input")
+        if len(cert_types) == 1 and cert_types[0].endswith("PRIVATE KEY"):
+            raise KubectlError(
+                "error: tls: failed to find certificate PEM data in certificate input, but did "
+                "find a private key; PEM inputs may have been switched"
+            )
+        raise KubectlError(
+            'error: tls: failed to find "CERTIFICATE" PEM block in certificate input after '
+            f"skipping PEM blocks of the following types: [{' '.join(cert_types)}]"
+        )
+    key_types = pem_types(key)
+    if not any(t == "PRIVATE KEY" or t.endswith(" PRIVATE KEY") for t in key_types):
+        if not key_types:
+            raise KubectlError("error: tls: failed to find any PEM data in key input")
+        if key_types == ["CERTIFICATE"]:
+            raise KubectlError(
+                "error: tls: found a certificate rather than a key in the PEM for the private key"
+            )
+        raise KubectlError(
+            'error: tls: failed to find PEM block with type ending in "PRIVATE KEY" in key '
+            f"input after skipping PEM blocks of the following types: [{' '.join(key_types)}]"
+        )
+
+
+def secret_hash(obj: Obj) -> str:
+    """kubectl's hash.SecretHash: sha256 of the Secret's kind, type, name and data."""
+    encoded = json.dumps(
+        {
+            "data": obj.get("data") or None,
+            "kind": "Secret",
+            "name": obj["metadata"]["name"],
+            "type": obj.get("type", ""),
+        },
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    return hashlib.sha256(encoded.encode()).hexdigest()[:10].translate(_HASH_LETTERS)
+
+
+def _read(ctx: Context, path: str) -> str:
+    text = files.read(ctx, path)
+    if text is None:
+        raise KubectlError(
+            f"error: Cannot read file {path}, open {path}: no such file or directory"
+        )
+    return text
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _tls(ctx: Context, name: str, parsed: Parsed) -> Obj:
+    cert_path, key_path = parsed.value("cert") or "", parsed.value("key") or ""
+    if not cert_path or not key_path:
+        raise KubectlError("error: key and cert must be specified")
+    cert, key = _read(ctx, cert_path), _read(ctx, key_path)
+    check_key_pair(cert, key)
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name},
+        "data": {"tls.crt": _b64(cert), "tls.key": _b64(key)},
+        "type": "kubernetes.io/tls",
+    }
+
+
+def _docker_registry(name: str, parsed: Parsed) -> Obj:
+    user, password = parsed.value("docker-username"), parsed.value("docker-password")
+    if not user or not password:
+        raise KubectlError(
+            "error: either --from-file or the combination of --docker-username, "
+            "--docker-password and --docker-server is required"
+        )
+    server = parsed.value("docker-server") or DOCKER_HUB
+    entry: dict[str, str] = {"username": user, "password": password}
+    if parsed.value("docker-email"):
+        entry["email"] = str(parsed.value("docker-email"))
+    entry["auth"] = _b64(f"{user}:{password}")
+    config = json.dumps({"auths": {server: entry}}, separators=(",", ":"))
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name},
+        "type": "kubernetes.io/dockerconfigjson",
+        "data": {".dockerconfigjson": _b64(config)},
+    }
+
+
+def _generic(name: str, parsed: Parsed) -> Obj:
+    obj: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}
+    data = literals(parsed, encode=True)
+    if data:
+        obj["data"] = data
+    if parsed.value("type"):
+        obj["type"] = parsed.value("type")
+    return obj
+
+
+def secret_generator(ctx: Context) -> Generator:
+    """`create secret KIND NAME ...`, reading files (tls) from `ctx`'s file store."""
+
+    def build(kind: str, parsed: Parsed, rest: list[str]) -> tuple[str, Obj]:
+        if kind not in ("generic", "docker-registry", "tls"):
+            if not kind:
+                raise KubectlError(SECRET_HELP)
+            raise KubectlError(f'error: unknown command "{kind}" for "kubectl create secret"')
+        name = one_name(f"create secret {kind}", rest)
+        if kind == "tls":
+            obj = _tls(ctx, name, parsed)
+        elif kind == "docker-registry":
+            obj = _docker_registry(name, parsed)
+        else:
+            obj = _generic(name, parsed)
+        if parsed.has("append-hash"):
+            obj["metadata"]["name"] = f"{name}-{secret_hash(obj)}"
+        return "secrets", obj
+
+    return build
