@@ -1,6 +1,6 @@
 """The generated oracle: kubectl command lines composed from a grammar over a ticket's world.
 
-`generate(seed, count)` draws `count` commands spread over the nine tickets. Every name a
+`generate(seed, count)` draws `count` commands spread over every ticket. Every name a
 command uses (namespaces, objects, label keys and values, containers, images) is read from the
 objects the ticket's world actually holds (built from its seed, as the oracle builds it), so
 the commands are the ones a learner could type there, right and wrong.
@@ -17,337 +17,18 @@ grammar; `more=False` is the smaller one the fixed seed was first written agains
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
-from typing import Any
 
-from simulators.lab.tickets import list_tickets
-from simulators.lab.world import build_world
-
-
-@dataclass(frozen=True)
-class Case:
-    ticket: str
-    line: str
-    verb: str
-    output: str = ""  # the output option exercised ("" for the default)
-    writes: bool = False
-
-
-@dataclass(frozen=True)
-class Obj:
-    kind: str  # the ResourceInfo key: pods, deployments.apps
-    name: str
-    namespace: str | None
-    labels: tuple[tuple[str, str], ...]
-    raw: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Kind:
-    key: str
-    names: tuple[str, ...]  # every name kubectl accepts for it
-    namespaced: bool
-    kind: str
-
-
-@dataclass
-class Facts:
-    """What one ticket's world holds, as the grammar needs it."""
-
-    ticket: str
-    kinds: dict[str, Kind]
-    objects: dict[str, list[Obj]]
-    namespaces: list[str]
-
-    def of(self, key: str) -> list[Obj]:
-        return self.objects.get(key, [])
-
-
-@cache
-def facts(ticket: str) -> Facts:
-    api = build_world(ticket, 0).api
-    kinds: dict[str, Kind] = {}
-    objects: dict[str, list[Obj]] = {}
-    for info in api.resources():
-        if "list" not in info.verbs:
-            continue
-        names = [info.plural, info.singular, *info.short_names, info.kind]
-        if info.group:
-            names += [
-                f"{info.plural}.{info.group}",
-                f"{info.singular}.{info.group}",
-                f"{info.plural}.{info.version}.{info.group}",
-            ]
-        kinds[info.key] = Kind(info.key, tuple(dict.fromkeys(names)), info.namespaced, info.kind)
-        items = api.list(info.key).get("items", [])
-        objects[info.key] = [
-            Obj(
-                info.key,
-                str(o["metadata"]["name"]),
-                o["metadata"].get("namespace"),
-                tuple(sorted((o["metadata"].get("labels") or {}).items())),
-                o,
-            )
-            for o in items
-        ]
-    namespaces = sorted(o.name for o in objects.get("namespaces", []))
-    return Facts(ticket, kinds, objects, namespaces)
-
-
-def tickets() -> list[str]:
-    return [t.id for t in list_tickets()]
-
-
-# ------------------------------------------------------------------------- pieces
-
-
-class Draw:
-    """One command's random choices over one ticket's facts."""
-
-    def __init__(self, rng: random.Random, world: Facts) -> None:
-        self.rng = rng
-        self.world = world
-
-    def pick(self, options: list[Any] | tuple[Any, ...]) -> Any:
-        return self.rng.choice(list(options))
-
-    def chance(self, p: float) -> bool:
-        return self.rng.random() < p
-
-    def kind_with_objects(self, namespaced: bool | None = None) -> Kind:
-        keys = [
-            k
-            for k, kind in self.world.kinds.items()
-            if self.world.of(k)
-            and (namespaced is None or kind.namespaced == namespaced)
-            and k != "events"
-        ]
-        return self.world.kinds[self.pick(sorted(keys))]
-
-    def name_of(self, kind: Kind) -> str:
-        return str(self.pick(kind.names))
-
-    def obj(self, key: str) -> Obj | None:
-        objs = self.world.of(key)
-        return self.pick(objs) if objs else None
-
-    def ns_flag(self, obj: Obj | None) -> str:
-        if obj is None or obj.namespace is None:
-            return ""
-        if obj.namespace == "default" and self.chance(0.5):
-            return ""
-        return self.pick(
-            [f"-n {obj.namespace}", f"--namespace={obj.namespace}", f"-n={obj.namespace}"]
-        )
-
-    def scope(self, kind: Kind) -> tuple[str, list[Obj]]:
-        """A namespace option for a list, and the objects the list would show."""
-        objs = self.world.of(kind.key)
-        if not kind.namespaced:
-            return "", objs
-        spaces = sorted({o.namespace or "" for o in objs}) or ["default"]
-        r = self.rng.random()
-        if r < 0.3:
-            return self.pick(["-A", "--all-namespaces"]), objs
-        if r < 0.4:
-            return "", [o for o in objs if o.namespace == "default"]
-        if r < 0.45:
-            return "-n nothing-here", []
-        ns = self.pick(spaces)
-        return f"-n {ns}", [o for o in objs if o.namespace == ns]
-
-    def selector(self, objs: list[Obj]) -> str:
-        pairs = sorted({p for o in objs for p in o.labels})
-        if not pairs:
-            return "-l app=none"
-        key, value = self.pick(pairs)
-        values = sorted({v for o in objs for k, v in o.labels if k == key})
-        other = self.pick(values)
-        forms = [
-            f"{key}={value}",
-            f"{key}=={value}",
-            f"{key}!={value}",
-            f"'{key} in ({value},{other})'",
-            f"'{key} notin ({value})'",
-            f"'!{key}'",
-            key,
-        ]
-        form = self.pick(forms)
-        if self.chance(0.15) and len(pairs) > 1:
-            k2, v2 = self.pick(pairs)
-            form = f"{form.strip(chr(39))},{k2}={v2}"
-            form = f"'{form}'"
-        return f"{self.pick(['-l', '--selector'])} {form}"
-
-
-# Output options for a list and for one object, by the name the benchmark reports.
-LIST_JSONPATHS = [
-    "{.items[*].metadata.name}",
-    '{range .items[*]}{.metadata.name}{"\\t"}{.metadata.namespace}{"\\n"}{end}',
-    "{.items[0].metadata.labels}",
-    "{.items[*].metadata.labels}",
-    "{.kind}",
-    "{.items[0].metadata.name}",
-    "{.items[-1].metadata.name}",
-    "{.items[9].metadata.name}",
-]
-LIST_JSONPATHS_MORE = [
-    "{.items[0:2].metadata.name}",
-    "{.items[-1:].metadata.name}",
-    "{.items[:1].metadata.name}",
-    '{.items[*].status.conditions[?(@.type=="Ready")].status}',
-    '{.items[?(@.metadata.namespace=="kube-system")].metadata.name}',
-    "{.items[?(@.spec.replicas>1)].metadata.name}",
-    "{.items[?(@.metadata.labels.app)].metadata.name}",
-    "{.items[*].spec}",
-    "{..image}",
-    "{.items[*].metadata.labels.app\\.kubernetes\\.io/name}",
-]
-ONE_JSONPATHS = [
-    "{.metadata.name}",
-    "{.metadata.labels}",
-    "{.metadata.namespace}",
-    "{.kind}/{.metadata.name}",
-    "{.spec.containers[0].image}",
-    "{.spec.template.spec.containers[*].name}",
-    "{.status.conditions[*].type}",
-    "{.metadata.labels.app}",
-]
-ONE_JSONPATHS_MORE = [
-    "{.spec}",
-    "{.status}",
-    "{.metadata..name}",
-    '{.status.conditions[?(@.type=="Ready")].status}',
-    '{.status.conditions[?(@.status!="True")].type}',
-    "{.spec.containers[-1:].name}",
-    "{.metadata.labels.kubernetes\\.io/hostname}",
-    "{.metadata['labels']}",
-]
-GO_TEMPLATES_LIST = [
-    '{{range .items}}{{.metadata.name}}{{"\\n"}}{{end}}',
-    "{{len .items}}",
-    '{{range .items}}{{printf "%s %s\\n" .metadata.name .kind}}{{end}}',
-    "{{range $i, $p := .items}}{{$i}}:{{$p.metadata.name}} {{end}}",
-    "{{(index .items 0).metadata.name}}",
-]
-GO_TEMPLATES_ONE = [
-    "{{.metadata.name}}",
-    '{{index .metadata.labels "app"}}',
-    "{{if .metadata.labels}}labelled{{else}}bare{{end}}",
-    '{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\\n"}}{{end}}',
-    "{{.metadata.name}}\\n",
-]
-COLUMNS = [
-    "NAME:.metadata.name",
-    "NAME:.metadata.name,NS:.metadata.namespace",
-    "NAME:.metadata.name,LABELS:.metadata.labels",
-    "N:.metadata.name,C:.spec.containers[*].name",
-    'NAME:.metadata.name,READY:.status.conditions[?(@.type=="Ready")].status',
-]
-SORTS = [".metadata.name", ".metadata.namespace", ".metadata.creationTimestamp", ".kind"]
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"
-
-
-def list_output(d: Draw, more: bool, empty: bool = False) -> tuple[str, str]:
-    """(option text, option name) for a list (`empty`: it shows no object).
-
-    A go-template's `index` into an empty list fails with text/template's error, which names
-    the action's position and dumps the data as %+v: drawn for lists that have items only.
-    (jsonpath's index errors, with their %#v dump, are drawn anywhere: the lab prints them.)
-    """
-    r = d.rng.random()
-    if r < 0.2:
-        return "", ""
-    paths = LIST_JSONPATHS
-    more_paths = LIST_JSONPATHS_MORE
-    templates = [t for t in GO_TEMPLATES_LIST if not (empty and "index" in t)]
-    options: list[tuple[str, str]] = [
-        ("-o wide", "wide"),
-        ("-o yaml", "yaml"),
-        ("-o json", "json"),
-        ("-o name", "name"),
-        ("--no-headers", "no-headers"),
-        ("--show-labels", "show-labels"),
-        ("--show-kind", "show-kind"),
-        ("-L " + d.pick(["app", "tier,app", "kubernetes.io/hostname"]), "label-columns"),
-        ("--sort-by=" + d.pick(SORTS), "sort-by"),
-        ("-o jsonpath=" + _quote(d.pick(paths)), "jsonpath"),
-        ("-o custom-columns=" + _quote(d.pick(COLUMNS[:4])), "custom-columns"),
-        ("-o jsonpath=" + _quote(d.pick(more_paths)), "jsonpath"),
-        ("-o jsonpath-as-json=" + _quote(d.pick(paths)), "jsonpath-as-json"),
-        ("-o go-template=" + _quote(d.pick(templates)), "go-template"),
-        ("-o custom-columns=" + _quote(COLUMNS[4]), "custom-columns"),
-        ("-o yml", "unknown-format"),
-    ]
-    return d.pick(options)
-
-
-def _matches(selector: str, obj: Obj) -> bool:
-    """Whether a drawn `-l` selector (one requirement or a comma-joined pair) keeps `obj`."""
-    labels = dict(obj.labels)
-    text = selector.split(" ", 1)[1].strip("'")
-    requirements = re.split(r",(?![^(]*\))", text)
-    for req in requirements:
-        if " notin " in req:
-            key, _, values = req.partition(" notin ")
-            if labels.get(key) in values.strip("()").split(","):
-                return False
-        elif " in " in req:
-            key, _, values = req.partition(" in ")
-            if labels.get(key) not in values.strip("()").split(","):
-                return False
-        elif "!=" in req:
-            key, _, value = req.partition("!=")
-            if labels.get(key) == value:
-                return False
-        elif "=" in req:
-            key, _, value = req.replace("==", "=").partition("=")
-            if labels.get(key) != value:
-                return False
-        elif req.startswith("!"):
-            if req[1:] in labels:
-                return False
-        elif req not in labels:
-            return False
-    return True
-
-
-def one_output(d: Draw, more: bool, labelled: bool = True) -> tuple[str, str]:
-    r = d.rng.random()
-    if r < 0.2:
-        return "", ""
-    options: list[tuple[str, str]] = [
-        ("-o wide", "wide"),
-        ("-o yaml", "yaml"),
-        ("-o json", "json"),
-        ("-o name", "name"),
-        ("--show-labels", "show-labels"),
-        ("--no-headers", "no-headers"),
-        ("-o jsonpath=" + _quote(d.pick(ONE_JSONPATHS)), "jsonpath"),
-        ("-o custom-columns=NAME:.metadata.name,KIND:.kind", "custom-columns"),
-        ("-o jsonpath=" + _quote(d.pick(ONE_JSONPATHS_MORE)), "jsonpath"),
-        ("-o jsonpath-as-json=" + _quote(d.pick(ONE_JSONPATHS)), "jsonpath-as-json"),
-        # `index` of a missing map fails with a dump of the object (Go's %#v): drawn for
-        # objects with labels only.
-        (
-            "-o go-template="
-            + _quote(d.pick([t for t in GO_TEMPLATES_ONE if labelled or "index" not in t])),
-            "go-template",
-        ),
-        ("-o jason", "unknown-format"),
-    ]
-    return d.pick(options)
-
-
-def _join(*words: str) -> str:
-    return " ".join(w for w in words if w)
-
+from tests.oracle.pieces import (
+    Case,
+    Draw,
+    facts,
+    join_words,
+    list_output,
+    matches,
+    one_output,
+    tickets,
+)
 
 # ------------------------------------------------------------------------- families
 
@@ -360,9 +41,11 @@ def get_list(d: Draw, more: bool) -> Case:
     sel = ""
     if d.chance(0.3):
         sel = d.selector(objs or d.world.of(kind.key))
-        objs = [o for o in objs if _matches(sel, o)]
+        objs = [o for o in objs if matches(sel, o)]
     out, name = list_output(d, more, empty=not objs)
-    return Case(d.world.ticket, _join("kubectl get", d.name_of(kind), scope, sel, out), "get", name)
+    return Case(
+        d.world.ticket, join_words("kubectl get", d.name_of(kind), scope, sel, out), "get", name
+    )
 
 
 def get_one(d: Draw, more: bool) -> Case:
@@ -373,7 +56,7 @@ def get_one(d: Draw, more: bool) -> Case:
     target = f"{d.name_of(kind)} {obj.name}"
     if d.chance(0.2):
         target = f"{d.pick(kind.names[:1] + kind.names[2:3])}/{obj.name}"
-    return Case(d.world.ticket, _join("kubectl get", target, d.ns_flag(obj), out), "get", name)
+    return Case(d.world.ticket, join_words("kubectl get", target, d.ns_flag(obj), out), "get", name)
 
 
 def get_several(d: Draw, more: bool) -> Case:
@@ -384,7 +67,7 @@ def get_several(d: Draw, more: bool) -> Case:
     out = d.pick(["", "-o name", "--no-headers", "--show-kind", "-o wide"])
     if d.chance(0.3):
         names = "all"
-    return Case(d.world.ticket, _join("kubectl get", names, f"-n {ns}", out), "get", out)
+    return Case(d.world.ticket, join_words("kubectl get", names, f"-n {ns}", out), "get", out)
 
 
 def get_field_selector(d: Draw, more: bool) -> Case:
@@ -403,7 +86,7 @@ def get_field_selector(d: Draw, more: bool) -> Case:
         ]
     )
     out = d.pick(["", "-o name", "-o wide"])
-    line = _join("kubectl get pods -A", f"--field-selector {sel}", out)
+    line = join_words("kubectl get pods -A", f"--field-selector {sel}", out)
     return Case(d.world.ticket, line, "get", out and out.split()[-1])
 
 
@@ -425,9 +108,9 @@ def describe(d: Draw, more: bool) -> Case:
     obj = d.obj(kind.key)
     assert obj is not None
     if d.chance(0.15) and kind.namespaced:
-        line = _join("kubectl describe", d.name_of(kind), d.ns_flag(obj), d.selector([obj]))
+        line = join_words("kubectl describe", d.name_of(kind), d.ns_flag(obj), d.selector([obj]))
     else:
-        line = _join("kubectl describe", d.name_of(kind), obj.name, d.ns_flag(obj))
+        line = join_words("kubectl describe", d.name_of(kind), obj.name, d.ns_flag(obj))
     return Case(d.world.ticket, line, "describe")
 
 
@@ -440,7 +123,7 @@ def logs(d: Draw, more: bool) -> Case:
         opts.append(f"-c {d.pick(containers)}")
     if d.chance(0.5):
         opts.append(f"--tail {d.pick([1, 3, 10])}")
-    return Case(d.world.ticket, _join("kubectl logs", pod.name, d.ns_flag(pod), *opts), "logs")
+    return Case(d.world.ticket, join_words("kubectl logs", pod.name, d.ns_flag(pod), *opts), "logs")
 
 
 def info_verbs(d: Draw, more: bool) -> Case:
@@ -550,7 +233,7 @@ def label_annotate(d: Draw, more: bool) -> Case:
     )
     target = d.pick([f"{d.name_of(kind)} {obj.name}", f"{kind.names[0]}/{obj.name}"])
     out = d.pick(["", "", "-o name", "--dry-run=client", "--dry-run=server -o yaml"])
-    line = _join(f"kubectl {verb}", target, d.ns_flag(obj), change, out)
+    line = join_words(f"kubectl {verb}", target, d.ns_flag(obj), change, out)
     return Case(d.world.ticket, line, verb, out, writes=True)
 
 
@@ -595,7 +278,7 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         # expose creates with a POST: see create_ops.
         lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"))
     line, verb = d.pick(lines)
-    return Case(d.world.ticket, _join(*line.split(" ")), verb, writes=True)
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
 
 
 def create_ops(d: Draw, more: bool) -> Case:
@@ -694,9 +377,9 @@ def create_ops(d: Draw, more: bool) -> Case:
         output = d.pick(["", "", "-o yaml", "-o json", "-o name"])
         more_flags = d.pick(["", "--duration=10m", "--duration=2h", "--audience=lab"])
         line = f"kubectl create token {sa.name} -n {sa.namespace} {more_flags} {output}"
-        return Case(d.world.ticket, _join(*line.split(" ")), "create", output, writes=True)
+        return Case(d.world.ticket, join_words(*line.split(" ")), "create", output, writes=True)
     line, verb = d.pick(lines)
-    return Case(d.world.ticket, _join(*line.split(" ")), verb, dry, writes=True)
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, dry, writes=True)
 
 
 def patch_delete(d: Draw, more: bool) -> Case:
@@ -724,7 +407,7 @@ def patch_delete(d: Draw, more: bool) -> Case:
     if kind.key in ("pods", "configmaps", "services") or more:
         lines.append((f"kubectl delete {target} {ns}", "delete"))
     line, verb = d.pick(lines)
-    return Case(d.world.ticket, _join(*line.split(" ")), verb, writes=True)
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
 
 
 FAMILIES: dict[str, tuple[Family, float]] = {
@@ -745,7 +428,7 @@ FAMILIES: dict[str, tuple[Family, float]] = {
 
 
 def generate(seed: int, count: int, more: bool = True) -> list[Case]:
-    """`count` cases from `seed`, round-robin over the nine tickets.
+    """`count` cases from `seed`, round-robin over every ticket.
 
     `more` False keeps to the smaller grammar (see the module's docstring).
     """

@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.oracle.generate import Case
+from tests.oracle.pieces import Case
 from tests.oracle.harness import Answer, mask, oracle, same
 
 
