@@ -17,20 +17,18 @@ registers what the node's device plugin advertises in the node's capacity and al
 
 from __future__ import annotations
 
-import contextlib
 from datetime import timedelta
 from typing import Any, Protocol
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.clock import parse_time
-from simulators.controllers import containerd, image_pull, runtime
+from simulators.controllers import containerd, image_pull, node_status, runtime
 from simulators.controllers.devices import (
     allocate_devices,
     register_devices,
 )
 from simulators.controllers.util import (
     emit,
-    get_or_none,
     holds_resources,
     is_deleting,
     items,
@@ -60,7 +58,7 @@ def run(api: KubeletAPI) -> None:
     """Every pass (for callers that run the kubelet once per step)."""
     sync(api)
     admit(api)
-    heartbeat(api)
+    node_status.heartbeat(api)
 
 
 def sync(api: KubeletAPI) -> None:
@@ -79,65 +77,6 @@ def admit(api: KubeletAPI) -> None:
 
 
 # The kubelet renews its Lease every 10s and re-posts unchanged node status every 5 minutes.
-LEASE_NAMESPACE = "kube-node-lease"
-LEASE_SECONDS = 40
-STATUS_REPORT_SECONDS = 300
-
-
-def _micro(api: ClusterAPI) -> str:
-    return api.now().strftime("%Y-%m-%dT%H:%M:%S.000000Z")
-
-
-def heartbeat(api: ClusterAPI) -> None:
-    """Node leases in kube-node-lease, and the conditions' lastHeartbeatTime."""
-    now = timestamp(api)
-    for node in items(api, "nodes"):
-        name = name_of(node)
-        lease = get_or_none(api, "leases.coordination.k8s.io", name, LEASE_NAMESPACE)
-        if lease is None:
-            with contextlib.suppress(ApiError):
-                api.create(
-                    "leases.coordination.k8s.io",
-                    {
-                        "metadata": {
-                            "name": name,
-                            "namespace": LEASE_NAMESPACE,
-                            "ownerReferences": [
-                                {
-                                    "apiVersion": "v1",
-                                    "kind": "Node",
-                                    "name": name,
-                                    "uid": uid_of(node),
-                                }
-                            ],
-                        },
-                        "spec": {
-                            "holderIdentity": name,
-                            "leaseDurationSeconds": LEASE_SECONDS,
-                            "renewTime": _micro(api),
-                        },
-                    },
-                    LEASE_NAMESPACE,
-                )
-        else:
-            api.patch(
-                "leases.coordination.k8s.io",
-                name,
-                {"spec": {"renewTime": _micro(api)}},
-                LEASE_NAMESPACE,
-            )
-        conditions = list(status(node).get("conditions") or [])
-        stale = [
-            c
-            for c in conditions
-            if (api.now() - parse_time(str(c.get("lastHeartbeatTime") or now))).total_seconds()
-            >= STATUS_REPORT_SECONDS
-        ]
-        if conditions and stale:
-            fresh = [{**c, "lastHeartbeatTime": now} for c in conditions]
-            api.patch("nodes", name, {"status": {"conditions": fresh}}, subresource="status")
-
-
 def _each_pod(api: KubeletAPI, *, admit_only: bool) -> None:
     # Addresses handed out during this pass (the pass reads a snapshot of the pods).
     claimed: set[str] = set()

@@ -31,6 +31,7 @@ from simulators.controllers import (
     kubelet,
     mig_manager,
     node_lifecycle,
+    node_status,
     runai,
     workloads,
 )
@@ -54,7 +55,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("runai-scheduler", engine.run),
     ("kubelet-admit", kubelet.admit),
     ("endpoints", endpoints.run),
-    ("node-lease", kubelet.heartbeat),
+    ("node-lease", node_status.heartbeat),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
     ("event-ttl", events.run),
 )
