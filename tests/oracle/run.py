@@ -8,8 +8,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.oracle.pieces import Case
 from tests.oracle.harness import Answer, mask, oracle, same
+from tests.oracle.pieces import Case
 
 
 @dataclass(frozen=True)
