@@ -3,28 +3,37 @@
 A practice lab is saved under its learner's session key. A lab-exam task's lab is saved under
 a key of its own (`EXAM_PREFIX`, the attempt's token, the task's position), so that it stays
 apart from the practice lab of the same ticket; its commands still spend the share of the
-learner who took the exam, so five tasks don't earn five shares.
+learner who took the exam, so five tasks don't earn five shares. `exam.lab_key` remembers
+whose each task key is when it makes one (every path to a task's lab goes through it), so
+`account` never reads the database: the terminal asks it on the event loop.
 """
 
 from __future__ import annotations
 
-import functools
-
-from studysite.lab.models import ExamAttempt
+import threading
+from collections import OrderedDict
 
 EXAM_PREFIX = "exam-"
+# Task keys remembered per process; the oldest are forgotten first (a forgotten task's
+# commands spend a share of their own until its page or socket is opened again).
+MAX_REMEMBERED = 20_000
+
+_lock = threading.Lock()
+_takers: OrderedDict[str, str] = OrderedDict()
 
 
-@functools.lru_cache(maxsize=4096)
-def _taker_of(token: str) -> str:
-    taker = ExamAttempt.objects.filter(token=token).values_list("session_key", flat=True).first()
-    # An attempt gone (cleaned up) keeps its tasks together under the attempt's own name.
-    return taker or f"{EXAM_PREFIX}{token}"
+def remember(lab_key: str, taker: str) -> None:
+    """`lab_key` is a lab of the learner whose session key is `taker`."""
+    with _lock:
+        _takers[lab_key] = taker
+        _takers.move_to_end(lab_key)
+        while len(_takers) > MAX_REMEMBERED:
+            _takers.popitem(last=False)
 
 
 def account(lab_key: str) -> str:
     """The key a lab's processor time is charged to: its learner's session key."""
     if not lab_key.startswith(EXAM_PREFIX):
         return lab_key
-    token = lab_key.removeprefix(EXAM_PREFIX).rsplit("-", 1)[0]
-    return _taker_of(token)
+    with _lock:
+        return _takers.get(lab_key, lab_key)

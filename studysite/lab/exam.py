@@ -27,7 +27,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from simulators.lab import LabSession, editor, list_tickets
-from studysite.lab import store
+from studysite.lab import accounts, store
 from studysite.lab.accounts import EXAM_PREFIX
 from studysite.lab.models import ExamAttempt, ExamTask, SavedLab
 
@@ -43,7 +43,9 @@ LAB_PREFIX = EXAM_PREFIX
 def lab_key(attempt: ExamAttempt, position: int) -> str:
     """The saved-lab key of one task's lab (in place of a session key: at most 40 characters,
     and with a `-`, never a Django session key)."""
-    return f"{LAB_PREFIX}{attempt.token}-{position}"
+    key = f"{LAB_PREFIX}{attempt.token}-{position}"
+    accounts.remember(key, attempt.session_key)
+    return key
 
 
 def pool() -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
@@ -317,3 +318,14 @@ def test_every_task_of_an_exam_spends_the_share_of_the_learner_who_took_it() -> 
         assert store.apply(opened, "kubectl get nodes", share).output == store.SLOW_DOWN
     other = store.open_lab("another-learner-0123456789abcd", "mig-single")
     assert store.apply(other, "kubectl get nodes", share).output != store.SLOW_DOWN
+
+
+def test_a_tasks_learner_is_known_on_the_event_loop_without_asking_the_database() -> None:
+    # The terminal asks whose share a command spends before it leaves the event loop.
+    learner = "learner-key-abcdef0123456789"
+    key = exam.lab_key(exam.start(learner, 60), 0)
+
+    async def asked_on_the_loop() -> str:
+        return store.account(key)
+
+    assert asyncio.run(asked_on_the_loop()) == learner
