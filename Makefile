@@ -43,11 +43,12 @@ lint: $(VENV)/.test
 
 # First pass: everything on SQLite (tests/multiproc start their own PostgreSQL and Redis).
 # Second pass: the tests that use the database (web, reliability) again on PostgreSQL and Redis,
-# which are stopped even on failure. The others (engine, lab, cluster) never touch it.
+# which are stopped even on failure. The others (engine, lab, cluster) never touch it, nor do
+# those that start a server on its own SQLite file (marker own_server).
 test: setup-test lint services
 	$(PY) manage.py check
 	$(VENV)/bin/pytest --cov --cov-report=term
-	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc" -p no:cacheprovider tests/web tests/reliability
+	scripts/services run $(VENV)/bin/pytest -q -m "not browser and not multiproc and not own_server" -p no:cacheprovider tests/web tests/reliability
 
 bench: $(VENV)/.test
 	$(PY) -m tests.benchmarks.bench_guide

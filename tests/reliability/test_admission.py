@@ -26,7 +26,7 @@ from studysite.lab import store
 from studysite.lab.admission import Admission
 from tests.reliability.server import Server, running_server
 
-pytestmark = [pytest.mark.reliability]
+pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
 TICKET = "mig-single"
 SCALE = "kubectl scale deployment coredns -n kube-system --replicas=400"

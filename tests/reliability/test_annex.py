@@ -15,7 +15,7 @@ import pytest
 from tests.reliability.server import Server, running_server
 from tests.reliability.test_server import command, open_terminal
 
-pytestmark = [pytest.mark.reliability]
+pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
 # Stopped at its 250 ms of CPU time.
 EXPENSIVE = "kubectl get pods -A -o yaml" + " | sed 's/./&&&&&&&&/g'" * 6

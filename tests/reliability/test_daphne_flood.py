@@ -19,7 +19,7 @@ import pytest
 
 from tests.reliability.server import Server, running_server
 
-pytestmark = [pytest.mark.reliability]
+pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
 FRAME = json.dumps({"type": "complete", "line": "kubectl get n"}).encode()
 

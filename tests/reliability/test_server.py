@@ -21,7 +21,7 @@ import websockets
 
 from tests.reliability.server import Server, running_server
 
-pytestmark = [pytest.mark.reliability]
+pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
 TICKET = "mig-single"
 
