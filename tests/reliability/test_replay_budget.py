@@ -26,10 +26,10 @@ def test_a_logged_command_replays_to_the_same_world_on_a_slower_machine(
     result = store.apply(opened, "kubectl scale deployment coredns -n kube-system --replicas=12")
     assert result.output == "deployment.apps/coredns scaled"
     expected = opened.lab.world.to_json()
-    # The same line replayed where everything costs ten times the CPU time: as if the budget
-    # it replays against were ten times tighter.
+    # The same line replayed where everything costs fifty times the CPU time: as if the budget
+    # it replays against were fifty times tighter (5 ms, less than the line took).
     normal = store.limits()
-    tight = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds / 10)
+    tight = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds / 50)
     monkeypatch.setattr(lab_saved, "limits", lambda: tight)
     lab, logged = store.restore(SavedLab.objects.get(session_key=key, ticket=TICKET))
     assert logged == 1
