@@ -6,6 +6,7 @@ import json
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.cluster_server import RunningServer, start_cluster_server
@@ -20,6 +21,22 @@ def checklist(server: RunningServer) -> dict[str, bool]:
     with urllib.request.urlopen(f"{server.url}/lab/v1/checklist", timeout=10) as response:
         items = json.load(response)["items"]
     return {item["id"]: item["done"] for item in items}
+
+
+def eventually[T](read: Callable[[], T], wanted: Callable[[T], bool], seconds: float = 30) -> T:
+    """What `read` returns once `wanted` holds for it, or its last value after `seconds` (the
+    cluster's controllers act on the served clock's ticks, not on the request)."""
+    deadline = time.monotonic() + seconds
+    value = read()
+    while not wanted(value) and time.monotonic() < deadline:
+        time.sleep(0.25)
+        value = read()
+    return value
+
+
+def settled_checklist(server: RunningServer) -> dict[str, bool]:
+    """The checklist once every item is done, or as it stands after 30 s."""
+    return eventually(lambda: checklist(server), lambda done: all(done.values()))
 
 
 def test_mig_single_is_solved_with_the_real_kubectl(tmp_path: Path) -> None:
@@ -140,17 +157,11 @@ def test_driver_stack_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: Pat
         )  # fmt: skip
         assert "condition met" in ok(waited)
         gpus = "jsonpath={.status.allocatable.nvidia\\.com/gpu}"
-        for _ in range(30):
-            if ok(server.kubectl("get", "node", "gpu-node3", "-o", gpus)) == "8":
-                break
-            time.sleep(1)
-        assert ok(server.kubectl("get", "node", "gpu-node3", "-o", gpus)) == "8"
-        done = checklist(server)
-        for _ in range(30):
-            if all(done.values()):
-                break
-            time.sleep(1)
-            done = checklist(server)
+        allocatable = eventually(
+            lambda: ok(server.kubectl("get", "node", "gpu-node3", "-o", gpus)), "8".__eq__
+        )
+        assert allocatable == "8"
+        done = settled_checklist(server)
         assert all(done.values()), done
 
 
@@ -238,10 +249,5 @@ def test_toolkit_runtime_is_diagnosed_and_fixed_with_the_real_kubectl(tmp_path: 
             'Error from server (Forbidden): pods "smi" is forbidden: pod rejected: '
             'RuntimeClass "gpu" not found'
         )
-        done = checklist(server)
-        for _ in range(30):
-            if all(done.values()):
-                break
-            time.sleep(1)
-            done = checklist(server)
+        done = settled_checklist(server)
         assert all(done.values()), done

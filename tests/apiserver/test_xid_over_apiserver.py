@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from tests.apiserver.test_ticket_over_apiserver import checklist, ok
+from tests.apiserver.test_ticket_over_apiserver import (
+    checklist,
+    ok,
+    settled_checklist,
+)
 from tests.cluster_server import start_cluster_server
 
 ON_NODE2 = ("--field-selector", "spec.nodeName=gpu-node2")
@@ -62,12 +65,7 @@ def test_xid_fallen_off_is_diagnosed_and_handed_over_with_the_real_kubectl(
         assert "evicting pod runai-team-vision/vision-train-0-0" in drained
         assert "node/gpu-node2 drained" in drained
         ok(server.kubectl("taint", "node", "gpu-node2", "hardware-repair=xid-79:NoSchedule"))
-        done = checklist(server)
-        for _ in range(30):
-            if all(done.values()):
-                break
-            time.sleep(1)
-            done = checklist(server)
+        done = settled_checklist(server)
         assert all(done.values()), done
         left = ok(server.kubectl("get", "pods", "-A", *ON_NODE2, "-o", "name"))
         assert "vision-train" not in left and "nvidia-dcgm-exporter" in left
