@@ -43,13 +43,14 @@ lint: $(VENV)/.test
 
 # Both passes run on two workers (pytest-xdist: the CI machine's two cores); each worker has
 # its own test database. First pass: everything on SQLite (tests/multiproc start their own
-# PostgreSQL and Redis).
+# PostgreSQL and Redis), the tests that time a learner's wait (marker solo) then alone.
 # Second pass: the tests that use the database (web, reliability) again on PostgreSQL and Redis,
 # which are stopped even on failure. The others (engine, lab, cluster) never touch it, nor do
 # those that start a server on its own SQLite file (marker own_server).
 test: setup-test lint services
 	$(PY) manage.py check
-	$(VENV)/bin/pytest -n 2 --cov --cov-report=term
+	$(VENV)/bin/pytest -n 2 --cov --cov-report= -m "not solo"
+	$(VENV)/bin/pytest --cov --cov-append --cov-report=term -m solo -p no:cacheprovider
 	scripts/services run $(VENV)/bin/pytest -n 2 -q -m "not browser and not multiproc and not own_server" -p no:cacheprovider tests/web tests/reliability
 
 bench: $(VENV)/.test

@@ -6,7 +6,8 @@ work included), wave after wave of new sessions, beside a quiet learner with his
 workers (as scripts/serve-production runs it). Before studysite.lab.admission the fresh
 sessions filled the command pool and the quiet learner's p99 went to seconds; now they take
 turns in a small lane of it. `LAB_FRESH_SLOTS=6` (the whole pool) turns the rule off and the
-test fails.
+test fails. Marker `solo`: a p99 of wall time, so `make test` runs it alone, never beside the
+other worker's tests.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from studysite.lab import store
 from studysite.lab.admission import Admission
 from tests.reliability.server import Server, running_server
 
-pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
+pytestmark = [pytest.mark.reliability, pytest.mark.own_server, pytest.mark.solo]
 
 TICKET = "mig-single"
 SCALE = "kubectl scale deployment coredns -n kube-system --replicas=400"
