@@ -50,7 +50,7 @@ from django.conf import settings
 
 from simulators.lab import CommandResult
 from studysite.lab import store
-from studysite.lab.accounts import account
+from studysite.lab.accounts import EXAM_PREFIX, account
 from studysite.lab.kinds import kind_of
 
 log = logging.getLogger(__name__)
@@ -189,10 +189,13 @@ def _start_quietly() -> None:
 
 
 def serves(opened: store.OpenLab) -> bool:
-    """Whether this lab's next command runs in the annex."""
+    """Whether this lab's next command runs in the annex. Never an exam task's: its terminal
+    notes a kept command by its own copy of the lab moving on (studysite.lab.exam_consumers),
+    which a command kept by the annex leaves behind, so the report would lose its times."""
     return (
         enabled()
         and kind_of(opened.ticket).annexed
+        and not opened.session_key.startswith(EXAM_PREFIX)
         and store.cpu_share.heavy(account(opened.session_key), time.monotonic())
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -12,8 +13,9 @@ from channels.testing import WebsocketCommunicator
 from django.utils import timezone
 
 from studysite.asgi import application
-from studysite.lab import exam, store
+from studysite.lab import annex, exam, store
 from studysite.lab.models import ExamAttempt, SavedLab
+from tests.web.test_lab_annex import FakeAnnex
 from tests.web.test_lab_consumer import new_session_key
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -74,3 +76,26 @@ async def test_another_sessions_socket_is_refused() -> None:
     comm = communicator(f"/ws/lab/exam/{attempt.pk}/1/", stranger)
     connected, code = await comm.connect(timeout=5)
     assert not connected and code == 4404
+
+
+async def test_a_heavy_sessions_exam_command_runs_here_and_the_task_notes_its_time(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.LAB_ANNEX = True
+    fake = FakeAnnex(annex.AnnexError("an exam task's command never goes to the annex"))
+    monkeypatch.setattr(annex, "_annex", fake)
+    key = await new_session_key()
+    attempt = await database_sync_to_async(exam.start)(key, 60)
+    # The exam's labs spend the learner's own share: past it, practice labs go to the annex.
+    store.cpu_share.allows(key, time.monotonic())
+    store.cpu_share.charge(key, store.HEAVY_SECONDS + 0.1)
+    comm = communicator(f"/ws/lab/exam/{attempt.pk}/1/", key)
+    connected, _ = await comm.connect(timeout=5)
+    assert connected
+    await receive(comm)
+    output = await send_line(comm, "kubectl get nodes")
+    assert "gpu-node" in output["data"]
+    assert fake.sent == []
+    task = await database_sync_to_async(lambda: attempt.tasks.get(position=1))()
+    assert task.first_command is not None and task.last_command is not None
+    await comm.disconnect()
