@@ -10,6 +10,10 @@ Prints each run's p50/p99/max, the p99 beside over the p99 alone (issue 33's goa
 1.2), the hostile commands answered, and the server's RSS before and after each run. The
 runs alternate (alone first in odd rounds), as in bench_load. Prints, never asserts.
 
+The hostile sessions are clients of their own, in a child process: the quiet learners' client
+never decodes a 512 KiB reply or waits on a page load between two of its own round trips, as
+real learners on other machines never do.
+
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
         [--workers 0] [--rounds 1] [--heavy scale,alias bomb,300 columns]
 """
@@ -18,7 +22,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import statistics
+from pathlib import Path
+from typing import Any
 
 from tests.benchmarks.bench_load import (
     HEADER,
@@ -73,35 +80,57 @@ async def repeater(
 HEAVY = ("scale", "alias bomb", "300 columns")
 
 
+async def hostile_sessions(port: int, heavy: list[str], stop_when: Any) -> dict[str, int]:
+    server = Server(port, None, Path(), {})  # type: ignore[arg-type]  # only its addresses
+    stop, sent = asyncio.Event(), []
+    hostile = []
+    if "scale" in heavy:
+        hostile = [
+            asyncio.create_task(fresh_scaler(server, stop, sent)) for _ in range(FRESH_SCALERS)
+        ]
+    for line, name in ((ALIAS_BOMB, "alias bomb"), (COLUMNS, "300 columns")):
+        if name in heavy:
+            cookie = await asyncio.to_thread(server.new_session)
+            hostile.append(asyncio.create_task(repeater(server, cookie, line, name, stop, sent)))
+    while not stop_when.is_set():
+        await asyncio.sleep(0.05)
+    stop.set()
+    await asyncio.gather(*hostile)
+    return {name: sent.count(name) for name in heavy}
+
+
+def hostile_client(port: int, heavy: list[str], stop_when: Any, counts: Any) -> None:
+    """The child process's body: the hostile sessions until `stop_when` is set."""
+    counts.put(asyncio.run(hostile_sessions(port, heavy, stop_when)))
+
+
 async def run_once(
     server: Server, seconds: float, sessions: int, beside: bool, heavy: list[str]
 ) -> Tally:
-    tally, stop, sent = Tally(), asyncio.Event(), []
+    tally = Tally()
     cookies = [server.new_session() for _ in range(sessions)]
     await warm(server, cookies)
     terminals = await connect_all(server, cookies, tally)
     for socket_ in terminals:  # a dozen commands each: learners with history
         for _ in range(11):
             await round_trip(socket_, "kubectl get nodes")
-    hostile = []
-    if beside and "scale" in heavy:
-        hostile = [
-            asyncio.create_task(fresh_scaler(server, stop, sent)) for _ in range(FRESH_SCALERS)
-        ]
+    spawn = multiprocessing.get_context("spawn")
+    stop_when, counts = spawn.Event(), spawn.Queue()
+    child = spawn.Process(target=hostile_client, args=(server.port, heavy, stop_when, counts))
     if beside:
-        for line, name in ((ALIAS_BOMB, "alias bomb"), (COLUMNS, "300 columns")):
-            if name not in heavy:
-                continue
-            cookie = server.new_session()
-            hostile.append(asyncio.create_task(repeater(server, cookie, line, name, stop, sent)))
+        child.start()
     cpu = server.cpu_seconds()
     await asyncio.gather(*(learner(socket_, seconds, tally) for socket_ in terminals))
     tally.server_cpu = server.cpu_seconds() - cpu
-    stop.set()
-    await asyncio.gather(*hostile)
     if beside:
-        counts = {name: sent.count(name) for name in heavy}
-        print("    hostile commands answered: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+        stop_when.set()
+        answered = await asyncio.to_thread(counts.get)
+        await asyncio.to_thread(child.join)
+        print(
+            "    hostile commands answered: " + ", ".join(f"{k} {v}" for k, v in answered.items())
+        )
+    for socket_ in terminals:
+        await socket_.close()
     return tally
 
 
