@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,10 @@ from simulators.lab import LabSession
 # its websocket, a reconnect), and always while a socket holds them; at most KEPT_LABS of them.
 KEEP_SECONDS = 600.0
 KEPT_LABS = 500
+# A kept lab unused this long rests (LabSession.rest: its world and transcript compressed, a
+# tenth of the memory, woken in a few ms by its next command or page), checked this often.
+REST_SECONDS = 30.0
+REST_EVERY = 10.0
 
 
 @dataclass(frozen=True)
@@ -126,6 +131,7 @@ class Kept:
         self.lock = threading.Lock()
         self.recent: dict[int, tuple[float, OpenLab]] = {}
         self.live: weakref.WeakValueDictionary[int, OpenLab] = weakref.WeakValueDictionary()
+        self._rester: threading.Thread | None = None
 
     def get(self, pk: int, now: float) -> OpenLab | None:
         with self.lock:
@@ -136,6 +142,7 @@ class Kept:
             return found
 
     def put(self, opened: OpenLab, now: float) -> None:
+        self._start_resting()
         with self.lock:
             self.live[opened.saved_id] = opened
             self.recent.pop(opened.saved_id, None)
@@ -145,6 +152,52 @@ class Kept:
                 if used > now - KEEP_SECONDS and len(self.recent) <= KEPT_LABS:
                     break
                 del self.recent[pk]
+
+    def used(self, pk: int, now: float) -> None:
+        """Note that a command ran on this kept lab now (it stays awake a while longer)."""
+        with self.lock:
+            found = self.recent.pop(pk, None)
+            if found is not None:
+                self.recent[pk] = (now, found[1])
+
+    def idle(self, now: float) -> list[tuple[int, OpenLab]]:
+        """The labs held here, awake and unused for REST_SECONDS (a lab only a socket still
+        holds, past KEEP_SECONDS or KEPT_LABS, counts as unused)."""
+        with self.lock:
+            recent = dict(self.recent)
+            held = list(self.live.items())
+        return [
+            (pk, opened)
+            for pk, opened in held
+            if not opened.lab.at_rest and recent.get(pk, (0.0,))[0] <= now - REST_SECONDS
+        ]
+
+    def rest_idle(self, now: float) -> int:
+        """Rest every idle lab (see idle) whose lock is free: one a command or a reader holds
+        is busy, so not idle. How many rested."""
+        rested = 0
+        for pk, opened in self.idle(now):
+            lock = lock_for(pk)
+            if lock.acquire(blocking=False):
+                try:
+                    rested += opened.lab.rest()
+                finally:
+                    lock.release()
+        return rested
+
+    def _start_resting(self) -> None:
+        """The thread that rests idle labs, one per process (started by its first kept lab:
+        a forked worker starts its own)."""
+        with self.lock:
+            if self._rester is not None and self._rester.is_alive():
+                return
+            self._rester = threading.Thread(target=self._rest_forever, name="lab-rest", daemon=True)
+            self._rester.start()
+
+    def _rest_forever(self) -> None:
+        while True:
+            time.sleep(REST_EVERY)
+            self.rest_idle(time.monotonic())
 
     def drop(self, pk: int) -> None:
         with self.lock:
