@@ -294,8 +294,9 @@ class LabSession:
     def rest(self) -> bool:
         """Hold the world as what changed since its ticket's template, and the transcript,
         compressed (simulators.lab.resting), until a command or a reader of either wakes them:
-        a lab kept idle then costs a tenth of what it did. False where the world cannot rest (not
-        forked from a template). Only while nothing else runs on this lab (its lock held)."""
+        a solved lab kept idle then holds a fifth of what it did. False where the world cannot
+        rest (not forked from a template). Only while nothing else runs on this lab (its lock
+        held)."""
         if self._rested is None:
             rested = resting.rest(self._world, self._state.transcript)
             if rested is None:

@@ -27,7 +27,7 @@ from simulators.lab import LabSession
 KEEP_SECONDS = 600.0
 KEPT_LABS = 500
 # A kept lab unused this long rests (LabSession.rest: its world and transcript compressed, a
-# tenth of the memory, woken in a few ms by its next command or page), checked this often.
+# fifth of the memory, woken in 1-5 ms by its next command or page), checked this often.
 REST_SECONDS = 20.0
 REST_EVERY = 10.0
 
