@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import gc
+import logging
 import threading
 import time
 import weakref
@@ -21,6 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from simulators.lab import LabSession
+
+log = logging.getLogger(__name__)
 
 # Labs opened in this process stay in memory this long after their last use (a page load and
 # its websocket, a reconnect), and always while a socket holds them; at most KEPT_LABS of them.
@@ -183,6 +186,9 @@ class Kept:
             if lock.acquire(blocking=False):
                 try:
                     rested += opened.lab.rest()
+                except Exception:
+                    # That lab stays awake (its next command still runs); the others rest.
+                    log.exception("a kept lab could not rest")
                 finally:
                     lock.release()
         return rested
@@ -199,8 +205,11 @@ class Kept:
     def _rest_forever(self) -> None:
         while True:
             time.sleep(REST_EVERY)
-            if self.rest_idle(time.monotonic()):
-                give_back_memory()
+            try:
+                if self.rest_idle(time.monotonic()):
+                    give_back_memory()
+            except Exception:
+                log.exception("resting idle labs failed")  # the thread goes on
 
     def drop(self, pk: int) -> None:
         with self.lock:

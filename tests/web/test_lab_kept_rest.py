@@ -63,3 +63,20 @@ def test_a_lab_used_within_the_rest_delay_or_busy_stays_awake() -> None:
     assert used.lab.at_rest
     store.kept.rest_idle(_later())
     assert busy.lab.at_rest
+
+
+def test_a_lab_that_fails_to_rest_stays_awake_and_the_others_still_rest(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = store.open_lab("f" * 32, TICKET)
+    store.apply(broken, "kubectl cordon gpu-node1")
+    fine = store.open_lab("g" * 32, TICKET)
+    store.apply(fine, "kubectl cordon gpu-node2")
+
+    def fails() -> bool:
+        raise RuntimeError("no room")
+
+    monkeypatch.setattr(broken.lab, "rest", fails)
+    store.kept.rest_idle(_later())
+    assert fine.lab.at_rest and not broken.lab.at_rest
+    assert "SchedulingDisabled" in store.apply(broken, "kubectl get node gpu-node1").output
