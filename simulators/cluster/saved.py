@@ -45,8 +45,10 @@ def dump(store: MockCluster, *, copy: bool = True) -> Obj:
             for key, bucket in sorted(store._objects.items())
             if bucket
         },
-        "logs": keep(store._logs),
-        "previous_logs": keep(store._previous_logs),
+        # Sorted, as the objects are: the same store saves the same text, whatever order its
+        # containers first wrote in (a store read back from its saved changes, lab.resting).
+        "logs": keep(dict(sorted(store._logs.items()))),
+        "previous_logs": keep(dict(sorted(store._previous_logs.items()))),
         "watch_log": [[rv, key, t, keep(obj)] for rv, key, t, obj in store._watch_log],
     }
 
@@ -142,7 +144,7 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
 
     def logs(mine: dict[str, list[str]], theirs: dict[str, list[str]]) -> Obj:
         return {
-            "set": {key: lines for key, lines in mine.items() if theirs.get(key) != lines},
+            "set": {key: lines for key, lines in sorted(mine.items()) if theirs.get(key) != lines},
             "removed": [key for key in theirs if key not in mine],
         }
 
@@ -150,7 +152,9 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
     removed: dict[str, list[list[str]]] = {}
     for key, bucket in store._objects.items():
         theirs = base._objects.get(key, {})
-        changed = [obj for name, obj in bucket.items() if theirs.get(name) is not obj]
+        # In the keys' order, not the bucket's: a store read back from this form (its bucket
+        # filled in another order) saves the same text again.
+        changed = [obj for name, obj in sorted(bucket.items()) if theirs.get(name) is not obj]
         if changed:
             objects[key] = changed
     for key, theirs in base._objects.items():

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import budget, checks, editor, streams
+from simulators.lab import budget, checks, editor, resting, streams
 from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
@@ -31,6 +31,8 @@ from simulators.lab.errors import LabError
 from simulators.lab.explore import EXPLORE, ClusterWorld
 from simulators.lab.kubectl import edit as kubectl_edit
 from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
+from simulators.lab.session_builtins import MAX_HISTORY as MAX_HISTORY
+from simulators.lab.session_builtins import SESSION_BUILTINS
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.shell_syntax import needs_more
 from simulators.lab.tickets import Ticket, load_ticket
@@ -55,7 +57,6 @@ JSON = Any
 STATE_VERSION = 2
 OLD_VERSION_MESSAGE = "This lab was saved by an older version and has been reset"
 MAX_TRANSCRIPT = 300
-MAX_HISTORY = 500
 MAX_STORED_OUTPUT = 32 * 1024
 # All the output the transcript keeps, newest first: more than the terminal ever replays (256 KiB),
 # so a session of large outputs stays cheap to save, open and send, while a long one of small
@@ -145,6 +146,8 @@ class LabSession:
         self._state = state
         self._ticket = ticket
         self._world = state.world
+        # The world at rest (rest): then _world and state.world are its host's stand-in.
+        self._rested: resting.Rested | None = None
         self._hints_allowed = True
         # The editor the last line opened, while the page may still show it (kept in memory:
         # replaying the log sets it again, a snapshot has none).
@@ -188,11 +191,13 @@ class LabSession:
 
     def to_json(self) -> dict[str, Any]:
         """Everything (world, transcript, step, hints shown) as JSON-safe values."""
+        self._awake()
         return self._state.to_json()
 
     def encode(self) -> str:
         """to_json's data as JSON text (a lab's snapshot, several times a minute for every
         learner), made without copying the world first (see SessionState.encode)."""
+        self._awake()
         return self._state.encode()
 
     @classmethod
@@ -279,15 +284,44 @@ class LabSession:
 
     @property
     def world(self) -> HostWorld:
-        return self._world
+        return self._awake()
 
     @property
     def runai_logged_in(self) -> bool:
         """Whether the runai CLI on the admin host is logged in (the lab page's notice)."""
-        return self.world.state.runai.logged_in
+        return self._state.world.state.runai.logged_in
+
+    def rest(self) -> bool:
+        """Hold the world as what changed since its ticket's template, and the transcript,
+        compressed (simulators.lab.resting), until a command or a reader of either wakes them:
+        a solved lab kept idle then holds a fifth of what it did. False where the world cannot
+        rest (not forked from a template). Only while nothing else runs on this lab (its lock
+        held)."""
+        if self._rested is None:
+            rested = resting.rest(self._world, self._state.transcript)
+            if rested is None:
+                return False
+            self._rested = rested
+            self._world = self._state.world = rested.host
+            self._state.transcript = []
+        return True
+
+    @property
+    def at_rest(self) -> bool:
+        return self._rested is not None
+
+    def _awake(self) -> HostWorld:
+        rested = self._rested
+        if rested is not None:
+            world, self._state.transcript = resting.wake(rested, self._ticket.world)
+            world.api.keep_watch_history(0)
+            self._world = self._state.world = world
+            self._rested = None
+        return self._world
 
     @property
     def transcript(self) -> list[TranscriptEntry]:
+        self._awake()
         return list(self._state.transcript)
 
     @property
@@ -297,6 +331,7 @@ class LabSession:
     def replay(self) -> str:
         """The transcript as the terminal showed it: each prompt, command and output."""
         parts = []
+        self._awake()
         for entry in self._state.transcript:
             parts.append(PROMPT + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
             if entry.output:
@@ -333,6 +368,7 @@ class LabSession:
         With `hints` off (exam mode) the `hint` command answers that hints are off.
         """
         self._hints_allowed = hints
+        self._awake()
         if not isinstance(line, str):
             line = str(line)
         line = line.rstrip("\r\n")
@@ -382,11 +418,11 @@ class LabSession:
             elif stepping:
                 # A stream's step (simulators.lab.streams): the world moves, then the probe.
                 self._step(Output(""))
-                ctx.stream, result = streams.step(line, self._probe, self._world.api.now)
+                ctx.stream, result = streams.step(line, self._probe, self.world.api.now)
             else:
                 result = Shell(ctx, self._builtins()).execute(line)
                 if ctx.stream is not None:
-                    now = self._world.api.now
+                    now = self.world.api.now
                     ctx.stream, result = streams.begin(ctx.stream, line, result, self._probe, now)
                 items = self._checklist_now()
                 result = self._step(result)
@@ -442,7 +478,7 @@ class LabSession:
         for the next command, and the learner is told so in one line (unless the command itself
         already said it was stopped)."""
         already = budget.current().exceeded
-        ticked = self._world.tick(stop=budget.out_of_time, give_way=budget.give_way)
+        ticked = self.world.tick(stop=budget.out_of_time, give_way=budget.give_way)
         if (not ticked or budget.out_of_time()) and not already:
             text = "\n".join(t for t in (result.text, budget.cluster_stopped()) if t)
             return dataclasses.replace(result, text=text)
@@ -471,7 +507,7 @@ class LabSession:
 
     def _context(self) -> Context:
         return Context(
-            world=self._world,
+            world=self.world,
             history=self._state.history,
             next_hint=self._next_hint,
             shell=self._state.shell,
@@ -488,7 +524,7 @@ class LabSession:
         return f"Hint {index + 1}/{len(hints)}: {hints[index]}"
 
     def _evaluate(self) -> list[ChecklistItem]:
-        world = self._world
+        world = self.world
         if not isinstance(world, World):
             return []  # the checks read a simulated cluster; a real one's tickets have none
         return [
@@ -497,11 +533,7 @@ class LabSession:
         ]
 
     def _builtins(self) -> dict[str, Any]:
-        return {
-            "history": _history,
-            "help": _help,
-            "hint": _hint,
-        }
+        return SESSION_BUILTINS
 
     _TEMPLATE = re.compile(r"\{pod:([a-z0-9-]+)@([a-z0-9-]+)\}")
 
@@ -510,7 +542,7 @@ class LabSession:
 
         def repl(match: re.Match[str]) -> str:
             component, node = match.group(1), match.group(2)
-            pods = self._world.api.list(
+            pods = self.world.api.list(
                 "pods",
                 "gpu-operator",
                 label_selector=f"app={component}",
@@ -536,53 +568,3 @@ def _bounded(transcript: list[TranscriptEntry]) -> list[TranscriptEntry]:
         start -= 1
         size += len(transcript[start].output)
     return transcript[start:] if start else transcript
-
-
-def _history(ctx: Context, args: list[str]) -> Output:
-    if args[:1] == ["-c"]:
-        ctx.history.clear()
-        return Output()
-    entries = ctx.history
-    if args and args[0].startswith("-") and len(args[0]) > 1:
-        return Output.error(
-            f"bash: history: {args[0][:2]}: invalid option\n"
-            "history: usage: history [-c] [-d offset] [n] or history -anrw [filename]"
-            " or history -ps arg [arg...]",
-            2,
-        )
-    if args:
-        count = budget.bounded_int(args[0], MAX_HISTORY)
-        if count is None:
-            return Output.error(f"bash: history: {args[0]}: numeric argument required")
-        entries = entries[-count:] if count else []
-    offset = len(ctx.history) - len(entries)
-    return Output("\n".join(f"{i + offset + 1:>5}  {line}" for i, line in enumerate(entries)))
-
-
-def _hint(ctx: Context, args: list[str]) -> Output:
-    return Output(ctx.next_hint())
-
-
-HELP_TEXT = """Commands on this admin host (kadmin):
-  kubectl    get, describe, label, cordon, uncordon, drain, logs, exec ... -- nvidia-smi -L,
-             apply -f, create -f, delete pod, patch ... --type merge -p '{...}'  (alias k=kubectl)
-  runai      v2: login, project list|set, training|workspace submit|list|describe|logs|delete,
-             training pytorch submit, workload list
-             v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
-  helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
-  files      ls, cat, less, more, head, tail, sed -i 's/old/new/g' FILE, > and >> redirects,
-             cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
-  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d:
-             ... | jq -r '.items[].metadata.name'
-  shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
-             variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
-  vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
-  nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
-  watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f
-             and rollout status keep printing too
-  history, clear, hint, help
-Up/Down recall commands; Tab completes."""
-
-
-def _help(ctx: Context, args: list[str]) -> Output:
-    return Output(HELP_TEXT)

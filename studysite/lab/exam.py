@@ -141,10 +141,15 @@ def score(attempt: ExamAttempt, task: ExamTask) -> dict[str, Any]:
     """What the task's checks see in its lab now, the commands typed, and the model answer."""
     key = lab_key(attempt, task.position)
     if SavedLab.objects.filter(session_key=key, ticket=task.ticket).exists():
-        lab = store.open_lab(key, task.ticket).lab
-    else:
-        # A lab lost (or an attempt imported without its labs): the task's untouched world.
-        lab = LabSession.new(task.ticket, seed=task.seed)
+        # Read under the lab's lock: a command from another tab finishes first, and the kept
+        # lab is not put to rest halfway through (studysite.lab.kept).
+        with store.reading(store.open_lab(key, task.ticket)) as lab:
+            return _scored(lab)
+    # A lab lost (or an attempt imported without its labs): the task's untouched world.
+    return _scored(LabSession.new(task.ticket, seed=task.seed))
+
+
+def _scored(lab: LabSession) -> dict[str, Any]:
     items = lab.checklist()
     return {
         "title": lab.ticket.title,

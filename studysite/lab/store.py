@@ -313,6 +313,7 @@ def _keep(opened: OpenLab, line: str, runner: Runner, pace: budget.Pace = PACE) 
             blank = not line.strip() and not opened.lab.awaiting
             result = runner(functools.partial(_run, opened, line, meter))
             if blank or _commit(opened, line, meter, runner):
+                kept.used(opened.saved_id, time.monotonic())
                 return result
             _reload(opened)
         return CommandResult(line[:80], BUSY, opened.lab.checklist(), opened.lab.step)
