@@ -176,6 +176,13 @@ def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
     return frame
 
 
+def completions(opened: store.OpenLab, line: str) -> list[str]:
+    """Tab's candidates, read under the lab's lock: the lab may be resting (studysite.lab.kept)
+    or running another tab's command."""
+    with store.reading(opened) as lab:
+        return lab.complete(line)
+
+
 def replay_frame(lab: LabSession) -> dict[str, Any]:
     return output_frame(replay_tail(lab.replay()), lab.checklist(), lab.prompt, replay=True)
 
@@ -368,8 +375,8 @@ class LabConsumer(AsyncWebsocketConsumer):
             if store.fold_due(self.opened):
                 await self.fold()
         elif kind == "complete" and isinstance(frame.get("line"), str):
-            lab = self.opened.lab
-            items = [] if self.opened.exam_mode else await in_pool(lab.complete, frame["line"])
+            opened = self.opened
+            items = [] if opened.exam_mode else await in_pool(completions, opened, frame["line"])
             await self.send_json({"type": "completions", "items": items})
         elif kind == "reset":
             self.opened = await in_pool(store.reset_lab, self.session_key, self.ticket)

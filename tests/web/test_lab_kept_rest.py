@@ -4,12 +4,14 @@ lab's next command, page and transcript are what they would have been awake."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import pytest
 
 from simulators.lab import LabSession
 from studysite.lab import store
+from studysite.lab.consumers import completions
 from studysite.lab.kept import REST_SECONDS
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -80,3 +82,20 @@ def test_a_lab_that_fails_to_rest_stays_awake_and_the_others_still_rest(
     store.kept.rest_idle(_later())
     assert fine.lab.at_rest and not broken.lab.at_rest
     assert "SchedulingDisabled" in store.apply(broken, "kubectl get node gpu-node1").output
+
+
+def test_tab_completion_waits_for_the_labs_lock_so_it_never_reads_a_lab_halfway_to_rest() -> None:
+    opened = store.open_lab("c" * 32, TICKET)
+    store.apply(opened, "kubectl cordon gpu-node2")
+    answers: list[list[str]] = []
+    with store.lock_for(opened.saved_id):  # the resting thread (or another tab) holds it
+        reader = threading.Thread(
+            target=lambda: answers.append(completions(opened, "kubectl drain gpu-n"))
+        )
+        reader.start()
+        reader.join(0.3)
+        assert answers == [], "completion read the lab while another thread held it"
+        store.kept.rest_idle(_later())
+        assert not opened.lab.at_rest  # busy: not rested under the holder
+    reader.join(5)
+    assert answers and "gpu-node2" in " ".join(answers[0])
