@@ -260,6 +260,9 @@ def deployment_ops(d: Draw, more: bool) -> Case:
     ns = d.ns_flag(dep)
     name = d.pick([f"deployment/{dep.name}", f"deploy/{dep.name}", f"deployment {dep.name}"])
     container = dep.raw["spec"]["template"]["spec"]["containers"][0]["name"]
+    # What restart, pause, resume and undo print the object they changed with (PrintFlags).
+    out = d.pick(PRINTED_OUTPUTS)
+    undo_dry = d.pick(["", "--dry-run=client", "--dry-run=server"])
     lines = [
         (f"kubectl scale {name} {ns} --replicas={d.pick([0, 1, 2, 3])}", "scale"),
         (f"kubectl rollout status {name} {ns}", "rollout"),
@@ -271,6 +274,9 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         (f"kubectl rollout pause {name} {ns}", "rollout"),
         (f"kubectl rollout resume {name} {ns}", "rollout"),
         (f"kubectl rollout undo {name} {ns}", "rollout"),
+        (f"kubectl rollout restart {name} {ns} {out}", "rollout"),
+        (f"kubectl rollout {d.pick(['pause', 'resume'])} {name} {ns} {out}", "rollout"),
+        (f"kubectl rollout undo {name} {ns} {undo_dry} {out}", "rollout"),
         (f"kubectl set image {name} {ns} {container}=registry.local/img:v2", "set"),
         (f"kubectl wait --for=condition=Available {name} {ns} --timeout=1s", "wait"),
     ]
@@ -278,7 +284,23 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         # expose creates with a POST: see create_ops.
         lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"))
     line, verb = d.pick(lines)
-    return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
+    shown = out if out and line.endswith(out) else ""
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
+
+
+# -o options of the commands that print the object they sent or changed (PrintFlags: no table).
+PRINTED_OUTPUTS = [
+    "",
+    "-o name",
+    "-o yaml",
+    "-o json",
+    "-o jsonpath={.metadata.name}",
+    "-o jsonpath-as-json={.spec.replicas}",
+    "-o go-template={{.kind}}",
+    "-o template={{.metadata.namespace}}",
+    "-o jsonpath",
+    "-o wide",
+]
 
 
 def create_ops(d: Draw, more: bool) -> Case:

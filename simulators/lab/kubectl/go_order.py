@@ -199,8 +199,11 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "availableReplicas",
         "unavailableReplicas",
         "terminatingReplicas",
-        "conditions",
+        "conditions:DeploymentCondition",
         "collisionCount",
+    ),
+    "DeploymentCondition": _fields(
+        "type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"
     ),
     "ReplicaSet": (*_META, *_fields("spec:ReplicaSetSpec", "status:ReplicaSetStatus")),
     "ReplicaSetSpec": _fields(
@@ -301,6 +304,8 @@ ZERO_STATUS: dict[str, dict[str, Any]] = {
         "expectedPods": 0,
     },
 }
+# Structs whose every scalar field is `omitempty`: a zero count is left out.
+OMIT_ZERO = {"DeploymentStatus"}
 # A kind whose struct is named otherwise.
 KINDS = {"ClusterRoleBinding": "RoleBinding"}
 
@@ -314,7 +319,11 @@ def _ordered(value: Any, struct: str) -> Any:
         # A map, or a struct the table does not declare: sorted keys, nested values as found.
         return {k: _ordered(value[k], "") for k in sorted(value)}
     fields = STRUCTS[struct]
-    out = {name: _ordered(value[name], kind) for name, kind in fields if name in value}
+    out = {
+        name: _ordered(value[name], kind)
+        for name, kind in fields
+        if name in value and not (struct in OMIT_ZERO and value[name] in (0, None))
+    }
     declared = {name for name, _ in fields}
     out.update({k: _ordered(value[k], "") for k in sorted(value) if k not in declared})
     return out

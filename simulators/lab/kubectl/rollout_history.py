@@ -14,7 +14,7 @@ from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
 from simulators.lab.kubectl.common import KubectlError, kind_name, read_list
 from simulators.lab.kubectl.describe_common import Writer, write_pod_template
 from simulators.lab.kubectl.go_order import struct_order
-from simulators.lab.kubectl.printing import to_json, to_yaml
+from simulators.lab.kubectl.printing import object_text, to_json, to_yaml
 from simulators.lab.kubectl.tabwriter import format_text
 
 REVISION = "deployment.kubernetes.io/revision"
@@ -86,21 +86,20 @@ def printed(cluster: ClusterAPI, obj: Obj, revision: int, output: str) -> str:
         return "\n".join(f"replicaset.apps/{rs['metadata']['name']}" for rs in items)
     if output == "yaml":
         return "\n---\n".join(to_yaml(rs).rstrip("\n") for rs in items)
-    return "\n".join(to_json(struct_order(rs), sort_keys=False) for rs in items)
+    if output == "json":
+        return "\n".join(to_json(struct_order(rs), sort_keys=False) for rs in items)
+    # One printer for every revision: a template's text runs on from one to the next.
+    return "".join(object_text(rs, "", output, "") for rs in items)
 
 
-def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int) -> str:
-    """Roll a Deployment back to the previous revision (or `to_revision`)."""
+def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int, dry: str = "") -> str:
+    """Roll a Deployment back to the previous revision (or `to_revision`); the result kubectl
+    names the object with ("rolled back", "skipped rollback (...)", or under --dry-run=client
+    the revision's pod template, which nothing is patched with)."""
     name = obj["metadata"]["name"]
-    label = f"{kind_name(info)}/{name}"
     if info.key != "deployments.apps":
         raise KubectlError(f'error: no rollbacker has been implemented for "{info.kind}"')
     spec = obj.get("spec") or {}
-    if spec.get("paused"):
-        raise KubectlError(
-            "error: you cannot rollback a paused deployment; resume it first with "
-            "'kubectl rollout resume' and try again"
-        )
     found = revisions(cluster, obj)
     if to_revision:
         target = found.get(to_revision)
@@ -113,13 +112,29 @@ def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int) ->
         to_revision = ordered[-2]
         target = found[to_revision]
     template = copy.deepcopy((target.get("spec") or {}).get("template") or {})
+    if dry == "client":
+        # DeploymentRollbacker under a client dry run: printTemplate, before any other check.
+        w = Writer()
+        write_pod_template(w, template)
+        return w.raw()
+    if spec.get("paused"):
+        raise KubectlError(
+            "error: you cannot rollback a paused deployment; resume it first with "
+            "'kubectl rollout resume' and try again"
+        )
     labels = (template.get("metadata") or {}).get("labels") or {}
     labels.pop(HASH_LABEL, None)
     if _without_hash(template) == _without_hash(spec.get("template") or {}):
-        return f"{label} skipped rollback (current template already matches revision {to_revision})"
+        return f"skipped rollback (current template already matches revision {to_revision})"
     ops = [{"op": "replace", "path": "/spec/template", "value": template}]
-    cluster.patch(info.key, name, ops, obj["metadata"].get("namespace"), patch_type="json")
-    return f"{label} rolled back"
+    ns = obj["metadata"].get("namespace")
+    fork = getattr(cluster, "fork", None) if dry == "server" else None
+    if dry != "server":
+        cluster.patch(info.key, name, ops, ns, patch_type="json")
+    elif fork is not None:
+        # A server dry run: every rule the patch would meet, on a copy that is then dropped.
+        fork().patch(info.key, name, ops, ns, patch_type="json")
+    return "rolled back"
 
 
 def _without_hash(template: Any) -> Any:
@@ -128,8 +143,9 @@ def _without_hash(template: Any) -> Any:
     return out
 
 
-def pause(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, paused: bool) -> str:
-    """Pause (or resume) a Deployment; kubectl's error line for anything else."""
+def pause(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, paused: bool) -> Obj:
+    """Pause (or resume) a Deployment and return it as the server answered; kubectl's error
+    line for anything else."""
     name = obj["metadata"]["name"]
     resource = info.key
     if info.key != "deployments.apps":
@@ -140,5 +156,6 @@ def pause(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, paused: bool) -> st
         state = "is already paused" if paused else "is not paused"
         raise KubectlError(f'error: {resource} "{name}" {state}')
     body = {"spec": {"paused": True if paused else None}}
-    cluster.patch(info.key, name, body, obj["metadata"].get("namespace"), patch_type="strategic")
-    return f"{kind_name(info)}/{name} {'paused' if paused else 'resumed'}"
+    return cluster.patch(
+        info.key, name, body, obj["metadata"].get("namespace"), patch_type="strategic"
+    )
