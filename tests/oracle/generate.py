@@ -282,7 +282,7 @@ def deployment_ops(d: Draw, more: bool) -> Case:
     ]
     if more:
         # expose creates with a POST: see create_ops.
-        lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"))
+        lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc {out}", "expose"))
     line, verb = d.pick(lines)
     shown = out if out and line.endswith(out) else ""
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
@@ -311,11 +311,19 @@ def create_ops(d: Draw, more: bool) -> Case:
             "--dry-run=client",
             "--dry-run=client -o name",
             "--dry-run=client -o json",
+            "--dry-run=client -o jsonpath={.metadata.name}",
+            "--dry-run=client -o go-template={{.kind}}",
+            "--dry-run=client -o template={{.apiVersion}}",
+            "--dry-run=client -o jsonpath-as-json={.metadata}",
+            "--dry-run=client -o wide",
+            "--dry-run=client -o jsonpath",
         ]
     )
     if more and d.chance(0.5):
         # A create that reaches the server (the apiserver decodes kubectl's protobuf bodies).
-        dry = d.pick(["", "--dry-run=server -o json", "--dry-run=server"])
+        dry = d.pick(
+            ["", "--dry-run=server -o json", "--dry-run=server", "-o jsonpath={.metadata.name}"]
+        )
     lines = [
         (f"kubectl create namespace scratch {dry}", "create"),
         (
@@ -396,7 +404,7 @@ def create_ops(d: Draw, more: bool) -> Case:
         # create token has no --dry-run: it stores nothing.
         sa = d.obj("serviceaccounts")
         assert sa is not None
-        output = d.pick(["", "", "-o yaml", "-o json", "-o name"])
+        output = d.pick(["", "", "-o yaml", "-o json", "-o name", "-o jsonpath={.kind}"])
         more_flags = d.pick(["", "--duration=10m", "--duration=2h", "--audience=lab"])
         line = f"kubectl create token {sa.name} -n {sa.namespace} {more_flags} {output}"
         return Case(d.world.ticket, join_words(*line.split(" ")), "create", output, writes=True)
