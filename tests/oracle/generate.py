@@ -199,6 +199,9 @@ def mistakes(d: Draw, more: bool) -> Case:
         ("kubectl create token default -n runai --duration=10", "bad-value"),
         ("kubectl create secret tls lab-tls --cert=tls.crt", "missing-argument"),
         ("kubectl create secret tls lab-tls --cert=tls.key --key=tls.crt", "bad-value"),
+        # tls.X509KeyPair: another key of the same type, then a key of another type.
+        ("kubectl create secret tls lab-tls --cert=tls.crt --key=other.key", "bad-value"),
+        ("kubectl create secret tls lab-tls --cert=tls.crt --key=rsa.key", "bad-value"),
         ("kubectl create role lab-role --verb=get --resource=podz", "typo-kind"),
     ]
     line, why = d.pick(lines)
