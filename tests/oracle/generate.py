@@ -291,6 +291,32 @@ def deployment_ops(d: Draw, more: bool) -> Case:
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
 
 
+def daemon_ops(d: Draw, more: bool) -> Case:
+    """rollout over a DaemonSet or StatefulSet: their history is ControllerRevisions."""
+    key = d.pick(["daemonsets.apps", "statefulsets.apps"])
+    obj = d.obj(key)
+    if obj is None:
+        return deployment_ops(d, more)
+    ns = d.ns_flag(obj)
+    name = d.pick(
+        [f"{key.split('.')[0][:-1]}/{obj.name}", f"{'ds' if 'daemon' in key else 'sts'}/{obj.name}"]
+    )
+    out = d.pick(PRINTED_OUTPUTS)
+    lines = [
+        f"kubectl rollout history {name} {ns}",
+        f"kubectl rollout history {name} {ns} --revision={d.pick([1, 2])}",
+        f"kubectl rollout history {name} {ns} {d.pick(['-o name', '-o yaml', '-o json'])}",
+        f"kubectl rollout undo {name} {ns}",
+        f"kubectl rollout undo {name} {ns} --to-revision={d.pick([1, 2])} {out}",
+        f"kubectl rollout undo {name} {ns} --to-revision=1 --dry-run=client",
+        f"kubectl rollout restart {name} {ns} {out}",
+        f"kubectl rollout status {name} {ns}",
+    ]
+    line = d.pick(lines)
+    shown = out if out and line.endswith(out) else ""
+    return Case(d.world.ticket, join_words(*line.split(" ")), "rollout", shown, writes=True)
+
+
 # -o options of the commands that print the object they sent or changed (PrintFlags: no table).
 PRINTED_OUTPUTS = [
     "",
@@ -455,6 +481,7 @@ FAMILIES: dict[str, tuple[Family, float]] = {
     "label-annotate": (label_annotate, 1.5),
     "node-ops": (node_ops, 0.7),
     "deployment-ops": (deployment_ops, 1.0),
+    "daemon-ops": (daemon_ops, 0.5),
     "create": (create_ops, 1.0),
     "patch-delete": (patch_delete, 1.0),
 }

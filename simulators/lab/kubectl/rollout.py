@@ -222,6 +222,8 @@ def _status(key: str, obj: dict[str, Any]) -> str:
     spec, status, meta = obj.get("spec") or {}, obj.get("status") or {}, obj["metadata"]
     name = meta["name"]
     observed = int(meta.get("generation", 0)) <= int(status.get("observedGeneration", 0))
+    if key == "statefulsets.apps":
+        return _statefulset_status(obj)
     if key == "daemonsets.apps":
         strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")
         if strategy != "RollingUpdate":
@@ -269,3 +271,37 @@ def _status(key: str, obj: dict[str, Any]) -> str:
             "updated replicas are available..."
         )
     return f'deployment "{name}" successfully rolled out'
+
+
+def _statefulset_status(obj: dict[str, Any]) -> str:
+    """StatefulSetStatusViewer: only RollingUpdate (a typed read of no strategy is "")."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    strategy = spec.get("updateStrategy") or {}
+    if strategy.get("type") != "RollingUpdate":
+        raise KubectlError(
+            "error: rollout status is only available for RollingUpdate strategy type"
+        )
+    observed = int(status.get("observedGeneration") or 0)
+    if not observed or int(obj["metadata"].get("generation") or 0) > observed:
+        return "Waiting for statefulset spec update to be observed..."
+    replicas = int(spec.get("replicas", 1))
+    ready, updated = int(status.get("readyReplicas") or 0), int(status.get("updatedReplicas") or 0)
+    if ready < replicas:
+        return f"Waiting for {replicas - ready} pods to be ready..."
+    rolling = strategy.get("rollingUpdate")
+    if rolling is not None:
+        partition = rolling.get("partition")
+        if partition is not None and updated < replicas - int(partition):
+            return (
+                "Waiting for partitioned roll out to finish: "
+                f"{updated} out of {replicas - int(partition)} new pods have been updated..."
+            )
+        return f"partitioned roll out complete: {updated} new pods have been updated..."
+    current, update = status.get("currentRevision", ""), status.get("updateRevision", "")
+    if update != current:
+        return (
+            f"waiting for statefulset rolling update to complete {updated} pods at revision "
+            f"{update}..."
+        )
+    current_replicas = int(status.get("currentReplicas") or 0)
+    return f"statefulset rolling update complete {current_replicas} pods at revision {current}..."
