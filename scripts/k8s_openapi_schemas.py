@@ -49,7 +49,7 @@ KINDS = {
 KINDS.update(
     {
         ("apps", "v1", k): f"k8s.io.api.apps.v1.{k}"
-        for k in ["DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]
+        for k in ["ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"]
     }
 )
 KINDS.update({("batch", "v1", k): f"k8s.io.api.batch.v1.{k}" for k in ["Job", "CronJob"]})

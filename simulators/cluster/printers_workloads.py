@@ -1,5 +1,6 @@
 """Server-side printers of the workload kinds: Deployments, ReplicaSets, DaemonSets,
-StatefulSets and Jobs (printDeployment, printReplicaSet, ... in kube-apiserver's printers.go).
+StatefulSets, ControllerRevisions and Jobs (printDeployment, printReplicaSet, ... in
+kube-apiserver's printers.go).
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ def _deployment_row(obj: Obj, now: datetime) -> list[Cell]:
         images,
         format_label_selector(spec.get("selector")),
     ]
+
+
+def _controllerrevision_row(obj: Obj, now: datetime) -> list[Cell]:
+    """printControllerRevision: the controller as `kind.group/name` in lower case."""
+    controller = "<none>"
+    for ref in metadata(obj).get("ownerReferences") or []:
+        if ref.get("controller"):
+            group = str(ref.get("apiVersion", "")).rpartition("/")[0]
+            kind = str(ref.get("kind", ""))
+            controller = f"{kind}.{group}".lower() if group else kind.lower()
+            controller += f"/{ref.get('name', '')}"
+    return [metadata(obj).get("name", ""), controller, int(obj.get("revision") or 0), age(obj, now)]
 
 
 def _replicaset_row(obj: Obj, now: datetime) -> list[Cell]:
@@ -181,6 +194,15 @@ WORKLOAD_PRINTERS: dict[str, Printer] = {
             ("Images", "string", 1),
         ),
         _statefulset_row,
+    ),
+    "controllerrevisions.apps": (
+        (
+            ("Name", "string", 0),
+            ("Controller", "string", 0),
+            ("Revision", "integer", 0),
+            ("Age", "string", 0),
+        ),
+        _controllerrevision_row,
     ),
     "jobs.batch": (
         (

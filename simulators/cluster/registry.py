@@ -116,6 +116,7 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         subresources=("status",),
     ),
     # apps/v1
+    _R("apps", "v1", "ControllerRevision", "controllerrevisions", "controllerrevision"),
     _R(
         "apps",
         "v1",

@@ -8,6 +8,7 @@ from typing import Any
 
 from simulators.cluster.api import ClusterAPI, Obj
 from simulators.cluster.patches import deep_copy
+from simulators.controllers.revisions import ensure_revision
 from simulators.controllers.util import (
     emit,
     is_deleting,
@@ -116,6 +117,7 @@ def run_daemonsets(api: ClusterAPI) -> None:
 def _sync_daemonset(api: ClusterAPI, ds: Obj, nodes: list[Obj], pods: list[Obj]) -> None:
     component = "daemonset-controller"
     revision = template_hash(spec(ds).get("template"), owner=ds)
+    ensure_revision(api, ds, "DaemonSet", revision)
     by_node: dict[str, list[Obj]] = {}
     for pod in pods:
         by_node.setdefault(pod_node(pod), []).append(pod)

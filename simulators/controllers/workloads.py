@@ -12,6 +12,7 @@ from typing import Any
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.patches import deep_copy
 from simulators.controllers.daemonset import run_daemonsets
+from simulators.controllers.revisions import ensure_revision
 from simulators.controllers.util import (
     emit,
     is_deleting,
@@ -351,7 +352,9 @@ def run_statefulsets(api: ClusterAPI) -> None:
 def _sync_statefulset(api: ClusterAPI, sts: Obj, pods: list[Obj]) -> None:
     component = "statefulset-controller"
     want = int(spec(sts).get("replicas", 1))
-    revision = f"{name_of(sts)}-{template_hash(spec(sts).get('template'), owner=sts)}"
+    hash_ = template_hash(spec(sts).get("template"), owner=sts)
+    revision = f"{name_of(sts)}-{hash_}"
+    ensure_revision(api, sts, "StatefulSet", hash_)
     by_name = {name_of(p): p for p in pods}
     for ordinal in range(want):
         pod_name = f"{name_of(sts)}-{ordinal}"

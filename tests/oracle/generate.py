@@ -199,6 +199,9 @@ def mistakes(d: Draw, more: bool) -> Case:
         ("kubectl create token default -n runai --duration=10", "bad-value"),
         ("kubectl create secret tls lab-tls --cert=tls.crt", "missing-argument"),
         ("kubectl create secret tls lab-tls --cert=tls.key --key=tls.crt", "bad-value"),
+        # tls.X509KeyPair: another key of the same type, then a key of another type.
+        ("kubectl create secret tls lab-tls --cert=tls.crt --key=other.key", "bad-value"),
+        ("kubectl create secret tls lab-tls --cert=tls.crt --key=rsa.key", "bad-value"),
         ("kubectl create role lab-role --verb=get --resource=podz", "typo-kind"),
     ]
     line, why = d.pick(lines)
@@ -260,6 +263,9 @@ def deployment_ops(d: Draw, more: bool) -> Case:
     ns = d.ns_flag(dep)
     name = d.pick([f"deployment/{dep.name}", f"deploy/{dep.name}", f"deployment {dep.name}"])
     container = dep.raw["spec"]["template"]["spec"]["containers"][0]["name"]
+    # What restart, pause, resume and undo print the object they changed with (PrintFlags).
+    out = d.pick(PRINTED_OUTPUTS)
+    undo_dry = d.pick(["", "--dry-run=client", "--dry-run=server"])
     lines = [
         (f"kubectl scale {name} {ns} --replicas={d.pick([0, 1, 2, 3])}", "scale"),
         (f"kubectl rollout status {name} {ns}", "rollout"),
@@ -271,14 +277,59 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         (f"kubectl rollout pause {name} {ns}", "rollout"),
         (f"kubectl rollout resume {name} {ns}", "rollout"),
         (f"kubectl rollout undo {name} {ns}", "rollout"),
+        (f"kubectl rollout restart {name} {ns} {out}", "rollout"),
+        (f"kubectl rollout {d.pick(['pause', 'resume'])} {name} {ns} {out}", "rollout"),
+        (f"kubectl rollout undo {name} {ns} {undo_dry} {out}", "rollout"),
         (f"kubectl set image {name} {ns} {container}=registry.local/img:v2", "set"),
         (f"kubectl wait --for=condition=Available {name} {ns} --timeout=1s", "wait"),
     ]
     if more:
         # expose creates with a POST: see create_ops.
-        lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc", "expose"))
+        lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc {out}", "expose"))
     line, verb = d.pick(lines)
-    return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
+    shown = out if out and line.endswith(out) else ""
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
+
+
+def daemon_ops(d: Draw, more: bool) -> Case:
+    """rollout over a DaemonSet or StatefulSet: their history is ControllerRevisions."""
+    key = d.pick(["daemonsets.apps", "statefulsets.apps"])
+    obj = d.obj(key)
+    if obj is None:
+        return deployment_ops(d, more)
+    ns = d.ns_flag(obj)
+    name = d.pick(
+        [f"{key.split('.')[0][:-1]}/{obj.name}", f"{'ds' if 'daemon' in key else 'sts'}/{obj.name}"]
+    )
+    out = d.pick(PRINTED_OUTPUTS)
+    lines = [
+        f"kubectl rollout history {name} {ns}",
+        f"kubectl rollout history {name} {ns} --revision={d.pick([1, 2])}",
+        f"kubectl rollout history {name} {ns} {d.pick(['-o name', '-o yaml', '-o json'])}",
+        f"kubectl rollout undo {name} {ns}",
+        f"kubectl rollout undo {name} {ns} --to-revision={d.pick([1, 2])} {out}",
+        f"kubectl rollout undo {name} {ns} --to-revision=1 --dry-run=client",
+        f"kubectl rollout restart {name} {ns} {out}",
+        f"kubectl rollout status {name} {ns}",
+    ]
+    line = d.pick(lines)
+    shown = out if out and line.endswith(out) else ""
+    return Case(d.world.ticket, join_words(*line.split(" ")), "rollout", shown, writes=True)
+
+
+# -o options of the commands that print the object they sent or changed (PrintFlags: no table).
+PRINTED_OUTPUTS = [
+    "",
+    "-o name",
+    "-o yaml",
+    "-o json",
+    "-o jsonpath={.metadata.name}",
+    "-o jsonpath-as-json={.spec.replicas}",
+    "-o go-template={{.kind}}",
+    "-o template={{.metadata.namespace}}",
+    "-o jsonpath",
+    "-o wide",
+]
 
 
 def create_ops(d: Draw, more: bool) -> Case:
@@ -289,11 +340,19 @@ def create_ops(d: Draw, more: bool) -> Case:
             "--dry-run=client",
             "--dry-run=client -o name",
             "--dry-run=client -o json",
+            "--dry-run=client -o jsonpath={.metadata.name}",
+            "--dry-run=client -o go-template={{.kind}}",
+            "--dry-run=client -o template={{.apiVersion}}",
+            "--dry-run=client -o jsonpath-as-json={.metadata}",
+            "--dry-run=client -o wide",
+            "--dry-run=client -o jsonpath",
         ]
     )
     if more and d.chance(0.5):
         # A create that reaches the server (the apiserver decodes kubectl's protobuf bodies).
-        dry = d.pick(["", "--dry-run=server -o json", "--dry-run=server"])
+        dry = d.pick(
+            ["", "--dry-run=server -o json", "--dry-run=server", "-o jsonpath={.metadata.name}"]
+        )
     lines = [
         (f"kubectl create namespace scratch {dry}", "create"),
         (
@@ -374,7 +433,7 @@ def create_ops(d: Draw, more: bool) -> Case:
         # create token has no --dry-run: it stores nothing.
         sa = d.obj("serviceaccounts")
         assert sa is not None
-        output = d.pick(["", "", "-o yaml", "-o json", "-o name"])
+        output = d.pick(["", "", "-o yaml", "-o json", "-o name", "-o jsonpath={.kind}"])
         more_flags = d.pick(["", "--duration=10m", "--duration=2h", "--audience=lab"])
         line = f"kubectl create token {sa.name} -n {sa.namespace} {more_flags} {output}"
         return Case(d.world.ticket, join_words(*line.split(" ")), "create", output, writes=True)
@@ -422,6 +481,7 @@ FAMILIES: dict[str, tuple[Family, float]] = {
     "label-annotate": (label_annotate, 1.5),
     "node-ops": (node_ops, 0.7),
     "deployment-ops": (deployment_ops, 1.0),
+    "daemon-ops": (daemon_ops, 0.5),
     "create": (create_ops, 1.0),
     "patch-delete": (patch_delete, 1.0),
 }

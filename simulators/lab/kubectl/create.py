@@ -30,8 +30,7 @@ from simulators.lab.kubectl.create_names import (
 from simulators.lab.kubectl.create_role import role_generator
 from simulators.lab.kubectl.create_secret import secret_generator
 from simulators.lab.kubectl.create_token import create_token
-from simulators.lab.kubectl.go_order import struct_order
-from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR, to_json, to_yaml
+from simulators.lab.kubectl.printing import check_object_output, object_text
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -354,8 +353,7 @@ def submit(
     """Create `obj` (or not, under --dry-run) and print what kubectl prints for it; `failure`
     is the words some generators put before the server's refusal ("failed to create secret")."""
     output = parsed.value("output") or ""
-    if output not in ("", "name", "yaml", "json"):
-        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
+    check_object_output(output)
     dry = dry_run(parsed)
     cluster: ClusterAPI = ctx.api
     name = obj["metadata"]["name"]
@@ -387,13 +385,8 @@ def submit(
         if failure:
             return Output(f"error: {failure} {exc.message}", 1)
         return Output(error_text(exc), 1)
-    if output == "name":
-        return Output(f"{kind_name(info)}/{name}")
-    if output == "yaml":
-        return Output(to_yaml(obj).rstrip("\n"))
-    if output == "json":
-        return Output(to_json(struct_order(obj), sort_keys=False))
-    return Output(f"{kind_name(info)}/{name} {verb}{dry_suffix(dry)}")
+    label = f"{kind_name(info)}/{name}"
+    return Output(object_text(obj, label, output, verb + dry_suffix(dry)).removesuffix("\n"))
 
 
 CLUSTER_SCOPED = {
@@ -411,13 +404,9 @@ def _printed_offline(obj: Obj, output: str, name: str) -> Output:
     group = str(obj.get("apiVersion", "")).rpartition("/")[0]
     kind = str(obj.get("kind", "")).lower()
     label = f"{kind}.{group}" if group else kind
-    if output == "name":
-        return Output(f"{label}/{name}")
-    if output == "yaml":
-        return Output(to_yaml(obj).rstrip("\n"))
-    if output == "json":
-        return Output(to_json(struct_order(obj), sort_keys=False))
-    return Output(f"{label}/{name} created (dry run)")
+    return Output(
+        object_text(obj, f"{label}/{name}", output, "created (dry run)").removesuffix("\n")
+    )
 
 
 def _exists(cluster: ClusterAPI, resource: str, name: str, ns: str | None) -> None:

@@ -2,9 +2,9 @@
 create_secret_docker.go and create_secret_tls.go): the Secret each builds client-side.
 
 `tls` reads --cert and --key from the lab's file store (the home folder), never the host, and
-checks them as Go's tls.X509KeyPair does at the PEM level: a CERTIFICATE block in the one, a
-`... PRIVATE KEY` block in the other, with Go's wording when they are missing or swapped. (The
-lab does not parse the DER inside, so a key that does not match its certificate is accepted.)
+checks them as Go's tls.X509KeyPair does: a CERTIFICATE block in the one, a `... PRIVATE KEY`
+block in the other, with Go's wording when they are missing or swapped, then the certificate's
+public key against the private key (tls_keys).
 `--append-hash` appends kubectl's hash of the Secret to its name.
 """
 
@@ -19,6 +19,7 @@ import re
 from simulators.cluster.api import Obj
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl import tls_keys
 from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.create_names import OPTIONS_LINE, Generator, literals, one_name
 from simulators.lab.tool import Context
@@ -53,21 +54,27 @@ _PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOT
 _HASH_LETTERS = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
 
 
-def pem_types(text: str) -> list[str]:
-    """The types of the PEM blocks Go's pem.Decode finds in `text`, in order."""
-    types = []
+def pem_blocks(text: str) -> list[tuple[str, bytes]]:
+    """The PEM blocks Go's pem.Decode finds in `text`, in order: (type, DER bytes)."""
+    blocks = []
     for match in _PEM.finditer(text):
         body = "".join(line for line in match.group(2).split("\n") if ":" not in line)
         try:
-            base64.b64decode("".join(body.split()), validate=True)
+            der = base64.b64decode("".join(body.split()), validate=True)
         except (binascii.Error, ValueError):
             continue
-        types.append(match.group(1))
-    return types
+        blocks.append((match.group(1), der))
+    return blocks
+
+
+def pem_types(text: str) -> list[str]:
+    """The types of the PEM blocks Go's pem.Decode finds in `text`, in order."""
+    return [kind for kind, _ in pem_blocks(text)]
 
 
 def check_key_pair(cert: str, key: str) -> None:
-    """tls.X509KeyPair's checks on the PEM blocks, with its messages."""
+    """tls.X509KeyPair's checks, with its messages: the PEM blocks, then the certificate's
+    public key against the private key (tls_keys)."""
     cert_types = pem_types(cert)
     if "CERTIFICATE" not in cert_types:
         if not cert_types:
@@ -93,6 +100,13 @@ def check_key_pair(cert: str, key: str) -> None:
             'error: tls: failed to find PEM block with type ending in "PRIVATE KEY" in key '
             f"input after skipping PEM blocks of the following types: [{' '.join(key_types)}]"
         )
+    cert_der = next(der for kind, der in pem_blocks(cert) if kind == "CERTIFICATE")
+    key_der = next(
+        der
+        for kind, der in pem_blocks(key)
+        if kind == "PRIVATE KEY" or kind.endswith(" PRIVATE KEY")
+    )
+    tls_keys.check_match(cert_der, key_der)
 
 
 def secret_hash(obj: Obj) -> str:

@@ -14,8 +14,7 @@ from simulators.cluster.api import ApiError, Obj
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import KubectlError, namespace
 from simulators.lab.kubectl.create_names import one_name
-from simulators.lab.kubectl.go_order import struct_order
-from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR, to_json, to_yaml
+from simulators.lab.kubectl.printing import check_object_output, object_text
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -114,8 +113,8 @@ def create_token(ctx: Context, parsed: Parsed, names: list[str]) -> Output:
             )
     name = one_name("create token", names)
     output = parsed.value("output")
-    if output is not None and output not in ("name", "yaml", "json"):
-        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
+    if output:
+        check_object_output(output)
     seconds = _validate(parsed)
     spec: Obj = {}
     if parsed.all("audience"):
@@ -134,13 +133,10 @@ def create_token(ctx: Context, parsed: Parsed, names: list[str]) -> Output:
         answer = access.token_request(ctx.api, namespace(parsed), name, {"spec": spec})
     except ApiError as exc:
         return Output(f"error: failed to create token: {exc.message}", 1)
-    if output is None:
+    if not output:
         return Output(str(answer["status"]["token"]))
     answer["spec"].setdefault("boundObjectRef", None)
     metadata = {k: v for k, v in answer["metadata"].items() if v is not None}
     answer["metadata"] = metadata
-    if output == "name":
-        return Output(f"tokenrequest.authentication.k8s.io/{name}")
-    if output == "yaml":
-        return Output(to_yaml(answer).rstrip("\n"))
-    return Output(to_json(struct_order(answer), sort_keys=False))
+    label = f"tokenrequest.authentication.k8s.io/{name}"
+    return Output(object_text(answer, label, output, "").removesuffix("\n"))

@@ -300,7 +300,8 @@ def write_volumes(w: Writer, volumes: Any, space: str) -> None:
         return
     w.write(0, f"{space}Volumes:\n")
     for v in volumes:
-        w.write(0, f"{space}  {v.get('name', '')}:\n")
+        # describeVolumes: LEVEL_1, and one more space when the section is indented.
+        w.write(1, f"{' ' if space else ''}{v.get('name', '')}:\n")
         if "configMap" in v:
             w.write(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n")
             w.write(2, f"Name:\t{v['configMap'].get('name', '')}\n")

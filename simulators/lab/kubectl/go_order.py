@@ -46,9 +46,20 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
     "Requirement": _fields("key", "operator", "values"),
     # core/v1
     "Pod": (*_META, *_fields("spec:PodSpec", "status:PodStatus")),
+    # Volume: its name, then the one source set (VolumeSource, inline).
+    "Volume": _fields("name"),
+    "VolumeMount": _fields(
+        "name",
+        "readOnly",
+        "recursiveReadOnly",
+        "mountPath",
+        "subPath",
+        "mountPropagation",
+        "subPathExpr",
+    ),
     "PodTemplateSpec": _fields("metadata:ObjectMeta", "spec:PodSpec"),
     "PodSpec": _fields(
-        "volumes",
+        "volumes:Volume",
         "initContainers:Container",
         "containers:Container",
         "ephemeralContainers:Container",
@@ -102,7 +113,7 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "resizePolicy",
         "restartPolicy",
         "restartPolicyRules",
-        "volumeMounts",
+        "volumeMounts:VolumeMount",
         "volumeDevices",
         "livenessProbe",
         "readinessProbe",
@@ -199,8 +210,58 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "availableReplicas",
         "unavailableReplicas",
         "terminatingReplicas",
-        "conditions",
+        "conditions:DeploymentCondition",
         "collisionCount",
+    ),
+    "DeploymentCondition": _fields(
+        "type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"
+    ),
+    "DaemonSet": (*_META, *_fields("spec:DaemonSetSpec", "status:DaemonSetStatus")),
+    "DaemonSetSpec": _fields(
+        "selector:LabelSelector",
+        "template:PodTemplateSpec",
+        "updateStrategy:UpdateStrategy",
+        "minReadySeconds",
+        "revisionHistoryLimit",
+    ),
+    "UpdateStrategy": _fields("type", "rollingUpdate:map"),
+    "DaemonSetStatus": _fields(
+        "currentNumberScheduled",
+        "numberMisscheduled",
+        "desiredNumberScheduled",
+        "numberReady",
+        "observedGeneration",
+        "updatedNumberScheduled",
+        "numberAvailable",
+        "numberUnavailable",
+        "collisionCount",
+        "conditions",
+    ),
+    "StatefulSet": (*_META, *_fields("spec:StatefulSetSpec", "status:StatefulSetStatus")),
+    "StatefulSetSpec": _fields(
+        "replicas",
+        "selector:LabelSelector",
+        "template:PodTemplateSpec",
+        "volumeClaimTemplates",
+        "serviceName",
+        "podManagementPolicy",
+        "updateStrategy:UpdateStrategy",
+        "revisionHistoryLimit",
+        "minReadySeconds",
+        "persistentVolumeClaimRetentionPolicy",
+        "ordinals",
+    ),
+    "StatefulSetStatus": _fields(
+        "observedGeneration",
+        "replicas",
+        "readyReplicas",
+        "currentReplicas",
+        "updatedReplicas",
+        "currentRevision",
+        "updateRevision",
+        "collisionCount",
+        "conditions",
+        "availableReplicas",
     ),
     "ReplicaSet": (*_META, *_fields("spec:ReplicaSetSpec", "status:ReplicaSetStatus")),
     "ReplicaSetSpec": _fields(
@@ -301,8 +362,36 @@ ZERO_STATUS: dict[str, dict[str, Any]] = {
         "expectedPods": 0,
     },
 }
+# Structs' `omitempty` scalar fields ("*": every one): a zero count or empty string is left out.
+OMIT_ZERO: dict[str, set[str]] = {
+    "DeploymentStatus": {"*"},
+    "DaemonSetStatus": {
+        "observedGeneration",
+        "updatedNumberScheduled",
+        "numberAvailable",
+        "numberUnavailable",
+    },
+    "StatefulSetStatus": {
+        "observedGeneration",
+        "readyReplicas",
+        "currentReplicas",
+        "updatedReplicas",
+        "currentRevision",
+        "updateRevision",
+    },
+}
+# A spec field Go always encodes (a struct), as its zero value, where the stored object has none.
+ZERO_SPEC: dict[str, dict[str, Any]] = {
+    "StatefulSet": {"updateStrategy": {}},
+    "DaemonSet": {"updateStrategy": {}},
+}
 # A kind whose struct is named otherwise.
 KINDS = {"ClusterRoleBinding": "RoleBinding"}
+
+
+def _omitted(struct: str, name: str) -> bool:
+    fields = OMIT_ZERO.get(struct, set())
+    return "*" in fields or name in fields
 
 
 def _ordered(value: Any, struct: str) -> Any:
@@ -314,7 +403,11 @@ def _ordered(value: Any, struct: str) -> Any:
         # A map, or a struct the table does not declare: sorted keys, nested values as found.
         return {k: _ordered(value[k], "") for k in sorted(value)}
     fields = STRUCTS[struct]
-    out = {name: _ordered(value[name], kind) for name, kind in fields if name in value}
+    out = {
+        name: _ordered(value[name], kind)
+        for name, kind in fields
+        if name in value and not (_omitted(struct, name) and value[name] in (0, None, ""))
+    }
     declared = {name for name, _ in fields}
     out.update({k: _ordered(value[k], "") for k in sorted(value) if k not in declared})
     return out
@@ -328,5 +421,7 @@ def struct_order(obj: Any) -> Any:
     kind = str(obj.get("kind", ""))
     if kind in ZERO_STATUS and "status" not in obj:
         obj = {**obj, "status": dict(ZERO_STATUS[kind])}
+    if kind in ZERO_SPEC and isinstance(obj.get("spec"), dict):
+        obj = {**obj, "spec": {**ZERO_SPEC[kind], **obj["spec"]}}
     struct = KINDS.get(kind, kind)
     return _ordered(obj, struct if struct in STRUCTS else "Object")

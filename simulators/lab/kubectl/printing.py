@@ -14,6 +14,7 @@ from simulators.cluster.api import Obj, ResourceInfo
 from simulators.lab import budget, gotemplate, jsonpath
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
+from simulators.lab.kubectl.go_order import struct_order
 from simulators.lab.kubectl.tabwriter import table as tab_table
 
 OUTPUT_ERROR = (
@@ -344,3 +345,38 @@ def evaluate_template(kind: str, template: str, data: Any) -> str:
         ) from None
     except jsonpath.JsonPathError as exc:
         raise KubectlError(f"error: {exc}") from None
+
+
+# -o formats of PrintFlags (a command that prints the objects it sent or changed: create, run,
+# expose, rollout restart|pause|resume|undo) that take a template after `=`.
+_TEMPLATE_FORMATS = ("jsonpath", "jsonpath-as-json", "go-template", "template")
+
+
+def check_object_output(output: str) -> None:
+    """Refuse what PrintFlags.ToPrinter refuses: an unknown format, or a template format with
+    no template (kubectl's own two lines)."""
+    kind, equals, template = output.partition("=")
+    if output in ("", "name", "yaml", "json") or (equals and kind in _TEMPLATE_FORMATS):
+        if equals and not template:
+            raise KubectlError("error: template format specified but no template given")
+        return
+    if output in _TEMPLATE_FORMATS:
+        raise KubectlError("error: template format specified but no template given")
+    raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
+
+
+def object_text(obj: Obj, label: str, output: str, operation: str) -> str:
+    """One object as PrintFlags' printer writes it to stdout, newlines included: `label
+    operation` (no -o), `label` (-o name), yaml, json, or a template's text as it stands.
+    Commands make a printer per object, so a yaml stream has no `---` between objects.
+    `output` has passed check_object_output."""
+    kind, _, template = output.partition("=")
+    if output == "":
+        return f"{label} {operation}\n"
+    if output == "name":
+        return f"{label}\n"
+    if output == "yaml":
+        return to_yaml(struct_order(obj))
+    if output == "json":
+        return to_json(struct_order(obj), sort_keys=False) + "\n"
+    return evaluate_template("go-template" if kind == "template" else kind, template, obj)

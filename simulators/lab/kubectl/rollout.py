@@ -12,6 +12,8 @@ from simulators.lab.kubectl import rollout_history
 from simulators.lab.kubectl.common import (
     COMMON,
     KubectlError,
+    dry_run,
+    dry_suffix,
     error_text,
     kind_name,
     namespace,
@@ -19,7 +21,7 @@ from simulators.lab.kubectl.common import (
     see,
     targets,
 )
-from simulators.lab.kubectl.printing import CREATE_OUTPUT_ERROR
+from simulators.lab.kubectl.printing import check_object_output, object_text
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -30,6 +32,7 @@ FLAGS = [
     Flag("revision", long="revision", takes_value=True),
     Flag("to-revision", long="to-revision", takes_value=True),
     Flag("output", long="output", short="o", takes_value=True),
+    Flag("dry-run", long="dry-run", takes_value=True),
 ]
 
 HELP = """Manage the rollout of one or many resources.
@@ -78,17 +81,29 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError(f'error: unknown command "{action}" for "kubectl rollout"')
     if not words:
         raise KubectlError("error: required resource not specified")
-    if parsed.has("output") and action != "history":
+    if parsed.has("output") and action == "status":
         raise KubectlError(f"error: unknown shorthand flag: 'o' in -o\n{see('rollout ' + action)}")
+    if parsed.has("dry-run") and action != "undo":
+        raise KubectlError(f"error: unknown flag: --dry-run\n{see('rollout ' + action)}")
+    dry = dry_run(parsed)
     revision = _revision(parsed, "revision") if action == "history" else 0
     if revision < 0:
         raise KubectlError(f"error: revision must be a positive integer: {revision}")
-    output = parsed.value("output")
-    if output not in (None, "name", "yaml", "json"):
-        raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
+    output = parsed.value("output") or ""
+    if action == "history":
+        check_object_output(output)
     cluster = ctx.api
     ns = namespace(parsed)
     out: list[str] = []
+    # restart, pause, resume and undo print each object through PrintFlags' printer, which
+    # kubectl makes only after the change: a bad -o refuses once the change is made. They go on
+    # past an object they cannot change, and report every error at the end.
+    printer_error = ""
+    try:
+        check_object_output(output)
+    except KubectlError as exc:
+        printer_error = str(exc).removeprefix("error: ")
+    errors: list[str] = []
     for group in targets(cluster, words, verb="rollout"):
         if group.info.key not in _KINDS and action in ("restart", "status", "undo", "history"):
             return Output(
@@ -98,49 +113,91 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 1,
             )
         names = group.names or _every(cluster, group.info.key, ns, parsed)
-        if not names and action == "restart":
+        if not names and action in ("restart", "pause", "resume"):
             out.append(f"No resources found in {ns} namespace.")
         for name in names:
             try:
                 obj = cluster.get(group.info.key, name, ns)
                 label = f"{kind_name(group.info)}/{name}"
-                if action == "restart":
-                    stamp = format_time(cluster.now())
-                    cluster.patch(
-                        group.info.key,
-                        name,
-                        {
-                            "spec": {
-                                "template": {
-                                    "metadata": {
-                                        "annotations": {"kubectl.kubernetes.io/restartedAt": stamp}
-                                    }
-                                }
-                            }
-                        },
-                        ns,
-                        patch_type="strategic",
-                    )
-                    out.append(f"{label} restarted")
-                elif action == "status":
-                    out.append(_status(group.info.key, obj))
-                elif action == "history" and output:
-                    out.append(rollout_history.printed(cluster, obj, revision, output))
-                elif action == "history" and revision:
-                    out.append(rollout_history.template(cluster, group.info, obj, revision))
-                elif action == "history":
-                    out.append(rollout_history.history(cluster, group.info, obj))
-                elif action == "undo":
-                    to_revision = _revision(parsed, "to-revision")
-                    out.append(rollout_history.undo(cluster, group.info, obj, to_revision))
-                else:
-                    out.append(rollout_history.pause(cluster, group.info, obj, action == "pause"))
+                if action in ("status", "history"):
+                    out.append(_viewed(cluster, group.info, obj, action, revision, output))
+                    continue
+                changed, operation = _changed(cluster, group.info, obj, parsed, dry)
             except ApiError as exc:
-                return Output("\n".join([*out, error_text(exc)]), 1)
+                if action in ("status", "history"):
+                    return Output(_joined([*out, error_text(exc)]), 1)
+                # The builder's errors (an object not found) come before every change's.
+                errors.insert(
+                    sum(e.startswith("Error from server") for e in errors), error_text(exc)
+                )
+                continue
             except KubectlError as exc:
-                return Output("\n".join([*out, str(exc)]), 1)
-    # A revision's pod template ends with a newline, which kubectl prints then ends its line.
-    return Output("\n".join(out).rstrip("\n"))
+                if action in ("status", "history"):
+                    return Output(_joined([*out, str(exc)]), 1)
+                # The pauser's errors carry their own "error: " (fmt.Errorf("error: %s %q %v")).
+                text = str(exc)
+                errors.append(text if action in ("pause", "resume") else text[len("error: ") :])
+                continue
+            if printer_error:
+                errors.append(printer_error)
+                continue
+            try:
+                out.append(object_text(changed, label, output, operation))
+            except KubectlError as exc:
+                errors.append(str(exc).removeprefix("error: "))
+    if errors:
+        # utilerrors.Aggregate: one error as kubectl prints any, several one per line as is.
+        only = errors[0]
+        if not only.startswith(("error: ", "Error from server")):
+            only = f"error: {only}"
+        return Output(_joined([*out, only if len(errors) == 1 else "\n".join(errors)]), 1)
+    if action in ("status", "history"):
+        # A revision's pod template ends with a newline, which kubectl prints then ends its line.
+        return Output("\n".join(out).rstrip("\n"))
+    # The printers' own text, as kubectl writes it (the prompt follows its last newline).
+    return Output("".join(out).removesuffix("\n"))
+
+
+def _joined(parts: list[str]) -> str:
+    return "\n".join(part.removesuffix("\n") for part in parts)
+
+
+def _viewed(cluster: Any, info: Any, obj: Any, action: str, revision: int, output: str) -> str:
+    """status or history: the viewers' text for one object."""
+    if action == "status":
+        return _status(info.key, obj)
+    if output:
+        return rollout_history.printed(cluster, obj, revision, output)
+    if revision:
+        return rollout_history.template(cluster, info, obj, revision)
+    return rollout_history.history(cluster, info, obj)
+
+
+def _changed(cluster: Any, info: Any, obj: Any, parsed: Parsed, dry: str) -> tuple[Any, str]:
+    """restart, undo, pause or resume one object: the object kubectl prints, and the operation
+    its name is printed with."""
+    action, name, ns = parsed.positionals[0], obj["metadata"]["name"], obj["metadata"]["namespace"]
+    if action == "restart":
+        return _restart(cluster, info.key, name, ns), "restarted"
+    if action == "undo":
+        to_revision = _revision(parsed, "to-revision")
+        operation = rollout_history.undo(cluster, info, obj, to_revision, dry)
+        # kubectl prints the object it read before rolling it back.
+        return obj, operation + dry_suffix(dry)
+    paused = action == "pause"
+    changed = rollout_history.pause(cluster, info, obj, paused)
+    return changed, "paused" if paused else "resumed"
+
+
+def _restart(cluster: Any, key: str, name: str, ns: str) -> Any:
+    """ObjectRestarterFn's patch: the pod template's restartedAt annotation, now."""
+    stamp = format_time(cluster.now())
+    body = {
+        "spec": {
+            "template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": stamp}}}
+        }
+    }
+    return cluster.patch(key, name, body, ns, patch_type="strategic")
 
 
 def _every(cluster: Any, key: str, ns: str, parsed: Parsed) -> list[str]:
@@ -165,6 +222,8 @@ def _status(key: str, obj: dict[str, Any]) -> str:
     spec, status, meta = obj.get("spec") or {}, obj.get("status") or {}, obj["metadata"]
     name = meta["name"]
     observed = int(meta.get("generation", 0)) <= int(status.get("observedGeneration", 0))
+    if key == "statefulsets.apps":
+        return _statefulset_status(obj)
     if key == "daemonsets.apps":
         strategy = (spec.get("updateStrategy") or {}).get("type", "RollingUpdate")
         if strategy != "RollingUpdate":
@@ -212,3 +271,37 @@ def _status(key: str, obj: dict[str, Any]) -> str:
             "updated replicas are available..."
         )
     return f'deployment "{name}" successfully rolled out'
+
+
+def _statefulset_status(obj: dict[str, Any]) -> str:
+    """StatefulSetStatusViewer: only RollingUpdate (a typed read of no strategy is "")."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    strategy = spec.get("updateStrategy") or {}
+    if strategy.get("type") != "RollingUpdate":
+        raise KubectlError(
+            "error: rollout status is only available for RollingUpdate strategy type"
+        )
+    observed = int(status.get("observedGeneration") or 0)
+    if not observed or int(obj["metadata"].get("generation") or 0) > observed:
+        return "Waiting for statefulset spec update to be observed..."
+    replicas = int(spec.get("replicas", 1))
+    ready, updated = int(status.get("readyReplicas") or 0), int(status.get("updatedReplicas") or 0)
+    if ready < replicas:
+        return f"Waiting for {replicas - ready} pods to be ready..."
+    rolling = strategy.get("rollingUpdate")
+    if rolling is not None:
+        partition = rolling.get("partition")
+        if partition is not None and updated < replicas - int(partition):
+            return (
+                "Waiting for partitioned roll out to finish: "
+                f"{updated} out of {replicas - int(partition)} new pods have been updated..."
+            )
+        return f"partitioned roll out complete: {updated} new pods have been updated..."
+    current, update = status.get("currentRevision", ""), status.get("updateRevision", "")
+    if update != current:
+        return (
+            f"waiting for statefulset rolling update to complete {updated} pods at revision "
+            f"{update}..."
+        )
+    current_replicas = int(status.get("currentReplicas") or 0)
+    return f"statefulset rolling update complete {current_replicas} pods at revision {current}..."

@@ -78,6 +78,7 @@ def test_rollout_undo_puts_back_the_previous_revisions_template(world: World) ->
 
 
 def test_pause_then_resume_and_their_errors_when_repeated(world: World) -> None:
+    _second_revision(world)
     assert world.run("kubectl rollout pause deploy/runai-agent -n runai").text == (
         "deployment.apps/runai-agent paused"
     )
