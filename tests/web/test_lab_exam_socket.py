@@ -96,6 +96,9 @@ async def test_a_heavy_sessions_exam_command_runs_here_and_the_task_notes_its_ti
     output = await send_line(comm, "kubectl get nodes")
     assert "gpu-node" in output["data"]
     assert fake.sent == []
+    # The socket notes the command's time after it answers; its next frame's answer comes after.
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl ge"}))
+    assert (await receive(comm))["items"] == []
     task = await database_sync_to_async(lambda: attempt.tasks.get(position=1))()
     assert task.first_command is not None and task.last_command is not None
     await comm.disconnect()
