@@ -36,6 +36,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import websockets
 
@@ -208,6 +209,8 @@ def measure(
         hostile = server.new_session()
         asyncio.run(warm(server, [hostile]))
         rss = [server.rss_kib()]
+        warm_split = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in by_process(server))
+        print(f"  after warming, by process (MiB): {warm_split}")
         where = f"granian, {workers} workers" if workers else "daphne, one process"
         print(f"\n{sessions} sessions, a command a second each for {seconds:.0f} s ({where}),")
         print(f"lab annex {'on' if annex else 'off (LAB_ANNEX=0)'}")
@@ -233,7 +236,26 @@ def measure(
             "server RSS (MiB) after warming, then after each run: "
             + ", ".join(f"{kib / 1024:.0f}" for kib in rss)
         )
+        listed = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in by_process(server))
+        print(f"  by process (MiB): {listed}")
     return ratios
+
+
+def by_process(server: Server) -> list[tuple[str, int]]:
+    """Each of the server's processes (the web process or workers, the annexes, jq) and its RSS."""
+    found = []
+    for pid in server.pids():
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            status = Path(f"/proc/{pid}/status").read_text().splitlines()
+        except OSError:
+            continue
+        words = [word.decode(errors="replace") for word in command if word]
+        name = next((w for w in words if w in ("labannex", "daphne", "granian")), None)
+        name = name or ("jq" if any("jq_worker" in w for w in words) else Path(words[0]).name)
+        kib = next((int(line.split()[1]) for line in status if line.startswith("VmRSS:")), 0)
+        found.append((f"{name}[{pid}]", kib))
+    return found
 
 
 def main() -> None:
