@@ -89,9 +89,12 @@ class ReclaimTrial:
             freed = self.freed.get(node_index)
             if freed is None:
                 freed = self.freed[node_index] = [0.0] * len(nodes[node_index].devices)
+            # A victim may hold a device its node no longer offers (the device plugin gone, the
+            # node's GPUs down to none): freeing it gives the node nothing to place on.
+            offered = [device for device in devices if device < len(freed)]
             if not self.whole or not self._is_eligible(node_index):
                 # No whole-GPU count is kept for this node.
-                for device in devices:
+                for device in offered:
                     freed[device] += portion
                 continue
             # A node's first victim starts from the node's own count; after that only the
@@ -100,7 +103,7 @@ class ReclaimTrial:
             if free is None:
                 free = nodes[node_index].future_whole()
             futures = nodes[node_index].future_list()
-            for device in devices:
+            for device in offered:
                 was = futures[device] + freed[device] >= 1 - EPSILON
                 freed[device] += portion
                 free += (futures[device] + freed[device] >= 1 - EPSILON) - was
