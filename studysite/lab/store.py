@@ -288,7 +288,7 @@ def apply(
     refused = refusal(opened, line, share)
     if refused is not None:
         return refused
-    started, spent_elsewhere = time.thread_time(), 0.0
+    started, spent_elsewhere = budget.command_time(), 0.0
     try:
         if elsewhere is not None:
             result, spent_elsewhere = elsewhere(opened, line)
@@ -297,7 +297,7 @@ def apply(
     finally:
         # The save counts too: a command over budget rewrites the whole snapshot.
         if share is not None:
-            spent = time.thread_time() - started + spent_elsewhere
+            spent = budget.command_time() - started + spent_elsewhere
             share.charge(account(opened.session_key), spent)
 
 
