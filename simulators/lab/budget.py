@@ -84,6 +84,12 @@ class Meter:
     `clock` is CPU time of the running thread by default (command_time: without the garbage
     collector's): wall time would charge a command for the time other learners' commands held
     the processor.
+
+    `whole_steps`: the command is a logged one replayed (studysite.lab.saved.restore). It ran
+    within its budget when it was typed, so the world's step after it ran whole; replayed, the
+    step runs whole again however slow this machine is now (out_of_time never cuts it), or the
+    replay would build another world than the learner saw. Its own tools still stop at the
+    limits.
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -93,6 +99,7 @@ class Meter:
     exceeded: bool = False
     pace: Pace | None = None
     paced_to: float = 0.0
+    whole_steps: bool = False
 
     def start(self) -> None:
         self.started = self.clock()
@@ -178,7 +185,10 @@ def check_time() -> None:
 def out_of_time() -> bool:
     """Whether the running command has used its CPU time (paced as check_time paces it): the
     cluster's own work after a command (the controllers' step, the checklist) asks this
-    between its units of work, so that it stops with the command instead of raising."""
+    between its units of work, so that it stops with the command instead of raising. Never,
+    for a replayed command (Meter.whole_steps)."""
+    if current().whole_steps:
+        return False
     try:
         check_time()
     except BudgetExceeded:

@@ -19,6 +19,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from simulators.lab import sliced_json
 from simulators.lab.results import TranscriptEntry
 from simulators.lab.world import HostWorld, World, from_template
 
@@ -50,7 +51,7 @@ def rest(world: HostWorld, transcript: list[TranscriptEntry]) -> Rested | None:
         "left_out": sorted(world.left_out),
         "transcript": [[entry.line, entry.output, entry.step] for entry in transcript],
     }
-    packed = zlib.compress(json.dumps(data, separators=(",", ":")).encode(), LEVEL)
+    packed = zlib.compress(sliced_json.dumps(data, separators=(",", ":")).encode(), LEVEL)
     # The host stands in for the world while it rests: the same HostState, no cluster.
     return Rested(packed, HostWorld(_ASLEEP, world.state))
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import budget, checks, editor, resting, streams
+from simulators.lab import budget, checks, editor, resting, sliced_json, streams
 from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
 from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
@@ -90,7 +90,7 @@ class SessionState:
     def encode(self) -> str:
         """to_json's data as JSON text, from the live world without copying it, and from each
         transcript entry's own text (see TranscriptEntry.encoded)."""
-        head = json.dumps(self._all_but_transcript(copy=False, compact=True))
+        head = sliced_json.dumps(self._all_but_transcript(copy=False, compact=True))
         entries = ", ".join(entry.encoded for entry in self.transcript)
         return f'{head[:-1]}, "transcript": [{entries}]}}'
 

@@ -257,6 +257,9 @@ def build_cluster(ticket: str | dict[str, Any], seed: int = 0) -> MockCluster:
 TEMPLATES = 64  # fifteen tickets x SEED_VARIANTS (studysite.lab.saved), with room
 _templates: OrderedDict[tuple[str, int], World] = OrderedDict()
 _templates_lock = threading.Lock()
+# Called with no arguments after each template is built and kept (a server process freezes it
+# out of the garbage collector's walks: studysite.interpreter).
+template_built: list[Callable[[], None]] = []
 
 
 def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
@@ -276,6 +279,8 @@ def template_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
         _templates[key] = built
         while len(_templates) > TEMPLATES:
             _templates.popitem(last=False)
+    for hook in template_built:
+        hook()
     return built
 
 

@@ -33,6 +33,10 @@ KEPT_LABS = 500
 # fifth of the memory, woken in 1-5 ms by its next command or page), checked this often.
 REST_SECONDS = 20.0
 REST_EVERY = 10.0
+# After labs rested, what they and the closed sockets left is collected (give_back_memory) at
+# most this often: a full collection stops every thread of the process for 10-35 ms, a stall
+# every learner's command in flight meets (issue 33), while what it frees can wait a minute.
+COLLECT_EVERY = 60.0
 
 
 @dataclass(frozen=True)
@@ -203,11 +207,15 @@ class Kept:
             self._rester.start()
 
     def _rest_forever(self) -> None:
+        owed, collected = False, time.monotonic()
         while True:
             time.sleep(REST_EVERY)
             try:
-                if self.rest_idle(time.monotonic()):
+                now = time.monotonic()
+                owed = bool(self.rest_idle(now)) or owed
+                if owed and now - collected >= COLLECT_EVERY:
                     give_back_memory()
+                    owed, collected = False, now
             except Exception:
                 log.exception("resting idle labs failed")  # the thread goes on
 
@@ -244,9 +252,10 @@ def give_back_memory() -> None:
     10 KB each) that only a full collection frees, and the interpreter runs one rarely in a
     process holding a million objects of templates: the server's RSS grew by 20 MiB over five
     classes of 150 learners from them alone (tests/benchmarks/bench_load.py). A full collection
-    here costs about 25 ms with every ticket's templates built, at most every REST_EVERY while
-    labs go idle. Then glibc's malloc_trim: a lab's objects over pymalloc's 512 bytes (an
-    object's dicts, a command's output) come from malloc, whose arenas keep their holes."""
+    here costs 10-35 ms (the templates are frozen out of it: studysite.interpreter), at most
+    every COLLECT_EVERY while labs go idle. Then glibc's malloc_trim: a lab's objects over
+    pymalloc's 512 bytes (an object's dicts, a command's output) come from malloc, whose arenas
+    keep their holes."""
     gc.collect()
     if _trim is not None:
         _trim(0)

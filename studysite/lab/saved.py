@@ -107,13 +107,14 @@ def restore(saved: SavedLab) -> tuple[LabSession, int]:
         return kind.open(saved.session_key, saved.ticket, state), 0
     lab = LabSession.from_json(state)
     log = list(saved.log.values_list("line", "hints"))
-    # A logged line ran within its budget (one that ran out was folded, never logged), so it
-    # replays with room to spare: replayed a little slower, it must not stop the cluster's
-    # step at another point than it did (run_controllers) and so build another world.
+    # A logged line ran within its budget (one that ran out was folded, never logged), so the
+    # cluster's step after it ran whole: replayed, the step runs whole again however slow the
+    # machine is now (Meter.whole_steps), or it would build another world than the learner saw;
+    # the line's own tools have room to spare.
     normal = limits()
     room = dataclasses.replace(normal, cpu_seconds=normal.cpu_seconds * REPLAY_ROOM)
     for line, hints in log:
-        with budget.metered(budget.Meter(room)):
+        with budget.metered(budget.Meter(room, whole_steps=True)):
             lab.run(line, hints=hints)
     return lab, len(log)
 

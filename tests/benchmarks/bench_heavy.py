@@ -10,9 +10,10 @@ Prints each run's p50/p99/max, the p99 beside over the p99 alone (issue 33's goa
 1.2), the hostile commands answered, and the server's RSS before and after each run. The
 runs alternate (alone first in odd rounds), as in bench_load. Prints, never asserts.
 
-The hostile sessions are clients of their own, in a child process: the quiet learners' client
-never decodes a 512 KiB reply or waits on a page load between two of its own round trips, as
-real learners on other machines never do.
+The hostile sessions are clients of their own, in a child process at the lowest priority: the
+quiet learners' client never decodes a 512 KiB reply or waits on a page load between two of its
+own round trips, and the attackers' client never takes a core from the server, as clients on
+other machines never do.
 
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
         [--workers 0] [--rounds 1] [--heavy scale,alias bomb,300 columns]
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import statistics
 from pathlib import Path
 from typing import Any
@@ -100,7 +102,12 @@ async def hostile_sessions(port: int, heavy: list[str], stop_when: Any) -> dict[
 
 
 def hostile_client(port: int, heavy: list[str], stop_when: Any, counts: Any) -> None:
-    """The child process's body: the hostile sessions until `stop_when` is set."""
+    """The child process's body: the hostile sessions until `stop_when` is set.
+
+    At the lowest priority: it stands for clients on other machines, so its own work (opening
+    sessions, reading 512 KiB replies) should not take a core from the server it measures or
+    from the quiet learners' client; it still gets every core they leave idle."""
+    os.nice(19)
     counts.put(asyncio.run(hostile_sessions(port, heavy, stop_when)))
 
 
