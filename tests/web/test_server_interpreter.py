@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import Any
 
 from studysite.interpreter import FULL_COLLECTION_AFTER, SWITCH_INTERVAL_SECONDS
 from tests.live_server import REPO_ROOT
@@ -16,10 +17,11 @@ PROBE = (
 )
 
 
-def test_the_server_entry_point_sets_the_collector_and_the_switch_interval() -> None:
+def in_a_server_process(probe: str) -> Any:
+    """What `probe` prints last, as JSON, run where the server's entry point was imported."""
     env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 50}
     found = subprocess.run(
-        [sys.executable, "-c", PROBE],
+        [sys.executable, "-c", probe],
         cwd=REPO_ROOT,
         env=env,
         capture_output=True,
@@ -27,7 +29,11 @@ def test_the_server_entry_point_sets_the_collector_and_the_switch_interval() -> 
         check=True,
         timeout=120,
     )
-    (young, older, full), frozen, switch = json.loads(found.stdout.strip().splitlines()[-1])
+    return json.loads(found.stdout.strip().splitlines()[-1])
+
+
+def test_the_server_entry_point_sets_the_collector_and_the_switch_interval() -> None:
+    (young, older, full), frozen, switch = in_a_server_process(PROBE)
     assert (young, older) == (700, 10)
     assert full == FULL_COLLECTION_AFTER == 1000
     # Django and the content, loaded at start, are out of every walk.
@@ -47,17 +53,7 @@ TEMPLATE_PROBE = (
 
 
 def test_a_ticket_template_built_in_a_server_process_is_out_of_the_collectors_walks() -> None:
-    env = {**os.environ, "DEBUG": "0", "SECRET_KEY": "x" * 50}
-    found = subprocess.run(
-        [sys.executable, "-c", TEMPLATE_PROBE],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    before, after, tracked, walked = json.loads(found.stdout.strip().splitlines()[-1])
+    before, after, tracked, walked = in_a_server_process(TEMPLATE_PROBE)
     # A template is a whole cluster of objects, never garbage: a full collection (a pause for
     # every learner in the process) need not walk it. Every ticket's, about 110,000 objects
     # unfrozen, took a full collection from 0 to 92 ms on the 2-core machine.
