@@ -146,13 +146,11 @@ DATABASES = {
         "NAME": Path(env_str("DATABASE_PATH", str(BASE_DIR / "db.sqlite3"))),
         # WAL lets readers run beside the writer, and synchronous=NORMAL drops the fsync on
         # every commit (still durable across a crash of the process, which is what matters
-        # for a learner's saved lab after each command). The log is copied back by a thread
-        # of its own (studysite.lab.checkpoint), not by whichever commit crosses the mark.
+        # for a learner's saved lab after each command).
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
-            " PRAGMA wal_autocheckpoint=20000;",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
     }
 }

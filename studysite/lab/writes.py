@@ -21,7 +21,6 @@ from contextlib import contextmanager
 from django.db import connection
 from django.db.models import F
 
-from studysite.lab import checkpoint
 from studysite.lab.models import LabSnapshot, LoggedCommand, SavedLab
 from studysite.lab.process_lock import ProcessLock
 from studysite.lab.saved import Snapshot
@@ -60,8 +59,6 @@ class SqliteWriter:
     def held(self, database: str) -> Iterator[None]:
         # A database only this process can open (in memory) has no file to lock beside it.
         in_memory = database == ":memory:" or "mode=memory" in database
-        if not in_memory:
-            checkpoint.ensure(database)  # the log copied back outside any commit
         with self.turn, self.files.held(None if in_memory else f"{database}.writer"):
             yield
 
