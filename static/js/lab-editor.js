@@ -24,7 +24,9 @@
     }
 
     function open(request) {
-      if (editing) { var old = editing.view; setTimeout(function () { old.destroy(); }, 0); }
+      // Opened from the server's answer, never from the old view's own key handling: the old view
+      // goes at once, so there is never a second editor on the page (a reopen after an invalid edit).
+      if (editing && editing.view) editing.view.destroy();
       defineVimCommands();
       var nano = request.mode === "nano";
       var kubectl = /^\/tmp\/kubectl-edit-/.test(request.path);
