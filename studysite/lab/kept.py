@@ -250,8 +250,8 @@ def give_back_memory() -> None:
 
     A closed websocket leaves reference cycles (its protocol, transport and queues, about
     10 KB each) that only a full collection frees, and the interpreter runs one rarely in a
-    process holding a million objects of templates: the server's RSS grew by 20 MiB over five
-    classes of 150 learners from them alone (tests/benchmarks/bench_load.py). A full collection
+    server process (studysite.interpreter): the server's RSS grew by 20 MiB over five classes of
+    150 learners from them alone (tests/benchmarks/bench_load.py). A full collection
     here costs 10-35 ms (the templates are frozen out of it: studysite.interpreter), at most
     every COLLECT_EVERY while labs go idle. Then glibc's malloc_trim: a lab's objects over
     pymalloc's 512 bytes (an object's dicts, a command's output) come from malloc, whose arenas
