@@ -44,6 +44,24 @@ def _lab_pool_connections_closed_before_the_test_database_goes(
     close_pool_connections()
 
 
+@pytest.fixture(autouse=True)
+def _lab_commands_in_hand_finish_before_the_database_is_flushed(
+    _django_db_marker: None,
+) -> Iterator[None]:
+    # Set up after pytest-django's per-test database fixture (which that autouse fixture pulls
+    # in), so torn down before it flushes the tables: a test's socket whose disconnect timed
+    # out may leave a command or a fold still writing in the lab's command threads, and
+    # SQLite's shared in-memory database refuses the flush while it holds a table.
+    yield
+    import threading
+
+    from studysite.lab.consumers import POOL, POOL_SIZE
+
+    everyone = threading.Barrier(POOL_SIZE)  # each thread takes one, after the work before it
+    for done in [POOL.submit(everyone.wait, 30) for _ in range(POOL_SIZE)]:
+        done.result()
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     # Everything under tests/browser drives a real browser: mark it as it is collected, before
     # -m selects, so that it can be selected (-m browser) or left out (-m "not browser").

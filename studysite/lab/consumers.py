@@ -37,7 +37,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -224,6 +224,13 @@ class LabConsumer(AsyncWebsocketConsumer):
     closed = False
     worker: asyncio.Task[None] | None = None
     streaming: asyncio.Task[None] | None = None
+    # Lab work taken in hand (commands, streams' steps, folds, opens): it runs to its end even
+    # when the socket closes meanwhile, and disconnect waits for it.
+    in_hand: set[asyncio.Future[Any]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.in_hand = set()
 
     async def connect(self) -> None:
         self.ticket = self.scope["url_route"]["kwargs"]["ticket"]
@@ -281,6 +288,18 @@ class LabConsumer(AsyncWebsocketConsumer):
             self.worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.worker
+        if self.in_hand:
+            # Saved before the connection's end: a server shutting down, or a test's database
+            # flushed after it, never meets a command still writing.
+            await asyncio.wait(list(self.in_hand))
+
+    async def finishing[T](self, work: Awaitable[T]) -> T:
+        """Await lab work that is not abandoned when this socket closes: cancelling the caller
+        (a disconnect, Ctrl+C) stops the waiting, never the work, and disconnect waits for it."""
+        task = asyncio.ensure_future(work)
+        self.in_hand.add(task)
+        task.add_done_callback(self.in_hand.discard)
+        return await asyncio.shield(task)
 
     async def flood(self) -> None:
         """Drop what is queued, answer the command in hand, then close with 4429."""
@@ -351,14 +370,14 @@ class LabConsumer(AsyncWebsocketConsumer):
 
     async def open_terminal(self) -> tuple[store.OpenLab, str]:
         """The lab this socket drives, and its replay frame (the session's lab of the ticket)."""
-        return await in_pool(open_terminal, self.session_key, self.ticket)
+        return await self.finishing(in_pool(open_terminal, self.session_key, self.ticket))
 
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
         if kind == "line" and isinstance(frame.get("data"), str):
             await self.stop_stream()  # the next command ends this terminal's stream
             # Saved (committed) before its output goes out, here or in the annex.
-            result = await run_line(self.opened, frame["data"])
+            result = await self.finishing(run_line(self.opened, frame["data"]))
             if result.stream is not None:
                 await self.start_stream(result)
             else:
@@ -370,7 +389,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         elif kind == "save" and all(isinstance(frame.get(k), str) for k in ("token", "text")):
             path = frame.get("path") if isinstance(frame.get("path"), str) else None
             line = editor.save_line(frame["token"], frame["text"], path)
-            result = await run_line(self.opened, line)
+            result = await self.finishing(run_line(self.opened, line))
             await self.send_json(result_frame(result, saved=True, ok=result.exit_code == 0))
             if store.fold_due(self.opened):
                 await self.fold()
@@ -379,7 +398,9 @@ class LabConsumer(AsyncWebsocketConsumer):
             items = [] if opened.exam_mode else await in_pool(completions, opened, frame["line"])
             await self.send_json({"type": "completions", "items": items})
         elif kind == "reset":
-            self.opened = await in_pool(store.reset_lab, self.session_key, self.ticket)
+            self.opened = await self.finishing(
+                in_pool(store.reset_lab, self.session_key, self.ticket)
+            )
             await self.send_json(replay_frame(self.opened.lab))
         else:
             await self.send_error(f"frame refused: unknown or incomplete frame {kind[:40]!r}")
@@ -410,7 +431,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         try:
             while loop.time() < deadline:
                 await asyncio.sleep(request.interval)
-                result = await run_line(self.opened, streams.step_line(request))
+                result = await self.finishing(run_line(self.opened, streams.step_line(request)))
                 if result.output in (store.SLOW_DOWN, store.BUSY):
                     note = result.output
                     break
@@ -442,6 +463,8 @@ class LabConsumer(AsyncWebsocketConsumer):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if self.in_hand:
+            await asyncio.wait(list(self.in_hand))  # a step in hand lands before what follows
         if _streams.get(self.opened.saved_id) is self:
             del _streams[self.opened.saved_id]
         await self.send_json({"type": "stream-end", "data": note})
@@ -450,7 +473,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         """The lab's fold, after the answer (store.fold). The command is saved already: a fold
         that fails is logged, not shown, and the next command's fold takes it up again."""
         try:
-            await in_pool(store.fold, self.opened)
+            await self.finishing(in_pool(store.fold, self.opened))
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -351,3 +351,28 @@ def _saved_history(session_key: str) -> list[str]:
     """The lab's commands as another server process would load them."""
     store.kept.clear()
     return store.open_lab(session_key, "mig-single").lab.history
+
+
+async def test_a_command_in_hand_when_the_socket_closes_is_saved_before_the_connection_ends(
+    session_key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    comm = await connect("mig-single", session_key)
+    running, release = threading.Event(), threading.Event()
+    apply = store.apply
+
+    def held_apply(opened: store.OpenLab, line: str, **kwargs: Any) -> Any:
+        running.set()
+        assert release.wait(timeout=10)
+        return apply(opened, line, **kwargs)
+
+    monkeypatch.setattr(store, "apply", held_apply)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    assert await sync_to_async(running.wait)(10)
+    closing = asyncio.ensure_future(comm.disconnect(timeout=10))
+    await asyncio.sleep(0.3)
+    # The server's side of the connection has not ended: the command is still being run.
+    assert not closing.done()
+    release.set()
+    await closing
+    # Once it has, the command is saved: nothing of it is left running (or writing) after.
+    assert await database_sync_to_async(_logged_lines)(session_key) == ["kubectl cordon gpu-node2"]
