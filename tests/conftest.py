@@ -53,13 +53,9 @@ def _lab_commands_in_hand_finish_before_the_database_is_flushed(
     # out may leave a command or a fold still writing in the lab's command threads, and
     # SQLite's shared in-memory database refuses the flush while it holds a table.
     yield
-    import threading
+    from studysite.lab.consumers import on_every_pool_thread
 
-    from studysite.lab.consumers import POOL, POOL_SIZE
-
-    everyone = threading.Barrier(POOL_SIZE)  # each thread takes one, after the work before it
-    for done in [POOL.submit(everyone.wait, 30) for _ in range(POOL_SIZE)]:
-        done.result()
+    on_every_pool_thread(lambda: None)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

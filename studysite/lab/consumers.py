@@ -99,18 +99,26 @@ async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
         return await in_pool(functools.partial(store.apply, pace=pace), opened, line)
 
 
-def close_pool_connections() -> None:
-    """Close every pool thread's database connection, for a database about to be dropped or
-    restarted: PostgreSQL refuses to drop a database that sessions still hold."""
+def on_every_pool_thread(action: Callable[[], object]) -> None:
+    """Run `action` once in each of the pool's threads, after the work each had in hand
+    (blocking): the pool is idle when it returns."""
     # Each task waits for the others, so every one of the pool's threads takes exactly one.
     everyone = threading.Barrier(POOL_SIZE)
 
-    def close() -> None:
+    def each() -> None:
         everyone.wait(timeout=30)
-        connection.close()
+        action()
 
-    for done in [POOL.submit(close) for _ in range(POOL_SIZE)]:
+    for done in [POOL.submit(each) for _ in range(POOL_SIZE)]:
         done.result()
+
+
+def close_pool_connections() -> None:
+    """Close every pool thread's database connection, for a database about to be dropped or
+    restarted: PostgreSQL refuses to drop a database that sessions still hold."""
+    # Looked up in each thread: `connection` is the thread's own (connection.close, taken here,
+    # would be this thread's).
+    on_every_pool_thread(lambda: connection.close())
 
 
 def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -288,9 +296,13 @@ class LabConsumer(AsyncWebsocketConsumer):
             self.worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.worker
+        # Saved before the connection's end: a server shutting down, or a test's database
+        # flushed after it, never meets a command still writing.
+        await self.settled()
+
+    async def settled(self) -> None:
+        """Wait for the work in hand (see finishing) to end."""
         if self.in_hand:
-            # Saved before the connection's end: a server shutting down, or a test's database
-            # flushed after it, never meets a command still writing.
             await asyncio.wait(list(self.in_hand))
 
     async def finishing[T](self, work: Awaitable[T]) -> T:
@@ -463,8 +475,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        if self.in_hand:
-            await asyncio.wait(list(self.in_hand))  # a step in hand lands before what follows
+        await self.settled()  # a step in hand lands before what follows
         if _streams.get(self.opened.saved_id) is self:
             del _streams[self.opened.saved_id]
         await self.send_json({"type": "stream-end", "data": note})
