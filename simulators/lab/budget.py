@@ -54,6 +54,12 @@ class BudgetExceeded(Exception):
     """A command ran out of budget; str() is the one-line error the learner sees."""
 
 
+class Moved(BaseException):
+    """The command ran past its probation (Meter.probation): its caller throws away what it
+    did and runs it again elsewhere. A BaseException, like KeyboardInterrupt, so that no tool's
+    or controller's own handler takes it for an error of theirs and carries on."""
+
+
 @dataclass(frozen=True)
 class Limits:
     cpu_seconds: float = DEFAULT_CPU_SECONDS
@@ -90,6 +96,10 @@ class Meter:
     step runs whole again however slow this machine is now (out_of_time never cuts it), or the
     replay would build another world than the learner saw. Its own tools still stop at the
     limits.
+
+    `probation`: CPU seconds the command may spend where it runs before it is Moved (raised
+    by check_time and give_way, whatever the limits). Its caller then throws the lab's
+    half-run state away and runs the line somewhere that can afford it (studysite.lab.store).
     """
 
     limits: Limits = field(default_factory=Limits)
@@ -100,6 +110,7 @@ class Meter:
     pace: Pace | None = None
     paced_to: float = 0.0
     whole_steps: bool = False
+    probation: float | None = None
 
     def start(self) -> None:
         self.started = self.clock()
@@ -121,6 +132,7 @@ class Meter:
         if self.started < 0:
             return
         spent = self.spent()
+        self.on_probation(spent)
         if spent > self.limits.cpu_seconds:
             self.exceeded = True
             ms = round(self.limits.cpu_seconds * 1000)
@@ -129,6 +141,11 @@ class Meter:
         if pace is not None and spent - self.paced_to >= pace.slice:
             pace.sleep((spent - self.paced_to) * pace.ratio)
             self.paced_to = spent
+
+    def on_probation(self, spent: float) -> None:
+        """Raise Moved if `spent` is past the probation."""
+        if self.probation is not None and spent > self.probation:
+            raise Moved
 
     def check_output(self, size: int, stage: str) -> None:
         """`size` characters produced so far by `stage`; stops past the output limit."""
@@ -198,12 +215,16 @@ def out_of_time() -> bool:
 
 def give_way() -> None:
     """Pace the running command (see Pace) without stopping it: for work that must finish
-    once started (one controller's run), called often so that it yields in small slices."""
+    once started (one controller's run), called often so that it yields in small slices. A
+    command on probation is still Moved past it: all of its work is thrown away."""
     meter = current()
     pace = meter.pace
-    if pace is None or meter.started < 0:
+    if meter.started < 0 or (pace is None and meter.probation is None):
         return
     spent = meter.spent()
+    meter.on_probation(spent)
+    if pace is None:
+        return
     if spent - meter.paced_to >= pace.slice:
         pace.sleep((spent - meter.paced_to) * pace.ratio)
         meter.paced_to = spent

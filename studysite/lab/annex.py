@@ -188,16 +188,34 @@ def _start_quietly() -> None:
         log.exception("the lab's annex did not start")
 
 
-def serves(opened: store.OpenLab) -> bool:
-    """Whether this lab's next command runs in the annex. Never an exam task's: its terminal
+def _may_serve(opened: store.OpenLab) -> bool:
+    """Whether this lab's commands may run in the annex. Never an exam task's: its terminal
     notes a kept command by its own copy of the lab moving on (studysite.lab.exam_consumers),
     which a command kept by the annex leaves behind, so the report would lose its times."""
     return (
         enabled()
         and kind_of(opened.ticket).annexed
         and not opened.session_key.startswith(EXAM_PREFIX)
-        and store.cpu_share.heavy(account(opened.session_key), time.monotonic())
     )
+
+
+def serves(opened: store.OpenLab) -> bool:
+    """Whether this lab's next command runs in the annex: its session spends a lot."""
+    return _may_serve(opened) and store.cpu_share.heavy(
+        account(opened.session_key), time.monotonic()
+    )
+
+
+def probation(opened: store.OpenLab) -> float | None:
+    """How long this lab's next command may run in the web process before it is thrown away
+    there and run here instead (store.Overran); None: it runs in the web process to the end.
+
+    The first command of a fresh session (one page load) is never heavy by its session's
+    account, yet can be the most expensive there is: `kubectl scale ... --replicas=600` held
+    the web process's interpreter for its whole budget, paced, and tripled the quiet learners'
+    p99 (tests/benchmarks/bench_heavy.py). On probation it costs the web process at most
+    store.PROBATION_SECONDS and a reload of the lab as saved."""
+    return store.PROBATION_SECONDS if _may_serve(opened) else None
 
 
 def apply(opened: store.OpenLab, line: str) -> CommandResult:

@@ -90,13 +90,18 @@ async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
 
 
 async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
-    """One line, in this process's command pool or, for a session that spends a lot, the annex."""
-    if annex.serves(opened):
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
-    # Sessions without history take turns in a small lane of the pool (admission).
-    async with admission.turn(opened, line) as pace:
-        return await in_pool(functools.partial(store.apply, pace=pace), opened, line)
+    """One line, in this process's command pool or, for a session that spends a lot (or a
+    line that overran its probation here), the annex."""
+    if not annex.serves(opened):
+        # Sessions without history take turns in a small lane of the pool (admission).
+        async with admission.turn(opened, line) as pace:
+            here = functools.partial(store.apply, pace=pace, probation=annex.probation(opened))
+            try:
+                return await in_pool(here, opened, line)
+            except store.Overran:
+                pass
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
 
 
 def on_every_pool_thread(action: Callable[[], object]) -> None:

@@ -64,6 +64,7 @@ __all__ = [
     "SLOW_DOWN",
     "CpuShare",
     "OpenLab",
+    "Overran",
     "Runner",
     "Snapshot",
     "SqliteWriter",
@@ -97,12 +98,22 @@ PACE = budget.Pace()
 # A session without history (studysite.lab.admission) gives way four times as much: its first
 # heavy commands cost it the wait, not the other learners.
 FRESH_PACE = budget.Pace(ratio=16.0)
+# A command that the annex could run runs here only while it is cheap: past this much processor
+# time it is thrown away, its lab reloaded, and it runs again in the annex (Overran). Most
+# commands take 1-10 ms; a fresh session's scale to 600 would otherwise hold this process's
+# interpreter for its whole budget, paced.
+PROBATION_SECONDS = 0.02
 # Writers that keep losing the race (another process writing as fast) give up politely.
 MAX_ATTEMPTS = 8
 BUSY = "bash: the lab is busy with commands from another tab; try again"
 SLOW_DOWN = "bash: your recent commands used a lot of processor time; wait a few seconds"
 
 cpu_share = CpuShare()
+
+
+class Overran(Exception):
+    """The command ran past its probation here (budget.Moved): nothing of it was kept and its
+    lab is as it was saved. The caller runs the line again where it can afford it (the annex)."""
 
 
 def create(
@@ -274,6 +285,7 @@ def apply(
     runner: Runner = run_here,
     elsewhere: Elsewhere | None = None,
     pace: budget.Pace = PACE,
+    probation: float | None = None,
 ) -> CommandResult:
     """Run one line and keep it, as the terminal, the form fallback and the annex all do.
 
@@ -283,6 +295,9 @@ def apply(
     caller keeps no account, as in the annex, whose web process charges what it reports).
     `runner` runs the line itself (the annex: on its idle-priority thread); the save runs on
     the calling thread. Blocking: call it from a worker thread, never on the event loop.
+
+    With a `probation` (CPU seconds), a line still running past it raises Overran, its time so
+    far charged, its half-run world thrown away and the lab reloaded as saved.
     """
     line = as_typed(line)
     refused = refusal(opened, line, share)
@@ -293,7 +308,7 @@ def apply(
         if elsewhere is not None:
             result, spent_elsewhere = elsewhere(opened, line)
             return result
-        return _keep(opened, line, runner, pace)
+        return _keep(opened, line, runner, pace, probation)
     finally:
         # The save counts too: a command over budget rewrites the whole snapshot.
         if share is not None:
@@ -301,17 +316,28 @@ def apply(
             share.charge(account(opened.session_key), spent)
 
 
-def _keep(opened: OpenLab, line: str, runner: Runner, pace: budget.Pace = PACE) -> CommandResult:
+def _keep(
+    opened: OpenLab,
+    line: str,
+    runner: Runner,
+    pace: budget.Pace = PACE,
+    probation: float | None = None,
+) -> CommandResult:
     """Optimistic: the line runs on the lab as this writer last saw it, and is kept only if
     nobody saved in between; otherwise the lab is reloaded and the line runs again."""
     if not opened.saved_id and line.strip():
         _materialize(opened)
     with lock_for(opened.saved_id):
         for _ in range(MAX_ATTEMPTS):
-            meter = budget.Meter(limits(), pace=pace)
+            meter = budget.Meter(limits(), pace=pace, probation=probation)
             # A blank line changes nothing, unless it is part of a here-document.
             blank = not line.strip() and not opened.lab.awaiting
-            result = runner(functools.partial(_run, opened, line, meter))
+            try:
+                result = runner(functools.partial(_run, opened, line, meter))
+            except budget.Moved:
+                # Under the lab's lock: its other holders never see the half-run world.
+                _reload(opened)
+                raise Overran from None
             if blank or _commit(opened, line, meter, runner):
                 kept.used(opened.saved_id, time.monotonic())
                 return result

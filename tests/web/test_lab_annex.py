@@ -17,9 +17,12 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.conf import LazySettings
 
 from studysite.lab import annex, store
+from studysite.lab.accounts import EXAM_PREFIX
+from studysite.lab.saved import new_lab
 from tests.web.test_lab_consumer import connect, new_session_key, receive
 
 # A stand-in child: says ready, then answers each request line by its "do".
@@ -316,3 +319,50 @@ async def test_an_annex_that_fails_answers_the_line_with_a_clear_message(
     assert frame["type"] == "output" and frame["data"] == annex.FAILED
     assert frame["checklist"][0]["id"] == "layout-applied"
     await comm.disconnect()
+
+
+SCALE = "kubectl scale deployment coredns -n kube-system --replicas=600"
+REPLICAS = "kubectl get deploy coredns -n kube-system -o jsonpath={.spec.replicas}"
+
+
+def world_json(opened: store.OpenLab) -> str:
+    return json.dumps(opened.lab.world.to_json(), sort_keys=True)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_line_past_its_probation_keeps_nothing_and_leaves_the_lab_as_it_was_saved() -> None:
+    key = "b" * 32
+    opened = store.open_lab(key, "mig-single")
+    store.apply(opened, "kubectl cordon gpu-node2")
+    saved, version = world_json(opened), opened.version
+    with pytest.raises(store.Overran):
+        store.apply(opened, SCALE, probation=0.001)
+    assert (opened.version, world_json(opened)) == (version, saved)
+    store.kept.clear()  # as the annex sees it: from the database
+    assert world_json(store.open_lab(key, "mig-single")) == saved
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_fresh_sessions_first_line_that_overruns_its_probation_is_run_by_the_annex(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"))
+    monkeypatch.setattr(annex, "_annex", fake)
+    monkeypatch.setattr(store, "PROBATION_SECONDS", 0.001)
+    key = await new_session_key()
+    comm = await connect("mig-single", key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": SCALE}))
+    assert (await receive(comm))["data"] == "deployment.apps/coredns scaled"
+    assert fake.sent == [{"session": key, "ticket": "mig-single", "line": SCALE}]
+    await comm.disconnect()
+    # Nothing of the half-run scale stayed in the web process's copy of the lab.
+    kept = await sync_to_async(store.open_lab)(key, "mig-single")
+    assert kept.lab.run(REPLICAS).output != "600"
+
+
+def test_an_exam_tasks_lines_are_never_on_probation(annex_on: None) -> None:
+    lab = new_lab("c" * 32, "mig-single")
+    practice = store.OpenLab(lab, False, 1, "c" * 32, "mig-single")
+    exam = store.OpenLab(lab, False, 1, EXAM_PREFIX + "c" * 27, "mig-single")
+    assert annex.probation(practice) == store.PROBATION_SECONDS
+    assert annex.probation(exam) is None
