@@ -6,6 +6,7 @@ a command a second for T seconds, alone and then beside:
   each scaling coredns to 600 (`kubectl scale deployment coredns -n kube-system --replicas=600`);
 - one session sending the 313-byte YAML alias bomb (`kubectl patch node gpu-node1 -p ...`);
 - one session sending `kubectl get pods -A -o custom-columns=` with 300 `..` columns.
+Or, as a control, "newcomers": six fresh sessions that each send `kubectl get nodes` and pause.
 Prints each run's p50/p99/max, the p99 beside over the p99 alone (issue 33's goal: at most
 1.2), the hostile commands answered, and the server's RSS before and after each run. The
 runs alternate (alone first in odd rounds), as in bench_load. Prints, never asserts.
@@ -16,7 +17,7 @@ own round trips, and the attackers' client never takes a core from the server, a
 other machines never do.
 
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
-        [--workers 0] [--rounds 1] [--heavy scale,alias bomb,300 columns]
+        [--workers 0] [--rounds 1] [--windows 0] [--heavy scale,alias bomb,300 columns|newcomers]
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tests.reliability.server import Server, running_server
 from tests.reliability.test_documents import alias_bomb
 
 SCALE = "kubectl scale deployment coredns -n kube-system --replicas=600"
+QUIET = "kubectl get nodes"
 FRESH_SCALERS = 6
 
 
@@ -50,15 +52,19 @@ ALIAS_BOMB = f"kubectl patch node gpu-node1 -p '{alias_bomb()}'"
 COLUMNS = "kubectl get pods -A -o custom-columns=" + ",".join(f"C{i}:.." for i in range(300))
 
 
-async def fresh_scaler(server: Server, stop: asyncio.Event, sent: list[str]) -> None:
+async def fresh_session(
+    server: Server, line: str, name: str, pause: float, stop: asyncio.Event, sent: list[str]
+) -> None:
+    """Over and over: a new session's page, its socket, one line; then `pause` seconds."""
     while not stop.is_set():
         try:
             socket_ = await open_terminal(server, await asyncio.to_thread(server.new_session))
             try:
-                await round_trip(socket_, SCALE)
-                sent.append("scale")
+                await round_trip(socket_, line)
+                sent.append(name)
             finally:
                 await socket_.close()
+            await asyncio.sleep(pause)
         except Exception:
             await asyncio.sleep(0.1)
 
@@ -80,16 +86,24 @@ async def repeater(
 
 
 HEAVY = ("scale", "alias bomb", "300 columns")
+# Not one of the heaviest, and not run unless named: six fresh sessions that each load a page,
+# open a socket and send `kubectl get nodes`, then wait NEWCOMER_PAUSE, about the pace the fresh
+# scalers reach (24-30 scales in 15 s, round 39). What a newcomer costs the others, whatever
+# the command: beside it, the scalers' ratio shows what their command itself still costs.
+NEWCOMERS = "newcomers"
+NEWCOMER_PAUSE = 3.0
 
 
 async def hostile_sessions(port: int, heavy: list[str], stop_when: Any) -> dict[str, int]:
     server = Server(port, None, Path(), {})  # type: ignore[arg-type]  # only its addresses
     stop, sent = asyncio.Event(), []
     hostile = []
-    if "scale" in heavy:
-        hostile = [
-            asyncio.create_task(fresh_scaler(server, stop, sent)) for _ in range(FRESH_SCALERS)
-        ]
+    for line, name, pause in ((SCALE, "scale", 0.0), (QUIET, NEWCOMERS, NEWCOMER_PAUSE)):
+        if name in heavy:
+            hostile += [
+                asyncio.create_task(fresh_session(server, line, name, pause, stop, sent))
+                for _ in range(FRESH_SCALERS)
+            ]
     for line, name in ((ALIAS_BOMB, "alias bomb"), (COLUMNS, "300 columns")):
         if name in heavy:
             cookie = await asyncio.to_thread(server.new_session)
@@ -148,12 +162,15 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=0, help="granian workers (0: daphne)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument(
+        "--windows", type=float, default=0.0, help="also print p50/p99 per window of N seconds"
+    )
+    parser.add_argument(
         "--heavy",
         default=",".join(HEAVY),
-        help="which of them, comma-separated: " + ", ".join(HEAVY),
+        help="which of them, comma-separated: " + ", ".join((*HEAVY, NEWCOMERS)),
     )
     args = parser.parse_args()
-    heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in HEAVY]
+    heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in (*HEAVY, NEWCOMERS)]
     ratios = []
     with running_server(workers=args.workers) as server:
         # Every seed's starting world and the annexes, before any clock runs.
@@ -168,7 +185,7 @@ def main() -> None:
                 label = "beside the heaviest" if beside else "quiet learners only"
                 before = server.rss_kib()
                 tally = asyncio.run(run_once(server, args.seconds, args.sessions, beside, heavy))
-                p99[beside] = report(f"{number}: {label}", tally, args.sessions)
+                p99[beside] = report(f"{number}: {label}", tally, args.sessions, args.windows)
                 print(
                     f"    server RSS {before / 1024:.0f} MiB before, "
                     f"{server.rss_kib() / 1024:.0f} MiB after"
