@@ -115,13 +115,19 @@ async def hostile_sessions(port: int, heavy: list[str], stop_when: Any) -> dict[
     return {name: sent.count(name) for name in heavy}
 
 
-def hostile_client(port: int, heavy: list[str], stop_when: Any, counts: Any) -> None:
-    """The child process's body: the hostile sessions until `stop_when` is set.
+def hostile_client(
+    port: int, heavy: list[str], ready: Any, go: Any, stop_when: Any, counts: Any
+) -> None:
+    """The child process's body: once `go` is set, the hostile sessions until `stop_when` is.
 
     At the lowest priority: it stands for clients on other machines, so its own work (opening
     sessions, reading 512 KiB replies) should not take a core from the server it measures or
-    from the quiet learners' client; it still gets every core they leave idle."""
+    from the quiet learners' client; it still gets every core they leave idle. For the same
+    reason it starts (a new interpreter importing this module) before the clock runs, and says
+    `ready`."""
     os.nice(19)
+    ready.set()
+    go.wait()
     counts.put(asyncio.run(hostile_sessions(port, heavy, stop_when)))
 
 
@@ -129,17 +135,22 @@ async def run_once(
     server: Server, seconds: float, sessions: int, beside: bool, heavy: list[str]
 ) -> Tally:
     tally = Tally()
+    spawn = multiprocessing.get_context("spawn")
+    ready, go, stop_when, counts = spawn.Event(), spawn.Event(), spawn.Event(), spawn.Queue()
+    child = spawn.Process(
+        target=hostile_client, args=(server.port, heavy, ready, go, stop_when, counts)
+    )
+    if beside:
+        child.start()
     cookies = [server.new_session() for _ in range(sessions)]
     await warm(server, cookies)
     terminals = await connect_all(server, cookies, tally)
     for socket_ in terminals:  # a dozen commands each: learners with history
         for _ in range(11):
             await round_trip(socket_, "kubectl get nodes")
-    spawn = multiprocessing.get_context("spawn")
-    stop_when, counts = spawn.Event(), spawn.Queue()
-    child = spawn.Process(target=hostile_client, args=(server.port, heavy, stop_when, counts))
     if beside:
-        child.start()
+        await asyncio.to_thread(ready.wait)
+        go.set()
     cpu = server.cpu_seconds()
     await asyncio.gather(*(learner(socket_, seconds, tally) for socket_ in terminals))
     tally.server_cpu = server.cpu_seconds() - cpu
