@@ -218,6 +218,19 @@ def probation(opened: store.OpenLab) -> float | None:
     return store.PROBATION_SECONDS if _may_serve(opened) else None
 
 
+def apply_anywhere(opened: store.OpenLab, line: str) -> CommandResult:
+    """The line run where the terminal would run it (studysite.lab.consumers.run_line, which
+    does the same across its pools), for a caller without them (the form fallback): in the
+    annex for a heavy session, else here on probation, and in the annex if it overran it.
+    Blocking."""
+    if not serves(opened):
+        try:
+            return store.apply(opened, line, probation=probation(opened))
+        except store.Overran:
+            pass
+    return apply(opened, line)
+
+
 def apply(opened: store.OpenLab, line: str) -> CommandResult:
     """store.apply, the line run and kept in the annex (blocking: call it from one of the
     WAITERS). The refusals and the account are store.apply's, here in the web process."""

@@ -18,7 +18,7 @@ from simulators.lab import (
 )
 from simulators.lab.results import TranscriptEntry
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
-from studysite.lab import cluster, kinds, store
+from studysite.lab import annex, cluster, kinds, store
 from studysite.lab.consumers import REPLAY_BYTES
 from studysite.lab.page_extras import logged_in, next_ticket
 from studysite.limits import expensive
@@ -97,11 +97,11 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
             "The command is not valid UTF-8 text.", status=400, content_type="text/plain"
         )
     opened = store.peek_lab(key, ticket_id)
-    version = opened.version
-    result = store.apply(opened, line)
+    refused = store.refusal(opened, line, store.cpu_share)
+    result = refused or annex.apply_anywhere(opened, line)
     store.fold(opened)
     if not is_partial(request):
-        if line.strip() and opened.version == version:
+        if line.strip() and refused is not None:
             # Not kept (too long, or the session's processor share is spent): the transcript
             # the redirect shows would not have it, so say why on the page.
             flash(request, result.output, kind="error")

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.conf import LazySettings
+from django.test import Client
 
 from studysite.lab import annex, store
 from studysite.lab.accounts import EXAM_PREFIX
@@ -366,3 +367,22 @@ def test_an_exam_tasks_lines_are_never_on_probation(annex_on: None) -> None:
     exam = store.OpenLab(lab, False, 1, EXAM_PREFIX + "c" * 27, "mig-single")
     assert annex.probation(practice) == store.PROBATION_SECONDS
     assert annex.probation(exam) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_form_fallback_sends_a_line_that_overruns_its_probation_to_the_annex(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch, client: Client
+) -> None:
+    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"))
+    monkeypatch.setattr(annex, "_annex", fake)
+    monkeypatch.setattr(store, "PROBATION_SECONDS", 0.001)
+    client.get("/lab/mig-single/")
+    response = client.post("/lab/mig-single/command", {"line": SCALE}, follow=True)
+    assert [sent["line"] for sent in fake.sent] == [SCALE]
+    # Kept elsewhere, not refused: the page says nothing went wrong.
+    assert "command-refused" not in response.content.decode()
+    partial = client.post(
+        "/lab/mig-single/command", {"line": "kubectl get nodes"}, headers={"HX-Request": "true"}
+    )
+    assert "gpu-node3" in partial.content.decode()  # a cheap line still runs here
+    assert len(fake.sent) == 1
