@@ -10,7 +10,7 @@ processor time. Goals (issue 30): 120 learners in 10 s with the first answer's p
 1 s, 300 in 10 s at most 2 s, no errors. Prints, never asserts.
 
     .venv/bin/python -m tests.benchmarks.bench_class [--learners 120 300] [--within 10]
-        [--ticket mig-single] [--workers 2]
+        [--ticket mig-single] [--workers 2] [--line "kubectl get nodes"]
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ def load_page(server: Server, ticket: str) -> tuple[float, str]:
     raise RuntimeError("the page set no session cookie")
 
 
-async def learner(server: Server, ticket: str, delay: float, tally: Tally) -> None:
+async def learner(
+    server: Server, ticket: str, delay: float, tally: Tally, line: str = COMMAND
+) -> None:
     await asyncio.sleep(delay)
     clicked = time.perf_counter()
     try:
@@ -69,7 +71,7 @@ async def learner(server: Server, ticket: str, delay: float, tally: Tally) -> No
         ) as socket_:
             await socket_.recv()  # the replay
             sent = time.perf_counter()
-            await socket_.send(json.dumps({"type": "line", "data": COMMAND}))
+            await socket_.send(json.dumps({"type": "line", "data": line}))
             reply = json.loads(await asyncio.wait_for(socket_.recv(), timeout=60))
             if reply.get("type") != "output":
                 raise RuntimeError(f"answered {reply.get('type')}")
@@ -87,13 +89,15 @@ def row(label: str, values: list[float]) -> str:
     )
 
 
-async def one_class(server: Server, learners: int, within: float, ticket: str) -> None:
+async def one_class(
+    server: Server, learners: int, within: float, ticket: str, line: str = COMMAND
+) -> None:
     rng = random.Random(learners)
     tally = Tally()
     rss, cpu = server.rss_kib(), server.cpu_seconds()
     began = time.monotonic()
     await asyncio.gather(
-        *(learner(server, ticket, rng.uniform(0, within), tally) for _ in range(learners))
+        *(learner(server, ticket, rng.uniform(0, within), tally, line) for _ in range(learners))
     )
     took = time.monotonic() - began
     print(f"{learners} learners within {within:.0f} s on {ticket} (all done in {took:.1f} s)")
@@ -114,13 +118,14 @@ def main() -> None:
     parser.add_argument("--within", type=float, default=10.0)
     parser.add_argument("--ticket", default="mig-single")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--line", default=COMMAND, help="the one command each learner types")
     args = parser.parse_args()
     for learners in args.learners:
         # A fresh server per class: each class finds the workers as a new day would.
         with running_server(workers=args.workers) as server:
             for _ in range(4):  # both workers up, and their templates built
                 load_page(server, args.ticket)
-            asyncio.run(one_class(server, learners, args.within, args.ticket))
+            asyncio.run(one_class(server, learners, args.within, args.ticket, args.line))
 
 
 if __name__ == "__main__":
