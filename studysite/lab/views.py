@@ -97,7 +97,8 @@ def command(request: HtmxHttpRequest, ticket_id: str) -> HttpResponse:
             "The command is not valid UTF-8 text.", status=400, content_type="text/plain"
         )
     opened = store.peek_lab(key, ticket_id)
-    refused = store.refusal(opened, line, store.cpu_share)
+    # Judged on the line as the lab keeps it (store.apply's own check): NUL dropped.
+    refused = store.refusal(opened, store.as_typed(line), store.cpu_share)
     result = refused or annex.apply_anywhere(opened, line)
     store.fold(opened)
     if not is_partial(request):

@@ -175,6 +175,17 @@ def test_a_nul_character_in_a_command_is_dropped_as_a_terminal_would(client: Cli
     assert "gpu-node1" in restored.transcript[-1].output
 
 
+def test_a_line_long_only_by_its_nul_characters_runs_and_is_not_refused(
+    client: Client, settings: Any
+) -> None:
+    client.get("/lab/mig-single/")
+    line = "kubectl get nodes" + "\x00" * settings.LAB_MAX_LINE_BYTES
+    response = client.post("/lab/mig-single/command", {"line": line}, follow=True)
+    assert "command-refused" not in response.content.decode()
+    restored, _ = restore(SavedLab.objects.get(ticket="mig-single"))
+    assert restored.transcript[-1].line == "kubectl get nodes"
+
+
 def test_a_form_command_the_lab_does_not_keep_says_why_on_the_page(
     client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
