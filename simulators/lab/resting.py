@@ -3,8 +3,8 @@ compressed, until a command or a reader needs them again (``LabSession.rest``).
 
 A kept lab's live world holds, beyond its template, every object its learner's commands made or
 changed as the API's JSON dicts (a solved MIG ticket: about 80 Events and a dozen replaced
-pods, 250 KB), and its transcript up to 512 KiB of output, held twice once a snapshot has
-encoded it. The same changes as the saved form's JSON (``World.as_template``) and the
+pods, 250 KB), and its transcript up to 512 KiB of output (its long outputs compressed one by
+one: ``TranscriptEntry``). The same changes as the saved form's JSON (``World.as_template``) and the
 transcript's text, compressed, are 4-25 KB (a solved lab at rest: 16-47 KB in all). Waking
 forks the template again and applies the changes (``world.from_template``, as a lab opened
 from the database does: 0.6-4.3 ms), with the controllers' quiet runs and the controllers a

@@ -6,14 +6,19 @@
 
 from __future__ import annotations
 
-import functools
 import json
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.lab.editor import EditorRequest
 from simulators.lab.shell import PROMPT
 from simulators.lab.streams import StreamRequest
+
+# A transcript entry's output longer than this is held compressed (TranscriptEntry), at zlib's
+# fastest level: it is paid once per command, and kubectl's output is repeated keys and columns.
+PACK_AT = 512
+PACK_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -79,22 +84,48 @@ class CommandResult:
         )
 
 
-@dataclass
 class TranscriptEntry:
-    line: str
-    output: str
-    step: int
+    """One command of the transcript: the line typed, its output and the world's step after it.
+
+    Held as its JSON text (`encoded`, the form a lab's snapshot joins: an entry never changes,
+    so it is encoded once, for the first snapshot, and never again), and an output of more than
+    PACK_AT characters as that text zlib-compressed: `output` and `encoded` inflate it when read
+    (a page's transcript, a replay, a snapshot). A lab awake keeps up to
+    MAX_TRANSCRIPT_OUTPUT (512 KiB) of output, which kubectl's tables and YAML pack 5-20 times,
+    where the output and its JSON text were both kept, twice the output (issue 30). `size` is
+    the output's length in characters, for the bounds that weigh entries without reading them.
+    """
+
+    __slots__ = ("_text", "line", "size", "step")
+
+    def __init__(self, line: str, output: str, step: int) -> None:
+        self.line = line
+        self.step = step
+        self.size = len(output)
+        text = json.dumps({"line": line, "output": output, "step": step})
+        self._text: str | bytes = (
+            zlib.compress(text.encode(), PACK_LEVEL) if self.size > PACK_AT else text
+        )
+
+    @property
+    def encoded(self) -> str:
+        """This entry as JSON text: `json.dumps(self.to_json())`, byte for byte."""
+        text = self._text
+        return text if isinstance(text, str) else zlib.decompress(text).decode()
+
+    @property
+    def output(self) -> str:
+        return str(json.loads(self.encoded)["output"]) if self.size else ""
 
     def to_json(self) -> dict[str, Any]:
         return {"line": self.line, "output": self.output, "step": self.step}
 
-    @functools.cached_property
-    def encoded(self) -> str:
-        """This entry as JSON text, made once.
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TranscriptEntry):
+            return NotImplemented
+        return self.encoded == other.encoded
 
-        A lab's snapshot is rewritten every few dozen commands and holds up to
-        MAX_TRANSCRIPT_OUTPUT of output: encoding it whole each time was a third of the
-        snapshot's cost, with the interpreter held throughout. An entry never changes once
-        written, so each is encoded for the first snapshot that holds it and reused after.
-        """
-        return json.dumps(self.to_json())
+    __hash__ = None  # type: ignore[assignment]  # equal by value, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"TranscriptEntry(line={self.line!r}, output={self.output!r}, step={self.step!r})"

@@ -292,8 +292,8 @@ class LabSession:
         return self._state.world.state.runai.logged_in
 
     def rest(self) -> bool:
-        """Hold the world as what changed since its ticket's template, and the transcript,
-        compressed (simulators.lab.resting), until a command or a reader of either wakes them:
+        """Hold the world as what changed since its ticket's template, compressed
+        (simulators.lab.resting), until a command or a reader of it or the transcript wakes it:
         a solved lab kept idle then holds a fifth of what it did. False where the world cannot
         rest (not forked from a template). Only while nothing else runs on this lab (its lock
         held)."""
@@ -334,8 +334,9 @@ class LabSession:
         self._awake()
         for entry in self._state.transcript:
             parts.append(PROMPT + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
-            if entry.output:
-                parts.append(entry.output if entry.output.endswith("\n") else entry.output + "\n")
+            output = entry.output
+            if output:
+                parts.append(output if output.endswith("\n") else output + "\n")
         pending = self._state.shell.pending
         if pending:
             parts.append(PROMPT + f"\n{CONTINUATION}".join(pending) + "\n")
@@ -563,8 +564,8 @@ def _bounded(transcript: list[TranscriptEntry]) -> list[TranscriptEntry]:
     while (
         start > 0
         and len(transcript) - start < MAX_TRANSCRIPT
-        and size + len(transcript[start - 1].output) <= MAX_TRANSCRIPT_OUTPUT
+        and size + transcript[start - 1].size <= MAX_TRANSCRIPT_OUTPUT
     ):
         start -= 1
-        size += len(transcript[start].output)
+        size += transcript[start].size
     return transcript[start:] if start else transcript

@@ -168,7 +168,7 @@ def over_limits(lab: LabSession) -> str | None:
     lines = [entry.line for entry in transcript] + history
     if any(len(line.encode("utf-8", "replace")) > line_limit for line in lines):
         return f"has a command longer than {line_limit} bytes"
-    if any(len(entry.output) > MAX_STORED_OUTPUT for entry in transcript):
+    if any(entry.size > MAX_STORED_OUTPUT for entry in transcript):
         return f"has an output longer than {MAX_STORED_OUTPUT // 1024} KiB"
     if len(saved_files) > files.MAX_FILES or any(
         len(text.encode("utf-8", "replace")) > files.MAX_FILE_BYTES for text in saved_files.values()

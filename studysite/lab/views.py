@@ -41,9 +41,9 @@ def transcript_tail(lab: LabSession) -> tuple[list[TranscriptEntry], bool]:
     """The transcript's last entries that fit the replay limit, and whether any were left out."""
     entries = lab.transcript
     size, start = 0, len(entries)
-    while start > 0 and size + len(entries[start - 1].output) <= REPLAY_BYTES:
+    while start > 0 and size + entries[start - 1].size <= REPLAY_BYTES:
         start -= 1
-        size += len(entries[start].output) + len(entries[start].line)
+        size += entries[start].size + len(entries[start].line)
     return entries[start:], start > 0
 
 

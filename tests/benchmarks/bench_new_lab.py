@@ -8,7 +8,8 @@ template built once beforehand: its one-off cost is the "before" column), and th
 Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
 ticket's answer key, that solved lab opened again from its snapshot (as another process
 does), and at rest (as the site keeps an idle lab: LabSession.rest), beside a lab built from
-scratch. Then the size of a lab's snapshot (its world: the
+scratch; and of labs that printed more (bench_load's commands, the cluster as YAML), awake
+and at rest. Then the size of a lab's snapshot (its world: the
 template's name and what changed) after 1, 10 and 100 commands. Goals (issue 30): at most
 5 ms of CPU per new lab, at most 100 KB per kept lab beyond its template. Prints, never
 asserts.
@@ -22,6 +23,7 @@ import argparse
 import functools
 import gc
 import json
+import random
 import statistics
 import time
 import tracemalloc
@@ -31,6 +33,7 @@ from simulators.lab import LabSession
 from simulators.lab.session import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
 from simulators.lab.world import build_world, template_world
+from tests.benchmarks.bench_load import COMMANDS as LOAD_COMMANDS
 
 
 def from_scratch(ticket_id: str, seed: int) -> LabSession:
@@ -38,6 +41,25 @@ def from_scratch(ticket_id: str, seed: int) -> LabSession:
     ticket = load_ticket(ticket_id)
     world = build_world(ticket.world, seed)
     return LabSession(SessionState(ticket_id=ticket.id, seed=seed, world=world), ticket)
+
+
+# bench_load's commands, in a fixed random order, and a learner printing the cluster as YAML.
+_LOAD = random.Random(1)
+_LOAD_LINES = [_LOAD.choice(LOAD_COMMANDS) for _ in range(60)]
+PRINTED = {
+    "20 of bench_load's commands": _LOAD_LINES[:20],
+    "60 of bench_load's commands": _LOAD_LINES,
+    "kubectl get pods -A -o yaml, 5 times": ["kubectl get pods -A -o yaml"] * 5,
+}
+
+
+def lab_of(lines: list[str]) -> LabSession:
+    """A mig-single lab that ran `lines`, its transcript encoded once (as a snapshot does)."""
+    lab = LabSession.new("mig-single", seed=0)
+    for line in lines:
+        lab.run(line)
+    lab.encode()
+    return lab
 
 
 def cpu_ms(make: Callable[[], object]) -> float:
@@ -102,6 +124,13 @@ def main() -> None:
             f" {reopened / 1024:>9.0f} {rested / 1024:>8.0f}"
         )
     print("goal: at most 100 KB per kept lab beyond its template (the site rests idle labs)")
+    print()
+    print("Labs that printed more (mig-single, a snapshot encoded): KB beyond the template")
+    print(f"{'lab':<34} {'awake':>6} {'at rest':>8}")
+    for label, lines in PRINTED.items():
+        awake = kept_bytes(functools.partial(lab_of, lines), answer=False)
+        rested = kept_bytes(functools.partial(lab_of, lines), answer=False, rest=True)
+        print(f"{label:<34} {awake / 1024:>6.0f} {rested / 1024:>8.0f}")
     print()
     print("A snapshot's world after 1, 10 and 100 commands (KB of JSON; the whole world after)")
     for ticket_id in tickets:
