@@ -23,11 +23,21 @@ each such wait lasts up to the switch interval (5 ms by default). Handing over m
 shortens the tail that one session's worst commands add to the others' commands, at a small
 cost at the median.
 
+The allocator. glibc serves a block of 128 KiB or more (a command's long output, a lab's JSON,
+a websocket frame) from a mapping of its own, handed back to the system when freed; but each
+time it frees such a block it raises that threshold to the block's size (up to 32 MiB). After
+the first big YAML dump, outputs of a few hundred KB came from the heap instead, between small
+objects that outlive them, and left holes the heap can neither reuse whole nor hand back: the
+server's resident memory grew class after class (issue 30). A server process fixes the
+threshold at MMAP_THRESHOLD_BYTES (glibc's own starting value), which also turns the raising
+off.
+
 Measured by tests/benchmarks/bench_load.py; figures in docs/performance.md.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 
@@ -36,6 +46,9 @@ from simulators.lab import world
 # Young (second generation) collections between two full ones; CPython's default is 10.
 FULL_COLLECTION_AFTER = 1000
 SWITCH_INTERVAL_SECONDS = 0.001
+# mallopt's parameter number for the threshold (glibc's malloc.h), and its value.
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD_BYTES = 128 * 1024
 
 
 def tune_for_serving() -> None:
@@ -46,3 +59,12 @@ def tune_for_serving() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL_SECONDS)
     if gc.freeze not in world.template_built:
         world.template_built.append(gc.freeze)
+    _fix_mmap_threshold()
+
+
+def _fix_mmap_threshold() -> None:
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return  # not glibc: its own allocator, its own policy
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)

@@ -59,3 +59,24 @@ def test_a_ticket_template_built_in_a_server_process_is_out_of_the_collectors_wa
     # unfrozen, took a full collection from 0 to 92 ms on the 2-core machine.
     assert after - before > 1_000
     assert tracked and not walked
+
+
+# After a 4 MiB block is freed, a 512 KiB one: from its own mapping (mallinfo2's hblkhd, the
+# bytes held in mappings, grows by it), or from the heap once glibc has raised its threshold.
+MAPPED_PROBE = (
+    "import ctypes, json{entry};"
+    " fields = [(n, ctypes.c_size_t) for n in ('arena ordblks smblks hblks hblkhd usmblks"
+    " fsmblks uordblks fordblks keepcost'.split())];"
+    " Info = type('Info', (ctypes.Structure,), {{'_fields_': fields}});"
+    " libc = ctypes.CDLL(None); libc.mallinfo2.restype = Info;"
+    " big = bytearray(4 << 20); del big;"
+    " before = libc.mallinfo2().hblkhd; block = bytearray(512 << 10);"
+    " print(json.dumps(libc.mallinfo2().hblkhd - before))"
+)
+
+
+def test_a_server_process_keeps_big_blocks_out_of_the_heap_after_a_bigger_one_was_freed() -> None:
+    # A plain interpreter: glibc raised its threshold past 512 KiB when the 4 MiB block went.
+    assert in_a_server_process(MAPPED_PROBE.format(entry="")) == 0
+    # A server process: the block has a mapping of its own, handed back when it is freed.
+    assert in_a_server_process(MAPPED_PROBE.format(entry=", studysite.asgi")) >= 512 << 10
