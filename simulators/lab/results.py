@@ -88,12 +88,13 @@ class TranscriptEntry:
     """One command of the transcript: the line typed, its output and the world's step after it.
 
     Held as its JSON text (`encoded`, the form a lab's snapshot joins: an entry never changes,
-    so it is encoded once, for the first snapshot, and never again), and an output of more than
+    so it is encoded once, when it is made, and never again), and an output of more than
     PACK_AT characters as that text zlib-compressed: `output` and `encoded` inflate it when read
     (a page's transcript, a replay, a snapshot). A lab awake keeps up to
     MAX_TRANSCRIPT_OUTPUT (512 KiB) of output, which kubectl's tables and YAML pack 5-20 times,
     where the output and its JSON text were both kept, twice the output (issue 30). `size` is
-    the output's length in characters, for the bounds that weigh entries without reading them.
+    the output's length in characters, for the bounds that weigh entries without reading them
+    (and a page that shows an output only when there is one).
     """
 
     __slots__ = ("_text", "line", "size", "step")
