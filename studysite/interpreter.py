@@ -30,7 +30,10 @@ the first big YAML dump, outputs of a few hundred KB came from the heap instead,
 objects that outlive them, and left holes the heap can neither reuse whole nor hand back: the
 server's resident memory grew class after class (issue 30). A server process fixes the
 threshold at MMAP_THRESHOLD_BYTES (glibc's own starting value), which also turns the raising
-off.
+off. Fixed from the process's start (glibc's MALLOC_MMAP_THRESHOLD_, SERVING_ENVIRONMENT: set
+by scripts/serve-production for the server and by the server for the lab's annex) it did more
+than fixed when the server imports studysite.asgi (mallopt, for a server started any other
+way): +29-30% against +32-33% of RSS over bench_load's seven runs.
 
 Measured by tests/benchmarks/bench_load.py; figures in docs/performance.md.
 """
@@ -49,6 +52,8 @@ SWITCH_INTERVAL_SECONDS = 0.001
 # mallopt's parameter number for the threshold (glibc's malloc.h), and its value.
 M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 128 * 1024
+# The same, from a process's start: glibc reads it before the first allocation.
+SERVING_ENVIRONMENT = {"MALLOC_MMAP_THRESHOLD_": str(MMAP_THRESHOLD_BYTES)}
 
 
 def tune_for_serving() -> None:

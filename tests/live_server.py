@@ -15,6 +15,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from studysite.interpreter import SERVING_ENVIRONMENT
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -43,6 +45,7 @@ def daphne_server(settings: dict[str, str], log: Path | None = None) -> Iterator
     with tempfile.TemporaryDirectory() as folder:
         env = {
             **os.environ,
+            **SERVING_ENVIRONMENT,
             "DEBUG": "0",
             "DATABASE_PATH": str(Path(folder) / "db.sqlite3"),
             **settings,

@@ -49,6 +49,7 @@ from typing import IO, Any
 from django.conf import settings
 
 from simulators.lab import CommandResult
+from studysite.interpreter import SERVING_ENVIRONMENT
 from studysite.lab import store
 from studysite.lab.accounts import EXAM_PREFIX, account
 from studysite.lab.kinds import kind_of
@@ -123,7 +124,11 @@ class Annex:
         self.pending.clear()
         try:
             self.process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=self.cwd
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=self.cwd,
+                env={**os.environ, **SERVING_ENVIRONMENT},
             )
             ready = self._reply(self.process, STARTUP_SECONDS)
         except (OSError, ValueError, AnnexError) as error:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from studysite.interpreter import SERVING_ENVIRONMENT
 from tests.live_server import REPO_ROOT, free_port, wait_for_port
 
 
@@ -128,7 +129,13 @@ class Server:
 def running_server(workers: int = 0, **settings: str) -> Iterator[Server]:
     with tempfile.TemporaryDirectory() as folder:
         database = Path(folder) / "db.sqlite3"
-        env = {**os.environ, "DEBUG": "0", "DATABASE_PATH": str(database), **settings}
+        env = {
+            **os.environ,
+            **SERVING_ENVIRONMENT,
+            "DEBUG": "0",
+            "DATABASE_PATH": str(database),
+            **settings,
+        }
         # Its own SQLite file, which the tests read directly, even in the PostgreSQL pass.
         for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL"):
             env.pop(name, None)

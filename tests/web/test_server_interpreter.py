@@ -8,7 +8,12 @@ import subprocess
 import sys
 from typing import Any
 
-from studysite.interpreter import FULL_COLLECTION_AFTER, SWITCH_INTERVAL_SECONDS
+from studysite.interpreter import (
+    FULL_COLLECTION_AFTER,
+    MMAP_THRESHOLD_BYTES,
+    SWITCH_INTERVAL_SECONDS,
+)
+from studysite.lab import annex
 from tests.live_server import REPO_ROOT
 
 PROBE = (
@@ -76,15 +81,31 @@ MAPPED_PROBE = (
     " size = libc.mallinfo2().fordblks + (1 << 20);"
     " big = bytearray(2 * size); del big;"
     " before = libc.mallinfo2().hblkhd; block = bytearray(size);"
-    " print(json.dumps([size, libc.mallinfo2().hblkhd - before]))"
+    " print(json.dumps({{'size': size, 'mapped': libc.mallinfo2().hblkhd - before}}))"
 )
 
 
 def test_a_server_process_keeps_big_blocks_out_of_the_heap_after_a_bigger_one_was_freed() -> None:
     # A plain interpreter: glibc raised its threshold past the block's size when the bigger went.
-    size, mapped = in_a_server_process(MAPPED_PROBE.format(entry=""))
-    assert 2 * size <= 32 << 20  # glibc raises its threshold up to 32 MiB, no further
-    assert mapped == 0
+    plain = in_a_server_process(MAPPED_PROBE.format(entry=""))
+    assert 2 * plain["size"] <= 32 << 20  # glibc raises its threshold up to 32 MiB, no further
+    assert plain["mapped"] == 0
     # A server process: the block has a mapping of its own, handed back when it is freed.
-    size, mapped = in_a_server_process(MAPPED_PROBE.format(entry=", studysite.asgi"))
-    assert mapped >= size
+    served = in_a_server_process(MAPPED_PROBE.format(entry=", studysite.asgi"))
+    assert served["mapped"] >= served["size"]
+
+
+def test_the_lab_annex_starts_with_big_blocks_out_of_the_heap_from_its_first_allocation() -> None:
+    # The annex never imports studysite.asgi: its web process starts it with glibc's variable.
+    child = "import sys; print('{\"ready\": true}', flush=True); sys.stdin.readline(); "
+    client = annex.Annex([sys.executable, "-c", child + MAPPED_PROBE.format(entry="")])
+    try:
+        child_process = client.call({"line": "probe"})
+    finally:
+        client.stop()
+    assert child_process["mapped"] >= child_process["size"]
+
+
+def test_the_production_script_fixes_the_threshold_from_the_servers_start() -> None:
+    script = (REPO_ROOT / "scripts" / "serve-production").read_text()
+    assert f"export MALLOC_MMAP_THRESHOLD_={MMAP_THRESHOLD_BYTES}\n" in script
