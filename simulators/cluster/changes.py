@@ -9,7 +9,7 @@ and read no clock would write nothing again until one of the resources it read c
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,10 +48,12 @@ def _without_heartbeats(status: Any) -> Any:
 
 @dataclass
 class Reads:
-    """The resources (their registry keys, or ``LOGS``) read while tracking, and the clock."""
+    """The resources (their registry keys, or ``LOGS``) read while tracking, and the clock;
+    ``until``: the clock was read only to tell whether that time has come (``quiet_until``)."""
 
     resources: set[str] = field(default_factory=set)
     clock: bool = False
+    until: str | None = None
 
 
 class Changes:
@@ -76,6 +78,7 @@ class Changes:
             "at": dict(sorted(self._at.items())),
             "quiet": {
                 name: {"resources": sorted(run.resources), "at": run.at}
+                | ({"until": run.until} if run.until is not None else {})
                 for name, run in sorted(self.quiet.items())
             },
         }
@@ -89,12 +92,16 @@ class Changes:
         count = data["count"]
         at = {str(resource): n for resource, n in data["at"].items()}
         quiet = {
-            str(name): QuietRun(frozenset(str(r) for r in run["resources"]), run["at"])
+            str(name): QuietRun(
+                frozenset(str(r) for r in run["resources"]), run["at"], until=run.get("until")
+            )
             for name, run in data["quiet"].items()
         }
         numbers = [count, *at.values(), *(run.at for run in quiet.values())]
         if not all(type(n) is int and 0 <= n <= count for n in numbers):
             raise ValueError("saved change counts are out of range")
+        if not all(run.until is None or type(run.until) is str for run in quiet.values()):
+            raise ValueError("saved quiet runs have a time that is not one")
         changes.count, changes._at, changes.quiet = count, at, quiet
         return changes
 
@@ -120,6 +127,20 @@ class Changes:
         if self.reads is not None:
             self.reads.clock = True
 
+    def quiet_until(self, stamp: str | None) -> None:
+        """The reader being tracked (a controller's whole run) asked the time only to compare
+        it with times it read, and its answer stays the same, while nothing it read changes,
+        until ``stamp`` (RFC 3339, as ``clock.format_time`` writes it: event expiry's next due
+        time, say), or at any time (None: no event left to expire). An enclosing tracker still
+        counts the clock as read."""
+        reads = self.reads
+        if reads is None:
+            return
+        if stamp is None:
+            reads.clock = False
+        else:
+            reads.until = stamp if reads.until is None else min(stamp, reads.until)
+
     @contextmanager
     def tracking(self) -> Iterator[Reads]:
         """Note what is read until the block ends (an enclosing tracker sees it too)."""
@@ -137,10 +158,16 @@ class Changes:
 @dataclass(frozen=True)
 class QuietRun:
     """A controller's run that changed nothing (or, for the scheduler, only recorded events)
-    and never asked the time: what it read, and the store's change count when it began."""
+    and never asked the time, or asked it only to compare (``until``, see
+    ``Changes.quiet_until``): what it read, and the store's change count when it began."""
 
     resources: frozenset[str]
     at: int
+    until: str | None = field(default=None, kw_only=True)
 
-    def still_holds(self, changes: Changes) -> bool:
-        return not changes.changed_since(self.resources, self.at)
+    def still_holds(self, changes: Changes, now: Callable[[], str] | None = None) -> bool:
+        """Nothing read has changed, and ``until`` has not come (``now``: the clock's time,
+        asked only for a run with an ``until``; without it such a run never holds)."""
+        if changes.changed_since(self.resources, self.at):
+            return False
+        return self.until is None or (now is not None and now() < self.until)

@@ -10,8 +10,10 @@ Discovery, which labels what the kubelet now runs.
 
 Like a real controller, which reconciles when its informers see a change, a controller is not
 run again while nothing it read has changed since a run that changed nothing and never asked
-the time (`simulators.cluster.changes`). Skipping such a run is exact: the controllers are
-functions of what they read, so the skipped run would have changed nothing either. The
+the time, or asked it only to learn that a time it read has not come (event expiry:
+`Changes.quiet_until`), until that time (`simulators.cluster.changes`). Skipping such a run
+is exact: the controllers are functions of what they read, so the skipped run would have
+changed nothing either. The
 scheduler engine keeps its own, finer record (`controllers.engine`), since its quiet cycles
 still record their events.
 """
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from simulators.cluster.changes import QuietRun
+from simulators.cluster.clock import format_time
 from simulators.controllers import (
     endpoints,
     engine,
@@ -98,7 +101,7 @@ def run_controllers(
         if name in leave_out:
             continue
         last = quiet.get(name)
-        if last is not None and last.still_holds(changes):
+        if last is not None and last.still_holds(changes, lambda: format_time(api.now())):
             continue
         if stop is not None and stop():
             return False
@@ -108,8 +111,8 @@ def run_controllers(
         before = changes.count
         with changes.tracking() as reads:
             controller(api)
-        if changes.count == before and not reads.clock:
-            quiet[name] = QuietRun(frozenset(reads.resources), before)
+        if changes.count == before and (not reads.clock or reads.until is not None):
+            quiet[name] = QuietRun(frozenset(reads.resources), before, until=reads.until)
         else:
             quiet.pop(name, None)
     return True

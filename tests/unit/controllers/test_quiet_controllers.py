@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from simulators.cluster.clock import StepClock, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import manager
+from simulators.controllers import events, manager
 from simulators.lab import LabError, LabSession
 from simulators.lab import world as world_module
 from tests.unit.lab.test_lab_tickets import TICKETS
@@ -193,6 +194,7 @@ def test_a_lab_from_an_imported_file_runs_every_controller_once() -> None:
         {"count": 3, "at": {}, "quiet": {"kubelet": {"resources": ["pods"], "at": -1}}},
         {"count": "3", "at": {}, "quiet": {}},
         {"count": 3, "at": [], "quiet": {}},
+        {"count": 3, "at": {}, "quiet": {"event-ttl": {"resources": [], "at": 1, "until": 5}}},
     ],
 )
 def test_saved_change_counts_that_make_no_sense_are_a_damaged_lab(
@@ -201,3 +203,35 @@ def test_saved_change_counts_that_make_no_sense_are_a_damaged_lab(
     saved = {**LabSession.new("mig-single", seed=7).to_json(), "controllers": controllers}
     with pytest.raises(LabError, match="damaged"):
         LabSession.from_json(saved)
+
+
+def test_event_expiry_rests_until_an_event_falls_due_and_deletes_it_on_the_same_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Event expiry asks the time at every step, but only to compare it with the events' stamps:
+    while they stay as they are, it is not run again before the oldest one's hour is up, and
+    deletes it at the step a run at every step would."""
+
+    def cluster() -> MockCluster:
+        api = MockCluster(clock=StepClock(0, 600))  # ten minutes a step
+        stamp = format_time(api.now())
+        involved = {"kind": "Pod", "name": "p", "namespace": "default"}
+        event = {"metadata": {"name": "p.1"}, "involvedObject": involved, "reason": "Test"}
+        api.create("events", {**event, "firstTimestamp": stamp, "lastTimestamp": stamp}, "default")
+        return api
+
+    calls: dict[str, int] = {}
+    monkeypatch.setattr(manager, "CONTROLLERS", (_counting("event-ttl", calls, events.run),))
+    resting, every = cluster(), cluster()
+    left: list[int] = []
+    for _ in range(9):
+        manager.step(resting)
+        manager.step(WithoutChangeCounts(every))  # type: ignore[arg-type]
+        names = [e["metadata"]["name"] for e in resting.list("events", "default")["items"]]
+        assert names == [e["metadata"]["name"] for e in every.list("events", "default")["items"]]
+        left.append(len(names))
+    assert left == [1] * 6 + [0] * 3  # past the hour at the seventh step
+    # Every step for the cluster that counts no changes: 9. Here: the first step; the sixth, at
+    # the hour to the second (not yet past it); the seventh, which deletes it; the eighth, as
+    # the events changed. Then none are left to expire.
+    assert calls["event-ttl"] == 9 + 4
