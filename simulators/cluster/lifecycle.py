@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.changes import LOGS
 from simulators.cluster.clock import format_time, parse_time
+from simulators.cluster.packing import live
 from simulators.cluster.patches import copy_obj, deep_copy
 
 MAX_GRACE_SECONDS = 100 * 365 * 24 * 3600
@@ -114,7 +115,7 @@ def remove(store: MockCluster, info: ResourceInfo, ns: str, name: str) -> Obj:
         for other in store.registry.infos:
             if not other.namespaced:
                 continue
-            bucket = store._objects.get(other.key, {})
+            bucket = live(store, other.key, create=False)
             for ns_name in [k for k in bucket if k[0] == name]:
                 if ns_name in bucket:
                     remove(store, other, ns_name[0], ns_name[1])
@@ -134,7 +135,7 @@ def collect_dependents(store: MockCluster, uid: str, orphan: bool = False) -> No
         owned = store._owned.get(uid, {}).get(info.key)
         if not owned:
             continue
-        bucket = store._objects[info.key]
+        bucket = live(store, info.key)
         keys = builtins.list(owned) if len(owned) == 1 else [k for k in bucket if k in owned]
         for key, obj in [(k, bucket[k]) for k in keys]:
             refs = obj["metadata"]["ownerReferences"]

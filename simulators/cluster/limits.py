@@ -33,26 +33,31 @@ EVENTS = 3000
 
 
 def check_create(
-    buckets: Mapping[str, Mapping[tuple[str, str], Any]], info: ResourceInfo, ns: str, name: str
+    sizes: Mapping[str, int],
+    bucket: Mapping[tuple[str, str], Any],
+    info: ResourceInfo,
+    ns: str,
+    name: str,
 ) -> None:
     """Raise kube-apiserver's 403 if creating `name` (of `info`, in `ns`) would exceed the
-    quota. `buckets` is the store's objects by resource key, then by (namespace, name)."""
+    quota. `sizes` is how many objects the store holds by resource key, `bucket` the objects
+    of `info`'s resource by (namespace, name)."""
     if info.plural == "pods":
-        used = sum(1 for key in buckets.get(info.key, {}) if key[0] == ns)
+        used = sum(1 for key in bucket if key[0] == ns)
         if used >= PODS_PER_NAMESPACE:
             raise exceeded(info, name, "pods", used, PODS_PER_NAMESPACE)
     if info.plural == "namespaces":
-        used = len(buckets.get(info.key, {}))
+        used = len(bucket)
         if used >= NAMESPACES:
             raise exceeded(info, name, "count/namespaces", used, NAMESPACES)
     if info.plural == "events":
         # Events have their own count: a busy cluster's events (five or so a pod) must not use
         # up the room for the objects that make the work; the recorder drops those refused.
-        used = len(buckets.get(info.key, {}))
+        used = len(bucket)
         if used >= EVENTS:
             raise exceeded(info, name, "count/events", used, EVENTS)
         return
-    used = sum(len(bucket) for key, bucket in buckets.items() if key != "events")
+    used = sum(size for key, size in sizes.items() if key != "events")
     if used >= OBJECTS:
         # ResourceQuota's object-count names: count/<resource>.<group>, or count/<resource>.
         resource = "count/" + info.key

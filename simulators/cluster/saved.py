@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import StepClock
+from simulators.cluster.packing import all_buckets
 from simulators.cluster.patches import deep_copy
 from simulators.cluster.sharing import donor, identical, interned_copy, share_parts
 
@@ -42,7 +43,7 @@ def dump(store: MockCluster, *, copy: bool = True) -> Obj:
         "names": store._name_counter,
         "objects": {
             key: [keep(obj) for _, obj in sorted(bucket.items())]
-            for key, bucket in sorted(store._objects.items())
+            for key, bucket in sorted(all_buckets(store).items())
             if bucket
         },
         # Sorted, as the objects are: the same store saves the same text, whatever order its
@@ -90,7 +91,7 @@ def fork[Store: MockCluster](store: Store) -> Store:
         registry=store.registry,
     )
     # The buckets too, each copied by the first write to it, in either store.
-    other._objects = dict(store._objects)
+    other._objects = dict(all_buckets(store))
     store._shared_buckets = set(store._objects)
     other._shared_buckets = set(store._objects)
     # The indexes' values and the log lists are replaced, never edited (MockCluster._sort_in,
@@ -117,8 +118,8 @@ def share(store: MockCluster, other: MockCluster) -> None:
     replaced one of the other's holds its siblings' parts). The other store is the base of the
     store's next writes' donors from then on, as a fork's original is."""
     store._base = other
-    for key, bucket in list(store._objects.items()):
-        theirs = other._objects.get(key, {})
+    for key, bucket in list(all_buckets(store).items()):
+        theirs = all_buckets(other).get(key, {})
         info = store.registry.by_key(key)
         same: list[tuple[tuple[str, str], Obj]] = []
         for name, obj in bucket.items():
@@ -150,15 +151,17 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
 
     objects: dict[str, list[Obj]] = {}
     removed: dict[str, list[list[str]]] = {}
-    for key, bucket in store._objects.items():
-        theirs = base._objects.get(key, {})
+    # Resources in their keys' order too: a bucket unpacked (packing) comes back at the end.
+    mine_all, base_all = all_buckets(store), all_buckets(base)
+    for key, bucket in sorted(mine_all.items()):
+        theirs = base_all.get(key, {})
         # In the keys' order, not the bucket's: a store read back from this form (its bucket
         # filled in another order) saves the same text again.
         changed = [obj for name, obj in sorted(bucket.items()) if theirs.get(name) is not obj]
         if changed:
             objects[key] = changed
-    for key, theirs in base._objects.items():
-        mine = store._objects.get(key, {})
+    for key, theirs in base_all.items():
+        mine = mine_all.get(key, {})
         gone = [[ns, name] for ns, name in theirs if (ns, name) not in mine]
         if gone:
             removed[key] = gone

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.api import Obj, ResourceInfo
+from simulators.cluster.packing import live
 
 if TYPE_CHECKING:
     from simulators.cluster.store import MockCluster
@@ -103,7 +104,7 @@ def donor(store: MockCluster, info: ResourceInfo, obj: Obj) -> Obj | None:
                     continue
                 keys = source._owned.get(uid, {}).get(info.key)
                 if keys:
-                    return source._objects[info.key].get(min(keys))
+                    return live(source, info.key, create=False).get(min(keys))
     return store._last_stored.get(info.key)
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
-from simulators.cluster import admission, lifecycle, limits, saved, schema, sharing
+from simulators.cluster import admission, lifecycle, limits, packing, saved, schema, sharing
 from simulators.cluster.api import ApiError, Obj, ResourceInfo, WatchEvent, not_found
 from simulators.cluster.changes import Changes, renews_heartbeat_only
 from simulators.cluster.clock import StepClock
@@ -65,6 +65,13 @@ class MockCluster(ContainerIO):
         # Buckets this store shares with a fork or its original (saved.fork): copied on the
         # first write (_writable), so a fork costs an entry per resource, not per object.
         self._shared_buckets: set[str] = set()
+        # Buckets held packed between a lab's commands (pack_idle, simulators.cluster.packing),
+        # absent from _objects until read; and those unpacked and not written since, with
+        # what they were packed as.
+        self._packed: dict[str, packing.Packed] = {}
+        self._clean: dict[str, packing.Packed] = {}
+        # Buckets found too small to pack and not written since.
+        self._small: set[str] = set()
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
         # its dependents without a scan. Both hold values replaced, never edited (a new list,
@@ -113,11 +120,14 @@ class MockCluster(ContainerIO):
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
         self.give_way()
         self.changes.read(info.key)
-        return self._objects.setdefault(info.key, {})
+        bucket = self._objects.get(info.key)
+        return bucket if bucket is not None else packing.live(self, info.key)
 
     def _writable(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
         """The resource's bucket to write into: this store's own (see _shared_buckets)."""
         bucket = self._bucket(info)
+        self._clean.pop(info.key, None)
+        self._small.discard(info.key)
         if info.key in self._shared_buckets:
             self._shared_buckets.discard(info.key)
             bucket = self._objects[info.key] = dict(bucket)
@@ -273,7 +283,7 @@ class MockCluster(ContainerIO):
                 del self._owned[uid]
 
     def _check_namespace(self, info: ResourceInfo, namespace: str) -> None:
-        if info.namespaced and ("", namespace) not in self._objects.get("namespaces", {}):
+        if info.namespaced and ("", namespace) not in packing.live(self, "namespaces", False):
             raise ApiError(
                 404,
                 "NotFound",
@@ -322,10 +332,8 @@ class MockCluster(ContainerIO):
         admission.validate(info, new)
         if info.namespaced:
             self._check_namespace(info, ns)
-            if (
-                self._objects.get("namespaces", {}).get(("", ns), {}).get("status", {}).get("phase")
-                == "Terminating"
-            ):
+            space = packing.live(self, "namespaces", False).get(("", ns), {})
+            if space.get("status", {}).get("phase") == "Terminating":
                 raise ApiError(
                     403,
                     "Forbidden",
@@ -333,7 +341,7 @@ class MockCluster(ContainerIO):
                     f"namespace {ns} because it is being terminated",
                 )
         key = (ns, str(meta["name"]))
-        limits.check_create(self._objects, info, ns, key[1])
+        limits.check_create(packing.sizes(self), self._bucket(info), info, ns, key[1])
         if key in self._bucket(info):
             raise ApiError(
                 409,
@@ -556,6 +564,11 @@ class MockCluster(ContainerIO):
         bucket is copied by the first write to it), not the objects' size: a lab started from
         a ticket's template world (simulators.lab.world)."""
         return saved.fork(self)
+
+    def pack_idle(self) -> None:
+        """Hold what this store changed since its fork packed until it is read again
+        (``packing.pack_idle``): a lab between two commands."""
+        packing.pack_idle(self)
 
     def share_with(self, other: MockCluster) -> None:
         """Hold ``other``'s objects (and parts) wherever this store's are equal to them: a lab

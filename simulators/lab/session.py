@@ -197,8 +197,11 @@ class LabSession:
     def encode(self) -> str:
         """to_json's data as JSON text (a lab's snapshot, several times a minute for every
         learner), made without copying the world first (see SessionState.encode)."""
-        self._awake()
-        return self._state.encode()
+        world = self._awake()
+        try:
+            return self._state.encode()
+        finally:
+            world.pack_idle()
 
     @classmethod
     def from_json(
@@ -241,6 +244,8 @@ class LabSession:
         ticket = load_ticket(state.ticket_id, content_dir)
         if world is None and isinstance(state.world, World):
             share_with_template(state.world, ticket.world)
+        # Kept as between two commands (MockCluster.pack_idle).
+        state.world.pack_idle()
         return cls(state, ticket)
 
     def reset(self, content_dir: Path | None = None) -> LabSession:
@@ -456,6 +461,8 @@ class LabSession:
                 )
             )
             self._state.transcript = _bounded(self._state.transcript)
+        # Between commands the lab holds what its cluster changed packed (MockCluster.pack_idle).
+        self.world.pack_idle()
         return CommandResult(
             line=line,
             output=output,

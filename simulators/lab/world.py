@@ -143,6 +143,10 @@ class HostWorld:
         """What the controllers know to be quiet, if the world has controllers of its own."""
         return None
 
+    def pack_idle(self) -> None:
+        """Hold what the cluster changed packed until a command reads it again (between two
+        commands); nothing where the cluster is not this process's own."""
+
 
 class World(HostWorld):
     """The simulated cluster (through its API) plus kadmin; `tick()` is one step of simulated
@@ -179,6 +183,9 @@ class World(HostWorld):
             return run_controllers(self.api, leave_out=self.left_out, stop=stop)
         finally:
             self.api.give_way = previous
+
+    def pack_idle(self) -> None:
+        self.api.pack_idle()
 
     def fork(self) -> World:
         """An independent world equal to this one, sharing the cluster's objects

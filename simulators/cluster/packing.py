@@ -1,0 +1,141 @@
+"""A bucket held packed between a lab's commands: the objects that differ from its base's
+bucket (the ticket's template, which the lab was forked from), pickled and compressed,
+unpacked by the first read of it.
+
+A kept lab's live store holds every object its learner's commands made or changed as the API's
+JSON dicts, parts shared with the template where identical (``simulators.cluster.sharing``):
+a solved MIG ticket, about 80 Events and a dozen replaced pods, 230 KB. Packed, the same
+objects are a tenth of that. Most commands read a few buckets and write fewer, so between two
+commands a lab holds packed what it holds, and a command pays for the buckets it touches: the
+unpacking of each one it reads, the packing of each one it wrote (``MockCluster.pack_idle``).
+A bucket with fewer than PACK_FROM objects of its own stays as it is: a few objects cost
+little to hold, and a bucket written at every step (the nodes' leases) would cost a packing
+and an unpacking per command for nothing.
+
+Exact: a bucket unpacked holds equal objects (of the same types: pickle, not JSON) under the
+same keys in the same order (the order a scan of the store sees), the base's own objects where
+the bucket held them. The unpacked objects are new ones, not the ones packed: nothing outside
+the store holds a stored object across commands (readers get copies, or read under the lab's
+lock within one command). Pickle reads only what this process packed: a blob never leaves the
+store, is never saved and never comes from outside.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from simulators.cluster.api import Obj
+
+if TYPE_CHECKING:
+    from simulators.cluster.store import MockCluster
+
+# zlib's fastest level: packing is paid on the command's thread, and the objects are mostly
+# repeated keys, names and timestamps, which the fastest level already packs 6-10x.
+LEVEL = 1
+# A bucket whose own objects pickle to fewer bytes than this is not packed.
+PACK_FROM = 8192
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Packed:
+    """A bucket packed: its entries in order, each the index of the base's key (the base's own
+    object) or the key and the object, pickled and compressed; and how many objects it holds."""
+
+    blob: bytes
+    size: int
+
+
+def pack(bucket: Mapping[Key, Obj], base: Mapping[Key, Obj]) -> Packed | None:
+    """``bucket`` packed against ``base``, the same resource's bucket in the store's base; None
+    if the objects that are not the base's pickle to fewer than PACK_FROM bytes."""
+    index = {key: i for i, key in enumerate(base)}
+    entries: list[int | tuple[str, str, Obj]] = []
+    for key, obj in bucket.items():
+        i = index.get(key)
+        entries.append(i if i is not None and base[key] is obj else (key[0], key[1], obj))
+    pickled = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
+    if len(pickled) < PACK_FROM:
+        return None
+    return Packed(zlib.compress(pickled, LEVEL), len(bucket))
+
+
+def unpack(packed: Packed, base: Mapping[Key, Obj]) -> dict[Key, Obj]:
+    """The bucket ``pack`` packed against ``base``."""
+    keys = list(base)
+    bucket: dict[Key, Obj] = {}
+    for entry in pickle.loads(zlib.decompress(packed.blob)):
+        if type(entry) is int:
+            key = keys[entry]
+            bucket[key] = base[key]
+        else:
+            namespace, name, obj = entry
+            bucket[(namespace, name)] = obj
+    return bucket
+
+
+# --------------------------------------------------------------------- the store's
+# Functions of the store (``simulators.cluster.store.MockCluster``), which calls them.
+def live(store: MockCluster, key: str, create: bool = True) -> dict[Key, Obj]:
+    """The resource's bucket, unpacked if it was packed (and kept so until a write: ``clean``);
+    a new empty one if it has none (kept only with ``create``)."""
+    bucket = store._objects.get(key)
+    if bucket is not None:
+        return bucket
+    packed = store._packed.pop(key, None)
+    if packed is None:
+        bucket = {}
+        if not create:
+            return bucket
+    else:
+        bucket = unpack(packed, _base_bucket(store, key))
+        store._clean[key] = packed
+    store._objects[key] = bucket
+    return bucket
+
+
+def all_buckets(store: MockCluster) -> dict[str, dict[Key, Obj]]:
+    """Every bucket of the store, each unpacked."""
+    for key in list(store._packed):
+        live(store, key)
+    return store._objects
+
+
+def sizes(store: MockCluster) -> dict[str, int]:
+    """How many objects each resource has, packed or not, unpacking none."""
+    counted = {key: len(bucket) for key, bucket in store._objects.items()}
+    counted.update((key, packed.size) for key, packed in store._packed.items())
+    return counted
+
+
+def pack_idle(store: MockCluster) -> None:
+    """Pack every bucket the store holds of its own (not its base's, shared since the fork),
+    but those too small to (``PACK_FROM``): one unchanged since it was unpacked goes back to
+    what it was packed as, one written is packed anew. With a bucket go what only speeds up
+    the next write or scan of it: its last stored object (a new object's donor of parts,
+    ``sharing.donor``) and its keys in order (sorted again by the next scan). Nothing for a
+    store with no base (nothing to pack against)."""
+    if store._base is None:
+        return
+    skip = store._shared_buckets | store._small
+    for key in [key for key in store._objects if key not in skip]:
+        packed = store._clean.pop(key, None)
+        if packed is None:
+            packed = pack(store._objects[key], _base_bucket(store, key))
+            if packed is None:
+                store._small.add(key)  # until its next write
+                continue
+        del store._objects[key]
+        store._packed[key] = packed
+        store._last_stored.pop(key, None)
+        store._sorted_keys.pop(key, None)
+
+
+def _base_bucket(store: MockCluster, key: str) -> Mapping[Key, Obj]:
+    base = store._base
+    return live(base, key, create=False) if base is not None else {}
