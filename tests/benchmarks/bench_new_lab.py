@@ -6,13 +6,14 @@ seed of its own for "before", as every learner had one) built from scratch as
 `LabSession.new` did before templates, and forked from the template as it does now (the
 template built once beforehand: its one-off cost is the "before" column), and their ratio.
 Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
-ticket's answer key, that solved lab opened again from its snapshot (as another process
-does), and at rest (as the site keeps an idle lab: LabSession.rest), beside a lab built from
-scratch; and of labs that printed more (bench_load's commands, the cluster as YAML), awake
-and at rest. Then the size of a lab's snapshot (its world: the
-template's name and what changed) after 1, 10 and 100 commands. Goals (issue 30): at most
-5 ms of CPU per new lab, at most 100 KB per kept lab beyond its template. Prints, never
-asserts.
+ticket's answer key (between two commands: its big buckets packed, MockCluster.pack_idle;
+beside it, "live", the same with nothing packed, as before packing), that solved lab opened
+again from its snapshot (as another process does), and at rest (as the site keeps an idle
+lab: LabSession.rest), beside a lab built from scratch; and of labs that printed more
+(bench_load's commands, the cluster as YAML), awake and at rest. Then the size of a lab's
+snapshot (its world: the template's name and what changed) after 1, 10 and 100 commands.
+Goals (issue 30): at most 5 ms of CPU per new lab, at most 100 KB per kept lab beyond its
+template. Prints, never asserts.
 
     .venv/bin/python -m tests.benchmarks.bench_new_lab [--repeat 5]
 """
@@ -20,6 +21,7 @@ asserts.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gc
 import json
@@ -27,12 +29,12 @@ import random
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from simulators.lab import LabSession
 from simulators.lab.session import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
-from simulators.lab.world import build_world, template_world
+from simulators.lab.world import World, build_world, template_world
 from tests.benchmarks.bench_load import COMMANDS as LOAD_COMMANDS
 
 
@@ -60,6 +62,45 @@ def lab_of(lines: list[str]) -> LabSession:
         lab.run(line)
     lab.encode()
     return lab
+
+
+@contextlib.contextmanager
+def nothing_packed() -> Iterator[None]:
+    """Labs hold their whole cluster live between commands, as before packing."""
+    real = World.pack_idle
+    World.pack_idle = lambda self: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        World.pack_idle = real  # type: ignore[method-assign]
+
+
+# What a learner types in a lab, new (bench_load's commands) and once solved.
+LOOKS = [
+    "kubectl get pods -A",
+    "kubectl describe node gpu-node2",
+    "kubectl get nodes",
+    "nvidia-smi",
+    "kubectl label node gpu-node1 looked=yes --overwrite",
+] * 6
+COSTED = [
+    ("mig-single, 60 of bench_load's", "mig-single", False, _LOAD_LINES),
+    ("mig-single solved, 30 looks", "mig-single", True, LOOKS),
+    ("mig-mixed solved, 30 looks", "mig-mixed", True, LOOKS),
+    ("xid-fallen-off solved, 30 looks", "xid-fallen-off", True, LOOKS),
+]
+
+
+def command_ms(ticket_id: str, solved: bool, lines: list[str]) -> float:
+    """A lab's processor time per command over `lines` (after its answer key if `solved`)."""
+    lab = LabSession.new(ticket_id, seed=0)
+    if solved:
+        for line in lab.answer_key():
+            lab.run(line)
+    start = time.process_time()
+    for line in lines:
+        lab.run(line)
+    return (time.process_time() - start) * 1000 / len(lines)
 
 
 def cpu_ms(make: Callable[[], object]) -> float:
@@ -107,20 +148,24 @@ def main() -> None:
     print()
     print("Memory a kept lab holds beyond its template (KB)")
     print(
-        f"{'ticket':<20} {'scratch':>8} {'new':>6} {'answered':>9} {'reopened':>9} {'at rest':>8}"
+        f"{'ticket':<20} {'scratch':>8} {'new':>6} {'live':>6} {'answered':>9} {'reopened':>9}"
+        f" {'at rest':>8}"
     )
     for ticket_id in tickets:
         new_lab = functools.partial(LabSession.new, ticket_id, seed=0)
         scratch = kept_bytes(functools.partial(from_scratch, ticket_id, 0), answer=False)
         new = kept_bytes(new_lab, answer=False)
         answered = kept_bytes(new_lab, answer=True)
+        with nothing_packed():
+            live = kept_bytes(new_lab, answer=True)
         solved = new_lab()
         for line in solved.answer_key():
             solved.run(line)
         reopened = kept_bytes(functools.partial(LabSession.from_json, solved.encode()), False)
         rested = kept_bytes(new_lab, answer=True, rest=True)
         print(
-            f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {answered / 1024:>9.0f}"
+            f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {live / 1024:>6.0f}"
+            f" {answered / 1024:>9.0f}"
             f" {reopened / 1024:>9.0f} {rested / 1024:>8.0f}"
         )
     print("goal: at most 100 KB per kept lab beyond its template (the site rests idle labs)")
@@ -131,6 +176,15 @@ def main() -> None:
         awake = kept_bytes(functools.partial(lab_of, lines), answer=False)
         rested = kept_bytes(functools.partial(lab_of, lines), answer=False, rest=True)
         print(f"{label:<34} {awake / 1024:>6.0f} {rested / 1024:>8.0f}")
+    print()
+    print("A command's CPU (ms, median of --repeat runs of the lines), packed beside live")
+    print(f"{'lab':<34} {'packed':>7} {'live':>6} {'ratio':>6}")
+    for label, ticket_id, key_first, lines in COSTED:
+        runs = range(args.repeat)
+        packed_ms = statistics.median(command_ms(ticket_id, key_first, lines) for _ in runs)
+        with nothing_packed():
+            live_ms = statistics.median(command_ms(ticket_id, key_first, lines) for _ in runs)
+        print(f"{label:<34} {packed_ms:>7.2f} {live_ms:>6.2f} {packed_ms / live_ms:>6.2f}")
     print()
     print("A snapshot's world after 1, 10 and 100 commands (KB of JSON; the whole world after)")
     for ticket_id in tickets:
