@@ -8,16 +8,18 @@ a solved MIG ticket, about 80 Events and a dozen replaced pods, 230 KB. Packed, 
 objects are a tenth of that. Most commands read a few buckets and write fewer, so between two
 commands a lab holds packed what it holds, and a command pays for the buckets it touches: the
 unpacking of each one it reads, the packing of each one it wrote (``MockCluster.pack_idle``).
-A bucket with fewer than PACK_FROM objects of its own stays as it is: a few objects cost
-little to hold, and a bucket written at every step (the nodes' leases) would cost a packing
-and an unpacking per command for nothing.
+A bucket whose own objects pickle to fewer than PACK_FROM bytes stays as it is: a few objects
+cost little to hold, and a small bucket read or written at every command (the nodes' leases,
+a node a learner labelled) would cost an unpacking per command for a few KB. One unpacked and
+then left that small shares the base's parts again (``_share_again``).
 
 Exact: a bucket unpacked holds equal objects (of the same types: pickle, not JSON) under the
 same keys in the same order (the order a scan of the store sees), the base's own objects where
 the bucket held them. The unpacked objects are new ones, not the ones packed: nothing outside
 the store holds a stored object across commands (readers get copies, or read under the lab's
-lock within one command). Pickle reads only what this process packed: a blob never leaves the
-store, is never saved and never comes from outside.
+lock within one command; the scheduler's quiet cycle keeps only its events' references,
+``controllers.engine._referenced``). Pickle reads only what this process packed: a blob never
+leaves the store, is never saved and never comes from outside.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ if TYPE_CHECKING:
 # zlib's fastest level: packing is paid on the command's thread, and the objects are mostly
 # repeated keys, names and timestamps, which the fastest level already packs 6-10x.
 LEVEL = 1
-# A bucket whose own objects pickle to fewer bytes than this is not packed.
-PACK_FROM = 8192
+# A bucket whose own objects pickle to fewer bytes than this is not packed: a solved
+# toolkit-runtime's events and pods (6.3 and 5.4 KB) are, a new lab's few changed nodes (4.8 KB
+# after 60 of bench_load's commands) are not.
+PACK_FROM = 5120
 
 Key = tuple[str, str]
 
@@ -95,6 +99,7 @@ def live(store: MockCluster, key: str, create: bool = True) -> dict[Key, Obj]:
     else:
         bucket = unpack(packed, _base_bucket(store, key))
         store._clean[key] = packed
+        store._fresh.add(key)
     store._objects[key] = bucket
     return bucket
 
@@ -129,11 +134,27 @@ def pack_idle(store: MockCluster) -> None:
             packed = pack(store._objects[key], _base_bucket(store, key))
             if packed is None:
                 store._small.add(key)  # until its next write
+                if key in store._fresh:
+                    _share_again(store, key)
                 continue
+        store._fresh.discard(key)
         del store._objects[key]
         store._packed[key] = packed
         store._last_stored.pop(key, None)
         store._sorted_keys.pop(key, None)
+
+
+def _share_again(store: MockCluster, key: str) -> None:
+    """A bucket unpacked, then left too small to pack again: its objects share the base's
+    identical parts again, as they did before they were packed (unpickled, they share none)."""
+    from simulators.cluster.sharing import share_parts  # sharing reads buckets through live
+
+    store._fresh.discard(key)
+    base = _base_bucket(store, key)
+    for name, obj in store._objects[key].items():
+        like = base.get(name)
+        if like is not None and like is not obj:
+            share_parts(like, obj)
 
 
 def _base_bucket(store: MockCluster, key: str) -> Mapping[Key, Obj]:

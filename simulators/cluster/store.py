@@ -70,8 +70,10 @@ class MockCluster(ContainerIO):
         # what they were packed as.
         self._packed: dict[str, packing.Packed] = {}
         self._clean: dict[str, packing.Packed] = {}
-        # Buckets found too small to pack and not written since.
+        # Buckets found too small to pack and not written since; and those unpacked since
+        # they were last packed (their objects share no parts with the base's).
         self._small: set[str] = set()
+        self._fresh: set[str] = set()
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
         # its dependents without a scan. Both hold values replaced, never edited (a new list,

@@ -216,7 +216,9 @@ def _bind_and_evict(api: ClusterAPI, model: Model, result: CycleResult) -> None:
 def _record_events(
     api: ClusterAPI, model: Model, result: CycleResult
 ) -> tuple[tuple[Obj, str, str, str], ...]:
-    """Record the cycle's events; returns those recorded, each with the object it is about."""
+    """Record the cycle's events; returns those recorded, each with what an event says of the
+    object it is about (its reference's fields: what a quiet cycle keeps to record it again,
+    not the whole object, which a lab's packed store would otherwise hold twice)."""
     recorded = []
     for event in result.events:
         involved = _involved(api, model, event.object_kind, event.object_name, event.project)
@@ -224,8 +226,16 @@ def _record_events(
             continue
         type_ = "Warning" if event.type == "Warning" else "Normal"
         emit(api, involved, type_, event.reason, event.message, SOURCE)
-        recorded.append((involved, type_, event.reason, event.message))
+        recorded.append((_referenced(involved), type_, event.reason, event.message))
     return tuple(recorded)
+
+
+def _referenced(obj: Obj) -> Obj:
+    """The fields of ``obj`` an event's reference to it reads (events.object_reference)."""
+    meta = obj.get("metadata", {})
+    fields = ("name", "namespace", "uid", "resourceVersion")
+    kept = {key: meta[key] for key in fields if key in meta}
+    return {"kind": obj.get("kind", ""), "apiVersion": obj.get("apiVersion", ""), "metadata": kept}
 
 
 def _involved(api: ClusterAPI, model: Model, kind: str, name: str, project: str) -> Obj | None:

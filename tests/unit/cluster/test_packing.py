@@ -130,3 +130,22 @@ def test_a_solved_mig_lab_holds_its_big_buckets_packed_between_commands(
     _never_packing(monkeypatch)(False)
     live = _kept_bytes("mig-single", rest=False)
     assert packed <= 1.3 * KEPT_LIMIT < live, f"{packed / 1024:.0f} KB, {live / 1024:.0f} KB"
+
+
+def test_a_bucket_unpacked_then_left_too_small_to_pack_shares_its_bases_parts_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    base = MockCluster(seed=1)
+    text = {"text": "x" * 2000, "n": "1"}
+    base.create("configmaps", {"metadata": {"name": "big"}, "data": text}, "default")
+    lab = base.fork()
+    lab.patch("configmaps", "big", {"data": {"n": "2"}}, "default")
+    monkeypatch.setattr(packing, "PACK_FROM", 0)
+    lab.pack_idle()
+    monkeypatch.setattr(packing, "PACK_FROM", 10**9)
+    lab.patch("configmaps", "big", {"data": {"n": "3"}}, "default")  # unpacked, then written
+    lab.pack_idle()  # now too small to pack: it stays live
+    key = ("default", "big")
+    mine, theirs = lab._objects["configmaps"][key], base._objects["configmaps"][key]
+    assert mine["data"] == {"text": "x" * 2000, "n": "3"}
+    assert mine["data"]["text"] is theirs["data"]["text"]  # one string, not an unpickled copy

@@ -15,7 +15,7 @@ import pytest
 
 from simulators.cluster.clock import StepClock, format_time
 from simulators.cluster.store import MockCluster
-from simulators.controllers import events, manager
+from simulators.controllers import engine, events, manager
 from simulators.lab import LabError, LabSession
 from simulators.lab import world as world_module
 from tests.unit.lab.test_lab_tickets import TICKETS
@@ -235,3 +235,16 @@ def test_event_expiry_rests_until_an_event_falls_due_and_deletes_it_on_the_same_
     # the hour to the second (not yet past it); the seventh, which deletes it; the eighth, as
     # the events changed. Then none are left to expire.
     assert calls["event-ttl"] == 9 + 4
+
+
+def test_the_schedulers_quiet_cycle_keeps_its_events_references_not_whole_objects() -> None:
+    # A workload that cannot be placed: every cycle records its Unschedulable event again.
+    lab = LabSession.new("pending-workspace", seed=0)
+    for _ in range(2):
+        lab.run("kubectl get nodes")
+    quiet = engine._quiet[lab.world.api]
+    assert quiet.events
+    for involved, _, reason, _ in quiet.events:
+        assert reason == "Unschedulable"
+        assert set(involved) == {"kind", "apiVersion", "metadata"}
+        assert set(involved["metadata"]) == {"name", "namespace", "uid", "resourceVersion"}
