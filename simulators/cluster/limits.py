@@ -13,7 +13,7 @@ as they take any refused create (a FailedCreate event, a retry at a later step).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from simulators.cluster.api import ApiError, ResourceInfo
@@ -33,15 +33,16 @@ EVENTS = 3000
 
 
 def check_create(
-    sizes: Mapping[str, int],
+    sizes: Callable[[], Mapping[str, int]],
     bucket: Mapping[tuple[str, str], Any],
     info: ResourceInfo,
     ns: str,
     name: str,
 ) -> None:
     """Raise kube-apiserver's 403 if creating `name` (of `info`, in `ns`) would exceed the
-    quota. `sizes` is how many objects the store holds by resource key, `bucket` the objects
-    of `info`'s resource by (namespace, name)."""
+    quota. `sizes` gives how many objects the store holds by resource key (asked only for the
+    count of all objects, not for an Event), `bucket` the objects of `info`'s resource by
+    (namespace, name)."""
     if info.plural == "pods":
         used = sum(1 for key in bucket if key[0] == ns)
         if used >= PODS_PER_NAMESPACE:
@@ -57,7 +58,7 @@ def check_create(
         if used >= EVENTS:
             raise exceeded(info, name, "count/events", used, EVENTS)
         return
-    used = sum(size for key, size in sizes.items() if key != "events")
+    used = sum(size for key, size in sizes().items() if key != "events")
     if used >= OBJECTS:
         # ResourceQuota's object-count names: count/<resource>.<group>, or count/<resource>.
         resource = "count/" + info.key

@@ -118,8 +118,9 @@ def share(store: MockCluster, other: MockCluster) -> None:
     replaced one of the other's holds its siblings' parts). The other store is the base of the
     store's next writes' donors from then on, as a fork's original is."""
     store._base = other
+    their_buckets = all_buckets(other)
     for key, bucket in list(all_buckets(store).items()):
-        theirs = all_buckets(other).get(key, {})
+        theirs = their_buckets.get(key, {})
         info = store.registry.by_key(key)
         same: list[tuple[tuple[str, str], Obj]] = []
         for name, obj in bucket.items():

@@ -343,8 +343,9 @@ class MockCluster(ContainerIO):
                     f"namespace {ns} because it is being terminated",
                 )
         key = (ns, str(meta["name"]))
-        limits.check_create(packing.sizes(self), self._bucket(info), info, ns, key[1])
-        if key in self._bucket(info):
+        bucket = self._bucket(info)
+        limits.check_create(lambda: packing.sizes(self), bucket, info, ns, key[1])
+        if key in bucket:
             raise ApiError(
                 409,
                 "AlreadyExists",

@@ -97,11 +97,15 @@ def run_controllers(
             controller(api)
         return True
     quiet = changes.quiet
+
+    def now() -> str:  # asked only for a quiet run that holds until a time (event expiry)
+        return format_time(api.now())
+
     for name, controller in CONTROLLERS:
         if name in leave_out:
             continue
         last = quiet.get(name)
-        if last is not None and last.still_holds(changes, lambda: format_time(api.now())):
+        if last is not None and last.still_holds(changes, now):
             continue
         if stop is not None and stop():
             return False
