@@ -93,7 +93,7 @@ class Changes:
         at = {str(resource): n for resource, n in data["at"].items()}
         quiet = {
             str(name): QuietRun(
-                frozenset(str(r) for r in run["resources"]), run["at"], until=run.get("until")
+                resource_set(str(r) for r in run["resources"]), run["at"], until=run.get("until")
             )
             for name, run in data["quiet"].items()
         }
@@ -153,6 +153,26 @@ class Changes:
             if outer is not None:
                 outer.resources |= reads.resources
                 outer.clock = outer.clock or reads.clock
+
+
+# The sets of resources quiet runs read, one object for each distinct set (resource_set).
+_RESOURCE_SETS: dict[frozenset[str], frozenset[str]] = {}
+RESOURCE_SETS_KEPT = 512
+
+
+def resource_set(names: Iterable[str]) -> frozenset[str]:
+    """``names`` as a frozenset, the same object for the same names. Each controller reads the
+    same few resources run after run, and every lab's quiet runs (about thirty, each a set of
+    up to a dozen names) held their own copies: 8 KB of a kept lab. The sets come from the
+    controllers' code, so there are few; past RESOURCE_SETS_KEPT (a saved lab naming
+    resources of its own) a set is not kept."""
+    found = frozenset(names)
+    shared = _RESOURCE_SETS.get(found)
+    if shared is not None:
+        return shared
+    if len(_RESOURCE_SETS) < RESOURCE_SETS_KEPT:
+        return _RESOURCE_SETS.setdefault(found, found)
+    return found
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from simulators.cluster import packing
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.cluster.changes import LOGS, Changes
 from simulators.cluster.patches import deep_copy
@@ -25,10 +26,46 @@ ExecHandler = Callable[["MockCluster", Obj, str, list[str]], "str | None"]
 class ContainerIO:
     """Containers' logs and exec, mixed into ``MockCluster`` (which sets these fields)."""
 
-    _logs: dict[str, list[str]]
-    _previous_logs: dict[str, list[str]]
     _exec_handlers: list[ExecHandler]
     changes: Changes
+    # Containers' log lines by log_key, each list replaced, never edited (append_log), and
+    # those written before each container's last restart. Both are held packed between a lab's
+    # commands (packing.pack_logs) until read; what they were packed as is kept while they are
+    # only read (read_logs), and dropped by the first reach for them to write (_logs).
+    _log_lines: dict[str, list[str]]
+    _previous_log_lines: dict[str, list[str]]
+    _packed_logs: bytes | None = None
+    _clean_logs: bytes | None = None
+
+    @property
+    def _logs(self) -> dict[str, list[str]]:
+        """The logs, to write (or read and write)."""
+        self._to_write()
+        return self._log_lines
+
+    @_logs.setter
+    def _logs(self, value: dict[str, list[str]]) -> None:
+        self._to_write()
+        self._log_lines = value
+
+    @property
+    def _previous_logs(self) -> dict[str, list[str]]:
+        self._to_write()
+        return self._previous_log_lines
+
+    @_previous_logs.setter
+    def _previous_logs(self, value: dict[str, list[str]]) -> None:
+        self._to_write()
+        self._previous_log_lines = value
+
+    def _to_write(self) -> None:
+        packing.unpack_logs(self)
+        self._clean_logs = None  # packed anew by the next pack_idle
+
+    def read_logs(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """The logs and previous logs, only to read: packed again as they were."""
+        packing.unpack_logs(self)
+        return self._log_lines, self._previous_log_lines
 
     def info(self, resource: str) -> ResourceInfo:
         raise NotImplementedError
@@ -59,13 +96,14 @@ class ContainerIO:
         previous: bool = False,
     ) -> str:
         self.changes.read(LOGS)
+        lines, before_restart = self.read_logs()
         return read_log(
             self._stored(self.info("pods"), name, namespace),
             container=container,
             tail=tail,
             previous=previous,
-            logs=self._logs,
-            previous_logs=self._previous_logs,
+            logs=lines,
+            previous_logs=before_restart,
         )
 
     def add_exec_handler(self, handler: ExecHandler) -> None:

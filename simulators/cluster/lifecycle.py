@@ -108,9 +108,10 @@ def remove(store: MockCluster, info: ResourceInfo, ns: str, name: str) -> Obj:
     if info.kind == "Pod":
         prefix = f"{ns}/{name}/"
         store.changes.changed(LOGS)
-        for logs in (store._logs, store._previous_logs):
-            for key in [k for k in logs if k.startswith(prefix)]:
-                del logs[key]
+        if any(key.startswith(prefix) for logs in store.read_logs() for key in logs):
+            for logs in (store._logs, store._previous_logs):
+                for key in [k for k in logs if k.startswith(prefix)]:
+                    del logs[key]
     if info.kind == "Namespace":
         for other in store.registry.infos:
             if not other.namespaced:

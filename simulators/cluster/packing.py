@@ -28,11 +28,12 @@ import pickle
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from simulators.cluster.api import Obj
 
 if TYPE_CHECKING:
+    from simulators.cluster.containers import ContainerIO
     from simulators.cluster.store import MockCluster
 
 # zlib's fastest level: packing is paid on the command's thread, and the objects are mostly
@@ -42,6 +43,8 @@ LEVEL = 1
 # toolkit-runtime's events and pods (6.3 and 5.4 KB) are, a new lab's few changed nodes (4.8 KB
 # after 60 of bench_load's commands) are not.
 PACK_FROM = 5120
+# Commands in a row that did not read a bucket too small to pack before it is packed anyway.
+IDLE_COMMANDS = 3
 
 Key = tuple[str, str]
 
@@ -53,20 +56,23 @@ class Packed:
 
     blob: bytes
     size: int
+    # Packed though under PACK_FROM, because no command read it for a while (pack_idle).
+    small: bool = False
 
 
-def pack(bucket: Mapping[Key, Obj], base: Mapping[Key, Obj]) -> Packed | None:
+def pack(bucket: Mapping[Key, Obj], base: Mapping[Key, Obj], small: bool = False) -> Packed | None:
     """``bucket`` packed against ``base``, the same resource's bucket in the store's base; None
-    if the objects that are not the base's pickle to fewer than PACK_FROM bytes."""
+    if the objects that are not the base's pickle to fewer than PACK_FROM bytes (unless
+    ``small``: packed whatever its size)."""
     index = {key: i for i, key in enumerate(base)}
     entries: list[int | tuple[str, str, Obj]] = []
     for key, obj in bucket.items():
         i = index.get(key)
         entries.append(i if i is not None and base[key] is obj else (key[0], key[1], obj))
     pickled = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
-    if len(pickled) < PACK_FROM:
+    if len(pickled) < PACK_FROM and not small:
         return None
-    return Packed(zlib.compress(pickled, LEVEL), len(bucket))
+    return Packed(zlib.compress(pickled, LEVEL), len(bucket), small)
 
 
 def unpack(packed: Packed, base: Mapping[Key, Obj]) -> dict[Key, Obj]:
@@ -119,29 +125,107 @@ def sizes(store: MockCluster) -> dict[str, int]:
 
 
 def pack_idle(store: MockCluster) -> None:
-    """Pack every bucket the store holds of its own (not its base's, shared since the fork),
-    but those too small to (``PACK_FROM``): one unchanged since it was unpacked goes back to
-    what it was packed as, one written is packed anew. With a bucket go what only speeds up
-    the next write or scan of it: its last stored object (a new object's donor of parts,
+    """Pack every bucket the store holds of its own (not its base's, shared since the fork):
+    one unchanged since it was unpacked goes back to what it was packed as, one written is
+    packed anew; the containers' logs too (``pack_logs``). A bucket too small to pack
+    (``PACK_FROM``) waits until no command has read it for IDLE_COMMANDS (the daemonsets and
+    revisions a MIG ticket changed, 16 KB of a solved lab, which a look around never reads),
+    and one of those read again stays unpacked. With a bucket go what only speeds up the
+    next write or scan of it: its last stored object (a new object's donor of parts,
     ``sharing.donor``) and its keys in order (sorted again by the next scan). Nothing for a
     store with no base (nothing to pack against)."""
     if store._base is None:
         return
-    skip = store._shared_buckets | store._small
-    for key in [key for key in store._objects if key not in skip]:
-        packed = store._clean.pop(key, None)
-        if packed is None:
-            packed = pack(store._objects[key], _base_bucket(store, key))
+    read, store._read = store._read, set()
+    small = store._small
+    for key in [key for key in store._objects if key not in store._shared_buckets]:
+        idle = small.get(key)
+        if idle is not None:
+            if key in read or idle + 1 < IDLE_COMMANDS:
+                small[key] = 0 if key in read else idle + 1
+                continue
+            packed = pack(store._objects[key], _base_bucket(store, key), small=True)
+        else:
+            packed = store._clean.pop(key, None)
+            if packed is not None and packed.small and key in read:
+                packed = None  # a small one read again: unpacked it stays
+            elif packed is None:
+                packed = pack(store._objects[key], _base_bucket(store, key))
             if packed is None:
-                store._small.add(key)  # until its next write
+                small[key] = 0  # until its next write
                 if key in store._fresh:
                     _share_again(store, key)
                 continue
+        assert packed is not None
+        small.pop(key, None)
         store._fresh.discard(key)
         del store._objects[key]
         store._packed[key] = packed
         store._last_stored.pop(key, None)
         store._sorted_keys.pop(key, None)
+    pack_logs(store)
+
+
+def pack_logs(store: MockCluster) -> None:
+    """Hold the store's logs packed (``pack_idle``), if the lines that are not its base's pickle
+    to PACK_FROM bytes or more: a solved MIG lab's restarted operator pods wrote 14-18 KB of
+    them, which a learner reads with ``kubectl logs`` now and then, and nothing else reads.
+    Logs only read since they were unpacked go back to what they were packed as."""
+    base = store._base
+    if base is None or store._packed_logs is not None:
+        return
+    blob = store._clean_logs
+    if blob is None:
+        entries = (
+            _log_entries(store._log_lines, base.read_logs()[0]),
+            _log_entries(store._previous_log_lines, base.read_logs()[1]),
+        )
+        pickled = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
+        if len(pickled) < PACK_FROM:
+            return
+        blob = zlib.compress(pickled, LEVEL)
+    store._packed_logs, store._clean_logs = blob, None
+    del store._log_lines, store._previous_log_lines
+
+
+def unpack_logs(store: ContainerIO) -> None:
+    """The logs ``pack_logs`` packed, live again, kept clean (as packed) until written."""
+    blob = store._packed_logs
+    if blob is None:
+        return
+    base = cast("MockCluster", store)._base
+    assert base is not None  # only a fork packs its logs
+    lines, previous = pickle.loads(zlib.decompress(blob))
+    base_lines, base_previous = base.read_logs()
+    store._log_lines = _from_entries(lines, base_lines)
+    store._previous_log_lines = _from_entries(previous, base_previous)
+    store._packed_logs, store._clean_logs = None, blob
+
+
+def _log_entries(
+    logs: dict[str, list[str]], base: dict[str, list[str]]
+) -> list[int | tuple[str, list[str]]]:
+    index = {key: i for i, key in enumerate(base)}
+    entries: list[int | tuple[str, list[str]]] = []
+    for key, lines in logs.items():
+        i = index.get(key)
+        entries.append(i if i is not None and base[key] is lines else (key, lines))
+    return entries
+
+
+def _from_entries(
+    entries: list[int | tuple[str, list[str]]], base: dict[str, list[str]]
+) -> dict[str, list[str]]:
+    keys = list(base)
+    logs: dict[str, list[str]] = {}
+    for entry in entries:
+        if type(entry) is int:
+            key = keys[entry]
+            logs[key] = base[key]
+        else:
+            key, lines = cast("tuple[str, list[str]]", entry)
+            logs[key] = lines
+    return logs
 
 
 def _share_again(store: MockCluster, key: str) -> None:

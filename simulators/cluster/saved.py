@@ -48,8 +48,8 @@ def dump(store: MockCluster, *, copy: bool = True) -> Obj:
         },
         # Sorted, as the objects are: the same store saves the same text, whatever order its
         # containers first wrote in (a store read back from its saved changes, lab.resting).
-        "logs": keep(dict(sorted(store._logs.items()))),
-        "previous_logs": keep(dict(sorted(store._previous_logs.items()))),
+        "logs": keep(dict(sorted(store.read_logs()[0].items()))),
+        "previous_logs": keep(dict(sorted(store.read_logs()[1].items()))),
         "watch_log": [[rv, key, t, keep(obj)] for rv, key, t, obj in store._watch_log],
     }
 
@@ -100,8 +100,8 @@ def fork[Store: MockCluster](store: Store) -> Store:
     other._owned = dict(store._owned)
     other._rv, other._uid_counter = store._rv, store._uid_counter
     other._name_counter = store._name_counter
-    other._logs = dict(store._logs)
-    other._previous_logs = dict(store._previous_logs)
+    lines, previous = store.read_logs()
+    other._logs, other._previous_logs = dict(lines), dict(previous)
     # Watch entries are copies made for the log, never changed: shared.
     other._watch_log = deque(store._watch_log, maxlen=store._watch_log.maxlen)
     other._exec_handlers = list(store._exec_handlers)
@@ -175,8 +175,8 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
         "names": store._name_counter,
         "objects": objects,
         "removed": removed,
-        "logs": logs(store._logs, base._logs),
-        "previous_logs": logs(store._previous_logs, base._previous_logs),
+        "logs": logs(store.read_logs()[0], base.read_logs()[0]),
+        "previous_logs": logs(store.read_logs()[1], base.read_logs()[1]),
     }
 
 

@@ -70,9 +70,11 @@ class MockCluster(ContainerIO):
         # what they were packed as.
         self._packed: dict[str, packing.Packed] = {}
         self._clean: dict[str, packing.Packed] = {}
-        # Buckets found too small to pack and not written since; and those unpacked since
-        # they were last packed (their objects share no parts with the base's).
-        self._small: set[str] = set()
+        # Buckets found too small to pack and not written since, with the commands in a row
+        # that did not read them; those read since the last pack_idle; and those unpacked
+        # since they were last packed (their objects share no parts with the base's).
+        self._small: dict[str, int] = {}
+        self._read: set[str] = set()
         self._fresh: set[str] = set()
         # Kept by _put and _pop, the only writers of the buckets: each listed bucket's keys in
         # order, and what each owner uid owns, so a listing sorts nothing and a delete finds
@@ -83,9 +85,9 @@ class MockCluster(ContainerIO):
         self._rv = 0
         self._uid_counter = 0
         self._name_counter = 0
-        # Containers' log lines: each list replaced, never edited (ContainerIO.append_log).
-        self._logs: dict[str, builtins.list[str]] = {}
-        self._previous_logs: dict[str, builtins.list[str]] = {}
+        # Containers' log lines (ContainerIO, which packs them between a lab's commands).
+        self._logs = {}
+        self._previous_logs = {}
         self._watch_log: deque[Entry] = deque(maxlen=WATCH_LOG_SIZE)
         # Where a new object finds parts to share (sharing.donor): the store this one was
         # forked from, and the last object stored of each resource.
@@ -122,6 +124,7 @@ class MockCluster(ContainerIO):
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
         self.give_way()
         self.changes.read(info.key)
+        self._read.add(info.key)
         bucket = self._objects.get(info.key)
         return bucket if bucket is not None else packing.live(self, info.key)
 
@@ -129,7 +132,7 @@ class MockCluster(ContainerIO):
         """The resource's bucket to write into: this store's own (see _shared_buckets)."""
         bucket = self._bucket(info)
         self._clean.pop(info.key, None)
-        self._small.discard(info.key)
+        self._small.pop(info.key, None)
         if info.key in self._shared_buckets:
             self._shared_buckets.discard(info.key)
             bucket = self._objects[info.key] = dict(bucket)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from simulators.cluster.changes import QuietRun
+from simulators.cluster.changes import QuietRun, resource_set
 from simulators.cluster.clock import format_time
 from simulators.controllers import (
     endpoints,
@@ -116,7 +116,7 @@ def run_controllers(
         with changes.tracking() as reads:
             controller(api)
         if changes.count == before and (not reads.clock or reads.until is not None):
-            quiet[name] = QuietRun(frozenset(reads.resources), before, until=reads.until)
+            quiet[name] = QuietRun(resource_set(reads.resources), before, until=reads.until)
         else:
             quiet.pop(name, None)
     return True

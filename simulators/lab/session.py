@@ -30,7 +30,7 @@ from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, She
 from simulators.lab.errors import LabError
 from simulators.lab.explore import EXPLORE, ClusterWorld
 from simulators.lab.kubectl import edit as kubectl_edit
-from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
+from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry, fold_small
 from simulators.lab.session_builtins import MAX_HISTORY as MAX_HISTORY
 from simulators.lab.session_builtins import SESSION_BUILTINS
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
@@ -157,6 +157,7 @@ class LabSession:
             self._world.api.keep_watch_history(0)
         if not state.done:
             state.done = {item.id: item.done for item in self._evaluate()}
+        fold_small(state.transcript)
 
     # -- construction and persistence -------------------------------------------------
     @classmethod
@@ -319,6 +320,7 @@ class LabSession:
         rested = self._rested
         if rested is not None:
             world, self._state.transcript = resting.wake(rested, self._ticket.world)
+            fold_small(self._state.transcript)
             world.api.keep_watch_history(0)
             self._world = self._state.world = world
             self._rested = None
@@ -461,6 +463,7 @@ class LabSession:
                 )
             )
             self._state.transcript = _bounded(self._state.transcript)
+            fold_small(self._state.transcript)
         # Between commands the lab holds what its cluster changed packed (MockCluster.pack_idle).
         self.world.pack_idle()
         return CommandResult(

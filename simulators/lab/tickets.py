@@ -92,8 +92,17 @@ def load_ticket(ticket_id: str, content_dir: Path | None = None) -> Ticket:
     path = tickets_dir(content_dir) / f"{ticket_id}.yaml"
     if not path.is_file():
         raise UnknownTicketError(f"unknown ticket {ticket_id!r}")
-    # A deep copy, so that no caller can change the cached ticket for the next one.
-    return _ticket(ticket_id, copy.deepcopy(_parsed(path, path.stat().st_mtime_ns)))
+    return _built(ticket_id, path, path.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=64)
+def _built(ticket_id: str, path: Path, mtime_ns: int) -> Ticket:
+    """The ticket of this version of its file, one object every lab of it shares (a copy per
+    lab was 2.5 KB of each kept lab). A Ticket is frozen; its world spec, the one mutable part,
+    is only ever read (building the world copies what it takes: test_lab_tickets checks the spec
+    after every ticket's answer key). Built from a deep copy of the parsed file, which stays
+    as read."""
+    return _ticket(ticket_id, copy.deepcopy(_parsed(path, mtime_ns)))
 
 
 @functools.lru_cache(maxsize=64)

@@ -76,8 +76,10 @@ MORE = [
     "kubectl create deployment web --image=nginx -n scratch --replicas=3",
     "kubectl get all -n scratch",
     "kubectl delete ns scratch",
+    "kubectl logs -n gpu-operator ds/nvidia-device-plugin-daemonset --tail=2",
     "kubectl delete pod -n gpu-operator -l app=nvidia-device-plugin-daemonset",
     "kubectl get pods -A | wc -l",
+    "kubectl logs -n kube-system -l k8s-app=kube-dns --tail=1",
 ]
 
 
@@ -149,3 +151,53 @@ def test_a_bucket_unpacked_then_left_too_small_to_pack_shares_its_bases_parts_ag
     mine, theirs = lab._objects["configmaps"][key], base._objects["configmaps"][key]
     assert mine["data"] == {"text": "x" * 2000, "n": "3"}
     assert mine["data"]["text"] is theirs["data"]["text"]  # one string, not an unpickled copy
+
+
+def test_a_labs_logs_are_held_packed_read_as_they_were_and_written_afresh(
+    packing_everything: None,
+) -> None:
+    base = MockCluster(seed=1)
+    base.create(
+        "pods",
+        {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "busybox"}]}},
+    )
+    base.append_log("default", "p", "c", ["from the template"])
+    lab = base.fork()
+    lab.append_log("default", "p", "c", ["mine"])
+    lab.restart_log("default", "p", "c")
+    lab.append_log("default", "p", "c", ["after the restart"])
+    lab.pack_idle()
+    blob = lab._packed_logs
+    assert blob is not None
+    assert lab.logs("p", "default") == "after the restart\n"
+    assert lab.logs("p", "default", previous=True) == "from the template\nmine\n"
+    lab.pack_idle()
+    assert lab._packed_logs is blob  # only read: packed as it was
+    lab.append_log("default", "p", "c", ["more"])
+    lab.pack_idle()
+    assert lab._packed_logs not in (None, blob)
+    assert lab.logs("p", "default") == "after the restart\nmore\n"
+    assert base.logs("p", "default") == "from the template\n"
+    lab.delete("pods", "p", "default", grace_period=0)
+    lab.pack_idle()
+    assert lab.read_logs() == ({}, {})
+
+
+def test_a_small_bucket_no_command_reads_is_packed_and_one_read_again_stays_unpacked() -> None:
+    base = MockCluster(seed=1)
+    base.create("configmaps", {"metadata": {"name": "a"}, "data": {"n": "1"}}, "default")
+    lab = base.fork()
+    lab.create("configmaps", {"metadata": {"name": "mine"}, "data": {"n": "2"}}, "default")
+    listed = lab.list("configmaps", "default")["items"]
+    for _ in range(packing.IDLE_COMMANDS):
+        lab.pack_idle()  # a command that read other things
+        assert "configmaps" in lab._objects
+    lab.pack_idle()
+    assert lab._packed["configmaps"].small and "configmaps" not in lab._objects
+    assert lab.list("configmaps", "default")["items"] == listed  # read: unpacked
+    lab.pack_idle()
+    lab.pack_idle()
+    assert "configmaps" in lab._objects  # read again: kept unpacked a while
+    assert lab._stored(lab.info("configmaps"), "a", "default") is base._stored(
+        base.info("configmaps"), "a", "default"
+    )

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from simulators.cluster import changes as changes_module
 from simulators.cluster.clock import StepClock, format_time
 from simulators.cluster.store import MockCluster
 from simulators.controllers import engine, events, manager
@@ -248,3 +249,30 @@ def test_the_schedulers_quiet_cycle_keeps_its_events_references_not_whole_object
         assert reason == "Unschedulable"
         assert set(involved) == {"kind", "apiVersion", "metadata"}
         assert set(involved["metadata"]) == {"name", "namespace", "uid", "resourceVersion"}
+
+
+def test_labs_hold_one_copy_of_each_set_of_resources_their_quiet_runs_read() -> None:
+    first, second = LabSession.new("mig-mixed", seed=0), LabSession.new("mig-mixed", seed=3)
+    for line in first.answer_key():
+        first.run(line)
+    second.run("kubectl get nodes")
+    reopened = LabSession.from_json(first.to_json())
+    runs = [
+        run
+        for lab in (first, second, reopened)
+        for run in lab.world.api.changes.quiet.values()  # type: ignore[attr-defined]
+    ]
+    by_names: dict[frozenset[str], set[int]] = {}
+    for run in runs:
+        by_names.setdefault(run.resources, set()).add(id(run.resources))
+    assert len(runs) > 3 * len(by_names)
+    assert all(len(objects) == 1 for objects in by_names.values())
+
+
+def test_a_saved_lab_naming_many_sets_of_resources_does_not_grow_the_shared_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(changes_module, "_RESOURCE_SETS", {})
+    for n in range(changes_module.RESOURCE_SETS_KEPT + 50):
+        assert changes_module.resource_set([f"made-up-{n}"]) == {f"made-up-{n}"}
+    assert len(changes_module._RESOURCE_SETS) == changes_module.RESOURCE_SETS_KEPT

@@ -58,9 +58,19 @@ def test_a_solved_lab_kept_at_rest_costs_at_most_100_kb_beyond_its_template(
     assert kept <= KEPT_LIMIT, f"{ticket_id}: {kept / 1024:.0f} KB"
 
 
-def test_resting_is_what_brings_the_mig_ticket_within_the_limit() -> None:
+@pytest.mark.parametrize("ticket_id", TICKETS)
+def test_a_solved_lab_kept_between_commands_costs_at_most_100_kb_beyond_its_template(
+    ticket_id: str,
+) -> None:
+    # Its cluster's big changes, its logs and its transcript's short entries packed, the
+    # small buckets it changed shared with the template (simulators.cluster.packing).
+    kept = _kept_bytes(ticket_id, rest=False)
+    assert kept <= KEPT_LIMIT, f"{ticket_id}: {kept / 1024:.0f} KB"
+
+
+def test_resting_still_halves_what_a_solved_mig_lab_holds() -> None:
     # The live world of a solved MIG lab holds about 80 new Events and a dozen replaced pods.
-    assert _kept_bytes("mig-single", rest=False) > 2 * _kept_bytes("mig-single", rest=True)
+    assert _kept_bytes("mig-single", rest=False) > 1.5 * _kept_bytes("mig-single", rest=True)
 
 
 @pytest.mark.parametrize("ticket_id", TICKETS)

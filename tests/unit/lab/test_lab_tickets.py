@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from simulators.controllers.runai import all_workloads
@@ -268,3 +270,18 @@ def test_validate_runai_v1_commands_also_pass_the_functional_tests(validate: Lab
         "gang-starts": True,
         "reclaim-works": False,
     }
+
+
+@pytest.mark.parametrize("ticket", TICKETS)
+def test_every_lab_shares_its_ticket_and_no_lab_changes_its_world_spec(ticket: str) -> None:
+    shared = load_ticket(ticket)
+    spec = json.dumps(shared.world, sort_keys=True)
+    session = LabSession.new(ticket, seed=7)
+    for line in session.answer_key():
+        session.run(line)
+    session.rest()
+    session.run("kubectl get nodes")
+    reopened = LabSession.from_json(session.to_json())
+    reopened.run("kubectl get pods -A")
+    assert session.ticket is reopened.ticket is load_ticket(ticket)
+    assert json.dumps(load_ticket(ticket).world, sort_keys=True) == spec

@@ -6,12 +6,13 @@ from __future__ import annotations
 import gc
 import json
 import tracemalloc
+from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession, TranscriptEntry
-from simulators.lab.results import PACK_AT
+from simulators.lab.results import CHUNK_ENTRIES, PACK_AT, fold_small
 
 KEPT_LIMIT = 100 * 1024  # issue 30: a kept lab, beyond its ticket's template
 DUMP = "kubectl get pods -A -o yaml"
@@ -67,3 +68,31 @@ def _awake_bytes(lines: list[str]) -> int:
 def test_a_lab_awake_that_printed_the_cluster_as_yaml_five_times_costs_at_most_100_kb() -> None:
     kept = _awake_bytes([DUMP] * 5)
     assert kept <= KEPT_LIMIT, f"{kept / 1024:.0f} KB"
+
+
+@given(st.lists(st.tuples(st.text(max_size=30), st.text(max_size=700)), max_size=30))
+def test_short_entries_held_in_chunks_give_back_the_same_text_in_the_same_order(
+    typed: list[tuple[str, str]],
+) -> None:
+    entries = [TranscriptEntry(line, output, step) for step, (line, output) in enumerate(typed)]
+    texts = [entry.encoded for entry in entries]
+    for end in range(len(entries) + 1):  # one command at a time, as a lab folds them
+        fold_small(entries[:end])
+    assert [entry.encoded for entry in entries] == texts
+    short = [entry for entry in entries if entry.size <= PACK_AT]
+    chunked = [entry for entry in short if type(entry._text) is tuple]
+    assert len(chunked) == len(short) // CHUNK_ENTRIES * CHUNK_ENTRIES
+
+
+def test_a_lab_holds_its_short_entries_eight_together_and_replays_as_before() -> None:
+    lines = ["kubectl get nodes", "kubectl label node gpu-node1 a=b --overwrite", "echo hi"] * 7
+    lab, plain = LabSession.new("mig-single", seed=0), LabSession.new("mig-single", seed=0)
+    with patch("simulators.lab.session.fold_small"):
+        for line in lines:
+            plain.run(line)
+    for line in lines:
+        lab.run(line)
+    held = [entry._text for entry in lab.transcript]
+    assert sum(type(text) is tuple for text in held) == 16
+    assert lab.replay() == plain.replay() and lab.encode() == plain.encode()
+    assert LabSession.from_json(lab.encode()).transcript == plain.transcript
