@@ -87,7 +87,10 @@ class Shell:
     def __init__(self, ctx: Context, extra: dict[str, Builtin]) -> None:
         self.ctx = ctx
         self.state = ctx.shell
-        self.commands: dict[str, Builtin] = {**commands.REGISTRY, "xargs": self.xargs, **extra}
+        # xargs, this shell's own, is looked up (_command), not held: a bound method held in
+        # a dict of its own object is a reference cycle, and every command's shell, context
+        # and output waited for the collector (issue 30).
+        self.commands: dict[str, Builtin] = {**commands.REGISTRY, **extra}
         self.depth = 0
         self.stray: list[str] = []  # stderr of command substitutions, shown with the command
         self._substituted = False  # the command ran a $(...): with no command word, its $? stays
@@ -192,7 +195,7 @@ class Shell:
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
-        handler = self.commands.get(name)
+        handler = self._command(name)
         if handler is None:
             return self._route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
@@ -212,6 +215,9 @@ class Shell:
         rest = [Part("lit", first.value.split("=", 1)[1]), *word.parts[1:]]
         value = "".join(self._expand_parts(rest, split=False)[0] or [""])
         return value
+
+    def _command(self, name: str) -> Builtin | None:
+        return self.xargs if name == "xargs" else self.commands.get(name)
 
     def xargs(self, ctx: Context, args: list[str]) -> Output:
         """xargs [-n N] [-I R] [COMMAND [ARGS]]: the command with stdin's words as arguments,
@@ -240,7 +246,8 @@ class Shell:
             else:
                 replace = value
         command = args or ["echo"]
-        if command[0] not in self.commands:
+        handler = self._command(command[0])
+        if handler is None:
             return Output.error(f"xargs: {command[0]}: No such file or directory", 127)
         if replace is not None:
             items = [[line] for line in ctx.stdin.split("\n") if line.strip()]
@@ -253,7 +260,6 @@ class Shell:
         outs: list[str] = []
         errs: list[str] = []
         code = 0
-        handler = self.commands[command[0]]
         for item in items:
             if replace is not None:
                 argv = [a.replace(replace, item[0]) for a in command[1:]]
@@ -530,7 +536,7 @@ class Shell:
         if after_redirect and not words:
             return _starting(sorted(self.ctx.world.state.files), current)
         if not words:
-            return _starting(sorted({*self.commands, *self.state.aliases}), current)
+            return _starting(sorted({*self.commands, "xargs", *self.state.aliases}), current)
         if words[0] in self.state.aliases:
             # `k get po<Tab>` completes as kubectl would: the alias's words, then the rest.
             try:

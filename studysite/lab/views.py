@@ -64,7 +64,11 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
         transcript, omitted = transcript_tail(lab)
         context = {
             "ticket": ticket,
-            "lab": lab,
+            # Plain values, never the lab: a rendered template's context is a reference cycle
+            # (Django's Context and its ContextDicts), freed only by a full collection, and a
+            # lab held there (a page's lab not yet saved, a world since rested) waited with it.
+            "hints": lab.hints(),
+            "answer_key": lab.answer_key(),
             "transcript": transcript,
             "omitted": omitted,
             "checklist": checklist_context(lab.checklist()),
