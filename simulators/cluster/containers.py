@@ -36,6 +36,7 @@ class ContainerIO:
     _previous_log_lines: dict[str, list[str]]
     _packed_logs: bytes | None = None
     _clean_logs: bytes | None = None
+    _small_logs = False
 
     @property
     def _logs(self) -> dict[str, list[str]]:
@@ -61,6 +62,7 @@ class ContainerIO:
     def _to_write(self) -> None:
         packing.unpack_logs(self)
         self._clean_logs = None  # packed anew by the next pack_idle
+        self._small_logs = False
 
     def read_logs(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         """The logs and previous logs, only to read: packed again as they were."""

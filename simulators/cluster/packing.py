@@ -91,9 +91,12 @@ def unpack(packed: Packed, base: Mapping[Key, Obj]) -> dict[Key, Obj]:
 
 # --------------------------------------------------------------------- the store's
 # Functions of the store (``simulators.cluster.store.MockCluster``), which calls them.
-def live(store: MockCluster, key: str, create: bool = True) -> dict[Key, Obj]:
+def live(store: MockCluster, key: str, create: bool = True, read: bool = True) -> dict[Key, Obj]:
     """The resource's bucket, unpacked if it was packed (and kept so until a write: ``clean``);
-    a new empty one if it has none (kept only with ``create``)."""
+    a new empty one if it has none (kept only with ``create``). Marked read (``pack_idle``)
+    unless ``read`` is False: a snapshot's reading of every bucket is no command's."""
+    if read:
+        store._read.add(key)
     bucket = store._objects.get(key)
     if bucket is not None:
         return bucket
@@ -113,7 +116,7 @@ def live(store: MockCluster, key: str, create: bool = True) -> dict[Key, Obj]:
 def all_buckets(store: MockCluster) -> dict[str, dict[Key, Obj]]:
     """Every bucket of the store, each unpacked."""
     for key in list(store._packed):
-        live(store, key)
+        live(store, key, read=False)
     return store._objects
 
 
@@ -172,7 +175,7 @@ def pack_logs(store: MockCluster) -> None:
     them, which a learner reads with ``kubectl logs`` now and then, and nothing else reads.
     Logs only read since they were unpacked go back to what they were packed as."""
     base = store._base
-    if base is None or store._packed_logs is not None:
+    if base is None or store._packed_logs is not None or store._small_logs:
         return
     blob = store._clean_logs
     if blob is None:
@@ -182,6 +185,7 @@ def pack_logs(store: MockCluster) -> None:
         )
         pickled = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
         if len(pickled) < PACK_FROM:
+            store._small_logs = True  # not weighed again until written
             return
         blob = zlib.compress(pickled, LEVEL)
     store._packed_logs, store._clean_logs = blob, None

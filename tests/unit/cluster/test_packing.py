@@ -201,3 +201,22 @@ def test_a_small_bucket_no_command_reads_is_packed_and_one_read_again_stays_unpa
     assert lab._stored(lab.info("configmaps"), "a", "default") is base._stored(
         base.info("configmaps"), "a", "default"
     )
+
+
+def test_small_logs_are_weighed_once_until_written_and_a_bucket_read_each_command_stays_live(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lab = MockCluster(seed=1).fork()
+    lab.create("namespaces", {"metadata": {"name": "team"}})
+    lab.append_log("team", "p", "c", ["one line"])
+    lab.pack_idle()
+    assert lab._packed_logs is None and lab._small_logs
+    for n in range(packing.IDLE_COMMANDS + 2):
+        # Each command creates in the namespace: the store reads the namespaces to check it.
+        lab.create("configmaps", {"metadata": {"name": f"cm{n}"}}, "team")
+        with patch.object(packing.pickle, "dumps", side_effect=AssertionError("weighed")):
+            packing.pack_logs(lab)
+        lab.pack_idle()
+        assert "namespaces" in lab._objects, n
+    lab.append_log("team", "p", "c", ["another"])
+    assert not lab._small_logs
