@@ -304,7 +304,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         # Saved before the connection's end: a server shutting down, or a test's database
         # flushed after it, never meets a command still writing.
         await self.settled()
-        await in_pool(store.kept.closed, getattr(self, "opened", None))
+        store.kept.closed()
 
     async def settled(self) -> None:
         """Wait for the work in hand (see finishing) to end."""

@@ -206,24 +206,17 @@ class Kept:
                     lock.release()
         return rested
 
-    def closed(self, opened: OpenLab | None) -> None:
-        """A lab socket closed: its lab rests now if nothing runs on it (a learner who left
-        the page, or the one tab of several that closed: the next command wakes it), and what
-        the connection left is owed to the collector."""
+    def closed(self) -> None:
+        """A lab socket closed: what the connection left (its protocol objects, in reference
+        cycles) is owed to the collector, woken at once after COLLECT_AFTER_CLOSED of them.
+        Its lab rests as any idle lab does (after REST_SECONDS). Resting it here, at once,
+        saved 2-3 MiB in bench_load. It put the first answer's p95 for a class of 300 learners
+        (bench_class, each learner closing after that answer) at 137-220 ms in four runs,
+        where it was 22-217 ms without."""
         with self.lock:
             self._closed += 1
             if self._closed >= COLLECT_AFTER_CLOSED:
                 self._wake.set()
-        if opened is None or not opened.saved_id:
-            return
-        lock = lock_for(opened.saved_id)
-        if lock.acquire(blocking=False):
-            try:
-                opened.lab.rest()
-            except Exception:
-                log.exception("a kept lab could not rest")  # it stays awake
-            finally:
-                lock.release()
 
     def _start_resting(self) -> None:
         """The thread that rests idle labs, one per process (started by its first kept lab:
