@@ -179,9 +179,10 @@ def pack_logs(store: MockCluster) -> None:
         return
     blob = store._clean_logs
     if blob is None:
+        base_lines, base_previous = base.read_logs()
         entries = (
-            _log_entries(store._log_lines, base.read_logs()[0]),
-            _log_entries(store._previous_log_lines, base.read_logs()[1]),
+            _log_entries(store._log_lines, base_lines),
+            _log_entries(store._previous_log_lines, base_previous),
         )
         pickled = pickle.dumps(entries, pickle.HIGHEST_PROTOCOL)
         if len(pickled) < PACK_FROM:

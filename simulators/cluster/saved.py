@@ -34,6 +34,7 @@ def dump(store: MockCluster, *, copy: bool = True) -> Obj:
     encoding at once (a lab's snapshot, where the copies were 40% of the time), never to
     keep or change."""
     keep: Callable[[Any], Any] = deep_copy if copy else _shared
+    lines, previous = store.read_logs()
     return {
         "format": FORMAT_VERSION,
         "seed": store.seed,
@@ -48,8 +49,8 @@ def dump(store: MockCluster, *, copy: bool = True) -> Obj:
         },
         # Sorted, as the objects are: the same store saves the same text, whatever order its
         # containers first wrote in (a store read back from its saved changes, lab.resting).
-        "logs": keep(dict(sorted(store.read_logs()[0].items()))),
-        "previous_logs": keep(dict(sorted(store.read_logs()[1].items()))),
+        "logs": keep(dict(sorted(lines.items()))),
+        "previous_logs": keep(dict(sorted(previous.items()))),
         "watch_log": [[rv, key, t, keep(obj)] for rv, key, t, obj in store._watch_log],
     }
 
@@ -166,6 +167,7 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
         gone = [[ns, name] for ns, name in theirs if (ns, name) not in mine]
         if gone:
             removed[key] = gone
+    (lines, previous), (base_lines, base_previous) = store.read_logs(), base.read_logs()
     return {
         "format": FORMAT_VERSION,
         "seed": store.seed,
@@ -175,8 +177,8 @@ def dump_changes(store: MockCluster, base: MockCluster) -> Obj:
         "names": store._name_counter,
         "objects": objects,
         "removed": removed,
-        "logs": logs(store.read_logs()[0], base.read_logs()[0]),
-        "previous_logs": logs(store.read_logs()[1], base.read_logs()[1]),
+        "logs": logs(lines, base_lines),
+        "previous_logs": logs(previous, base_previous),
     }
 
 

@@ -124,9 +124,7 @@ class MockCluster(ContainerIO):
     def _bucket(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
         self.give_way()
         self.changes.read(info.key)
-        self._read.add(info.key)
-        bucket = self._objects.get(info.key)
-        return bucket if bucket is not None else packing.live(self, info.key)
+        return packing.live(self, info.key)
 
     def _writable(self, info: ResourceInfo) -> dict[tuple[str, str], Obj]:
         """The resource's bucket to write into: this store's own (see _shared_buckets)."""

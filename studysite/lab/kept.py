@@ -209,10 +209,8 @@ class Kept:
     def closed(self) -> None:
         """A lab socket closed: what the connection left (its protocol objects, in reference
         cycles) is owed to the collector, woken at once after COLLECT_AFTER_CLOSED of them.
-        Its lab rests as any idle lab does (after REST_SECONDS). Resting it here, at once,
-        saved 2-3 MiB in bench_load. It put the first answer's p95 for a class of 300 learners
-        (bench_class, each learner closing after that answer) at 137-220 ms in four runs,
-        where it was 22-217 ms without."""
+        Its lab rests as any idle lab does, after REST_SECONDS, not here: resting it at once
+        slowed a class's first answers (docs/performance.md, round 42)."""
         with self.lock:
             self._closed += 1
             if self._closed >= COLLECT_AFTER_CLOSED:
