@@ -18,6 +18,7 @@ import dataclasses
 import json
 import logging
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,6 +138,11 @@ class SessionState:
             # A lab's record of what was typed is the site's own: an imported state has none.
             typed=Typed.from_json(data.get("typed") if trusted else None),
         )
+
+
+# zlib's default level for a shelved lab (LabSession.shelve): a fifth smaller than the fastest
+# level, for 0.2 ms more on a lab of 20 commands, paid once by the resting thread.
+SHELVED_LEVEL = 6
 
 
 class LabSession:
@@ -315,6 +321,24 @@ class LabSession:
     @property
     def at_rest(self) -> bool:
         return self._rested is not None
+
+    def shelve(self) -> bytes | None:
+        """The whole lab as its saved form (what a fold saves: ``encode``), compressed, for a
+        holder that lets go of this object and keeps only that (studysite.lab.kept): one block
+        of 4-15 KB where a lab at rest is a few hundred objects. None where the saved form
+        would lose something: a world not forked from a template (a real cluster) or an editor
+        the page may still show. ``unshelve`` gives the lab back; this one is left as it was,
+        awake."""
+        if self.editor is not None:
+            return None
+        if self._rested is None and getattr(self._world, "origin", None) is None:
+            return None
+        return zlib.compress(self.encode().encode(), SHELVED_LEVEL)
+
+    @classmethod
+    def unshelve(cls, shelved: bytes) -> LabSession:
+        """The lab ``shelve`` packed, answering every command as the shelved one would have."""
+        return cls.from_json(zlib.decompress(shelved))
 
     def _awake(self) -> HostWorld:
         rested = self._rested

@@ -304,7 +304,9 @@ class LabConsumer(AsyncWebsocketConsumer):
         # Saved before the connection's end: a server shutting down, or a test's database
         # flushed after it, never meets a command still writing.
         await self.settled()
-        store.kept.closed()
+        # Let go of the lab: once idle, no holder left, it is kept shelved (kept.closed).
+        opened = self.__dict__.pop("opened", None)
+        store.kept.closed(opened.saved_id if isinstance(opened, store.OpenLab) else 0)
 
     async def settled(self) -> None:
         """Wait for the work in hand (see finishing) to end."""

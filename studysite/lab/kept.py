@@ -32,6 +32,10 @@ KEPT_LABS = 500
 # A kept lab unused this long rests (LabSession.rest: its world and transcript compressed, a
 # fifth of the memory, woken in 1-5 ms by its next command or page), checked this often.
 REST_SECONDS = 20.0
+# A lab whose socket closed, unused this long since (a reload reconnects well within it), is
+# shelved (Kept.shelve_left): the class that just left holds no more of the process while the
+# next one arrives.
+LEFT_SECONDS = 2.0
 REST_EVERY = 10.0
 # After labs rested, what they and the closed sockets left is collected (give_back_memory) at
 # most this often: a full collection stops every thread of the process for 12-57 ms, a stall
@@ -132,6 +136,36 @@ class OpenLab:
         return self.head.stamp
 
 
+@dataclass(frozen=True)
+class Shelved:
+    """A kept lab no holder holds any more, let go of: its head's fields and the lab's saved
+    form, compressed (LabSession.shelve). One block of 4-21 KB instead of the few hundred
+    objects a lab at rest still is, allocated by the resting thread after its class left, not
+    amid a class's peak. Opened again in 1-5 ms, about what waking a lab at rest costs, where
+    the database would replay its log (14-48 ms). Figures: docs/performance.md, round 43."""
+
+    packed: bytes
+    exam_mode: bool
+    saved_id: int
+    session_key: str
+    ticket: str
+    version: int
+    logged: int
+    replay_cost: float
+    stamp: object
+
+    @classmethod
+    def of(cls, head: Head, packed: bytes) -> Shelved:
+        fields = {f.name: getattr(head, f.name) for f in dataclasses.fields(head)}
+        del fields["lab"]
+        return cls(packed, **fields)
+
+    def opened(self) -> OpenLab:
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        del fields["packed"]
+        return OpenLab(LabSession.unshelve(self.packed), **fields)
+
+
 class Kept:
     """Labs open in this process, by row: reused while the row is unchanged since.
 
@@ -139,17 +173,20 @@ class Kept:
     for a long session); a page load and its websocket, a reconnect or a second tab find it here
     after one small query. Every holder shares the one OpenLab, so a command through any of
     them (under the lab's lock) is seen by all; a change saved by another process moves the
-    row's position, and the next open loads it afresh.
+    row's position, and the next open loads it afresh. A lab whose socket closed and that then
+    went idle is kept Shelved, opened again by the next holder that asks.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.recent: dict[int, tuple[float, OpenLab]] = {}
+        self.recent: dict[int, tuple[float, OpenLab | Shelved]] = {}
         self.live: weakref.WeakValueDictionary[int, OpenLab] = weakref.WeakValueDictionary()
         self._rester: threading.Thread | None = None
         # Sockets closed since the last collection, and the event that wakes the rester.
         self._closed = 0
         self._wake = threading.Event()
+        # The labs whose socket closed, and when: to shelve (see shelve_left).
+        self._left: dict[int, float] = {}
 
     def get(self, pk: int, now: float) -> OpenLab | None:
         with self.lock:
@@ -157,7 +194,24 @@ class Kept:
             if found is not None:
                 self.recent.pop(pk, None)
                 self.recent[pk] = (now, found)
-            return found
+                return found
+            entry = self.recent.get(pk)
+            if entry is None or not isinstance(entry[1], Shelved):
+                return None
+            shelved = entry[1]
+            del self.recent[pk]
+        # Opened outside the lock (1-5 ms); a holder asking meanwhile opens it from the
+        # database, and the row's one-writer check keeps the two apart.
+        try:
+            opened = shelved.opened()
+        except Exception:
+            log.exception("a shelved lab could not be opened")  # the database has it
+            return None
+        with self.lock:
+            found = self.live.setdefault(pk, opened)
+            self.recent.pop(pk, None)
+            self.recent[pk] = (now, found)
+        return found
 
     def put(self, opened: OpenLab, now: float) -> None:
         self._start_resting()
@@ -206,12 +260,64 @@ class Kept:
                     lock.release()
         return rested
 
-    def closed(self) -> None:
+    def shelve_left(self, now: float) -> int:
+        """Shelve every lab whose socket closed (see closed) and that was not used since, once
+        LEFT_SECONDS passed and its lock is free, if nothing else holds it then (a second tab,
+        a page in flight: it stays as it was, and is not tried again until its next socket
+        closes). How many shelved."""
+        with self.lock:
+            due = [
+                pk
+                for pk, left in self._left.items()
+                if max(left, self.recent.get(pk, (0.0,))[0]) <= now - LEFT_SECONDS
+            ]
+            for pk in due:
+                del self._left[pk]
+        return sum(self._shelve(pk) for pk in due)
+
+    def _shelve(self, pk: int) -> int:
+        with self.lock:
+            opened = self.live.get(pk)
+            if opened is None or self.recent.get(pk, (0.0, None))[1] is not opened:
+                return 0  # let go of already (past KEEP_SECONDS or KEPT_LABS)
+        lock = lock_for(pk)
+        if not lock.acquire(blocking=False):
+            return 0
+        try:
+            packed = opened.lab.shelve()
+            if packed is None:
+                return 0
+            shelved = Shelved.of(opened.head, packed)
+            with self.lock:
+                used = self.recent.get(pk, (0.0, None))
+                if used[1] is not opened:
+                    return 0  # used and let go of meanwhile, or past KEEP_SECONDS: dropped
+                self.recent[pk] = (used[0], shelved)
+                held = weakref.ref(opened)
+                del used, opened
+                # Held anywhere else, the lab stays: two copies of one lab would part ways.
+                still = held()
+                if still is not None:
+                    self.recent[pk] = (self.recent[pk][0], still)
+                    return 0
+            return 1
+        except Exception:
+            log.exception("a kept lab could not be shelved")  # it stays as it was
+            return 0
+        finally:
+            lock.release()
+
+    def closed(self, pk: int = 0) -> None:
         """A lab socket closed: what the connection left (its protocol objects, in reference
         cycles) is owed to the collector, woken at once after COLLECT_AFTER_CLOSED of them.
-        Its lab rests as any idle lab does, after REST_SECONDS, not here: resting it at once
-        slowed a class's first answers (docs/performance.md, round 42)."""
+        Its lab (``pk``) is shelved LEFT_SECONDS later if no other holder has it then, by the
+        resting thread, not here: resting labs the moment their sockets closed slowed a class's
+        first answers (docs/performance.md, round 42)."""
         with self.lock:
+            if pk:
+                if not self._left:
+                    self._wake.set()  # the resting thread now wakes every LEFT_SECONDS
+                self._left[pk] = time.monotonic()
             self._closed += 1
             if self._closed >= COLLECT_AFTER_CLOSED:
                 self._wake.set()
@@ -228,13 +334,14 @@ class Kept:
     def _rest_forever(self) -> None:
         owed, collected = False, time.monotonic()
         while True:
-            self._wake.wait(REST_EVERY)
+            self._wake.wait(LEFT_SECONDS if self._left else REST_EVERY)
             self._wake.clear()
             try:
                 now = time.monotonic()
                 with self.lock:
                     closed, self._closed = self._closed, 0
-                owed = bool(self.rest_idle(now)) or bool(closed) or owed
+                shelved = self.shelve_left(now)
+                owed = bool(self.rest_idle(now)) or bool(closed) or bool(shelved) or owed
                 if owed and now - collected >= COLLECT_EVERY:
                     give_back_memory()
                     owed, collected = False, now
@@ -245,11 +352,13 @@ class Kept:
         with self.lock:
             self.recent.pop(pk, None)
             self.live.pop(pk, None)
+            self._left.pop(pk, None)
 
     def clear(self) -> None:
         with self.lock:
             self.recent.clear()
             self.live.clear()
+            self._left.clear()
 
 
 kept = Kept()

@@ -8,10 +8,13 @@ template built once beforehand: its one-off cost is the "before" column), and th
 Then the memory a kept lab holds beyond its template (tracemalloc), new and after the
 ticket's answer key (between two commands: its big buckets packed, MockCluster.pack_idle;
 beside it, "live", the same with nothing packed, as before packing), that solved lab opened
-again from its snapshot (as another process does), and at rest (as the site keeps an idle
-lab: LabSession.rest), beside a lab built from scratch; and of labs that printed more
-(bench_load's commands, the cluster as YAML), awake and at rest. Then the size of a lab's
-snapshot (its world: the template's name and what changed) after 1, 10 and 100 commands.
+again from its snapshot (as another process does), at rest (as the site keeps an idle lab a
+socket holds: LabSession.rest) and shelved (one no holder holds: LabSession.shelve, the size
+of its one block), beside a lab built from scratch; and of labs that printed more
+(bench_load's commands, the cluster as YAML), awake, at rest and shelved. Then what a kept lab
+costs to come back (CPU): woken from rest, unshelved, and its commands replayed (as the
+database opens a lab whose log holds them). Then the size of a lab's snapshot (its world: the
+template's name and what changed) after 1, 10 and 100 commands.
 Each ticket's memory row is measured after one solved lab of it warmed the process's bounded
 caches (the timestamps a step formats, shared by every lab at that cluster time).
 Goals (issue 30): at most 5 ms of CPU per new lab, at most 100 KB per kept lab beyond its
@@ -105,6 +108,43 @@ def command_ms(ticket_id: str, solved: bool, lines: list[str]) -> float:
     return (time.process_time() - start) * 1000 / len(lines)
 
 
+# Labs that come back after their learner left: as bench_load's, and solved.
+BACK = [
+    ("20 of bench_load's commands", "mig-single", _LOAD_LINES[:20]),
+    ("60 of bench_load's commands", "mig-single", _LOAD_LINES),
+    *(
+        (f"{ticket_id}, its answer key", ticket_id, list(load_ticket(ticket_id).answer_key))
+        for ticket_id in ("mig-single", "xid-fallen-off")
+    ),
+]
+
+
+def coming_back(ticket_id: str, lines: list[str]) -> tuple[float, float, float, float, float]:
+    """ms of CPU to rest a lab that ran `lines` and wake it, to shelve and unshelve it, and to
+    replay `lines` on a new lab (a database's log replayed, without the database)."""
+    lab = LabSession.new(ticket_id, seed=0)
+    for line in lines:
+        lab.run(line)
+    lab.encode()
+    rest = cpu_ms(lab.rest)
+    wake = cpu_ms(lambda: lab.world)
+    shelved = b""
+
+    def shelve() -> None:
+        nonlocal shelved
+        shelved = lab.shelve() or b""
+
+    shelve_ms = cpu_ms(shelve)
+    unshelve = cpu_ms(lambda: LabSession.unshelve(shelved).world)
+
+    def replay() -> None:
+        again = LabSession.new(ticket_id, seed=0)
+        for line in lines:
+            again.run(line)
+
+    return rest, wake, shelve_ms, unshelve, cpu_ms(replay)
+
+
 def cpu_ms(make: Callable[[], object]) -> float:
     start = time.process_time()
     make()
@@ -151,7 +191,7 @@ def main() -> None:
     print("Memory a kept lab holds beyond its template (KB)")
     print(
         f"{'ticket':<20} {'scratch':>8} {'new':>6} {'live':>6} {'answered':>9} {'reopened':>9}"
-        f" {'at rest':>8}"
+        f" {'at rest':>8} {'shelved':>8}"
     )
     for ticket_id in tickets:
         new_lab = functools.partial(LabSession.new, ticket_id, seed=0)
@@ -173,19 +213,33 @@ def main() -> None:
             solved.run(line)
         reopened = kept_bytes(functools.partial(LabSession.from_json, solved.encode()), False)
         rested = kept_bytes(new_lab, answer=True, rest=True)
+        shelved = len(solved.shelve() or b"")
         print(
             f"{ticket_id:<20} {scratch / 1024:>8.0f} {new / 1024:>6.0f} {live / 1024:>6.0f}"
             f" {answered / 1024:>9.0f}"
-            f" {reopened / 1024:>9.0f} {rested / 1024:>8.0f}"
+            f" {reopened / 1024:>9.0f} {rested / 1024:>8.0f} {shelved / 1024:>8.0f}"
         )
     print("goal: at most 100 KB per kept lab beyond its template (the site rests idle labs)")
     print()
     print("Labs that printed more (mig-single, a snapshot encoded): KB beyond the template")
-    print(f"{'lab':<34} {'awake':>6} {'at rest':>8}")
+    print(f"{'lab':<34} {'awake':>6} {'at rest':>8} {'shelved':>8}")
     for label, lines in PRINTED.items():
         awake = kept_bytes(functools.partial(lab_of, lines), answer=False)
         rested = kept_bytes(functools.partial(lab_of, lines), answer=False, rest=True)
-        print(f"{label:<34} {awake / 1024:>6.0f} {rested / 1024:>8.0f}")
+        shelved = len(lab_of(lines).shelve() or b"")
+        print(f"{label:<34} {awake / 1024:>6.0f} {rested / 1024:>8.0f} {shelved / 1024:>8.0f}")
+    print()
+    print("A kept lab coming back: ms of CPU, median of --repeat")
+    print(f"{'lab':<34} {'rest':>6} {'wake':>6} {'shelve':>7} {'unshelve':>9} {'replay':>7}")
+    for label, ticket_id, lines in BACK:
+        costs = [coming_back(ticket_id, lines) for _ in range(args.repeat)]
+        print(
+            f"{label:<34} "
+            + " ".join(
+                f"{statistics.median(c[i] for c in costs):>{w}.2f}"
+                for i, w in enumerate((6, 6, 7, 9, 7))
+            )
+        )
     print()
     print("A command's CPU (ms, median of --repeat runs of the lines), packed beside live")
     print(f"{'lab':<34} {'packed':>7} {'live':>6} {'ratio':>6}")

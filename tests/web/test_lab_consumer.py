@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -388,3 +389,20 @@ def test_a_class_leaving_wakes_the_collector_at_once() -> None:
     assert not owed._wake.is_set()
     owed.closed()
     assert owed._wake.is_set()
+
+
+async def test_a_lab_whose_socket_closed_is_shelved_once_idle_and_answers_as_before(
+    session_key: str,
+) -> None:
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
+    await receive(comm)
+    await comm.disconnect()
+    pk = await database_sync_to_async(lambda: SavedLab.objects.get(session_key=session_key).pk)()
+    later = time.monotonic() + kept_module.LEFT_SECONDS + 1
+    assert await sync_to_async(store.kept.shelve_left)(later) >= 1
+    assert isinstance(store.kept.recent[pk][1], kept_module.Shelved)
+    comm = await connect("mig-single", session_key)
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get node gpu-node2"}))
+    assert "SchedulingDisabled" in (await receive(comm))["data"]
+    await comm.disconnect()
