@@ -13,8 +13,10 @@ commands), and with it what its saves cost, so runs that reused the labs of earl
 would compare older labs with younger ones. The two runs alternate for `--rounds` rounds
 (alone first, then beside first, and so on), so a drift of this shared machine's speed
 falls on both, and each round prints its own ratio. Prints the server's RSS before and
-after each run. `--windows S` also prints each run's p50/p99 per S seconds, to watch the
-latency as the labs age through a long run (`--rounds 1 --seconds 300 --windows 20`).
+after each run, each run's growth over the first measurement and the growth per lab the
+server keeps (goal, issue 30: within 20% of the first measurement over seven runs).
+`--windows S` also prints each run's p50/p99 per S seconds, to watch the latency as the labs
+age through a long run (`--rounds 1 --seconds 300 --windows 20`).
 Goals (issue 11): 0 errors, 0 handshake failures, p99 under 100 ms, and the p99 beside
 the worst commands within 20% of the p99 alone. Prints, never asserts.
 
@@ -40,6 +42,7 @@ from pathlib import Path
 
 import websockets
 
+from studysite.lab.kept import KEPT_LABS
 from tests.reliability.server import Server, running_server
 
 TICKET = "mig-single"
@@ -236,6 +239,11 @@ def measure(
             "server RSS (MiB) after warming, then after each run: "
             + ", ".join(f"{kib / 1024:.0f}" for kib in rss)
         )
+        growth = ", ".join(f"{(kib / rss[0] - 1) * 100:+.1f}%" for kib in rss[1:])
+        print(f"  over the first: {growth} (goal, issue 30: within 20% over seven runs)")
+        # Every run's sessions' labs and the hostile one's, up to what a process keeps.
+        kept = min(1 + sessions * (len(rss) - 1), KEPT_LABS)
+        print(f"  per lab the server keeps ({kept}): {(rss[-1] - rss[0]) / kept:.0f} KB of RSS")
         listed = ", ".join(f"{name} {kib / 1024:.0f}" for name, kib in by_process(server))
         print(f"  by process (MiB): {listed}")
     return ratios
