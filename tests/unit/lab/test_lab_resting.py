@@ -110,3 +110,21 @@ def test_a_lab_restored_whole_cannot_rest_and_goes_on_as_it_was() -> None:
     lab = LabSession(SessionState(ticket_id=ticket_id, seed=0, world=world), load_ticket(ticket_id))
     assert not lab.rest()
     assert lab.run("kubectl get nodes").output.startswith("NAME")
+
+
+@pytest.mark.parametrize("ticket_id", TICKETS)
+def test_a_lab_shelved_between_commands_answers_as_one_never_shelved(ticket_id: str) -> None:
+    # What a process keeps of a lab its learner left (studysite.lab.kept): its saved form.
+    awake = LabSession.new(ticket_id, seed=0)
+    shelved = LabSession.new(ticket_id, seed=0).shelve()
+    for line in [*awake.answer_key(), *MORE]:
+        assert shelved is not None
+        back = LabSession.unshelve(shelved)
+        assert awake.run(line) == back.run(line), line
+        shelved = back.shelve()
+    assert shelved is not None
+    back = LabSession.unshelve(shelved)
+    assert back.checklist() == awake.checklist()
+    assert json.dumps(back.to_json()) == json.dumps(awake.to_json())
+    # At most a fifth of the lab at rest: one block, no objects.
+    assert len(shelved) < 32 * 1024, f"{ticket_id}: {len(shelved) / 1024:.0f} KB"
