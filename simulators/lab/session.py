@@ -325,13 +325,13 @@ class LabSession:
     def shelve(self) -> bytes | None:
         """The whole lab as its saved form (what a fold saves: ``encode``), compressed, for a
         holder that lets go of this object and keeps only that (studysite.lab.kept): one block
-        of 4-15 KB where a lab at rest is a few hundred objects. None where the saved form
+        of 4-21 KB where a lab at rest is a few hundred objects. None where the saved form
         would lose something: a world not forked from a template (a real cluster) or an editor
         the page may still show. ``unshelve`` gives the lab back; this one is left as it was,
         awake."""
         if self.editor is not None:
             return None
-        if self._rested is None and getattr(self._world, "origin", None) is None:
+        if self._rested is None and self._world.origin is None:
             return None
         return zlib.compress(self.encode().encode(), SHELVED_LEVEL)
 

@@ -128,3 +128,11 @@ def test_a_lab_shelved_between_commands_answers_as_one_never_shelved(ticket_id: 
     assert json.dumps(back.to_json()) == json.dumps(awake.to_json())
     # At most a fifth of the lab at rest: one block, no objects.
     assert len(shelved) < 32 * 1024, f"{ticket_id}: {len(shelved) / 1024:.0f} KB"
+
+
+def test_a_lab_restored_whole_is_never_shelved() -> None:
+    # An imported whole state names no template: its saved form is the whole cluster.
+    lab = LabSession.new("mig-single", seed=0)
+    lab.run("kubectl cordon gpu-node2")
+    assert lab.shelve() is not None
+    assert LabSession.from_json(lab.to_json(), trusted=False).shelve() is None
