@@ -77,9 +77,7 @@ def echo(ctx: Context, args: list[str]) -> Output:
     if escapes:
         text, stopped = _escapes(text, octal_zero=True)
         newline = newline and not stopped
-    if not text and newline:
-        return Output("\n", newline=False)  # a blank line (an empty text is no output at all)
-    return Output(text, newline=newline)
+    return Output.exactly(text + "\n" if newline else text)
 
 
 # ---------------------------------------------------------------------------- printf
@@ -110,11 +108,7 @@ def printf(ctx: Context, args: list[str]) -> Output:
         budget.check_output(size, "printf")
         if stop or used == 0 or index >= len(values):
             break
-    text = "".join(out)
-    newline = text.endswith("\n")
-    if newline:
-        text = text[:-1]
-    return Output(text, 1 if errors else 0, stderr="\n".join(errors), newline=newline)
+    return Output.exactly("".join(out), 1 if errors else 0, stderr="\n".join(errors))
 
 
 def _printf_once(

@@ -12,6 +12,7 @@ the state an open editor has: nothing waits on the server while it is open.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,7 +54,14 @@ class EditorRequest:
 
 
 def open_editor(ctx: Context, request: EditorRequest) -> None:
-    """What a tool calls to open an editor once its command's output is out."""
+    """What a tool calls to open an editor once its command's output is out.
+
+    vim shows a file's lines: the newline that ends the last one is not a line of its own
+    (`G` goes to the last line of text), and writing ends the last line again ('fixendofline',
+    save_file). So vim's buffer is the text without that newline; nano shows it as its empty
+    last line, as nano does."""
+    if request.mode == "vim" and request.text.endswith("\n"):
+        request = dataclasses.replace(request, text=request.text[:-1])
     ctx.editor = request
 
 

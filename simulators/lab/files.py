@@ -82,30 +82,108 @@ def ls(ctx: Context, args: list[str]) -> Output:
     return Output(text, 2 if errors else 0)
 
 
+# GNU cat's options, each as the single-letter ones it stands for.
+_CAT_SHORT = {
+    "A": "vET", "b": "b", "e": "vE", "E": "E", "n": "n", "s": "s", "t": "vT", "T": "T", "u": "",
+    "v": "v",
+}  # fmt: skip
+_CAT_LONG = {
+    "--show-all": "vET",
+    "--number-nonblank": "b",
+    "--show-ends": "E",
+    "--number": "n",
+    "--squeeze-blank": "s",
+    "--show-tabs": "T",
+    "--show-nonprinting": "v",
+}
+_CAT_USAGE = "\nTry 'cat --help' for more information."
+
+
 def cat(ctx: Context, args: list[str]) -> Output:
-    number = "-n" in args
-    names = [a for a in args if a not in ("-n", "-A", "-e", "-v")]
-    if not names:
-        names = ["-"]
+    """GNU cat: the files (or stdin, `-`) in order, byte for byte, with -A -b -e -E -n -s -t
+    -T -v and their long names as coreutils 9 prints them (tests/unit/lab/test_shell_cat.py
+    compares it with the real cat)."""
+    flags: set[str] = set()
+    names: list[str] = []
+    options = True
+    for arg in args:
+        if options and arg == "--":
+            options = False
+        elif options and arg.startswith("--"):
+            if arg not in _CAT_LONG:
+                return Output.error(f"cat: unrecognized option '{arg}'{_CAT_USAGE}")
+            flags.update(_CAT_LONG[arg])
+        elif options and arg.startswith("-") and arg != "-":
+            for letter in arg[1:]:
+                if letter not in _CAT_SHORT:
+                    return Output.error(f"cat: invalid option -- '{letter}'{_CAT_USAGE}")
+                flags.update(_CAT_SHORT[letter])
+        else:
+            names.append(arg)
     out: list[str] = []
     errors: list[str] = []
-    for arg in names:
-        if arg.startswith("-") and arg != "-":
-            return Output.error(
-                f"cat: invalid option -- '{arg[1:2]}'\nTry 'cat --help' for more information."
-            )
-        text = ctx.stdin if arg == "-" else read(ctx, arg)
+    for name in names or ["-"]:
+        text = ctx.stdin if name == "-" else read(ctx, name)
         if text is None:
-            errors.append(f"cat: {arg}: No such file or directory")
+            errors.append(f"cat: {name}: No such file or directory")
             continue
-        out.append(text if text.endswith("\n") or arg == "-" else text + "\n")
+        out.append(text)
     joined = "".join(out)
-    if number:
-        lines = _chomp(joined).split("\n") if joined else []
-        joined = "".join(f"{n:>6}\t{line}\n" for n, line in enumerate(lines, start=1))
-    return Output(
-        _chomp(joined), 1 if errors else 0, stderr="\n".join(errors), newline=joined.endswith("\n")
-    )
+    if flags:
+        joined = _cat_lines(joined, flags)
+    return Output.exactly(joined, 1 if errors else 0, stderr="\n".join(errors))
+
+
+def _cat_lines(text: str, flags: set[str]) -> str:
+    """cat's line options on the concatenated text: squeeze, number, show (as GNU cat orders
+    them; numbering goes on across files, as GNU's does)."""
+    shown: list[str] = []
+    number = 0
+    blank_before = False
+    pieces = text.split("\n")  # lines end at a newline only (a carriage return is a byte)
+    for index, body in enumerate(pieces):
+        end = "\n" if index < len(pieces) - 1 else ""
+        if not body and not end:
+            break  # the text ended with its newline
+        blank = not body and bool(end)
+        if "s" in flags and blank and blank_before:
+            continue
+        blank_before = blank
+        prefix = ""
+        if "b" in flags:
+            if not blank:
+                number += 1
+                prefix = f"{number:>6}\t"
+        elif "n" in flags:
+            number += 1
+            prefix = f"{number:>6}\t"
+        if "E" in flags and end and body.endswith("\r"):
+            body = body[:-1] + "^M"  # coreutils 9.1: a CRLF line ends ^M$
+        if "v" in flags:
+            body = _nonprinting(body, tabs="T" not in flags)
+        elif "T" in flags:
+            body = body.replace("\t", "^I")
+        shown.append(prefix + body + ("$" if "E" in flags and end else "") + end)
+    return "".join(shown)
+
+
+def _nonprinting(text: str, tabs: bool) -> str:
+    """cat -v's notation for the text's UTF-8 bytes: ^X for controls, ^? for DEL, M- for the
+    high half; a tab stays a tab unless -T."""
+    out: list[str] = []
+    for byte in text.encode("utf-8", errors="surrogateescape"):
+        prefix = ""
+        if byte >= 128:
+            prefix, byte = "M-", byte - 128
+        if byte == 9 and tabs and not prefix:
+            out.append("\t")
+        elif byte < 32:
+            out.append(f"{prefix}^{chr(byte + 64)}")
+        elif byte == 127:
+            out.append(f"{prefix}^?")
+        else:
+            out.append(prefix + chr(byte))
+    return "".join(out)
 
 
 def _chomp(text: str) -> str:

@@ -275,7 +275,7 @@ class Shell:
             code = 123 if result.code else code
             budget.check_output(sum(len(o) for o in outs), "xargs")
         text = "".join(outs)
-        return Output(_chomp(text), code, "\n".join(errs), newline=text.endswith("\n"))
+        return Output.exactly(text, code, "\n".join(errs))
 
     # -------------------------------------------------------------------- redirections
 

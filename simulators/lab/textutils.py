@@ -459,7 +459,7 @@ def _tr(ctx: Context, args: list[str]) -> Output:
             text,
             flags=re.S,
         )
-    return Output(text[:-1] if text.endswith("\n") else text, newline=text.endswith("\n"))
+    return Output.exactly(text)
 
 
 # ---------------------------------------------------------------------------- base64, less, more
@@ -486,7 +486,7 @@ def _base64(ctx: Context, args: list[str]) -> Output:
             partial = b64.b64decode(prefix).decode("utf-8", errors="replace")
             return Output(partial, 1, stderr="base64: invalid input")
         out = decoded.decode("utf-8", errors="replace")
-        return Output(out[:-1] if out.endswith("\n") else out, newline=out.endswith("\n"))
+        return Output.exactly(out)
     wrap = budget.bounded_int(opts.get("w", "76"), 1 << 20)
     if wrap is None:
         raise _Usage(f"base64: invalid wrap size: '{opts['w']}'")

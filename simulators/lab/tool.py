@@ -35,6 +35,16 @@ class Output:
     def error(cls, text: str, code: int = 1) -> Output:
         return cls(text, code)
 
+    @classmethod
+    def exactly(cls, stdout: str, code: int = 0, stderr: str = "") -> Output:
+        """An Output whose stdout, in a pipe or a file, is `stdout` byte for byte: its final
+        newline kept as `newline`, and a lone newline (one blank line) kept as itself, since
+        an empty text is no output at all."""
+        if stdout == "\n":
+            return cls(stdout, code, stderr, newline=False)
+        newline = stdout.endswith("\n")
+        return cls(stdout[:-1] if newline else stdout, code, stderr, newline=newline)
+
 
 @dataclass
 class Context:

@@ -39,7 +39,11 @@
         : "vim keys: i to insert, Esc for normal mode, :w writes, :wq writes and quits, :q! quits without saving.";
       document.getElementById("lab-editor-keys").textContent = keys + " Tab moves on from the editor.";
       document.getElementById("lab-editor-help").hidden = !nano;
-      editorStatus(nano ? (request.text ? "" : "[ New File ]") : (request.text ? "" : '"' + name + '" [New]'));
+      // vim's first message, as vim prints it on opening a file: its lines and bytes (the
+      // buffer is the file without its last newline: simulators.lab.editor.open_editor).
+      var opened = countLines(request.text);
+      editorStatus(nano ? (request.text ? "" : "[ New File ]")
+        : '"' + name + '" ' + (request.text ? opened.lines + "L, " + opened.bytes + "B" : "[New]"));
       var extensions = [
         CM.basicSetup,
         CM.EditorView.contentAttributes.of({
@@ -106,7 +110,8 @@
       host.appendTranscript(savedLine(), frame.data || "");
       if (frame.ok) {
         editing.written = editing.pendingText;
-        if (editing.closing) closeEditor();
+        // :wq, :x, ZZ: written, so the editor goes (and `editing` with it).
+        if (editing.closing) { closeEditor(); return true; }
       }
       editing.closing = false;
       return true;

@@ -116,3 +116,21 @@ def test_the_open_editor_is_accessible_and_no_keyboard_trap(page: Page) -> None:
     expect(page.locator("#lab-editor")).to_be_hidden()
     expect(page.locator(".xterm-helper-textarea")).to_be_focused()
     expect(page.locator("#lab-status")).to_have_text("The editor closed; back in the terminal.")
+
+
+def test_vim_shows_a_files_lines_and_g_o_adds_the_next_one(page: Page) -> None:
+    open_terminal(page)
+    run(page, "echo hello > notes.txt")
+    run(page, "vi notes.txt")
+    editor_open(page)
+    # vim's opening message; the buffer is the file's one line, not a line and an empty one.
+    expect(page.locator("#lab-editor-status")).to_have_text('"notes.txt" 1L, 6B')
+    page.keyboard.type("Go")
+    page.keyboard.type("world")
+    page.keyboard.press("Escape")
+    page.keyboard.type(":wq")
+    page.keyboard.press("Enter")
+    expect(page.locator("#lab-editor")).to_be_hidden()
+    expect(page.locator("#transcript-log")).to_contain_text('"notes.txt" 2L, 12B written')
+    run(page, "cat -A notes.txt")
+    expect(page.locator("#transcript-log")).to_contain_text("hello$\nworld$")

@@ -43,9 +43,18 @@ def test_vi_opens_a_new_file_and_writing_it_says_what_vim_says(lab: LabSession) 
     assert again.output == '"pod.yaml" 1L, 5B written'
 
 
-def test_vim_opens_an_existing_file_with_its_text(lab: LabSession) -> None:
+def test_vim_opens_an_existing_file_with_its_lines_and_writes_the_last_ones_end(
+    lab: LabSession,
+) -> None:
     save(lab, lab.run("vi notes.txt"), "hello\n")
-    assert lab.run("vim notes.txt").editor.text == "hello\n"  # type: ignore[union-attr]
+    # vim's buffer is the file's lines: its final newline is no empty line of its own, so `G`
+    # then `o` adds the second line, and the write ends it again ('fixendofline').
+    opened = lab.run("vim notes.txt")
+    assert opened.editor is not None and opened.editor.text == "hello"
+    assert save(lab, opened, "hello\nworld").output == '"notes.txt" 2L, 12B written'
+    assert lab.run("cat -A notes.txt").output == "hello$\nworld$"
+    # nano shows that newline as its empty last line, as nano does.
+    assert lab.run("nano notes.txt").editor.text == "hello\nworld\n"  # type: ignore[union-attr]
 
 
 def test_nano_writes_with_nanos_words_and_asks_for_a_name_when_it_has_none(
@@ -94,7 +103,8 @@ def test_kubectl_edit_opens_the_objects_yaml_under_kubectls_header(lab: LabSessi
     )
     text = opened.editor.text
     assert text.startswith(HEADER + "apiVersion: v1\nkind: Node\nmetadata:\n")
-    assert text[len(HEADER) :] == lab.run("kubectl get node gpu-node2 -o yaml").output + "\n"
+    # The file's last line, without its newline: vim's buffer (editor.open_editor).
+    assert text[len(HEADER) :] == lab.run("kubectl get node gpu-node2 -o yaml").output
 
 
 def test_kubectl_edit_unchanged_or_only_comments_and_layout_is_cancelled(lab: LabSession) -> None:
