@@ -13,11 +13,13 @@ from simulators.lab import (
     builtins,
     editor,
     files,
+    grep,
     helm,
     jqtool,
     kubectl,
     runai,
     sed,
+    sort,
     streams,
     textutils,
 )
@@ -123,17 +125,17 @@ register("watch", streams.watch, path="/usr/bin/watch", options=["-n", "-t"])
 register("sed", sed.sed, path=BIN + "sed", files=True, options=["-i", "-e", "-E", "-n"])
 register(
     "grep",
-    files.grep,
+    grep.grep,
     path=BIN + "grep",
     files=True,
-    options=["-i", "-v", "-A", "-B", "-E", "-n", "-c"],
+    options=["-i", "-v", "-w", "-x", "-o", "-q", "-l", "-c", "-n", "-E", "-F", "-A", "-B", "-C"],
 )
 register("head", files.head, path=BIN + "head", files=True, options=["-n"])
 register("tail", files.tail, path=BIN + "tail", files=True, options=["-n"])
 register("wc", textutils.wc, path=BIN + "wc", files=True, options=["-l", "-w", "-c", "-m", "-L"])
 register(
     "sort",
-    textutils.sort,
+    sort.sort,
     path=BIN + "sort",
     files=True,
     options=["-n", "-r", "-u", "-k", "-t", "-h", "-f", "-V"],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
-from simulators.lab.regex import RegexError, compile_regex, translate
 from simulators.lab.tool import Context, Output
 
 HOME = "/home/admin"
@@ -101,7 +100,7 @@ _CAT_USAGE = "\nTry 'cat --help' for more information."
 
 def cat(ctx: Context, args: list[str]) -> Output:
     """GNU cat: the files (or stdin, `-`) in order, byte for byte, with -A -b -e -E -n -s -t
-    -T -v and their long names as coreutils 9 prints them (tests/unit/lab/test_shell_cat.py
+    -T -v and their long names as coreutils 9 prints them (tests/unit/lab/test_shell_oracle.py
     compares it with the real cat)."""
     flags: set[str] = set()
     names: list[str] = []
@@ -191,158 +190,102 @@ def _chomp(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-# ---------------------------------------------------------------------------- grep, head, tail
-
-
-def grep(ctx: Context, args: list[str]) -> Output:
-    ignore = invert = extended = numbers = count_only = False
-    after = before = 0
-    pattern: str | None = None
-    files: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if (arg.startswith("-") and len(arg) > 1 and pattern is None) or arg in ("-e",):
-            if arg == "-e":
-                if i + 1 < len(args):
-                    pattern = args[i + 1]
-                i += 2
-                continue
-            flag = arg[1]
-            if flag in "ABC":
-                value = arg[2:]
-                if not value:
-                    if i + 1 >= len(args):
-                        return Output.error(f"grep: option requires an argument -- '{flag}'", 2)
-                    i += 1
-                    value = args[i]
-                context = budget.bounded_int(value, 1 << 30)
-                if context is None:
-                    return Output.error(f"grep: {value}: invalid context length argument", 2)
-                if flag in "AC":
-                    after = context
-                if flag in "BC":
-                    before = context
-            else:
-                for ch in arg[1:]:
-                    if ch == "i":
-                        ignore = True
-                    elif ch == "v":
-                        invert = True
-                    elif ch == "E":
-                        extended = True
-                    elif ch == "n":
-                        numbers = True
-                    elif ch == "c":
-                        count_only = True
-                    elif ch in "wFHh":
-                        pass
-                    else:
-                        return Output.error(
-                            f"grep: invalid option -- '{ch}'\n"
-                            "Usage: grep [OPTION]... PATTERNS [FILE]...\n"
-                            "Try 'grep --help' for more information.",
-                            2,
-                        )
-        elif pattern is None:
-            pattern = arg
-        else:
-            files.append(arg)
-        i += 1
-    if pattern is None:
-        return Output.error(
-            "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information.",
-            2,
-        )
-    try:
-        regex = compile_regex(translate(pattern, extended), ignore_case=ignore)
-    except RegexError as exc:
-        return Output.error(f"grep: {exc}", 2)
-    texts: list[tuple[str, str]] = []
-    errors: list[str] = []
-    for f in files or ["-"]:
-        text = ctx.stdin if f == "-" else read(ctx, f)
-        if text is None:
-            errors.append(f"grep: {f}: No such file or directory")
-            continue
-        texts.append((f, text))
-    out: list[str] = []
-    matched_any = False
-    for name, text in texts:
-        lines = text.rstrip("\n").split("\n") if text else []
-        hits = []
-        for n, line in enumerate(lines):
-            hits.append(bool(regex.search(line)) != invert)
-            if n % 256 == 255:
-                budget.check_time()
-        if count_only:
-            out.append(str(sum(hits)))
-            matched_any = matched_any or any(hits)
-            continue
-        keep: list[int] = []
-        for idx, hit in enumerate(hits):
-            if hit:
-                matched_any = True
-                keep.extend(range(max(0, idx - before), min(len(lines), idx + after + 1)))
-        last = -2
-        for idx in sorted(set(keep)):
-            if (after or before) and last >= 0 and idx > last + 1:
-                out.append("--")
-            prefix = f"{idx + 1}:" if numbers else ""
-            if len(files) > 1:
-                prefix = f"{name}:" + prefix
-            out.append(prefix + lines[idx])
-            last = idx
-    code = 0 if matched_any else 1
-    if errors:
-        code = 2
-    return Output("\n".join(errors + out), code)
+# ---------------------------------------------------------------------------- head, tail
 
 
 def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
+    """GNU head and tail: -n N, -c N (bytes), -N, head's -n -N and -c -N (all but the last N),
+    tail's -n +N and -c +N (from the Nth on), -q and -v, headers between several files, and
+    every byte kept (a last line without its newline stays so)."""
     name = "tail" if tail else "head"
-    count = 10
-    sign = ""  # tail -n +N: from line N on; head -n -N: all but the last N
+    usage = f"\nTry '{name} --help' for more information."
+    count, sign, unit = 10, "", "n"
+    headers: bool | None = None
     files: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "-n" and i + 1 < len(args):
-            value = args[i + 1]
-            i += 2
-        elif arg.startswith("-n"):
-            value = arg[2:]
+        i += 1
+        value = None
+        if arg in ("-n", "-c", "--lines", "--bytes"):
+            if i >= len(args):
+                return Output.error(f"{name}: option requires an argument -- '{arg[-1]}'{usage}")
+            unit, value = "c" if arg in ("-c", "--bytes") else "n", args[i]
             i += 1
-        elif arg.startswith("-") and arg[1:].isdigit():
-            value = arg[1:]
-            i += 1
-        elif arg.startswith("-") and len(arg) > 1:
-            return Output.error(
-                f"{name}: invalid option -- '{arg[1]}'\nTry '{name} --help' for more information."
-            )
+        elif arg.startswith(("--lines=", "--bytes=")):
+            unit, value = "c" if arg.startswith("--bytes") else "n", arg.partition("=")[2]
+        elif arg in ("-q", "--quiet", "--silent", "-v", "--verbose"):
+            headers = arg in ("-v", "--verbose")
+        elif arg.startswith(("-n", "-c")) and len(arg) > 2:
+            unit, value = arg[1], arg[2:]
+        elif arg.startswith("-") and arg[1:].isdigit() and i == 1 and _old_form(args, tail):
+            unit, value = "n", arg[1:]  # the old -N: first, and for tail, before one file only
+        elif arg.startswith("-") and arg != "-":
+            if tail and arg in ("-f", "-F", "--follow"):
+                return Output.error(f"{name}: {arg}: the lab's files never grow; tail prints once")
+            return Output.error(f"{name}: invalid option -- '{arg.lstrip('-')[:1]}'{usage}")
         else:
             files.append(arg)
-            i += 1
+        if value is not None:
+            parsed = budget.bounded_int(value.lstrip("+-"), 1 << 30)
+            if parsed is None:
+                what = "lines" if unit == "n" else "bytes"
+                return Output.error(f"{name}: invalid number of {what}: '{value}'")
+            count = parsed
+            if tail:  # coreutils' tail: once a `+N` was given, from the start it stays
+                sign = "+" if value.startswith("+") or sign == "+" else ""
+            else:
+                sign = "-" if value.startswith("-") else ""
+    if tail and count == 0 and sign != "+":
+        return Output()  # coreutils' tail: nothing to print, no file opened
+    names = files or ["-"]
+    shown = len(names) > 1 if headers is None else headers
+    out: list[str] = []
+    errors: list[str] = []
+    for file in names:
+        text = ctx.stdin if file == "-" else read(ctx, file)
+        if text is None:
+            errors.append(f"{name}: cannot open '{file}' for reading: No such file or directory")
             continue
-        parsed = budget.bounded_int(value.lstrip("+-"), 1 << 30)
-        if parsed is None:
-            return Output.error(f"{name}: invalid number of lines: '{value}'")
-        count = parsed
-        sign = value[:1] if value[:1] in "+-" and arg != "-" + value[1:] else ""
-    text = ctx.stdin
-    if files:
-        found = read(ctx, files[0])
-        if found is None:
-            return Output.error(
-                f"{name}: cannot open '{files[0]}' for reading: No such file or directory"
-            )
-        text = found
-    lines = text.rstrip("\n").split("\n") if text else []
+        if shown:
+            title = "standard input" if file == "-" else file
+            out.append(("\n" if out else "") + f"==> {title} <==\n")
+        out.append(_pick(text, count, sign, unit, tail))
+    return Output.exactly("".join(out), 1 if errors else 0, stderr="\n".join(errors))
+
+
+def _old_form(args: list[str], tail: bool) -> bool:
+    """Whether `-N` first is the old form of -n N: for head always, for tail only as
+    `tail -N` or `tail -N FILE` (coreutils' parse_obsolete_option)."""
+    if not tail or len(args) == 1:
+        return True
+    return len(args) == 2 and not (args[1].startswith("-") and len(args[1]) > 1)
+
+
+def _pick(text: str, count: int, sign: str, unit: str, tail: bool) -> str:
+    """The part of one file head or tail prints."""
+    if unit == "c":
+        data = text.encode()
+        keep = max(len(data) - count, 0)
+        if tail:
+            part = data[max(count, 1) - 1 :] if sign == "+" else data[keep:]
+        else:
+            part = data[:keep] if sign == "-" else data[:count]
+        return part.decode(errors="replace")
+    lines = _lines(text)
+    keep = max(len(lines) - count, 0)
     if tail:
-        picked = lines[max(count, 1) - 1 :] if sign == "+" else (lines[-count:] if count else [])
+        picked = lines[max(count, 1) - 1 :] if sign == "+" else lines[keep:]
     else:
-        picked = lines[: len(lines) - count] if sign == "-" else lines[:count]
-    return Output("\n".join(picked))
+        picked = lines[:keep] if sign == "-" else lines[:count]
+    return "".join(picked)
+
+
+def _lines(text: str) -> list[str]:
+    """The text's lines, each with its newline (a last one may have none): at newlines only."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    return [*lines, pieces[-1]] if pieces[-1] else lines
 
 
 def head(ctx: Context, args: list[str]) -> Output:

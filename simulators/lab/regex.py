@@ -20,24 +20,27 @@ MAX_PATTERN = 512
 class Match(Protocol):
     def start(self) -> int: ...
     def end(self) -> int: ...
+    def span(self, group: int = 0) -> tuple[int, int]: ...
     def expand(self, template: str) -> str: ...
 
 
 class Regex(Protocol):
-    def search(self, text: str) -> Match | None: ...
+    def search(self, text: str, pos: int = 0) -> Match | None: ...
     def finditer(self, text: str) -> list[Match]: ...
     def subn(self, repl: str, text: str, count: int = 0) -> tuple[str, int]: ...
 
 
-def compile_regex(pattern: str, ignore_case: bool = False) -> Regex:
+def compile_regex(pattern: str, ignore_case: bool = False, longest: bool = False) -> Regex:
     """RE2, whose matching time is linear in the text: no pattern can freeze the lab.
 
     RE2 lacks backreferences in the pattern (as GNU grep -E mostly does too) and
-    reports them as an invalid expression.
+    reports them as an invalid expression. `longest`: POSIX's leftmost-longest match (what
+    grep's -o prints) rather than Perl's leftmost-first.
     """
     options = re2.Options()
     options.log_errors = False
     options.case_sensitive = not ignore_case
+    options.longest_match = longest
     options.max_mem = 8 << 20
     try:
         regex: Regex = re2.compile(pattern, options)

@@ -11,13 +11,12 @@ import base64 as b64
 import binascii
 import re
 from collections.abc import Callable
-from typing import Any
 
 from simulators.lab import budget, files
 from simulators.lab.tool import Context, Output
 
 
-class _Usage(Exception):
+class Usage(Exception):
     pass
 
 
@@ -25,23 +24,30 @@ def _try(tool: str) -> str:
     return f"Try '{tool} --help' for more information."
 
 
-def _invalid(tool: str, arg: str) -> _Usage:
+def _invalid(tool: str, arg: str) -> Usage:
     if arg.startswith("--"):
-        return _Usage(f"{tool}: unrecognized option '{arg}'\n{_try(tool)}")
-    return _Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{_try(tool)}")
+        return Usage(f"{tool}: unrecognized option '{arg}'\n{_try(tool)}")
+    return Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{_try(tool)}")
 
 
-def _lines(text: str) -> list[str]:
+def printed(lines: list[str], code: int = 0, stderr: str = "") -> Output:
+    """Lines printed each with its newline, an empty one too."""
+    return Output.exactly("".join(line + "\n" for line in lines), code, stderr)
+
+
+def lines_of(text: str) -> list[str]:
     return text[:-1].split("\n") if text.endswith("\n") else (text.split("\n") if text else [])
 
 
-def _read(
+def read_inputs(
     ctx: Context,
     tool: str,
     names: list[str],
     message: str = "{tool}: {name}: No such file or directory",
+    exact: bool = False,
 ) -> tuple[list[tuple[str, str]], list[str]]:
-    """(name, text) of each input that exists, and the error line for each that does not."""
+    """(name, text) of each input that exists, and the error line for each that does not;
+    a file's last line ended by a newline unless `exact` (wc counts the bytes as they are)."""
     found: list[tuple[str, str]] = []
     errors: list[str] = []
     for name in names or ["-"]:
@@ -49,13 +55,13 @@ def _read(
         if text is None:
             errors.append(message.format(tool=tool, name=name))
         else:
-            if name != "-" and text and not text.endswith("\n"):
+            if not exact and name != "-" and text and not text.endswith("\n"):
                 text += "\n"
             found.append((name, text))
     return found, errors
 
 
-def _options(
+def options_of(
     args: list[str], tool: str, flags: str, valued: str = "", long: dict[str, str] | None = None
 ) -> tuple[dict[str, str], list[str]]:
     """getopt for short flags (`-rn`, `-k2`, `-k 2`) and a few long ones; the rest are operands."""
@@ -75,7 +81,7 @@ def _options(
             short = long[key]
             if short in valued and not value:
                 if i >= len(args):
-                    raise _Usage(f"{tool}: option '{key}' requires an argument\n{_try(tool)}")
+                    raise Usage(f"{tool}: option '{key}' requires an argument\n{_try(tool)}")
                 value = args[i]
                 i += 1
             opts[short] = value or "1"
@@ -90,7 +96,7 @@ def _options(
                 value = arg[j + 1 :]
                 if not value:
                     if i >= len(args):
-                        raise _Usage(
+                        raise Usage(
                             f"{tool}: option requires an argument -- '{flag}'\n{_try(tool)}"
                         )
                     value = args[i]
@@ -98,19 +104,19 @@ def _options(
                 opts[flag] = opts[flag] + "\x00" + value if flag in opts and flag == "k" else value
                 break
             if flag not in flags:
-                raise _Usage(f"{tool}: invalid option -- '{flag}'\n{_try(tool)}")
+                raise Usage(f"{tool}: invalid option -- '{flag}'\n{_try(tool)}")
             opts[flag] = "1"
             j += 1
     return opts, operands
 
 
-def _tool(
+def tool(
     name: str, body: Callable[[Context, list[str]], Output]
 ) -> Callable[[Context, list[str]], Output]:
     def run(ctx: Context, args: list[str]) -> Output:
         try:
             return body(ctx, args)
-        except _Usage as exc:
+        except Usage as exc:
             return Output("", 1, stderr=str(exc))
 
     run.__name__ = name
@@ -128,9 +134,9 @@ def _wc(ctx: Context, args: list[str]) -> Output:
         "--chars": "m",
         "--max-line-length": "L",
     }
-    opts, names = _options(args, "wc", "lwcmL", long=long)
+    opts, names = options_of(args, "wc", "lwcmL", long=long)
     chosen = [c for c in "lwmcL" if c in opts] or ["l", "w", "c"]
-    inputs, errors = _read(ctx, "wc", names)
+    inputs, errors = read_inputs(ctx, "wc", names, exact=True)
     rows: list[tuple[list[int], str]] = []
     for name, text in inputs:
         counts = {
@@ -138,7 +144,7 @@ def _wc(ctx: Context, args: list[str]) -> Output:
             "w": len(text.split()),
             "m": len(text),
             "c": len(text.encode("utf-8", errors="replace")),
-            "L": max((len(line) for line in text.split("\n")), default=0),
+            "L": max((_width(line) for line in text.split("\n")), default=0),
         }
         rows.append(([counts[c] for c in chosen], "" if name == "-" and not names else name))
     if len(rows) > 1:
@@ -159,150 +165,85 @@ def _wc(ctx: Context, args: list[str]) -> Output:
     return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
 
 
-# ---------------------------------------------------------------------------- sort, uniq
-
-_NUMBER = re.compile(r"\s*([-+]?\d*\.?\d+(?:[eE][-+]?\d+)?)")
-_HUMAN = re.compile(r"\s*([-+]?\d*\.?\d+)\s*([KMGTPE]?)(i?)", re.IGNORECASE)
-
-
-def _numeric(text: str) -> float:
-    match = _NUMBER.match(text)
-    try:
-        return float(match.group(1)) if match and len(match.group(1)) < 60 else 0.0
-    except ValueError:
-        return 0.0
+def _width(line: str) -> int:
+    """A line's width on a terminal, as wc -L measures it: tabs to the next multiple of 8,
+    control characters nothing."""
+    column = 0
+    for char in line:
+        if char == "\t":
+            column += 8 - column % 8
+        elif char.isprintable():
+            column += 1
+    return column
 
 
-def _human(text: str) -> float:
-    match = _HUMAN.match(text)
-    if not match or len(match.group(1)) > 60:
-        return 0.0
-    return float(match.group(1)) * 1024.0 ** " KMGTPE".index(match.group(2).upper() or " ")
-
-
-def _sort(ctx: Context, args: list[str]) -> Output:
-    long = {
-        "--numeric-sort": "n", "--reverse": "r", "--unique": "u", "--key": "k",
-        "--field-separator": "t", "--human-numeric-sort": "h", "--ignore-case": "f",
-        "--version-sort": "V", "--ignore-leading-blanks": "b", "--stable": "s",
-    }  # fmt: skip
-    opts, names = _options(args, "sort", "nruhfVbsg", valued="kto", long=long)
-    sep = opts.get("t")
-    if sep is not None and len(sep) != 1:
-        raise _Usage("sort: multi-character tab '" + sep + "'")
-    keys = [_key_spec(k) for k in opts["k"].split("\x00")] if "k" in opts else []
-    inputs, errors = _read(
-        ctx, "sort", names, "sort: cannot read: {name}: No such file or directory"
-    )
-    if errors:
-        return Output("", 2, stderr=errors[0])
-    lines = [line for _, text in inputs for line in _lines(text)]
-    budget.check_time()
-
-    def field(line: str, start: int, end: int | None) -> str:
-        parts = line.split(sep) if sep else line.split()
-        chosen = parts[start - 1 : end] if end else parts[start - 1 :]
-        return (sep or " ").join(chosen)
-
-    def value(text: str, kind: str) -> object:
-        if kind == "n" or kind == "g":
-            return _numeric(text)
-        if kind == "h":
-            return _human(text)
-        if kind == "V":
-            return [
-                (0, int(p), "") if p.isdigit() and len(p) < 30 else (1, 0, p)
-                for p in re.findall(r"\d+|\D+", text)
-            ]
-        if kind == "f":
-            return text.lower()
-        return text.lstrip() if "b" in opts else text
-
-    kind = next((k for k in "nghVf" if k in opts), "")
-    reverse = "r" in opts
-    if not keys:
-        keys = [(1, None, "", False, False)]
-
-    def keyfn(line: str) -> tuple[object, ...]:
-        return tuple(
-            value(line if s == 1 and e is None and not own else field(line, s, e), k or kind)
-            for s, e, k, _, own in keys
-        )
-
-    # GNU sort breaks ties between equal keys by the whole line, unless -s or -u; each key
-    # sorts by its own letters (-k2,2nr), or by the global options when it has none.
-    result = list(lines) if ("s" in opts or "u" in opts) else sorted(lines, reverse=reverse)
-    for spec in reversed(keys):
-        result.sort(
-            key=_sort_key(spec, field, value, kind), reverse=spec[3] if spec[4] else reverse
-        )
-    if "u" in opts:
-        seen: set[tuple[object, ...]] = set()
-        unique = []
-        for line in result:
-            k = keyfn(line)
-            if k not in seen:
-                seen.add(k)
-                unique.append(line)
-        result = unique
-    return Output("\n".join(result))
-
-
-def _sort_key(
-    spec: tuple[int, int | None, str, bool, bool],
-    field: Callable[[str, int, int | None], str],
-    value: Callable[[str, str], Any],
-    kind: str,
-) -> Callable[[str], Any]:
-    start, end, letter, _, own = spec
-
-    def key(line: str) -> Any:
-        whole = start == 1 and end is None and not own
-        return value(line if whole else field(line, start, end), letter or kind)
-
-    return key
-
-
-def _key_spec(spec: str) -> tuple[int, int | None, str, bool, bool]:
-    match = re.fullmatch(
-        r"(\d+)(?:\.\d+)?([bdfgiMhnRrV]*)(?:,(\d+)(?:\.\d+)?([bdfgiMhnRrV]*))?", spec
-    )
-    if not match:
-        raise _Usage(f"sort: invalid number at field start: invalid count at start of '{spec}'")
-    start = budget.bounded_int(match.group(1), 1 << 20) or 0
-    if start == 0:
-        raise _Usage(f"sort: field number is zero: invalid field specification '{spec}'")
-    end = budget.bounded_int(match.group(3), 1 << 20) if match.group(3) else None
-    letters = (match.group(2) or "") + (match.group(4) or "")
-    kind = next((k for k in "nghVf" if k in letters), "")
-    return start, end, kind, "r" in letters, bool(letters)
+# ---------------------------------------------------------------------------- uniq
 
 
 def _uniq(ctx: Context, args: list[str]) -> Output:
-    long = {"--count": "c", "--repeated": "d", "--unique": "u", "--ignore-case": "i"}
-    opts, names = _options(args, "uniq", "cdui", long=long)
+    """GNU uniq: adjacent equal lines once, compared after -f N fields and -s N characters, on
+    at most -w N characters, -i ignoring case; -c counts, -d the repeated, -u the unique,
+    -D every line of each repeated group."""
+    long = {
+        "--count": "c", "--repeated": "d", "--unique": "u", "--ignore-case": "i",
+        "--all-repeated": "D", "--skip-fields": "f", "--skip-chars": "s", "--check-chars": "w",
+    }  # fmt: skip
+    opts, names = options_of(args, "uniq", "cduiD", valued="fsw", long=long)
     if len(names) > 1:
-        raise _Usage(f"uniq: writing to a file is not available in this lab: '{names[1]}'")
-    inputs, errors = _read(ctx, "uniq", names)
+        raise Usage(f"uniq: writing to a file is not available in this lab: '{names[1]}'")
+    if "D" in opts and "c" in opts:
+        raise Usage(
+            "uniq: printing all duplicated lines and repeat counts is meaningless\n" + _try("uniq")
+        )
+    numbers = {}
+    for flag, what in (("f", "number of fields to skip"), ("s", "number of bytes to skip")):
+        numbers[flag] = _count(opts.get(flag, "0"), what)
+    width = _count(opts["w"], "number of bytes to compare") if "w" in opts else None
+    inputs, errors = read_inputs(ctx, "uniq", names)
     if errors:
         return Output("", 1, stderr=errors[0])
-    lines = _lines(inputs[0][1])
-    groups: list[tuple[str, int]] = []
-    for line in lines:
-        same = groups and (
-            groups[-1][0].lower() == line.lower() if "i" in opts else groups[-1][0] == line
-        )
-        if same:
-            groups[-1] = (groups[-1][0], groups[-1][1] + 1)
+
+    def key(line: str) -> str:
+        rest = line
+        for _ in range(numbers["f"]):
+            rest = re.sub(r"^[ \t]*[^ \t]*", "", rest, count=1)
+        rest = rest[numbers["s"] :]
+        if width is not None:
+            rest = rest[:width]
+        return rest.lower() if "i" in opts else rest
+
+    groups: list[list[str]] = []
+    last: str | None = None
+    for line in lines_of(inputs[0][1]):
+        current = key(line)
+        if groups and current == last:
+            groups[-1].append(line)
         else:
-            groups.append((line, 1))
-    if "d" in opts:
-        groups = [g for g in groups if g[1] > 1]
-    if "u" in opts:
-        groups = [g for g in groups if g[1] == 1]
-    if "c" in opts:
-        return Output("\n".join(f"{n:>7} {line}" for line, n in groups))
-    return Output("\n".join(line for line, _ in groups))
+            groups.append([line])
+        last = current
+    # coreutils' uniq.c: -d and -D drop the unique lines, -u a repeated group's first line,
+    # -D prints its later lines too.
+    unique = not ("d" in opts or "D" in opts)
+    first = "u" not in opts
+    later = "D" in opts
+    shown: list[str] = []
+    for group in groups:
+        if len(group) == 1:
+            if unique:
+                shown.append(f"{1:>7} {group[0]}" if "c" in opts else group[0])
+            continue
+        if first:
+            shown.append(f"{len(group):>7} {group[0]}" if "c" in opts else group[0])
+        if later:
+            shown.extend(group[1:])
+    return printed(shown)
+
+
+def _count(value: str, what: str) -> int:
+    number = budget.bounded_int(value, 1 << 30)
+    if number is None:
+        raise Usage(f"uniq: {value}: invalid {what}")
+    return number
 
 
 # ---------------------------------------------------------------------------- cut
@@ -313,15 +254,15 @@ def _ranges(spec: str, what: str) -> list[tuple[int, int]]:
     for piece in spec.split(","):
         match = re.fullmatch(r"(\d*)(-?)(\d*)", piece)
         if not match or piece in ("", "-"):
-            raise _Usage(f"cut: invalid {what} value '{piece}'\n{_try('cut')}")
+            raise Usage(f"cut: invalid {what} value '{piece}'\n{_try('cut')}")
         low = budget.bounded_int(match.group(1), 1 << 30) if match.group(1) else 1
         high = budget.bounded_int(match.group(3), 1 << 30) if match.group(3) else None
         if low == 0 or high == 0:
-            raise _Usage(f"cut: {what}s are numbered from 1\n{_try('cut')}")
+            raise Usage(f"cut: {what}s are numbered from 1\n{_try('cut')}")
         if not match.group(2):
             high = low
         if low is not None and high is not None and high < low:
-            raise _Usage(f"cut: invalid decreasing range\n{_try('cut')}")
+            raise Usage(f"cut: invalid decreasing range\n{_try('cut')}")
         ranges.append((low or 1, high if high is not None else 1 << 30))
     return ranges
 
@@ -333,30 +274,37 @@ def _cut(ctx: Context, args: list[str]) -> Output:
         "--characters": "c",
         "--bytes": "b",
         "--only-delimited": "s",
+        "--complement": "C",
     }
-    opts, names = _options(args, "cut", "s", valued="fdcb", long=long)
+    opts, names = options_of(args, "cut", "s", valued="fdcb", long=long)
     modes = [m for m in "fcb" if m in opts]
     if not modes:
-        raise _Usage(f"cut: you must specify a list of bytes, characters, or fields\n{_try('cut')}")
+        raise Usage(f"cut: you must specify a list of bytes, characters, or fields\n{_try('cut')}")
     if len(modes) > 1:
-        raise _Usage(f"cut: only one list may be specified\n{_try('cut')}")
+        raise Usage(f"cut: only one list may be specified\n{_try('cut')}")
     delim = opts.get("d", "\t")
     if "d" in opts and modes[0] != "f":
-        raise _Usage(
+        raise Usage(
             "cut: an input delimiter may be specified only when operating on fields\n" + _try("cut")
         )
     if len(delim) != 1:
-        raise _Usage(f"cut: the delimiter must be a single character\n{_try('cut')}")
+        raise Usage(f"cut: the delimiter must be a single character\n{_try('cut')}")
     what = {"f": "field", "c": "character", "b": "byte"}[modes[0]]
     ranges = _ranges(opts[modes[0]], what)
-    inputs, errors = _read(ctx, "cut", names)
+    inputs, errors = read_inputs(ctx, "cut", names)
+
+    keep = "C" not in opts  # --complement: what the list does not name
 
     def pick(items: list[str]) -> list[str]:
-        return [x for i, x in enumerate(items, start=1) if any(lo <= i <= hi for lo, hi in ranges)]
+        return [
+            x
+            for i, x in enumerate(items, start=1)
+            if any(lo <= i <= hi for lo, hi in ranges) == keep
+        ]
 
     out = []
     for _, text in inputs:
-        for n, line in enumerate(_lines(text)):
+        for n, line in enumerate(lines_of(text)):
             if n % 512 == 511:
                 budget.check_time()
             if modes[0] != "f":
@@ -366,7 +314,7 @@ def _cut(ctx: Context, args: list[str]) -> Output:
                     out.append(line)
             else:
                 out.append(delim.join(pick(line.split(delim))))
-    return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
+    return printed(out, 1 if errors else 0, stderr="\n".join(errors))
 
 
 # ---------------------------------------------------------------------------- tr
@@ -392,7 +340,7 @@ def _tr_set(spec: str) -> str:
             end = spec.find(":]", i + 2)
             name = spec[i + 2 : end] if end > 0 else ""
             if name not in _CLASSES:
-                raise _Usage(f"tr: invalid character class '{name}'")
+                raise Usage(f"tr: invalid character class '{name}'")
             out.append(_CLASSES[name])
             i = end + 2
             continue
@@ -403,11 +351,11 @@ def _tr_set(spec: str) -> str:
         if i + 2 < len(spec) and spec[i + 1] == "-":
             high = spec[i + 2]
             if ord(high) < ord(ch):
-                raise _Usage(
+                raise Usage(
                     f"tr: range-endpoints of '{ch}-{high}' are in reverse collating sequence order"
                 )
             if ord(high) - ord(ch) > 0x10000:
-                raise _Usage("tr: range too large for this lab")
+                raise Usage("tr: range too large for this lab")
             out.append("".join(chr(c) for c in range(ord(ch), ord(high) + 1)))
             i += 3
             continue
@@ -418,19 +366,19 @@ def _tr_set(spec: str) -> str:
 
 def _tr(ctx: Context, args: list[str]) -> Output:
     long = {"--delete": "d", "--squeeze-repeats": "s", "--complement": "c"}
-    opts, sets = _options(args, "tr", "dscC", long=long)
+    opts, sets = options_of(args, "tr", "dscC", long=long)
     if not sets:
-        raise _Usage(f"tr: missing operand\n{_try('tr')}")
+        raise Usage(f"tr: missing operand\n{_try('tr')}")
     delete, squeeze = "d" in opts, "s" in opts
     complement = "c" in opts or "C" in opts
     need = 1 if delete and not squeeze else (1 if squeeze and len(sets) == 1 else 2)
     if len(sets) < need:
-        raise _Usage(
+        raise Usage(
             f"tr: missing operand after '{sets[0]}'\n"
             "Two strings must be given when translating.\n" + _try("tr")
         )
     if len(sets) > need and not (delete and squeeze and len(sets) == 2):
-        raise _Usage(f"tr: extra operand '{sets[need]}'\n" + _try("tr"))
+        raise Usage(f"tr: extra operand '{sets[need]}'\n" + _try("tr"))
     first = _tr_set(sets[0])
     second = _tr_set(sets[1]) if len(sets) > 1 else ""
     text = ctx.stdin
@@ -467,10 +415,10 @@ def _tr(ctx: Context, args: list[str]) -> Output:
 
 def _base64(ctx: Context, args: list[str]) -> Output:
     long = {"--decode": "d", "--wrap": "w", "--ignore-garbage": "i"}
-    opts, names = _options(args, "base64", "di", valued="w", long=long)
+    opts, names = options_of(args, "base64", "di", valued="w", long=long)
     if len(names) > 1:
-        raise _Usage(f"base64: extra operand '{names[1]}'\n{_try('base64')}")
-    inputs, errors = _read(ctx, "base64", names)
+        raise Usage(f"base64: extra operand '{names[1]}'\n{_try('base64')}")
+    inputs, errors = read_inputs(ctx, "base64", names)
     if errors:
         return Output("", 1, stderr=errors[0])
     text = inputs[0][1]
@@ -489,7 +437,7 @@ def _base64(ctx: Context, args: list[str]) -> Output:
         return Output.exactly(out)
     wrap = budget.bounded_int(opts.get("w", "76"), 1 << 20)
     if wrap is None:
-        raise _Usage(f"base64: invalid wrap size: '{opts['w']}'")
+        raise Usage(f"base64: invalid wrap size: '{opts['w']}'")
     encoded = b64.b64encode(text.encode("utf-8", errors="replace")).decode()
     if wrap:
         encoded = "\n".join(encoded[i : i + wrap] for i in range(0, len(encoded), wrap))
@@ -508,7 +456,7 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
             if name == "less"
             else ("more: cannot open {name}: No such file or directory")
         )
-        inputs, errors = _read(ctx, name, names, message)
+        inputs, errors = read_inputs(ctx, name, names, message)
         text = "".join(t for _, t in inputs)
         return Output(
             text[:-1] if text.endswith("\n") else text, 1 if errors else 0, stderr="\n".join(errors)
@@ -519,7 +467,7 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
 
 
 def _tee(ctx: Context, args: list[str]) -> Output:
-    opts, names = _options(args, "tee", "ai", long={"--append": "a"})
+    opts, names = options_of(args, "tee", "ai", long={"--append": "a"})
     errors = []
     for name in names:
         existing = (files.read(ctx, name) or "") if "a" in opts else ""
@@ -533,12 +481,11 @@ def _tee(ctx: Context, args: list[str]) -> Output:
     )
 
 
-tee = _tool("tee", _tee)
-wc = _tool("wc", _wc)
-sort = _tool("sort", _sort)
-uniq = _tool("uniq", _uniq)
-cut = _tool("cut", _cut)
-tr = _tool("tr", _tr)
-base64 = _tool("base64", _base64)
+tee = tool("tee", _tee)
+wc = tool("wc", _wc)
+uniq = tool("uniq", _uniq)
+cut = tool("cut", _cut)
+tr = tool("tr", _tr)
+base64 = tool("base64", _base64)
 less = _pager("less")
 more = _pager("more")

@@ -16,6 +16,13 @@ from studysite.lab.kept import LEFT_SECONDS, Shelved
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True)
+def nothing_kept() -> None:
+    """This process's kept labs start empty: other tests' closed sockets are not ours."""
+    store.kept.clear()
+
+
 TICKET = "mig-single"
 LINES = [
     "kubectl label node gpu-node1 nvidia.com/mig.config=all-1g.10gb --overwrite",

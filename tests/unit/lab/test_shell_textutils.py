@@ -31,7 +31,7 @@ def test_sort_orders_by_key_number_and_reverse(lab: LabSession) -> None:
     assert out(lab, "printf '1Gi\\n512Mi\\n' | sort -h") == "512Mi\n1Gi"
     assert sh(lab, "sort -z") == (
         "sort: invalid option -- 'z'\nTry 'sort --help' for more information.",
-        1,
+        2,
     )
     assert sh(lab, "sort nope") == ("sort: cannot read: nope: No such file or directory", 2)
 

@@ -1,0 +1,297 @@
+"""GNU grep 3.8 on kadmin: options anywhere on the line (as GNU's getopt permutes them), several
+patterns (`-e`, or lines of one), BRE, ERE and fixed strings, and the output GNU prints:
+`name:num:line` for a selected line and `name-num-line` for context, `--` between groups,
+`-c`, `-l`, `-L`, `-o`, `-q`, `-m`, `-w`, `-x`, `-s`, and grep's exit status (0 a line was
+selected, 1 none, 2 an error unless `-q` found one). Patterns run on RE2
+(simulators.lab.regex), so no pattern can freeze the lab; compared with the machine's real
+grep on generated inputs by tests/unit/lab/test_shell_oracle.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from simulators.lab import budget
+from simulators.lab.files import read
+from simulators.lab.regex import Regex, RegexError, compile_regex, translate
+from simulators.lab.tool import Context, Output
+
+USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more information."
+STDIN_NAME = "(standard input)"
+# Short options that take a value, and the flags without one.
+_VALUED = "efmABCd"
+_FLAGS = "EFGHhiyvwxclLoqsnrRTUuaIz"
+_LONG = {
+    "--extended-regexp": "E", "--fixed-strings": "F", "--basic-regexp": "G",
+    "--with-filename": "H", "--no-filename": "h", "--ignore-case": "i", "--invert-match": "v",
+    "--word-regexp": "w", "--line-regexp": "x", "--count": "c", "--files-with-matches": "l",
+    "--files-without-match": "L", "--only-matching": "o", "--quiet": "q", "--silent": "q",
+    "--no-messages": "s", "--line-number": "n", "--no-ignore-case": "", "--text": "a",
+    "--initial-tab": "T",
+}  # fmt: skip
+_LONG_VALUED = {
+    "--regexp": "e", "--max-count": "m", "--after-context": "A", "--before-context": "B",
+    "--context": "C",
+}  # fmt: skip
+# In the C locale, what -w calls a word's constituents.
+_WORD = "[A-Za-z0-9_]"
+
+
+class _Refused(Exception):
+    """grep's own message for a command line it refuses (status 2)."""
+
+
+@dataclass
+class _Options:
+    flags: set[str] = field(default_factory=set)
+    patterns: list[str] = field(default_factory=list)
+    operands: list[str] = field(default_factory=list)
+    max_count: int | None = None
+    # -A and -B; -C and -NUM set both where -A or -B did not, whatever their order.
+    after: int | None = None
+    before: int | None = None
+    context: int = 0
+
+
+def grep(ctx: Context, args: list[str]) -> Output:
+    try:
+        options = _parse(args)
+        regex = _regex(options)
+    except _Refused as refused:
+        return Output("", 2, stderr=str(refused))
+    flags = options.flags
+    names = options.operands or ["-"]
+    with_names = "H" in flags or (len(names) > 1 and "h" not in flags)
+    out: list[str] = []
+    errors: list[str] = []
+    selected_any = failed = False
+    groups = _Groups()
+    for name in names:
+        text = ctx.stdin if name == "-" else read(ctx, name)
+        if text is None:
+            failed = True  # -s: no message, the status all the same
+            if "s" not in flags:
+                errors.append(f"grep: {name}: No such file or directory")
+            continue
+        shown = STDIN_NAME if name == "-" else name
+        count = _search(text, regex, options, shown if with_names else None, out, groups)
+        selected_any = selected_any or count > 0
+        if "q" in flags and selected_any:
+            return Output()
+        if ("l" in flags and count) or ("L" in flags and not count):
+            out.append(shown)
+        elif "c" in flags and not flags & {"l", "L"}:
+            out.append(f"{shown}:{count}" if with_names else str(count))
+        budget.check_output(sum(len(line) + 1 for line in out), "grep")
+    code = 2 if failed else 0 if selected_any else 1
+    if "q" in flags:
+        return Output("", code, stderr="\n".join(errors))
+    return Output.exactly("".join(line + "\n" for line in out), code, stderr="\n".join(errors))
+
+
+def _parse(args: list[str]) -> _Options:
+    """GNU's getopt: options and operands in any order until `--`; the first operand is the
+    pattern unless -e gave one."""
+    options = _Options()
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg == "--":
+            words.extend(args[i:])
+            break
+        if arg.startswith("--"):
+            name, eq, value = arg.partition("=")
+            if name in ("--color", "--colour"):
+                continue
+            if name in _LONG_VALUED:
+                if not eq:
+                    if i >= len(args):
+                        raise _Refused(f"grep: option '{name}' requires an argument\n{USAGE}")
+                    value, i = args[i], i + 1
+                _valued(options, _LONG_VALUED[name], value)
+            elif name in _LONG and not eq:
+                for letter in _LONG[name]:
+                    _flag(options, letter)
+            else:
+                raise _Refused(f"grep: unrecognized option '{arg}'\n{USAGE}")
+        elif arg.startswith("-") and arg != "-":
+            j = 1
+            while j < len(arg):
+                letter = arg[j]
+                j += 1
+                if letter in _VALUED:
+                    value = arg[j:]
+                    if not value:
+                        if i >= len(args):
+                            raise _Refused(
+                                f"grep: option requires an argument -- '{letter}'\n{USAGE}"
+                            )
+                        value, i = args[i], i + 1
+                    _valued(options, letter, value)
+                    break
+                if letter.isdigit():  # -5: five lines of context
+                    digits = re.match(r"\d+", arg[j - 1 :])
+                    assert digits is not None
+                    _valued(options, "C", digits.group())
+                    j += len(digits.group()) - 1
+                elif letter in _FLAGS:
+                    _flag(options, "i" if letter == "y" else letter)
+                else:
+                    raise _Refused(f"grep: invalid option -- '{letter}'\n{USAGE}")
+        else:
+            words.append(arg)
+    if not options.patterns:
+        if not words:
+            raise _Refused(USAGE)
+        options.patterns = words[0].split("\n")
+        words = words[1:]
+    options.operands = words
+    if options.flags & {"r", "R"}:
+        raise _Refused("grep: -r: the admin host's files are in one folder; name them instead")
+    return options
+
+
+# Options of which the last given wins.
+_RIVALS = {"l": "L", "L": "l", "H": "h", "h": "H"}
+
+
+def _flag(options: _Options, letter: str) -> None:
+    if letter in "EFG":
+        chosen = options.flags & {"E", "F", "G"}
+        if chosen and chosen != {letter}:
+            raise _Refused("grep: conflicting matchers specified")
+    options.flags.discard(_RIVALS.get(letter, ""))
+    options.flags.add(letter)
+
+
+def _valued(options: _Options, letter: str, value: str) -> None:
+    if letter == "e":
+        options.patterns.extend(value.split("\n"))
+        return
+    if letter in "fd":
+        raise _Refused(f"grep: -{letter}: not supported on this host")
+    number = budget.bounded_int(value, 1 << 30)
+    if number is None:
+        what = "max count" if letter == "m" else "context length argument"
+        raise _Refused(f"grep: invalid {what}")
+    if letter == "m":
+        options.max_count = number
+    elif letter == "A":
+        options.after = number
+    elif letter == "B":
+        options.before = number
+    else:
+        options.context = number
+
+
+def _regex(options: _Options) -> Regex:
+    flags = options.flags
+    parts = []
+    for pattern in options.patterns:
+        if "F" in flags:
+            parts.append(re.escape(pattern))
+        else:
+            try:
+                parts.append(translate(pattern, "E" in flags))
+            except RegexError as exc:
+                raise _Refused(f"grep: {exc}") from None
+    body = "|".join(f"(?:{part})" for part in parts)
+    if "x" in flags:
+        body = f"^(?:{body})$"
+    elif "w" in flags:
+        body = f"(?:^|[^A-Za-z0-9_])({body})(?:[^A-Za-z0-9_]|$)"
+    try:
+        return compile_regex(body, ignore_case="i" in flags, longest=True)
+    except RegexError as exc:
+        raise _Refused(f"grep: {exc}") from None
+
+
+@dataclass
+class _Groups:
+    """Whether a line was printed yet (in any file): with context, a group after one starts
+    with `--`."""
+
+    printed: bool = False
+
+
+def _search(
+    text: str, regex: Regex, options: _Options, name: str | None, out: list[str], groups: _Groups
+) -> int:
+    """Select the lines of one file, append what grep prints for them (unless it prints
+    only counts or names) and return how many were selected."""
+    flags = options.flags
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline ending the last line
+    prints = not flags & {"c", "l", "L", "q"}
+    before = options.context if options.before is None else options.before
+    after = options.context if options.after is None else options.after
+    if not prints:
+        before = after = 0
+    # -o prints matches only, but its groups are the context's, `--` between them.
+    context = "o" not in flags
+    selected = 0
+    last_shown = -1
+    after_left = 0
+    for number, line in enumerate(lines):
+        if number % 256 == 255:
+            budget.check_time()
+        if options.max_count is not None and selected >= options.max_count:
+            # Stopped: only the trailing context of the last selected line is left.
+            if after_left and prints:
+                if context:
+                    out.append(_prefix(name, number, "-", options) + line)
+                last_shown, after_left = number, after_left - 1
+                continue
+            break
+        hit = regex.search(line) is not None
+        if hit == ("v" in flags):
+            if after_left and prints:
+                if context:
+                    out.append(_prefix(name, number, "-", options) + line)
+                last_shown, after_left = number, after_left - 1
+            continue
+        selected += 1
+        if not prints:
+            if "l" in flags or "L" in flags or "q" in flags:
+                break
+            continue
+        first = max(number - before, last_shown + 1)
+        if (before or after) and groups.printed and (last_shown < 0 or first > last_shown + 1):
+            out.append("--")
+        groups.printed = True
+        if context:
+            for earlier in range(first, number):
+                out.append(_prefix(name, earlier, "-", options) + lines[earlier])
+            out.append(_prefix(name, number, ":", options) + line)
+        elif "v" not in flags:
+            for match in _matches(regex, line, "w" in flags and "x" not in flags):
+                out.append(_prefix(name, number, ":", options) + match)
+        last_shown, after_left = number, after
+    return selected
+
+
+def _prefix(name: str | None, number: int, sep: str, options: _Options) -> str:
+    prefix = f"{name}{sep}" if name is not None else ""
+    if "n" in options.flags:
+        prefix += f"{number + 1}{sep}"
+    return prefix
+
+
+def _matches(regex: Regex, line: str, word: bool) -> list[str]:
+    """-o: each non-empty match, left to right (for -w, the word inside its boundaries)."""
+    found: list[str] = []
+    position = 0
+    while position <= len(line):
+        match = regex.search(line, position)
+        if match is None:
+            break
+        start, end = match.span(1) if word else match.span()
+        if end > start:
+            found.append(line[start:end])
+        # Next from the match's end (for -w, the boundary after it may begin the next one).
+        position = end if end > start else end + 1
+    return found

@@ -1,0 +1,304 @@
+"""GNU sort (coreutils 9.1) on kadmin, in the C locale: keys (`-k F[.C][OPTS][,F[.C][OPTS]]`)
+whose fields start at the blanks before them unless `b`, `-t` fields, the orderings -n -g -h
+-V -f -d -b and -r per key or for all, ties broken by the whole line (bytewise) unless -s or
+-u, -u keeping the first of each run of equal keys. Compared with the machine's real sort on
+generated inputs (tests/unit/lab/test_shell_oracle.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from simulators.lab import budget
+from simulators.lab.textutils import Usage, lines_of, options_of, printed, read_inputs
+from simulators.lab.tool import Context, Output
+
+_ORDERINGS = "bdfgMhnRrV"
+_NUMBER = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?")
+_GENERAL = re.compile(
+    r"[ \t]*[-+]?(?:inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE
+)
+_HUMAN = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?([KMGTPEZYRQk]?)")
+_SUFFIXES = "KMGTPEZYRQ"
+
+
+@dataclass(frozen=True)
+class Key:
+    """One -k: fields and characters from 1, 0 for "to the end of the field"; its own letters,
+    or the global options' where it has none."""
+
+    field: int
+    char: int
+    end_field: int | None
+    end_char: int
+    letters: str
+
+
+def _parse_key(spec: str) -> Key:
+    match = re.fullmatch(r"(\d+)(?:\.(\d+))?([a-zA-Z]*)(?:,(\d+)(?:\.(\d+))?([a-zA-Z]*))?", spec)
+    if not match:
+        raise Usage(f"sort: invalid number at field start: invalid count at start of '{spec}'")
+    letters = (match.group(3) or "") + (match.group(6) or "")
+    if bad := next((c for c in letters if c not in _ORDERINGS), None):
+        raise Usage(f"sort: stray character in field spec: invalid field specification '{spec}'")
+    field = budget.bounded_int(match.group(1), 1 << 20) or 0
+    char = budget.bounded_int(match.group(2), 1 << 20) if match.group(2) else 1
+    if field == 0:
+        raise Usage(f"sort: field number is zero: invalid field specification '{spec}'")
+    if char == 0:
+        raise Usage(f"sort: character offset is zero: invalid field specification '{spec}'")
+    end = budget.bounded_int(match.group(4), 1 << 20) if match.group(4) else None
+    if end == 0:
+        raise Usage(f"sort: field number is zero: invalid field specification '{spec}'")
+    end_char = budget.bounded_int(match.group(5), 1 << 20) if match.group(5) else 0
+    del bad
+    return Key(field, char or 1, end, end_char or 0, letters)
+
+
+def _sort(ctx: Context, args: list[str]) -> Output:
+    long = {
+        "--numeric-sort": "n", "--reverse": "r", "--unique": "u", "--key": "k",
+        "--field-separator": "t", "--human-numeric-sort": "h", "--ignore-case": "f",
+        "--version-sort": "V", "--ignore-leading-blanks": "b", "--stable": "s",
+        "--general-numeric-sort": "g", "--dictionary-order": "d",
+    }  # fmt: skip
+    opts, names = options_of(args, "sort", "nruhfVbsgdc", valued="kto", long=long)
+    sep = opts.get("t")
+    if sep is not None and len(sep) != 1:
+        raise Usage("sort: multi-character tab '" + sep + "'")
+    if "o" in opts:
+        raise Usage("sort: -o: write with a redirection (> file) on this host")
+    glob = "".join(c for c in "bdfghnrV" if c in opts)
+    keys = [_parse_key(k) for k in opts["k"].split("\x00")] if "k" in opts else []
+    for letters in [glob, *(key.letters for key in keys)]:
+        # coreutils' check_ordering_compatibility: one of n, g, h, M and (V, R, d, i).
+        kinds = {c for c in letters if c in "nghM"} | (
+            {"V"} if set(letters) & set("VRdi") else set()
+        )
+        if len(kinds) > 1:
+            shown = "".join(c for c in "bdfgiMhnRrV" if c in letters)
+            raise Usage(f"sort: options '-{shown}' are incompatible")
+    inputs, errors = read_inputs(
+        ctx, "sort", names, "sort: cannot read: {name}: No such file or directory"
+    )
+    if errors:
+        return Output("", 2, stderr=errors[0])
+    lines = [line for _, text in inputs for line in lines_of(text)]
+    budget.check_time()
+    if not keys:
+        keys = [Key(1, 1, None, 0, glob)]
+        whole = True
+    else:
+        keys = [
+            k if k.letters else Key(k.field, k.char, k.end_field, k.end_char, glob) for k in keys
+        ]
+        whole = False
+    stable = "s" in opts or "u" in opts
+    last_reverse = "r" in opts
+
+    def compare(a: str, b: str) -> int:
+        for key in keys:
+            ka = a if whole and "b" not in key.letters else _extract(a, key, sep)
+            kb = b if whole and "b" not in key.letters else _extract(b, key, sep)
+            result = _compare(ka, kb, key.letters)
+            if result:
+                return -result if "r" in key.letters else result
+        if stable:
+            return 0
+        result = (a > b) - (a < b)
+        return -result if last_reverse else result
+
+    ordered = sorted(lines, key=functools.cmp_to_key(compare))
+    if "u" in opts:
+        unique: list[str] = []
+        for line in ordered:
+            if not unique or compare(unique[-1], line) != 0:
+                unique.append(line)
+        ordered = unique
+    return printed(ordered)
+
+
+def _fields(line: str, sep: str | None) -> list[tuple[int, int]]:
+    """Each field's (start, end) in the line: at each `sep`, or (without -t) where blanks
+    follow a non-blank, each field keeping the blanks before it."""
+    if sep is not None:
+        spans, start = [], 0
+        for index, char in enumerate(line):
+            if char == sep:
+                spans.append((start, index))
+                start = index + 1
+        return [*spans, (start, len(line))]
+    spans, start = [], 0
+    for index in range(1, len(line)):
+        if line[index] in " \t" and line[index - 1] not in " \t":
+            spans.append((start, index))
+            start = index
+    return [*spans, (start, len(line))]
+
+
+def _skip_blanks(line: str, position: int) -> int:
+    while position < len(line) and line[position] in " \t":
+        position += 1
+    return position
+
+
+def _extract(line: str, key: Key, sep: str | None) -> str:
+    spans = _fields(line, sep)
+    blanks = "b" in key.letters
+    if key.field > len(spans):
+        return ""
+    begin = spans[key.field - 1][0]
+    if blanks:
+        begin = _skip_blanks(line, begin)
+    begin = min(begin + key.char - 1, spans[key.field - 1][1] if sep is not None else len(line))
+    if key.end_field is None or key.end_field > len(spans):
+        end = len(line)
+    elif key.end_char == 0:
+        end = spans[key.end_field - 1][1]
+    else:
+        start = spans[key.end_field - 1][0]
+        if blanks:
+            start = _skip_blanks(line, start)
+        end = min(start + key.end_char, spans[key.end_field - 1][1])
+    return line[begin:end] if end > begin else ""
+
+
+def _compare(a: str, b: str, letters: str) -> int:
+    """Two keys (their blanks skipped already where `b` says: _extract), as sort.c's
+    keycompare: -d's and -f's copies, then the ordering."""
+    if "d" in letters:
+        a, b = re.sub(r"[^ \t0-9A-Za-z]", "", a), re.sub(r"[^ \t0-9A-Za-z]", "", b)
+    if "f" in letters:
+        a, b = a.upper(), b.upper()
+    if "n" in letters:
+        return _cmp(_numeric(a), _numeric(b))
+    if "g" in letters:
+        return _cmp(_general(a), _general(b))
+    if "h" in letters:
+        return _cmp(_human(a), _human(b))
+    if "V" in letters:
+        return _version(a, b)
+    return _cmp(a.encode(), b.encode())
+
+
+def _cmp[T: (bytes, Decimal, tuple[int, float], tuple[int, int, Decimal])](a: T, b: T) -> int:
+    return int(a > b) - int(a < b)
+
+
+def _numeric(text: str) -> Decimal:
+    """-n's value, exact (no float rounding): leading blanks, a minus, digits, a fraction;
+    anything else is 0."""
+    match = _NUMBER.match(text)
+    assert match is not None
+    whole, fraction = match.group(2) or "0", match.group(3) or "0"
+    return Decimal(f"{match.group(1)}{whole}.{fraction}")
+
+
+def _general(text: str) -> tuple[int, float]:
+    match = _GENERAL.match(text)
+    if not match:
+        return (0, 0.0)  # not a number: before every number
+    value = float(match.group().strip())
+    if math.isnan(value):
+        return (1, 0.0)
+    return (2, value)
+
+
+def _human(text: str) -> tuple[int, int, Decimal]:
+    match = _HUMAN.match(text)
+    assert match is not None
+    digits = bool(match.group(2) or match.group(3))
+    sign = -1 if match.group(1) and digits else 1
+    suffix = match.group(4).upper() if digits else ""  # a suffix counts after a number only
+    order = _SUFFIXES.index(suffix) + 1 if suffix else 0
+    number = _numeric(text[: match.start(4)] if suffix else text)
+    return (sign, sign * order, number)
+
+
+def _order(text: str, position: int) -> int:
+    if position == len(text):
+        return -1
+    char = text[position]
+    if char.isdigit() and char.isascii():
+        return 0
+    if char.isascii() and char.isalpha():
+        return ord(char)
+    if char == "~":
+        return -2
+    return ord(char) + 256
+
+
+def _verrevcmp(a: str, b: str) -> int:
+    i = j = 0
+    while i < len(a) or j < len(b):
+        first = 0
+        while (i < len(a) and not _digit(a[i])) or (j < len(b) and not _digit(b[j])):
+            ca, cb = _order(a, i), _order(b, j)
+            if ca != cb:
+                return ca - cb
+            i, j = i + 1, j + 1
+        while i < len(a) and a[i] == "0":
+            i += 1
+        while j < len(b) and b[j] == "0":
+            j += 1
+        while i < len(a) and j < len(b) and _digit(a[i]) and _digit(b[j]):
+            if not first:
+                first = ord(a[i]) - ord(b[j])
+            i, j = i + 1, j + 1
+        if i < len(a) and _digit(a[i]):
+            return 1
+        if j < len(b) and _digit(b[j]):
+            return -1
+        if first:
+            return first
+    return 0
+
+
+def _digit(char: str) -> bool:
+    return "0" <= char <= "9"
+
+
+def _prefix_length(text: str) -> int:
+    """gnulib's file_prefixlen: the name without its suffixes (`(\\.[A-Za-z~][A-Za-z0-9~]*)*$`)."""
+    i = prefix = 0
+    n = len(text)
+    while i < n:
+        i += 1
+        prefix = i
+        while i + 1 < n and text[i] == "." and (_alpha(text[i + 1]) or text[i + 1] == "~"):
+            i += 2
+            while i < n and (_alpha(text[i]) or _digit(text[i]) or text[i] == "~"):
+                i += 1
+    return prefix
+
+
+def _alpha(char: str) -> bool:
+    return char.isascii() and char.isalpha()
+
+
+def _version(a: str, b: str) -> int:
+    """gnulib's filevercmp, as sort -V compares."""
+    if not a or not b:
+        return (not b) - (not a)
+    if a[0] == "." or b[0] == ".":
+        if b[0] != "." or a[0] != ".":
+            return -1 if a[0] == "." else 1
+        for special in (".", ".."):
+            if a == special or b == special:
+                return 0 if a == b else (-1 if a == special else 1)
+    pa, pb = _prefix_length(a), _prefix_length(b)
+    result = _verrevcmp(a[:pa], b[:pb])
+    if result or (pa == len(a) and pb == len(b)):
+        return result
+    return _verrevcmp(a, b)
+
+
+def sort(ctx: Context, args: list[str]) -> Output:
+    try:
+        return _sort(ctx, args)
+    except Usage as exc:
+        return Output("", 2, stderr=str(exc))  # sort's status for a command line it refuses
