@@ -34,8 +34,9 @@ _LONG_VALUED = {
     "--regexp": "e", "--max-count": "m", "--after-context": "A", "--before-context": "B",
     "--context": "C",
 }  # fmt: skip
-# In the C locale, what -w calls a word's constituents.
-_WORD = "[A-Za-z0-9_]"
+# In the C locale, what -w calls a word's constituents: a match is a word with none of them
+# just before or just after it.
+_NOT_WORD = "[^A-Za-z0-9_]"
 
 
 class _Refused(Exception):
@@ -202,7 +203,7 @@ def _regex(options: _Options) -> Regex:
     if "x" in flags:
         body = f"^(?:{body})$"
     elif "w" in flags:
-        body = f"(?:^|[^A-Za-z0-9_])({body})(?:[^A-Za-z0-9_]|$)"
+        body = f"(?:^|{_NOT_WORD})({body})(?:{_NOT_WORD}|$)"
     try:
         return compile_regex(body, ignore_case="i" in flags, longest=True)
     except RegexError as exc:
