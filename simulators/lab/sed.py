@@ -1,245 +1,458 @@
-"""sed for pipes and files: `s` commands (with `g`, `i`, `p`, a count), `-n`, `-e`, `-E` and
-`-i` on the home folder's files, as GNU sed words its errors. Patterns go through
-simulators.lab.regex (RE2)."""
+"""sed on kadmin: GNU sed 4.9's options, and its scripts (parsed by simulators.lab.sed_parse,
+which lists what they may hold) run on the input a line at a time: the pattern and hold
+spaces, auto-print unless -n, text appended at the cycle's end, a last line without its
+newline left so. `-i` edits the home folder's files; every file is one stream unless -s or
+-i. Errors in GNU sed's words and status (1 for a script, 2 for a file it can't read, 4 for
+-i without one)."""
 
 from __future__ import annotations
 
-import re
-
-import re2
+from dataclasses import dataclass, field
 
 from simulators.lab import budget
 from simulators.lab.files import read, write
-from simulators.lab.regex import Regex, RegexError, compile_regex, translate
+from simulators.lab.regex import Match, Regex
+from simulators.lab.sed_parse import Address, Command, SedError, _Parser
 from simulators.lab.tool import Context, Output
 
-
-class SedError(Exception):
-    pass
-
-
-def _parse_s(expr: str, index: int) -> tuple[str, str, str]:
-    where = f"sed: -e expression #{index}, char"
-    if not expr:
-        raise SedError(f"{where} 0: no previous regular expression")
-    if expr[0] != "s":
-        raise SedError(f"{where} 1: unknown command: `{expr[0]}'")
-    if len(expr) < 2:
-        raise SedError(f"{where} 1: unterminated `s' command")
-    delim = expr[1]
-    if delim in "\\\n":
-        raise SedError(f"{where} 2: unterminated `s' command")
-    parts: list[str] = []
-    buf = ""
-    i = 2
-    while i < len(expr) and len(parts) < 2:
-        ch = expr[i]
-        if ch == "\\" and i + 1 < len(expr):
-            nxt = expr[i + 1]
-            # An escaped delimiter stands for the character itself.
-            buf += nxt if nxt == delim else ch + nxt
-            i += 2
-            continue
-        if ch == delim:
-            parts.append(buf)
-            buf = ""
-            i += 1
-            continue
-        buf += ch
-        i += 1
-    if len(parts) < 2:
-        raise SedError(f"{where} {len(expr)}: unterminated `s' command")
-    flags = expr[i:].strip()
-    for pos, flag in enumerate(flags):
-        if flag not in "gIi0123456789p":
-            raise SedError(f"{where} {i + pos + 1}: unknown option to `s'")
-    return parts[0], parts[1], flags
+USAGE = "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
+# l's line length (GNU's default 70: 69 characters and a backslash).
+L_WIDTH = 70
 
 
-def _replacement(template: str) -> str:
-    """sed's replacement (& and \\1) in Python's re.sub syntax."""
-    out = []
-    i = 0
-    while i < len(template):
-        ch = template[i]
-        if ch == "\\" and i + 1 < len(template):
-            nxt = template[i + 1]
-            if nxt.isdigit():
-                out.append(f"\\g<{nxt}>")
-            elif nxt == "n":
-                out.append("\n")
-            elif nxt == "t":
-                out.append("\t")
-            elif nxt == "&":
-                out.append("&")
-            else:
-                out.append(nxt.replace("\\", "\\\\"))
-            i += 2
-            continue
-        if ch == "&":
-            out.append("\\g<0>")
-        elif ch == "\\":
-            out.append("\\\\")
-        else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
+@dataclass
+class _Input:
+    """The lines to read, each with whether a newline ended it."""
+
+    lines: list[tuple[str, bool]]
+    next: int = 0
+
+    def read(self) -> tuple[str, bool] | None:
+        if self.next >= len(self.lines):
+            return None
+        self.next += 1
+        return self.lines[self.next - 1]
+
+    @property
+    def done(self) -> bool:
+        return self.next >= len(self.lines)
 
 
-def sed_substitute(text: str, exprs: list[str], extended: bool) -> str:
-    commands = []
-    for n, expr in enumerate(exprs, start=1):
-        for part in _split_commands(expr):
-            pattern, repl, flags = _parse_s(part.strip(), n)
-            try:
-                ignore_case = "I" in flags or "i" in flags
-                compiled = compile_regex(translate(pattern, extended), ignore_case)
-            except RegexError as exc:
-                raise SedError(f"sed: -e expression #{n}, char {len(part)}: {exc}") from None
-            count = 0 if "g" in flags else 1
-            digits = "".join(c for c in flags if c.isdigit())
-            nth = budget.bounded_int(digits, 1 << 20) if digits else 0
-            commands.append((compiled, _replacement(repl), count, nth or 0))
-    lines = text.split("\n")
-    out_lines = []
-    size = 0
-    for line in lines:
-        for compiled, repl, count, nth in commands:
-            try:
-                if nth:
-                    line = _replace_nth(line, compiled, repl, nth)
-                else:
-                    line = _substitute(line, compiled, repl, count, size)
-            except (re2.error, re.error, IndexError):
-                raise SedError(
-                    "sed: -e expression #1: invalid reference on `s' command's RHS"
-                ) from None
-        size += len(line) + 1
-        budget.check_output(size, "sed")
-        out_lines.append(line)
-    return "\n".join(out_lines)
+@dataclass
+class _Output:
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+    missing_newline: bool = False
+
+    def write(self, text: str, newline: bool = True) -> None:
+        if self.missing_newline:
+            self.parts.append("\n")
+        self.parts.append(text + ("\n" if newline else ""))
+        self.missing_newline = not newline
+        self.size += len(text) + 1
+        budget.check_output(self.size, "sed")
+
+    def end_line(self) -> None:
+        if self.missing_newline:
+            self.parts.append("\n")
+            self.missing_newline = False
 
 
-def _substitute(line: str, regex: Regex, repl: str, count: int, size: int) -> str:
-    """regex.sub, but one match at a time when the result could outgrow the budget."""
-    room = budget.limits().output_bytes - size
-    if (len(line) + 1) * (len(repl) + 1) <= room:
-        return regex.subn(repl, line, count)[0]
-    out: list[str] = []
-    last = 0
-    for n, match in enumerate(regex.finditer(line), start=1):
-        out.append(line[last : match.start()])
-        out.append(match.expand(repl))
-        last = match.end()
-        size += len(out[-1]) + len(out[-2])
-        if n % 64 == 0:
-            budget.check_output(size, "sed")
-        if n == count:
-            break
-    out.append(line[last:])
-    return "".join(out)
+class _Quit(Exception):
+    """q (prints the pattern space unless -n) or Q: the end, with an exit status."""
+
+    def __init__(self, code: int, prints: bool, space: str, newline: bool) -> None:
+        self.code, self.prints, self.space, self.newline = code, prints, space, newline
 
 
-def _replace_nth(line: str, regex: Regex, repl: str, nth: int) -> str:
-    for n, match in enumerate(regex.finditer(line), start=1):
-        if n == nth:
-            return line[: match.start()] + match.expand(repl) + line[match.end() :]
-    return line
+def _lines_of(text: str) -> list[tuple[str, bool]]:
+    pieces = text.split("\n")
+    lines = [(piece, True) for piece in pieces[:-1]]
+    return [*lines, (pieces[-1], False)] if pieces[-1] else lines
 
 
-def _split_commands(expr: str) -> list[str]:
-    """`s/a/b/;s/c/d/` holds two commands; a ; inside an s command's parts does not split."""
-    if not expr.startswith("s") or len(expr) < 2:
-        return [expr]
-    delim = expr[1]
-    parts = []
-    seen = 0
-    i = 2
-    start = 0
-    while i < len(expr):
-        ch = expr[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == delim and seen < 3:
-            seen += 1
-        elif ch in ";\n" and seen >= 2:
-            parts.append(expr[start:i])
-            start = i + 1
-            if start + 1 < len(expr) and expr[start] == "s":
-                delim = expr[start + 1]
-                seen = 0
-                i = start + 2
+class _Run:
+    def __init__(self, commands: list[Command], quiet: bool) -> None:
+        self.commands = commands
+        self.quiet = quiet
+        # The hold space and, as GNU keeps it, whether a newline ends it: g, G and x carry it.
+        self.hold, self.hold_newline = "", True
+        self.line = 0
+        self.last_regex: Regex | None = None
+
+    def regex(self, regex: Regex | None) -> Regex:
+        if regex is None:
+            if self.last_regex is None:
+                raise SedError("sed: no previous regular expression")
+            return self.last_regex
+        self.last_regex = regex
+        return regex
+
+    def run(self, source: _Input, out: _Output) -> int:
+        """Every cycle over `source`; sed's exit status."""
+        for command in self.commands:
+            command.active = command.first is not None and command.first.kind == "zero"
+            command.closed = False
+        steps = 0
+        while True:
+            got = source.read()
+            if got is None:
+                return 0
+            space, newline = got
+            self.line += 1
+            restart = True
+            while restart:
+                restart = False
+                appended: list[str] = []
+                try:
+                    space, newline, printed, restart = self.cycle(
+                        space, newline, source, out, appended
+                    )
+                except _Quit as quit_:
+                    if quit_.prints:  # q; Q leaves without a word, appended text too
+                        if not self.quiet:
+                            out.write(quit_.space, quit_.newline)
+                        for text in appended:
+                            out.write(text)
+                        out.end_line()  # q ends the last line written, as GNU's does
+                    return quit_.code
+                except _EndOfInput as end:
+                    if not self.quiet and not end.deleted:
+                        out.write(end.space, end.newline)
+                    for text in appended:
+                        out.write(text)
+                    return 0
+                if printed and not self.quiet:
+                    out.write(space, newline)
+                for text in appended:
+                    out.write(text)
+                steps += 1
+                if steps % 256 == 0:
+                    budget.check_time()
+
+    def cycle(
+        self, space: str, newline: bool, source: _Input, out: _Output, appended: list[str]
+    ) -> tuple[str, bool, bool, bool]:
+        """One cycle: (pattern space, its newline, auto-print it, start again without reading:
+        D)."""
+        replaced = False
+        pc = 0
+        jumps = 0
+        while pc < len(self.commands):
+            command = self.commands[pc]
+            pc += 1
+            if command.name in ":}":
                 continue
-        i += 1
-    parts.append(expr[start:])
-    return [p for p in parts if p.strip()]
+            if not self.selected(command, space, source):
+                if command.name == "{":
+                    pc = command.number
+                continue
+            name = command.name
+            if name == "{":
+                continue
+            if name == "s":
+                space, done = self.substitute(command, space, out, newline)
+                replaced = replaced or done
+            elif name == "y":
+                space = "".join(command.table.get(c, c) for c in space)
+            elif name == "d":
+                return space, newline, False, False
+            elif name == "D":
+                if "\n" not in space:
+                    return space, newline, False, False
+                return space.split("\n", 1)[1], newline, False, True
+            elif name == "p":
+                out.write(space, newline)
+            elif name == "P":
+                head, cut, _ = space.partition("\n")
+                out.write(head, bool(cut) or newline)
+            elif name in "nN":
+                got = source.read()
+                if got is None:
+                    raise _EndOfInput(space, newline, deleted=False)
+                if name == "n":
+                    if not self.quiet:
+                        out.write(space, True)
+                    space, newline = got
+                else:
+                    space, newline = space + "\n" + got[0], got[1]
+                self.line += 1
+            elif name == "g":
+                space, newline = self.hold, self.hold_newline
+            elif name == "G":
+                space, newline = space + "\n" + self.hold, self.hold_newline
+            elif name == "h":
+                self.hold, self.hold_newline = space, newline
+            elif name == "H":
+                self.hold, self.hold_newline = self.hold + "\n" + space, newline
+            elif name == "x":
+                space, newline, self.hold, self.hold_newline = (
+                    self.hold,
+                    self.hold_newline,
+                    space,
+                    newline,
+                )
+            elif name == "=":
+                out.write(str(self.line))
+            elif name == "l":
+                _list(space, out)
+            elif name == "z":
+                space = ""
+            elif name == "a":
+                appended.append(command.text)
+            elif name == "i":
+                out.write(command.text)
+            elif name == "c":
+                if command.second is None or not command.active:
+                    out.write(command.text)
+                return space, newline, False, False
+            elif name in "qQ":
+                raise _Quit(command.number, name == "q", space, newline)
+            elif name in "btT":
+                # b always; t if a substitution was made since the line was read or the last
+                # t or T, T if none was; either resets that flag (GNU's execute.c).
+                jump = name == "b" or (name == "t") == replaced
+                if name != "b":
+                    replaced = False
+                if jump:
+                    pc = command.number
+                    jumps += 1
+                    if jumps % 256 == 0:
+                        budget.check_time()
+        return space, newline, True, False
+
+    def selected(self, command: Command, space: str, source: _Input) -> bool:
+        return self.matches(command, space, source) != command.negate
+
+    def matches(self, command: Command, space: str, source: _Input) -> bool:
+        first, second = command.first, command.second
+        if first is None:
+            return True
+        if second is None:
+            return self.at(first, space, source)
+        if command.active:
+            if second.kind in ("line", "plus", "tilde"):
+                if self.line >= command.end:
+                    command.active, command.closed = False, True
+                    return self.line == command.end or second.kind != "line"
+                return True
+            if second.kind == "last":
+                command.active = not source.done
+                return True
+            if self.at(second, space, source):
+                command.active, command.closed = False, True
+            return True
+        if first.kind == "zero":
+            return False
+        if first.kind == "line":
+            if command.closed or self.line < first.number:
+                return False
+        elif not self.at(first, space, source):
+            return False
+        command.closed = True  # open again below while the range goes on
+        # A first line read past (by N, or a command before this one that ended the cycle)
+        # starts the range here, unless its last line is behind too.
+        passed = first.kind == "line" and self.line > first.number
+        if passed and second.kind == "line" and self.line > second.number:
+            return False
+        if second.kind == "line":
+            command.active, command.end = second.number > self.line, second.number
+        elif second.kind == "plus":
+            command.active, command.end = second.number > 0, self.line + second.number
+        elif second.kind == "tilde":
+            step = second.number
+            end = self.line if step <= 0 else -(-self.line // step) * step
+            command.active, command.end = end > self.line, end
+        elif second.kind == "last":
+            command.active = not source.done
+        else:
+            command.active = True
+        return True
+
+    def at(self, address: Address, space: str, source: _Input) -> bool:
+        kind = address.kind
+        if kind == "line":
+            return self.line == address.number
+        if kind == "last":
+            return source.done
+        if kind == "step":
+            if address.step <= 0:
+                return self.line == address.number
+            return self.line >= address.number and (self.line - address.number) % address.step == 0
+        if kind == "regex":
+            return self.regex(address.regex).search(space) is not None
+        return False
+
+    def substitute(
+        self, command: Command, space: str, out: _Output, newline: bool
+    ) -> tuple[str, bool]:
+        """s: the nth match on (and with g every one after it) replaced. GNU takes no empty
+        match right where the previous match ended (`s/b*/X/g` on abc: XaXcX)."""
+        regex = self.regex(command.regex)
+        pieces: list[str] = []
+        position = count = size = 0
+        previous_end = -1
+        for match in regex.finditer(space):
+            start, end = match.span()
+            if start == end == previous_end:
+                continue
+            previous_end = end
+            count += 1
+            if count < command.nth:
+                continue
+            pieces.append(space[position:start])
+            pieces.append(_expand(command, match))
+            size += len(pieces[-1]) + len(pieces[-2])
+            position = end
+            if not command.every:
+                break
+            if count % 64 == 0:
+                budget.check_output(size, "sed")
+        if position == 0 and not pieces:
+            return space, False
+        pieces.append(space[position:])
+        result = "".join(pieces)
+        budget.check_output(len(result), "sed")
+        if command.prints:
+            out.write(result, newline)
+        return result, True
+
+
+class _EndOfInput(Exception):
+    """`n` or `N` with no line left: GNU prints the pattern space (unless -n) and stops."""
+
+    def __init__(self, space: str, newline: bool, deleted: bool) -> None:
+        self.space, self.newline, self.deleted = space, newline, deleted
+
+
+def _expand(command: Command, match: Match) -> str:
+    out: list[str] = []
+    mode = ""  # U or L until \E
+    once = ""  # u or l for the next character
+    for kind, value in command.replacement:
+        if kind == "case":
+            if str(value) in "ul":
+                once = str(value)
+            else:
+                mode = "" if value == "E" else str(value)
+            continue
+        text = str(value) if kind == "text" else (match.group(int(value)) or "")  # type: ignore[attr-defined]
+        if mode == "U":
+            text = text.upper()
+        elif mode == "L":
+            text = text.lower()
+        if once and text:
+            text = (text[0].upper() if once == "u" else text[0].lower()) + text[1:]
+            once = ""
+        out.append(text)
+    return "".join(out)
+
+
+def _list(space: str, out: _Output) -> None:
+    """The l command: the pattern space unambiguously, folded at L_WIDTH, `$` at its end."""
+    escapes = {"\\": "\\\\", "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r"}
+    escapes.update({"\t": "\\t", "\v": "\\v"})
+    line = ""
+    for char in space:
+        if char in escapes:
+            shown = escapes[char]
+        elif char.isascii() and char.isprintable():
+            shown = char
+        else:
+            shown = "".join(f"\\{byte:03o}" for byte in char.encode())
+        if len(line) + len(shown) > L_WIDTH - 1:
+            out.write(line + "\\")
+            line = ""
+        line += shown
+    out.write(line + "$")
 
 
 def sed(ctx: Context, args: list[str]) -> Output:
-    in_place = False
-    extended = False
-    exprs: list[str] = []
-    files: list[str] = []
+    try:
+        return _sed(ctx, args)
+    except SedError as exc:
+        return Output("", exc.status, stderr=str(exc))
+
+
+def _sed(ctx: Context, args: list[str]) -> Output:
+    quiet = in_place = extended = separate = False
+    scripts: list[str] = []
+    operands: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "-e" or arg == "--expression":
-            if i + 1 >= len(args):
-                return Output.error(
-                    "sed: option requires an argument -- 'e'\n"
-                    "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
-                )
-            exprs.append(args[i + 1])
-            i += 2
-            continue
-        if arg.startswith("--expression="):
-            exprs.append(arg.partition("=")[2])
-        elif arg in ("-i", "--in-place") or (arg.startswith("-i") and not arg.startswith("-i-")):
-            in_place = True
-            rest = arg[2:] if arg.startswith("-i") else ""
-            if rest.startswith("e"):
-                # -ie means -i with the backup suffix "e" in GNU sed, which is allowed.
-                pass
+        i += 1
+        if arg in ("-e", "--expression"):
+            if i >= len(args):
+                raise SedError(f"sed: option requires an argument -- 'e'\n{USAGE}")
+            scripts.append(args[i])
+            i += 1
+        elif arg.startswith("--expression="):
+            scripts.append(arg.partition("=")[2])
+        elif arg in ("-n", "--quiet", "--silent"):
+            quiet = True
         elif arg in ("-E", "-r", "--regexp-extended"):
             extended = True
-        elif arg.startswith("-") and len(arg) > 1 and not exprs and arg[1] in "nE":
-            if "E" in arg:
-                extended = True
-        elif arg.startswith("-") and len(arg) > 1:
-            return Output.error(
-                f"sed: invalid option -- '{arg.lstrip('-')[:1]}'\n"
-                "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
-            )
-        elif not exprs:
-            exprs.append(arg)
+        elif arg in ("-s", "--separate"):
+            separate = True
+        elif arg in ("-i", "--in-place") or arg.startswith(("-i", "--in-place=")):
+            in_place = True  # -iSUFFIX: the backup's suffix, which this host keeps none of
+        elif arg.startswith("-") and len(arg) > 1 and not arg.startswith("--"):
+            for letter in arg[1:]:
+                if letter == "n":
+                    quiet = True
+                elif letter in "Er":
+                    extended = True
+                elif letter == "s":
+                    separate = True
+                else:
+                    raise SedError(f"sed: invalid option -- '{letter}'\n{USAGE}")
+        elif arg.startswith("--"):
+            raise SedError(f"sed: unknown option -- '{arg[2:]}'\n{USAGE}")
         else:
-            files.append(arg)
-        i += 1
-    if not exprs:
-        return Output.error(
-            "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]...", 1
-        )
-    if in_place and not files:
-        return Output.error("sed: no input files", 4)
-    out: list[str] = []
-    code = 0
-    sources = files or ["-"]
-    for f in sources:
-        text = ctx.stdin if f == "-" else read(ctx, f)
+            operands.append(arg)
+    if not scripts:
+        if not operands:
+            raise SedError(USAGE)
+        scripts.append(operands.pop(0))
+    if in_place and not operands:
+        raise SedError("sed: no input files")
+    commands = _Parser("\n".join(scripts), extended).parse()
+    return _stream(ctx, commands, quiet, operands, in_place, separate or in_place)
+
+
+def _stream(
+    ctx: Context,
+    commands: list[Command],
+    quiet: bool,
+    names: list[str],
+    in_place: bool,
+    separate: bool,
+) -> Output:
+    errors: list[str] = []
+    texts: list[tuple[str, str]] = []
+    for name in names or ["-"]:
+        text = ctx.stdin if name == "-" else read(ctx, name)
         if text is None:
-            out.append(f"sed: can't read {f}: No such file or directory")
-            code = 2
+            errors.append(f"sed: can't read {name}: No such file or directory")
             continue
-        try:
-            result = sed_substitute(text, exprs, extended)
-        except SedError as exc:
-            return Output.error(str(exc))
-        if in_place and f != "-":
-            error = write(ctx, f, result)
-            if error:
-                out.append(error.replace("bash:", "sed:"))
-                code = 4
-        else:
-            out.append(result.rstrip("\n"))
-    return Output("\n".join(out), code)
+        texts.append((name, text))
+    out = _Output()
+    code = 0
+    if separate:
+        for name, text in texts:
+            mine = _Output() if in_place else out
+            code = _Run(commands, quiet).run(_Input(_lines_of(text)), mine) or code
+            if in_place:
+                problem = write(ctx, name, "".join(mine.parts))
+                if problem:
+                    errors.append(problem.replace("bash:", "sed:"))
+                    code = 4
+    else:
+        lines = [line for _, text in texts for line in _lines_of(text)]
+        # Files run on as one stream: a file's last line without a newline gets one.
+        joined = [(text, True) for text, _ in lines[:-1]] + lines[-1:]
+        code = _Run(commands, quiet).run(_Input(joined), out)
+    if errors and not code:
+        code = 2
+    return Output.exactly("".join(out.parts), code, stderr="\n".join(errors))
