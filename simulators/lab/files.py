@@ -272,7 +272,7 @@ def _pick(text: str, count: int, sign: str, unit: str, tail: bool) -> str:
         else:
             part = data[:keep] if sign == "-" else data[:count]
         return part.decode(errors="replace")
-    lines = _lines(text)
+    lines = lines_ended(text)
     keep = max(len(lines) - count, 0)
     if tail:
         picked = lines[max(count, 1) - 1 :] if sign == "+" else lines[keep:]
@@ -281,8 +281,9 @@ def _pick(text: str, count: int, sign: str, unit: str, tail: bool) -> str:
     return "".join(picked)
 
 
-def _lines(text: str) -> list[str]:
-    """The text's lines, each with its newline (a last one may have none): at newlines only."""
+def lines_ended(text: str) -> list[str]:
+    """The text's lines, each with its newline (a last one may have none): at newlines only,
+    never at the other breaks str.splitlines knows."""
     pieces = text.split("\n")
     lines = [piece + "\n" for piece in pieces[:-1]]
     return [*lines, pieces[-1]] if pieces[-1] else lines

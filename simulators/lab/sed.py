@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from simulators.lab import budget
-from simulators.lab.files import read, write
+from simulators.lab.files import lines_ended, read, write
 from simulators.lab.regex import Match, Regex
-from simulators.lab.sed_parse import Address, Command, SedError, _Parser
+from simulators.lab.sed_parse import Address, Command, Parser, SedError
 from simulators.lab.tool import Context, Output
 
 USAGE = "Usage: sed [OPTION]... {script-only-if-no-other-script} [input-file]..."
@@ -66,9 +66,10 @@ class _Quit(Exception):
 
 
 def _lines_of(text: str) -> list[tuple[str, bool]]:
-    pieces = text.split("\n")
-    lines = [(piece, True) for piece in pieces[:-1]]
-    return [*lines, (pieces[-1], False)] if pieces[-1] else lines
+    """Each line without its newline, and whether one ended it (files.lines_ended)."""
+    return [
+        (line[:-1], True) if line.endswith("\n") else (line, False) for line in lines_ended(text)
+    ]
 
 
 class _Run:
@@ -417,7 +418,7 @@ def _sed(ctx: Context, args: list[str]) -> Output:
         scripts.append(operands.pop(0))
     if in_place and not operands:
         raise SedError("sed: no input files")
-    commands = _Parser("\n".join(scripts), extended).parse()
+    commands = Parser("\n".join(scripts), extended).parse()
     return _stream(ctx, commands, quiet, operands, in_place, separate or in_place)
 
 

@@ -62,7 +62,7 @@ class Command:
 # ------------------------------------------------------------------------------ parsing
 
 
-class _Parser:
+class Parser:
     def __init__(self, script: str, extended: bool) -> None:
         self.text = script
         self.pos = 0
