@@ -80,6 +80,7 @@ class _Run:
         self.hold, self.hold_newline = "", True
         self.line = 0
         self.last_regex: Regex | None = None
+        self.quitted = False
 
     def regex(self, regex: Regex | None) -> Regex:
         if regex is None:
@@ -110,6 +111,7 @@ class _Run:
                         space, newline, source, out, appended
                     )
                 except _Quit as quit_:
+                    self.quitted = True  # sed ends: with -s, the files after this one too
                     if quit_.prints:  # q; Q leaves without a word, appended text too
                         if not self.quiet:
                             out.write(quit_.space, quit_.newline)
@@ -118,10 +120,11 @@ class _Run:
                         out.end_line()  # q ends the last line written, as GNU's does
                     return quit_.code
                 except _EndOfInput as end:
-                    if not self.quiet and not end.deleted:
-                        out.write(end.space, end.newline)
+                    # GNU's N and n at the end: the appended text, then the pattern space.
                     for text in appended:
                         out.write(text)
+                    if not self.quiet and not end.deleted:
+                        out.write(end.space, end.newline)
                     return 0
                 if printed and not self.quiet:
                     out.write(space, newline)
@@ -171,9 +174,13 @@ class _Run:
                 got = source.read()
                 if got is None:
                     raise _EndOfInput(space, newline, deleted=False)
+                if name == "n" and not self.quiet:
+                    out.write(space, True)
+                # Reading a line writes the text appended so far (GNU's read_pattern_space).
+                for text in appended:
+                    out.write(text)
+                appended.clear()
                 if name == "n":
-                    if not self.quiet:
-                        out.write(space, True)
                     space, newline = got
                 else:
                     space, newline = space + "\n" + got[0], got[1]
@@ -441,19 +448,23 @@ def _stream(
     out = _Output()
     code = 0
     if separate:
+        run = _Run(commands, quiet)
         for name, text in texts:
             mine = _Output() if in_place else out
-            code = _Run(commands, quiet).run(_Input(_lines_of(text)), mine) or code
+            run.line = 0  # each file's lines from 1; the hold space goes on
+            code = run.run(_Input(_lines_of(text)), mine) or code
             if in_place:
                 problem = write(ctx, name, "".join(mine.parts))
                 if problem:
                     errors.append(problem.replace("bash:", "sed:"))
                     code = 4
+            if run.quitted:
+                break
     else:
+        # Files run on as one stream; a line keeps its own missing newline, which the next
+        # output adds (_Output.write), as GNU's does.
         lines = [line for _, text in texts for line in _lines_of(text)]
-        # Files run on as one stream: a file's last line without a newline gets one.
-        joined = [(text, True) for text, _ in lines[:-1]] + lines[-1:]
-        code = _Run(commands, quiet).run(_Input(joined), out)
+        code = _Run(commands, quiet).run(_Input(lines), out)
     if errors and not code:
         code = 2
     return Output.exactly("".join(out.parts), code, stderr="\n".join(errors))
