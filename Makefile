@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTHON_FOR_VENV := $(shell pyenv which python 2>/dev/null || command -v python$$(cat .python-version) || command -v python3)
 
-.PHONY: serve test setup setup-test browser services lint bench
+.PHONY: serve test setup setup-test browser oracles services lint bench
 
 $(VENV)/.runtime: requirements.txt
 	@$(PYTHON_FOR_VENV) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else "Python 3.12 or newer is needed (see .python-version)")'
@@ -22,11 +22,16 @@ $(VENV)/.test: requirements-test.txt $(VENV)/.runtime
 setup: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
 
-setup-test: $(VENV)/.test browser
+setup-test: $(VENV)/.test browser oracles
 
 # Debian's Chromium, never a downloaded browser build.
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# Debian's gawk, the reference kadmin's awk is compared with (tests/unit/lab/test_awk_oracle.py);
+# coreutils, grep and sed, the others' references, are on every Debian machine.
+oracles:
+	@command -v gawk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gawk >/dev/null; }
 
 # PostgreSQL and Redis from Debian, for the multi-process tests and the PostgreSQL pass.
 services:

@@ -1,6 +1,8 @@
 """awk on kadmin: what admins type (`-F`, `-v`, `$N`, NR, NF, /re/ and comparison patterns,
 BEGIN/END, print, printf, arrays, `sum += $3; END {...}`, length, substr, split, sub, gsub,
-match, sprintf ...), with gawk's wording for its errors.
+match, sprintf, getline ...), answering as gawk 5.2 does in a UTF-8 locale (compared with the
+real gawk on generated programs: tests/unit/lab/test_awk_oracle.py), with gawk's wording for its
+errors. No command runs: `print | cmd`, `cmd | getline` and system() are refused in one line.
 
 The program is read by simulators.lab.awk_parse and run here over the home folder's files or
 the pipe. Regular expressions go through RE2 (simulators.lab.regex.compile_regex), so none
@@ -13,11 +15,13 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from simulators.lab import budget, files, regex
 from simulators.lab.awk_parse import AwkSyntaxError, Node, Parser, unescape
 from simulators.lab.awk_values import (
+    UNSET,
     AwkError,
     StrNum,
     arith,
@@ -26,9 +30,9 @@ from simulators.lab.awk_values import (
     num,
     re_split,
     replacement,
-    round_half,
     text,
     truth,
+    whole,
 )
 from simulators.lab.tool import Context, Output
 
@@ -61,12 +65,15 @@ class Interpreter:
         self.begin, self.rules, self.end = Parser(source).program()
         self.vars: dict[str, Any] = {
             "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "NF": 0.0, "FNR": 0.0,
-            "FILENAME": "", "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": -1.0,
+            "FILENAME": "", "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": 0.0,
             "CONVFMT": "%.6g", "OFMT": "%.6g",
         }  # fmt: skip
         self.arrays: dict[str, dict[str, Any]] = {"ENVIRON": dict(ctx.env)}
         self.fields: list[Any] = [StrNum("")]
         self.out: list[str] = []
+        self.errors: list[str] = []  # what the program printed to /dev/stderr
+        self.reader: Iterator[str] = iter(())  # the input's records, shared with getline
+        self.opened: dict[str, Iterator[str]] = {}  # files read by `getline < FILE`
         self.size = 0
         self.steps = 0
         self.regexes: dict[str, Any] = {}
@@ -84,6 +91,8 @@ class Interpreter:
             return line.split()
         if line == "":
             return []
+        if fs == "":  # gawk: each character a field
+            return list(line)
         if len(fs) == 1 and fs != "\\":
             return line.split(fs)
         return re_split(self.regex(fs), line)
@@ -106,6 +115,14 @@ class Interpreter:
         self.fields[i] = value
         self.vars["NF"] = float(len(self.fields) - 1)
         self.rebuild()
+
+    def reach(self, index: float) -> None:
+        """A field named as a place to write (sub's and gsub's target) exists from then on, as
+        in gawk: NF grows to it even if nothing is written, $0 stays as it was."""
+        i = int(index)
+        if len(self.fields) <= i <= 100_000:
+            self.fields += [StrNum("")] * (i + 1 - len(self.fields))
+            self.vars["NF"] = float(len(self.fields) - 1)
 
     def rebuild(self) -> None:
         ofs = text(self.vars["OFS"])
@@ -134,30 +151,35 @@ class Interpreter:
         if self.steps % 64 == 0:
             budget.check_time()
 
-    def emit(self, value: str) -> None:
-        self.out.append(value)
+    def emit(self, value: str, to: list[str] | None = None) -> None:
+        (self.out if to is None else to).append(value)
         self.size += len(value)
         budget.check_output(self.size, "awk")
 
     # -- running
+    def records(self, inputs: list[tuple[str, str]]) -> Iterator[str]:
+        """The input's records, file after file, counted in NR and FNR as each is read."""
+        for name, body in inputs:
+            self.vars["FILENAME"] = name  # "-" for the standard input, as gawk
+            self.vars["FNR"] = 0.0
+            for line in lines_of(body):
+                self.vars["NR"] = num(self.vars["NR"]) + 1
+                self.vars["FNR"] = num(self.vars["FNR"]) + 1
+                yield line
+
     def run(self, inputs: list[tuple[str, str]]) -> None:
+        self.reader = self.records(inputs)
         try:
             for action in self.begin:
                 self.execute(action)
             if self.rules or self.end:
-                for name, body in inputs:
-                    self.vars["FILENAME"] = "" if name == "-" else name
-                    self.vars["FNR"] = 0.0
-                    lines = body[:-1].split("\n") if body.endswith("\n") else body.split("\n")
-                    for line in lines if body else []:
-                        self.vars["NR"] = num(self.vars["NR"]) + 1
-                        self.vars["FNR"] = num(self.vars["FNR"]) + 1
-                        self.set_record(line)
-                        self.tick()
-                        try:
-                            self.record()
-                        except _Next:
-                            continue
+                for line in self.reader:
+                    self.set_record(line)
+                    self.tick()
+                    try:
+                        self.record()
+                    except _Next:
+                        continue
         except _Exit:
             pass
         try:
@@ -271,7 +293,7 @@ class Interpreter:
             self.emit(output)
             return
         if name == "/dev/stderr":
-            self.emit(output)
+            self.emit(output, self.errors)
             return
         written = self.written
         existing = files.read(self.ctx, name) if (op == ">>" or name in written) else ""
@@ -279,6 +301,28 @@ class Interpreter:
         if problem:
             raise AwkError(f"can't redirect to `{name}' ({problem.rsplit(': ', 1)[-1]})")
         written.add(name)
+
+    def getline(self, target: Node | None, source: Node | None) -> float:
+        """`getline [VAR] [< FILE]`: the next record of the input (NR and FNR counted) or of a
+        home-folder FILE, into $0 (NF set) or VAR; 1, 0 at the end, -1 for a missing file."""
+        if source is None:
+            reader = self.reader
+        else:
+            name = text(self.value(source))
+            if name not in self.opened:
+                body = self.ctx.stdin if name in ("-", "/dev/stdin") else files.read(self.ctx, name)
+                if body is None:
+                    return -1.0
+                self.opened[name] = iter(lines_of(body))
+            reader = self.opened[name]
+        line = next(reader, None)
+        if line is None:
+            return 0.0
+        if target is None:
+            self.set_record(line)
+        else:
+            self.assign(target, StrNum(line))
+        return 1.0
 
     def key(self, indexes: list[Node]) -> str:
         sep = text(self.vars["SUBSEP"])
@@ -297,13 +341,15 @@ class Interpreter:
         if kind == "var":
             if node[1] in self.arrays:
                 raise AwkError(f"attempt to use array `{node[1]}' in a scalar context")
-            return self.vars.get(node[1], "")
+            return self.vars.get(node[1], UNSET)
         if kind == "field":
             return self.get_field(num(self.value(node[1])))
         if kind == "index":
-            return self.array(node[1]).setdefault(self.key(node[2]), "")
+            return self.array(node[1]).setdefault(self.key(node[2]), UNSET)
         if kind == "group":
             return self.value(node[1])
+        if kind == "getline":
+            return self.getline(node[1], node[2])
         if kind == "ere":
             return 1.0 if self.regex(node[1]).search(text(self.fields[0])) else 0.0
         if kind == "concat":
@@ -377,7 +423,7 @@ class Interpreter:
         if name in ("sub", "gsub"):
             return self.substitute(name, args)
         if name == "split":
-            if len(args) < 2 or args[1][0] != "var":
+            if len(args) < 2 or args[1][0] != "var" or args[1][1] in self.vars:
                 raise AwkError("split: second argument is not an array")
             source = text(self.value(args[0]))
             fs = text(self.value(args[2])) if len(args) > 2 else text(self.vars["FS"])
@@ -385,7 +431,6 @@ class Interpreter:
                 fs = args[2][1]
             parts = self.split(source, fs)
             self.arrays[args[1][1]] = {str(i): StrNum(p) for i, p in enumerate(parts, start=1)}
-            self.vars.pop(args[1][1], None)
             return float(len(parts))
         if name == "length" and args and args[0][0] == "var" and args[0][1] in self.arrays:
             return float(len(self.arrays[args[0][1]]))
@@ -393,12 +438,11 @@ class Interpreter:
         if name == "length":
             return float(len(text(values[0]) if values else text(self.fields[0])))
         if name == "substr":
+            # gawk's: the start and length cut toward zero, a start before 1 taken as 1.
             s = text(values[0])
-            start = round_half(num(values[1])) if len(values) > 1 else 1
-            length = round_half(num(values[2])) if len(values) > 2 else len(s) + 1
-            begin = max(start, 1)
-            end = start + length if len(values) > 2 else len(s) + 1
-            return s[begin - 1 : max(begin - 1, end - 1)]
+            begin = max(whole(num(values[1])), 1) if len(values) > 1 else 1
+            length = whole(num(values[2])) if len(values) > 2 else len(s)
+            return s[begin - 1 : begin - 1 + max(length, 0)]
         if name == "index":
             return float(text(values[0]).find(text(values[1])) + 1)
         if name == "match":
@@ -444,6 +488,8 @@ class Interpreter:
         pattern = args[0][1] if args[0][0] == "ere" else text(self.value(args[0]))
         template = text(self.value(args[1]))
         target = args[2] if len(args) > 2 else ("field", ("num", 0.0))
+        if target[0] == "field":
+            self.reach(num(self.value(target[1])))
         source = text(self.value(target))
         regex = self.regex(pattern)
         out: list[str] = []
@@ -536,14 +582,17 @@ def awk(ctx: Context, args: list[str]) -> Output:
     try:
         machine.run(inputs)
     except AwkError as exc:
-        out = "".join(machine.out)
-        return Output(
-            out[:-1] if out.endswith("\n") else out, 2, stderr=f"awk: cmd. line:1: fatal: {exc}"
-        )
+        problem = f"awk: cmd. line:1: fatal: {exc}"
     except RecursionError:
-        return Output(
-            "", 2, stderr="awk: cmd. line:1: fatal: expression too deeply nested for this lab"
-        )
-    out = "".join(machine.out)
-    newline = out.endswith("\n")
-    return Output(out[:-1] if newline else out, machine.status, newline=newline)
+        problem = "awk: cmd. line:1: fatal: expression too deeply nested for this lab"
+    else:
+        problem = ""
+    errors = "".join(machine.errors) + problem
+    return Output.exactly("".join(machine.out), 2 if problem else machine.status, errors)
+
+
+def lines_of(body: str) -> list[str]:
+    """A text's records (RS a newline): its lines, a last one without its newline included."""
+    if not body:
+        return []
+    return body[:-1].split("\n") if body.endswith("\n") else body.split("\n")

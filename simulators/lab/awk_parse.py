@@ -7,6 +7,7 @@ gawk's two lines: the program's line, then a caret under the token and what was 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -172,6 +173,7 @@ class Parser:
         self.tokens = lex(source)
         self.i = 0
         self.no_gt = 0  # inside print's arguments, `>` is redirection
+        self.within = ""  # "BEGIN" or "END" while their actions are read
 
     # -- helpers
     def peek(self, offset: int = 0) -> Tok:
@@ -221,7 +223,9 @@ class Parser:
                         self.peek().pos,
                         "each rule must have a pattern or an action part",
                     )
+                self.within = which
                 (begin if which == "BEGIN" else end).append(self.block())
+                self.within = ""
             elif self.at("function", "func"):
                 raise _error(
                     self.source,
@@ -307,6 +311,11 @@ class Parser:
             return ("do", body, cond)
         if self.at("for"):
             return self.for_statement()
+        if tok.kind == "kw" and tok.value in ("next", "nextfile") and self.within:
+            line_no = self.source.count("\n", 0, tok.pos) + 1
+            raise AwkSyntaxError(
+                f"awk: cmd. line:{line_no}: error: `{tok.value}' used in {self.within} action"
+            )
         if tok.kind == "kw" and tok.value in ("break", "continue", "next", "nextfile"):
             self.take()
             self.simple_end()
@@ -331,8 +340,6 @@ class Parser:
             return ("delete", name.value, index)
         if self.at("print", "printf"):
             return self.print_statement()
-        if self.at("getline"):
-            raise _error(self.source, tok.pos, "getline is not available in this lab")
         node = self.expr()
         self.simple_end()
         return ("expr", node)
@@ -376,7 +383,7 @@ class Parser:
                     # print (a, b) > "f": a parenthesised list, or an expression starting with (
                     save = self.i
                     self.take()
-                    items = self.expr_list(")")
+                    items = self.parenthesized(lambda: self.expr_list(")"))
                     if self.at(";", "}", ">", ">>", "|") or self.peek().kind in ("nl", "eof"):
                         args = items
                     else:
@@ -467,6 +474,12 @@ class Parser:
         left = self.additive()
         while self._starts_operand():
             left = ("concat", left, self.additive())
+        if self.at("|") and self.peek(1).value == "getline":
+            raise _error(
+                self.source,
+                self.peek().pos,
+                "`command | getline' is not available in this lab (no command runs here)",
+            )
         return left
 
     def _starts_operand(self) -> bool:
@@ -535,22 +548,15 @@ class Parser:
         if tok.value == "$":
             return ("field", self.postfix_operand())
         if tok.value == "(":
-            inner = self.expr()
-            if self.at(","):  # (a, b) in array
-                self.take()
-                items = [inner, *self.expr_list(")")]
-                if not self.at("in"):
-                    raise self.unexpected()
-                self.take()
-                return ("in", items, self.take().value)
-            self.expect(")")
-            return ("group", inner)
+            return self.parenthesized(self.group)
+        if tok.value == "getline" and tok.kind != "str":
+            return self.getline()
         if tok.kind == "builtin":
             args: list[Node] = []
             if self.at("("):
                 self.take()
                 if not self.at(")"):
-                    args = self.expr_list(None)
+                    args = self.parenthesized(lambda: self.expr_list(None))
                 self.expect(")")
             elif tok.value != "length":
                 raise self.unexpected()
@@ -564,6 +570,42 @@ class Parser:
             return ("var", tok.value)
         self.i -= 1
         raise self.unexpected()
+
+    def parenthesized[T](self, read: Callable[[], T]) -> T:
+        """What `read` reads inside parentheses, where `>` compares even in print's arguments."""
+        saved, self.no_gt = self.no_gt, 0
+        try:
+            return read()
+        finally:
+            self.no_gt = saved
+
+    def group(self) -> Node:
+        """After `(`: an expression and `)`, or `(a, b) in array`."""
+        inner = self.expr()
+        if self.at(","):  # (a, b) in array
+            self.take()
+            items = [inner, *self.expr_list(")")]
+            if not self.at("in"):
+                raise self.unexpected()
+            self.take()
+            return ("in", items, self.take().value)
+        self.expect(")")
+        return ("group", inner)
+
+    def getline(self) -> Node:
+        """After `getline`: an optional variable, field or element, then an optional `< FILE`
+        (a primary: `getline line < "nodes.txt"`). `cmd | getline` is not parsed: no command
+        runs on this host."""
+        target = None
+        if self.at("$") or (self.peek().kind == "name"):
+            target = self.primary()
+            if target[0] not in ("var", "field", "index"):
+                raise self.unexpected()
+        source = None
+        if self.at("<"):
+            self.take()
+            source = self.primary()
+        return ("getline", target, source)
 
     def postfix_operand(self) -> Node:
         if self.at("++", "--", "-", "!", "+"):

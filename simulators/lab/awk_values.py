@@ -20,6 +20,14 @@ class StrNum(str):
     """Input text that looks numeric compares as a number (POSIX's strnum)."""
 
 
+class Unset(str):
+    """A variable or element never assigned: "" as a string and 0 as a number, so both
+    `count == 0` and `name == ""` hold (POSIX's uninitialized value)."""
+
+
+UNSET = Unset("")
+
+
 def num(value: Any) -> float:
     if isinstance(value, float):
         return value
@@ -34,10 +42,9 @@ def text(value: Any, fmt: str = "%.6g") -> str:
         return value
     if value == int(value) if math.isfinite(value) else False:
         return str(int(value))
-    if math.isnan(value):
-        return "-nan" if math.copysign(1, value) < 0 else "nan"
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
+    if not math.isfinite(value):
+        # gawk 5 writes the sign of an infinity or a NaN always, whatever the format.
+        return ("-" if math.copysign(1, value) < 0 else "+") + ("nan" if value != value else "inf")
     return str(fmt % value)
 
 
@@ -50,7 +57,7 @@ def truth(value: Any) -> bool:
 
 
 def looks_numeric(value: Any) -> bool:
-    return isinstance(value, float) or (
+    return isinstance(value, (float, Unset)) or (
         isinstance(value, StrNum) and bool(_NUMERIC.fullmatch(value))
     )
 
@@ -81,19 +88,28 @@ def format_values(fmt: str, values: list[Any], convfmt: str) -> str:
         if precision is not None:
             spec += "." + str(min(int(precision), 4096))
         value = take()
-        if conv in "dioxXu":
-            n = num(value)
-            n_int = int(n) if math.isfinite(n) else 0
-            out.append((spec + {"i": "d", "u": "d"}.get(conv, conv)) % n_int)
+        if conv in "dioxXueEfFgG" and not math.isfinite(num(value)):
+            out.append(text(num(value)))  # gawk: the sign and inf or nan, width or not
+        elif conv in "dioxXu":
+            out.append((spec + {"i": "d", "u": "d"}.get(conv, conv)) % int(num(value)))
         elif conv in "eEfFgG":
             out.append((spec + conv) % num(value))
         elif conv == "c":
-            char = chr(int(num(value)) % 0x110000) if isinstance(value, float) else text(value)[:1]
-            out.append((spec + "s") % char)
+            out.append((spec + "s") % _character(value))
         else:
             out.append((spec + "s") % text(value, convfmt))
     out.append(fmt[pos:])
     return "".join(out)
+
+
+def _character(value: Any) -> str:
+    """%c in a UTF-8 locale, as gawk: a number (an input field that looks like one included) is
+    the character of that code point; a negative one is a lone byte, which a UTF-8 terminal
+    shows as U+FFFD; a string is its first character, and the empty string a NUL."""
+    if looks_numeric(value):
+        code = int(num(value))
+        return chr(code) if 0 <= code < 0x110000 else "\ufffd"
+    return text(value)[:1] or "\0"
 
 
 def replacement(template: str, matched: str) -> str:
@@ -122,10 +138,11 @@ def re_split(regex: Any, line: str) -> list[str]:
     return parts
 
 
-def round_half(value: float) -> int:
+def whole(value: float) -> int:
+    """A number made an integer as gawk's substr does: toward zero, infinities bounded."""
     if not math.isfinite(value):
         return 0 if math.isnan(value) else (1 << 30 if value > 0 else -(1 << 30))
-    return math.floor(value + 0.5)
+    return int(max(-(1 << 30), min(1 << 30, value)))
 
 
 def arith(op: str, a: float, b: float) -> float:

@@ -89,7 +89,9 @@ def _ours(tool: str, args: list[str], stdin: str, files: dict[str, str]) -> tupl
     return _stdout(tool, result), result.code
 
 
-def _real(tool: str, args: list[str], stdin: str, files: dict[str, str]) -> tuple[str, int]:
+def _real(
+    tool: str, args: list[str], stdin: str, files: dict[str, str], locale: str = "C"
+) -> tuple[str, int]:
     with tempfile.TemporaryDirectory() as folder:
         for name, text in files.items():
             (Path(folder) / name).write_bytes(text.encode())
@@ -98,7 +100,7 @@ def _real(tool: str, args: list[str], stdin: str, files: dict[str, str]) -> tupl
             input=stdin.encode(),
             cwd=folder,
             capture_output=True,
-            env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},
+            env={"LC_ALL": locale, "PATH": "/usr/bin:/bin"},
             check=False,
             timeout=20,
         )
