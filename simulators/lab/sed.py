@@ -72,6 +72,17 @@ def _lines_of(text: str) -> list[tuple[str, bool]]:
     ]
 
 
+@dataclass
+class _Range:
+    """A command's range while the input runs: active, and the line it ends at (numbers); a
+    range whose first address is a line number starts at the first line at or after it (one N
+    may read past it), once (closed)."""
+
+    active: bool = False
+    end: int = 0
+    closed: bool = False
+
+
 class _Run:
     def __init__(self, commands: list[Command], quiet: bool) -> None:
         self.commands = commands
@@ -81,6 +92,7 @@ class _Run:
         self.line = 0
         self.last_regex: Regex | None = None
         self.quitted = False
+        self.ranges: list[_Range] = []  # each command's range, as the input runs
 
     def regex(self, regex: Regex | None) -> Regex:
         if regex is None:
@@ -92,9 +104,10 @@ class _Run:
 
     def run(self, source: _Input, out: _Output) -> int:
         """Every cycle over `source`; sed's exit status."""
-        for command in self.commands:
-            command.active = command.first is not None and command.first.kind == "zero"
-            command.closed = False
+        self.ranges = [
+            _Range(active=command.first is not None and command.first.kind == "zero")
+            for command in self.commands
+        ]
         steps = 0
         while True:
             got = source.read()
@@ -120,11 +133,12 @@ class _Run:
                         out.end_line()  # q ends the last line written, as GNU's does
                     return quit_.code
                 except _EndOfInput as end:
-                    # GNU's N and n at the end: the appended text, then the pattern space.
+                    # GNU's N and n at the end: the cycle ends there, as at the script's end
+                    # (the pattern space, then the appended text).
+                    if not self.quiet:
+                        out.write(end.space, end.newline)
                     for text in appended:
                         out.write(text)
-                    if not self.quiet and not end.deleted:
-                        out.write(end.space, end.newline)
                     return 0
                 if printed and not self.quiet:
                     out.write(space, newline)
@@ -147,7 +161,8 @@ class _Run:
             pc += 1
             if command.name in ":}":
                 continue
-            if not self.selected(command, space, source):
+            state = self.ranges[pc - 1]
+            if not self.selected(command, state, space, source):
                 if command.name == "{":
                     pc = command.number
                 continue
@@ -173,7 +188,7 @@ class _Run:
             elif name in "nN":
                 got = source.read()
                 if got is None:
-                    raise _EndOfInput(space, newline, deleted=False)
+                    raise _EndOfInput(space, newline)
                 if name == "n" and not self.quiet:
                     out.write(space, True)
                 # Reading a line writes the text appended so far (GNU's read_pattern_space).
@@ -211,7 +226,7 @@ class _Run:
             elif name == "i":
                 out.write(command.text)
             elif name == "c":
-                if command.second is None or not command.active:
+                if command.second is None or not state.active:
                     out.write(command.text)
                 return space, newline, False, False
             elif name in "qQ":
@@ -229,52 +244,53 @@ class _Run:
                         budget.check_time()
         return space, newline, True, False
 
-    def selected(self, command: Command, space: str, source: _Input) -> bool:
-        return self.matches(command, space, source) != command.negate
+    def selected(self, command: Command, state: _Range, space: str, source: _Input) -> bool:
+        return self.matches(command, state, space, source) != command.negate
 
-    def matches(self, command: Command, space: str, source: _Input) -> bool:
+    def matches(self, command: Command, state: _Range, space: str, source: _Input) -> bool:
         first, second = command.first, command.second
         if first is None:
             return True
         if second is None:
             return self.at(first, space, source)
-        if command.active:
+        if state.active:
             if second.kind in ("line", "plus", "tilde"):
-                if self.line >= command.end:
-                    command.active, command.closed = False, True
-                    return self.line == command.end or second.kind != "line"
+                if self.line >= state.end:
+                    state.active, state.closed = False, True
+                    return self.line == state.end or second.kind != "line"
                 return True
             if second.kind == "last":
-                command.active = not source.done
+                state.active = not source.done
                 return True
             if self.at(second, space, source):
-                command.active, command.closed = False, True
+                state.active, state.closed = False, True
             return True
         if first.kind == "zero":
             return False
         if first.kind == "line":
-            if command.closed or self.line < first.number:
+            if state.closed or self.line < first.number:
                 return False
         elif not self.at(first, space, source):
             return False
-        command.closed = True  # open again below while the range goes on
+        state.closed = True  # open again below while the range goes on
         # A first line read past (by N, or a command before this one that ended the cycle)
         # starts the range here, unless its last line is behind too.
         passed = first.kind == "line" and self.line > first.number
         if passed and second.kind == "line" and self.line > second.number:
             return False
         if second.kind == "line":
-            command.active, command.end = second.number > self.line, second.number
+            state.active, state.end = second.number > self.line, second.number
         elif second.kind == "plus":
-            command.active, command.end = second.number > 0, self.line + second.number
+            state.active, state.end = second.number > 0, self.line + second.number
         elif second.kind == "tilde":
+            # To the next multiple of N after this line (GNU's: `4,~4` is lines 4 to 8).
             step = second.number
-            end = self.line if step <= 0 else -(-self.line // step) * step
-            command.active, command.end = end > self.line, end
+            end = self.line if step <= 0 else (self.line // step + 1) * step
+            state.active, state.end = end > self.line, end
         elif second.kind == "last":
-            command.active = not source.done
+            state.active = not source.done
         else:
-            command.active = True
+            state.active = True
         return True
 
     def at(self, address: Address, space: str, source: _Input) -> bool:
@@ -327,10 +343,11 @@ class _Run:
 
 
 class _EndOfInput(Exception):
-    """`n` or `N` with no line left: GNU prints the pattern space (unless -n) and stops."""
+    """`n` or `N` with no line left: GNU prints the pattern space (unless -n), then the
+    appended text, and stops."""
 
-    def __init__(self, space: str, newline: bool, deleted: bool) -> None:
-        self.space, self.newline, self.deleted = space, newline, deleted
+    def __init__(self, space: str, newline: bool) -> None:
+        self.space, self.newline = space, newline
 
 
 def _expand(command: Command, match: Match) -> str:
@@ -451,7 +468,11 @@ def _stream(
         run = _Run(commands, quiet)
         for name, text in texts:
             mine = _Output() if in_place else out
-            run.line = 0  # each file's lines from 1; the hold space goes on
+            # Each file from scratch, as GNU's read_pattern_space resets when it reads a next
+            # file's first line: its lines from 1 and the hold space emptied (its text only:
+            # whether a newline ends it stays, as GNU's hold.length = 0 leaves `chomped`).
+            run.line = 0
+            run.hold = ""
             code = run.run(_Input(_lines_of(text)), mine) or code
             if in_place:
                 problem = write(ctx, name, "".join(mine.parts))

@@ -51,12 +51,6 @@ class Command:
     text: str = ""
     number: int = 0  # q/Q's exit code, a block's end, a branch's target
     table: dict[str, str] = field(default_factory=dict)
-    # A range's state while the input runs: active, and the line it ends at (numbers).
-    active: bool = False
-    end: int = 0
-    # A range whose first address is a line number starts at the first line at or after it
-    # (one N may read past it), once.
-    closed: bool = False
 
 
 # ------------------------------------------------------------------------------ parsing
