@@ -384,18 +384,31 @@ class Interpreter:
             op, target, expr = node[1], node[2], node[3]
             new = self.value(expr)
             if op != "=":
+                target = self.place(target)
                 new = arith(op[:-1].replace("**", "^"), num(self.value(target)), num(new))
             elif isinstance(new, StrNum) and target[0] != "field":
                 new = StrNum(new)
             return self.assign(target, new)
         if kind == "incr":
-            old = num(self.value(node[2]))
+            target = self.place(node[2])
+            old = num(self.value(target))
             new = old + (1 if node[1] == "++" else -1)
-            self.assign(node[2], new)
+            self.assign(target, new)
             return new if node[3] else old
+        if kind == "slot":
+            return self.array(node[1]).setdefault(node[2], UNSET)
         if kind == "call":
             return self.call(node[1], node[2])
         raise AwkError(f"unknown expression {kind}")
+
+    def place(self, target: Node) -> Node:
+        """The place `target` names, its subscript or field number worked out once, for what
+        reads it and then writes it (`c[i++]++`, `$(n++) += 1`, sub's target): i moves once."""
+        if target[0] == "index":
+            return ("slot", target[1], self.key(target[2]))
+        if target[0] == "field":
+            return ("field", ("num", num(self.value(target[1]))))
+        return target
 
     def assign(self, target: Node, value: Any) -> Any:
         if target[0] == "var":
@@ -412,7 +425,7 @@ class Interpreter:
             array = self.array(target[1])
             if len(array) > 200_000:
                 raise AwkError("array too large for this lab")
-            array[self.key(target[2])] = value
+            array[target[2] if target[0] == "slot" else self.key(target[2])] = value
         return value
 
     def call(self, name: str, args: list[Node]) -> Any:
@@ -487,7 +500,7 @@ class Interpreter:
             raise AwkError(f"{name}: not enough arguments")
         pattern = args[0][1] if args[0][0] == "ere" else text(self.value(args[0]))
         template = text(self.value(args[1]))
-        target = args[2] if len(args) > 2 else ("field", ("num", 0.0))
+        target = self.place(args[2] if len(args) > 2 else ("field", ("num", 0.0)))
         if target[0] == "field":
             self.reach(num(self.value(target[1])))
         source = text(self.value(target))

@@ -53,7 +53,7 @@ STATEMENTS = [
     "getline; print \"got\", $0", "getline w; print w, NR",
     "CONVFMT = \"%.2g\"; z = 0.123456 \"\"; print z",
     "OFMT = \"%.2f\"; print 3.14159, 3.14159 \"\"",
-    "split(\"a b c\", w); print w[3]", "print substr({v}, 2, 3)", "print index({v}, \"a\")",
+    "split(\"a b c\", sp); print sp[3]", "print substr({v}, 2, 3)", "print index({v}, \"a\")",
     "print ({v}) ({v})", "print 1e300 * 1e10, -1e300 * 1e10", "for (k in c) m++; print m + 0",
 ]  # fmt: skip
 CHARACTERS = ["65", '"xyz"', "NR", "1e3", "u", '$1 ""']
@@ -123,6 +123,8 @@ def test_awk_prints_what_gawk_prints(program: str, options: list[str], data: st.
         '{ s = "abcdefgh"; print substr(s, 2.99, 2), substr(s, 0, 3), substr(s, 2, 1.7) }',
         '{ print (u == 0), (u == ""), (a[1] == 0), ($5 == 0), ($2 < 1) }',
         '{ sub(/ /, "_", $3); print NF; OFS = "-"; $1 = $1; print }',
+        '{ c[x++]++; c[++y] += 5; sub(/a/, "X", $(++n)); print x, y, n, c[1], c[0]; print }',
+        "{ i = 1; a[i++] = i; print a[1], i }",
     ],
 )
 def test_awk_answers_these_as_gawk_does(program: str) -> None:
