@@ -22,6 +22,7 @@ from simulators.lab import (
     sort,
     streams,
     textutils,
+    tr,
 )
 from simulators.lab.tool import Context, Output, Tool
 
@@ -142,7 +143,7 @@ register(
 )
 register("uniq", textutils.uniq, path=BIN + "uniq", files=True, options=["-c", "-d", "-u", "-i"])
 register("cut", textutils.cut, path=BIN + "cut", files=True, options=["-d", "-f", "-c", "-s"])
-register("tr", textutils.tr, path=BIN + "tr", options=["-d", "-s", "-c"])
+register("tr", tr.tr, path=BIN + "tr", options=["-c", "-d", "-s", "-t"])
 register("base64", textutils.base64, path=BIN + "base64", files=True, options=["-d", "-w"])
 register("tee", textutils.tee, path=BIN + "tee", files=True, options=["-a"])
 register("less", textutils.less, path=BIN + "less", files=True)

@@ -20,14 +20,14 @@ class Usage(Exception):
     pass
 
 
-def _try(tool: str) -> str:
+def try_help(tool: str) -> str:
     return f"Try '{tool} --help' for more information."
 
 
 def _invalid(tool: str, arg: str) -> Usage:
     if arg.startswith("--"):
-        return Usage(f"{tool}: unrecognized option '{arg}'\n{_try(tool)}")
-    return Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{_try(tool)}")
+        return Usage(f"{tool}: unrecognized option '{arg}'\n{try_help(tool)}")
+    return Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{try_help(tool)}")
 
 
 def printed(lines: list[str], code: int = 0, stderr: str = "") -> Output:
@@ -81,7 +81,7 @@ def options_of(
             short = long[key]
             if short in valued and not value:
                 if i >= len(args):
-                    raise Usage(f"{tool}: option '{key}' requires an argument\n{_try(tool)}")
+                    raise Usage(f"{tool}: option '{key}' requires an argument\n{try_help(tool)}")
                 value = args[i]
                 i += 1
             opts[short] = value or "1"
@@ -97,14 +97,14 @@ def options_of(
                 if not value:
                     if i >= len(args):
                         raise Usage(
-                            f"{tool}: option requires an argument -- '{flag}'\n{_try(tool)}"
+                            f"{tool}: option requires an argument -- '{flag}'\n{try_help(tool)}"
                         )
                     value = args[i]
                     i += 1
                 opts[flag] = opts[flag] + "\x00" + value if flag in opts and flag == "k" else value
                 break
             if flag not in flags:
-                raise Usage(f"{tool}: invalid option -- '{flag}'\n{_try(tool)}")
+                raise Usage(f"{tool}: invalid option -- '{flag}'\n{try_help(tool)}")
             opts[flag] = "1"
             j += 1
     return opts, operands
@@ -193,7 +193,8 @@ def _uniq(ctx: Context, args: list[str]) -> Output:
         raise Usage(f"uniq: writing to a file is not available in this lab: '{names[1]}'")
     if "D" in opts and "c" in opts:
         raise Usage(
-            "uniq: printing all duplicated lines and repeat counts is meaningless\n" + _try("uniq")
+            "uniq: printing all duplicated lines and repeat counts is meaningless\n"
+            + try_help("uniq")
         )
     numbers = {}
     for flag, what in (("f", "number of fields to skip"), ("s", "number of bytes to skip")):
@@ -254,15 +255,15 @@ def _ranges(spec: str, what: str) -> list[tuple[int, int]]:
     for piece in spec.split(","):
         match = re.fullmatch(r"(\d*)(-?)(\d*)", piece)
         if not match or piece in ("", "-"):
-            raise Usage(f"cut: invalid {what} value '{piece}'\n{_try('cut')}")
+            raise Usage(f"cut: invalid {what} value '{piece}'\n{try_help('cut')}")
         low = budget.bounded_int(match.group(1), 1 << 30) if match.group(1) else 1
         high = budget.bounded_int(match.group(3), 1 << 30) if match.group(3) else None
         if low == 0 or high == 0:
-            raise Usage(f"cut: {what}s are numbered from 1\n{_try('cut')}")
+            raise Usage(f"cut: {what}s are numbered from 1\n{try_help('cut')}")
         if not match.group(2):
             high = low
         if low is not None and high is not None and high < low:
-            raise Usage(f"cut: invalid decreasing range\n{_try('cut')}")
+            raise Usage(f"cut: invalid decreasing range\n{try_help('cut')}")
         ranges.append((low or 1, high if high is not None else 1 << 30))
     return ranges
 
@@ -279,16 +280,19 @@ def _cut(ctx: Context, args: list[str]) -> Output:
     opts, names = options_of(args, "cut", "s", valued="fdcb", long=long)
     modes = [m for m in "fcb" if m in opts]
     if not modes:
-        raise Usage(f"cut: you must specify a list of bytes, characters, or fields\n{_try('cut')}")
+        raise Usage(
+            f"cut: you must specify a list of bytes, characters, or fields\n{try_help('cut')}"
+        )
     if len(modes) > 1:
-        raise Usage(f"cut: only one list may be specified\n{_try('cut')}")
+        raise Usage(f"cut: only one list may be specified\n{try_help('cut')}")
     delim = opts.get("d", "\t")
     if "d" in opts and modes[0] != "f":
         raise Usage(
-            "cut: an input delimiter may be specified only when operating on fields\n" + _try("cut")
+            "cut: an input delimiter may be specified only when operating on fields\n"
+            + try_help("cut")
         )
     if len(delim) != 1:
-        raise Usage(f"cut: the delimiter must be a single character\n{_try('cut')}")
+        raise Usage(f"cut: the delimiter must be a single character\n{try_help('cut')}")
     what = {"f": "field", "c": "character", "b": "byte"}[modes[0]]
     ranges = _ranges(opts[modes[0]], what)
     inputs, errors = read_inputs(ctx, "cut", names)
@@ -317,99 +321,6 @@ def _cut(ctx: Context, args: list[str]) -> Output:
     return printed(out, 1 if errors else 0, stderr="\n".join(errors))
 
 
-# ---------------------------------------------------------------------------- tr
-
-_CLASSES = {
-    "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-    "lower": "abcdefghijklmnopqrstuvwxyz",
-    "digit": "0123456789",
-    "space": " \t\n\r\v\f",
-    "blank": " \t",
-    "punct": "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
-}
-_CLASSES["alpha"] = _CLASSES["upper"] + _CLASSES["lower"]
-_CLASSES["alnum"] = _CLASSES["alpha"] + _CLASSES["digit"]
-_CLASSES["xdigit"] = "0123456789ABCDEFabcdef"
-
-
-def _tr_set(spec: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(spec):
-        if spec.startswith("[:", i):
-            end = spec.find(":]", i + 2)
-            name = spec[i + 2 : end] if end > 0 else ""
-            if name not in _CLASSES:
-                raise Usage(f"tr: invalid character class '{name}'")
-            out.append(_CLASSES[name])
-            i = end + 2
-            continue
-        ch = spec[i]
-        if ch == "\\" and i + 1 < len(spec):
-            ch = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(spec[i + 1], spec[i + 1])
-            i += 1
-        if i + 2 < len(spec) and spec[i + 1] == "-":
-            high = spec[i + 2]
-            if ord(high) < ord(ch):
-                raise Usage(
-                    f"tr: range-endpoints of '{ch}-{high}' are in reverse collating sequence order"
-                )
-            if ord(high) - ord(ch) > 0x10000:
-                raise Usage("tr: range too large for this lab")
-            out.append("".join(chr(c) for c in range(ord(ch), ord(high) + 1)))
-            i += 3
-            continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def _tr(ctx: Context, args: list[str]) -> Output:
-    long = {"--delete": "d", "--squeeze-repeats": "s", "--complement": "c"}
-    opts, sets = options_of(args, "tr", "dscC", long=long)
-    if not sets:
-        raise Usage(f"tr: missing operand\n{_try('tr')}")
-    delete, squeeze = "d" in opts, "s" in opts
-    complement = "c" in opts or "C" in opts
-    need = 1 if delete and not squeeze else (1 if squeeze and len(sets) == 1 else 2)
-    if len(sets) < need:
-        raise Usage(
-            f"tr: missing operand after '{sets[0]}'\n"
-            "Two strings must be given when translating.\n" + _try("tr")
-        )
-    if len(sets) > need and not (delete and squeeze and len(sets) == 2):
-        raise Usage(f"tr: extra operand '{sets[need]}'\n" + _try("tr"))
-    first = _tr_set(sets[0])
-    second = _tr_set(sets[1]) if len(sets) > 1 else ""
-    text = ctx.stdin
-    chosen = set(first)
-
-    def inside(c: str) -> bool:
-        return (c in chosen) != complement
-
-    if delete:
-        text = "".join(c for c in text if not inside(c))
-        first = second
-    elif second:
-        if complement:
-            text = "".join(second[-1] if inside(c) else c for c in text)
-            first = second
-        else:
-            padded = second + second[-1] * max(0, len(first) - len(second))
-            table = {ord(a): b for a, b in zip(first, padded, strict=False)}
-            text = text.translate(table)
-            first = second
-    if squeeze:
-        squeezed = set(first)
-        text = re.sub(
-            r"(.)\1+",
-            lambda m: m.group(1) if m.group(1) in squeezed else m.group(0),
-            text,
-            flags=re.S,
-        )
-    return Output.exactly(text)
-
-
 # ---------------------------------------------------------------------------- base64, less, more
 
 
@@ -417,7 +328,7 @@ def _base64(ctx: Context, args: list[str]) -> Output:
     long = {"--decode": "d", "--wrap": "w", "--ignore-garbage": "i"}
     opts, names = options_of(args, "base64", "di", valued="w", long=long)
     if len(names) > 1:
-        raise Usage(f"base64: extra operand '{names[1]}'\n{_try('base64')}")
+        raise Usage(f"base64: extra operand '{names[1]}'\n{try_help('base64')}")
     inputs, errors = read_inputs(ctx, "base64", names)
     if errors:
         return Output("", 1, stderr=errors[0])
@@ -450,7 +361,7 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
         if not names and not ctx.stdin:
             if name == "less":
                 return Output("", 1, stderr='Missing filename ("less --help" for help)')
-            return Output("", 1, stderr=f"more: bad usage\n{_try('more')}")
+            return Output("", 1, stderr=f"more: bad usage\n{try_help('more')}")
         message = (
             "{name}: No such file or directory"
             if name == "less"
@@ -485,7 +396,6 @@ tee = tool("tee", _tee)
 wc = tool("wc", _wc)
 uniq = tool("uniq", _uniq)
 cut = tool("cut", _cut)
-tr = tool("tr", _tr)
 base64 = tool("base64", _base64)
 less = _pager("less")
 more = _pager("more")

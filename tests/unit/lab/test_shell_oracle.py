@@ -1,5 +1,5 @@
 """kadmin's text tools against the real GNU tools of this machine (coreutils 9.1, grep 3.8,
-sed 4.9),
+sed 4.9; tr on bytes),
 in the C locale: for generated files, stdin and options, the same bytes on stdout and the same
 exit status. The generator knows nothing of the implementation: lines of node names, numbers,
 words, blanks, tabs, separators, empty lines, a last line without its newline, and each tool's
@@ -165,6 +165,25 @@ def test_cat_prints_what_gnu_cat_prints(contents: list[str], options: list[str])
     _same("cat", [*options, *files], "", files)
 
 
+TR_SETS = ["a-z", "A-Z", "[:upper:]", "[:lower:]", "[:digit:]", "[:space:]", "[:alpha:]"]
+TR_SETS += ["[:alnum:]", "[:punct:]", "[:blank:]", "[:cntrl:]", "[:graph:]", "[:xdigit:]", "abc"]
+TR_SETS += ["a", "-", ",", "\\n", "\\t", " ", "0-9", "xyz", "[a*]", "[x*3]", "[b*010]", "\\\\"]
+TR_SETS += ["\\054", "e-a", "a-", "[=a=]", ":", ".", "ab-", "\\r", "[:lower:]x", "x[:upper:]"]
+TR_SETS += ["[y*]z", "\\", "é", "[", "[:"]
+TR_OPTIONS = ["-d", "-s", "-c", "-C", "-t", "-cd", "-ds", "-cs", "-ct", "--delete"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    options=st.lists(st.sampled_from(TR_OPTIONS), max_size=2),
+    sets=st.lists(st.sampled_from(TR_SETS), max_size=3),
+    stdin=st.one_of(texts(), RAW),
+)
+def test_tr_prints_what_gnu_tr_prints(options: list[str], sets: list[str], stdin: str) -> None:
+    """Bytes, as GNU's tr works on (é is two), every misuse refused with status 1."""
+    _same("tr", [*options, *sets], stdin, {})
+
+
 SED_ADDRESSES = ["", "1", "2", "$", "/a/", "/gpu/", "2,3", "/a/,/b/", "1~2", "0,/a/", "2,+1"]
 SED_ADDRESSES += ["2,~4", "4,~4", "3,~2", "$!", "/x/!", "/^$/", "3,1"]
 SED_COMMANDS = ["d", "p", "s/a/X/", "s/a/X/g", "s/[0-9]/N/2", "s/b*/<&>/g", "y/ab/AB/", "="]
@@ -236,6 +255,10 @@ def test_sed_corners_a_random_seed_once_found(args: list[str], files: dict[str, 
         ("sed", ["-n", "2p", "missing.txt"]),
         ("sed", ["b nowhere"]),
         ("sed", ["{p"]),
+        ("tr", ["[a*]", "x"]),
+        ("tr", ["-d", "a", "b"]),
+        ("tr", ["a-z", "[:upper:]"]),
+        ("tr", ["abc", ""]),
     ],
 )
 def test_a_refusal_has_gnus_status_and_nothing_on_stdout(tool: str, args: list[str]) -> None:
