@@ -8,7 +8,6 @@ stderr (Output.stderr), so `2>/dev/null` and pipes treat them as bash would.
 from __future__ import annotations
 
 import base64 as b64
-import binascii
 import re
 from collections.abc import Callable
 
@@ -324,35 +323,64 @@ def _cut(ctx: Context, args: list[str]) -> Output:
 # ---------------------------------------------------------------------------- base64, less, more
 
 
+_ALPHABET = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_VALUE = {c: n for n, c in enumerate(_ALPHABET)}
+
+
+def _b64decode(data: bytes, ignore_garbage: bool) -> tuple[bytes, bool]:
+    """gnulib's base64_decode_ctx, as coreutils' base64 -d uses it: newlines skipped (with -i,
+    every byte outside the alphabet and `=`), four characters at a time, each byte written as
+    soon as its characters are read; padding may end any quantum. On a bad or short quantum
+    it stops: what was written so far, and False."""
+    keep = _VALUE.keys() | {ord("=")} if ignore_garbage else None
+    chars = bytes(c for c in data if c != 10 and (keep is None or c in keep))
+    out = bytearray()
+    for i in range(0, len(chars), 4):
+        quad = chars[i : i + 4]
+        if len(quad) < 2 or quad[0] not in _VALUE or quad[1] not in _VALUE:
+            return bytes(out), False
+        a, b = _VALUE[quad[0]], _VALUE[quad[1]]
+        out.append((a << 2 | b >> 4) & 0xFF)
+        if len(quad) < 3:
+            return bytes(out), False
+        if quad[2] == ord("="):
+            if quad[3:] != b"=":
+                return bytes(out), False
+            continue
+        if quad[2] not in _VALUE:
+            return bytes(out), False
+        c = _VALUE[quad[2]]
+        out.append((b << 4 | c >> 2) & 0xFF)
+        if len(quad) < 4:
+            return bytes(out), False
+        if quad[3] == ord("="):
+            continue
+        if quad[3] not in _VALUE:
+            return bytes(out), False
+        out.append((c << 6 | _VALUE[quad[3]]) & 0xFF)
+    return bytes(out), True
+
+
 def _base64(ctx: Context, args: list[str]) -> Output:
     long = {"--decode": "d", "--wrap": "w", "--ignore-garbage": "i"}
     opts, names = options_of(args, "base64", "di", valued="w", long=long)
     if len(names) > 1:
         raise Usage(f"base64: extra operand '{names[1]}'\n{try_help('base64')}")
-    inputs, errors = read_inputs(ctx, "base64", names)
+    inputs, errors = read_inputs(ctx, "base64", names, exact=True)
     if errors:
         return Output("", 1, stderr=errors[0])
-    text = inputs[0][1]
+    data = inputs[0][1].encode()
     if "d" in opts:
-        data = re.sub(r"\s+", "", text)
-        if "i" in opts:
-            data = re.sub(r"[^A-Za-z0-9+/=]", "", data)
-        try:
-            decoded = b64.b64decode(data + "=" * (-len(data) % 4), validate=True)
-        except (binascii.Error, ValueError):
-            good = re.match(r"[A-Za-z0-9+/]*", data)
-            prefix = good.group()[: len(good.group()) // 4 * 4] if good else ""
-            partial = b64.b64decode(prefix).decode("utf-8", errors="replace")
-            return Output(partial, 1, stderr="base64: invalid input")
-        out = decoded.decode("utf-8", errors="replace")
-        return Output.exactly(out)
+        decoded, ok = _b64decode(data, "i" in opts)
+        text = decoded.decode(errors="replace")
+        return Output.exactly(text, 0 if ok else 1, "" if ok else "base64: invalid input")
     wrap = budget.bounded_int(opts.get("w", "76"), 1 << 20)
     if wrap is None:
         raise Usage(f"base64: invalid wrap size: '{opts['w']}'")
-    encoded = b64.b64encode(text.encode("utf-8", errors="replace")).decode()
-    if wrap:
-        encoded = "\n".join(encoded[i : i + wrap] for i in range(0, len(encoded), wrap))
-    return Output(encoded)
+    encoded = b64.b64encode(data).decode()
+    if wrap and encoded:
+        encoded = "".join(encoded[i : i + wrap] + "\n" for i in range(0, len(encoded), wrap))
+    return Output.exactly(encoded)
 
 
 def _pager(name: str) -> Callable[[Context, list[str]], Output]:

@@ -1,5 +1,5 @@
 """kadmin's text tools against the real GNU tools of this machine (coreutils 9.1, grep 3.8,
-sed 4.9; tr on bytes),
+sed 4.9; tr and base64 on bytes),
 in the C locale: for generated files, stdin and options, the same bytes on stdout and the same
 exit status. The generator knows nothing of the implementation: lines of node names, numbers,
 words, blanks, tabs, separators, empty lines, a last line without its newline, and each tool's
@@ -12,6 +12,7 @@ GNU behaviour left out on purpose, each a corner no admin relies on: grep's -o w
 
 from __future__ import annotations
 
+import base64
 import subprocess
 import tempfile
 from pathlib import Path
@@ -182,6 +183,23 @@ TR_OPTIONS = ["-d", "-s", "-c", "-C", "-t", "-cd", "-ds", "-cs", "-ct", "--delet
 def test_tr_prints_what_gnu_tr_prints(options: list[str], sets: list[str], stdin: str) -> None:
     """Bytes, as GNU's tr works on (é is two), every misuse refused with status 1."""
     _same("tr", [*options, *sets], stdin, {})
+
+
+BASE64_OPTIONS = [[], ["-w0"], ["-w", "4"], ["--wrap=8"], ["-d"], ["-di"], ["--decode"], ["-i"]]
+BASE64_OPTIONS += [["-w", "x"]]
+ENCODED = st.builds(
+    lambda text, tail: base64.b64encode(text.encode()).decode() + tail,
+    texts(),
+    st.sampled_from(["", "\n", "!", "=", "==\n", "  ", "\nab", "YQ==", "Y"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(options=st.sampled_from(BASE64_OPTIONS), stdin=st.one_of(texts(), RAW, ENCODED))
+def test_base64_prints_what_gnu_base64_prints(options: list[str], stdin: str) -> None:
+    """The exact bytes encoded and wrapped, and -d's partial output before `invalid input`."""
+    _same("base64", options, stdin, {})
+    _same("base64", [*options, "in.txt"], "", {"in.txt": stdin})
 
 
 SED_ADDRESSES = ["", "1", "2", "$", "/a/", "/gpu/", "2,3", "/a/,/b/", "1~2", "0,/a/", "2,+1"]
