@@ -29,40 +29,49 @@ _ESCAPES = {
 MAX_PRINTF_OUTPUT = 256 * 1024
 
 
-def _escapes(text: str, octal_zero: bool) -> tuple[str, bool]:
-    """Backslash escapes as echo -e (`octal_zero`: \\0NNN) or printf's %b read them; the bool
+_HEX = {"x": 2, "u": 4, "U": 8}  # the most hex digits each takes
+
+
+def _escape(text: str, i: int, mode: str) -> tuple[str, int, bool]:
+    """The backslash escape at text[i], as bash reads it in `mode`: "echo" (echo -e: octal
+    only as \\0NNN), "b" (printf's %b: \\0NNN or \\NNN) or "format" (printf's format:
+    \\NNN, \\" for a quote, \\c not special). What it stands for, the characters it took,
+    and whether it stops the output (\\c, outside the format)."""
+    nxt = text[i + 1] if i + 1 < len(text) else ""
+    if nxt in _ESCAPES or nxt == "E":
+        return _ESCAPES.get(nxt, "\x1b"), 2, False
+    if nxt == "c" and mode != "format":
+        return "", 2, True
+    if nxt == '"' and mode == "format":
+        return '"', 2, False
+    if nxt in _HEX:
+        digits = re.match(f"[0-9A-Fa-f]{{1,{_HEX[nxt]}}}", text[i + 2 :])
+        if digits:
+            code = int(digits.group(), 16)
+            return (chr(code) if code < 0x110000 else "\ufffd"), 2 + len(digits.group()), False
+    if nxt and nxt in "01234567" and (nxt == "0" or mode != "echo"):
+        start = i + 2 if nxt == "0" and mode != "format" else i + 1
+        digits = re.match(r"[0-7]{1,3}", text[start:])
+        taken = digits.group() if digits else ""
+        return chr(int(taken or "0", 8) & 0xFF), start - i + len(taken), False
+    return "\\" + nxt, 1 + len(nxt), False
+
+
+def _escapes(text: str, mode: str) -> tuple[str, bool]:
+    """Every backslash escape of `text` read as bash reads it in `mode` (see _escape); the bool
     says \\c stopped the output."""
     out: list[str] = []
     i = 0
     while i < len(text):
-        ch = text[i]
-        if ch != "\\" or i + 1 >= len(text):
-            out.append(ch)
+        if text[i] != "\\":
+            out.append(text[i])
             i += 1
             continue
-        nxt = text[i + 1]
-        if nxt in _ESCAPES:
-            out.append(_ESCAPES[nxt])
-            i += 2
-        elif nxt == "c":
+        value, taken, stopped = _escape(text, i, mode)
+        if stopped:
             return "".join(out), True
-        elif nxt == "x":
-            digits = re.match(r"[0-9A-Fa-f]{1,2}", text[i + 2 :])
-            if digits:
-                out.append(chr(int(digits.group(), 16)))
-                i += 2 + len(digits.group())
-            else:
-                out.append("\\x")
-                i += 2
-        elif nxt.isdigit() and nxt < "8" and (nxt == "0" or not octal_zero):
-            start = i + 2 if (octal_zero and nxt == "0") else i + 1
-            digits = re.match(r"[0-7]{1,3}", text[start:])
-            value = digits.group() if digits else "0"
-            out.append(chr(int(value, 8) & 0xFF))
-            i = start + (len(digits.group()) if digits else 0)
-        else:
-            out.append("\\" + nxt)
-            i += 2
+        out.append(value)
+        i += taken
     return "".join(out), False
 
 
@@ -75,14 +84,14 @@ def echo(ctx: Context, args: list[str]) -> Output:
         args = args[1:]
     text = " ".join(args)
     if escapes:
-        text, stopped = _escapes(text, octal_zero=True)
+        text, stopped = _escapes(text, "echo")
         newline = newline and not stopped
     return Output.exactly(text + "\n" if newline else text)
 
 
 # ---------------------------------------------------------------------------- printf
 
-_CONVERSION = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsbq%])?")
+_CONVERSION = re.compile(r"%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsbq%])?")
 
 
 def printf(ctx: Context, args: list[str]) -> Output:
@@ -108,7 +117,8 @@ def printf(ctx: Context, args: list[str]) -> Output:
         budget.check_output(size, "printf")
         if stop or used == 0 or index >= len(values):
             break
-    return Output.exactly("".join(out), 1 if errors else 0, stderr="\n".join(errors))
+    failed = any(": warning: " not in error for error in errors)
+    return Output.exactly("".join(out), 1 if failed else 0, stderr="\n".join(errors))
 
 
 def _printf_once(
@@ -128,14 +138,9 @@ def _printf_once(
     while pos < len(fmt):
         ch = fmt[pos]
         if ch == "\\":
-            end = pos + 2
-            if pos + 1 < len(fmt) and fmt[pos + 1] in "01234567":
-                end = pos + 1 + len(re.match(r"[0-7]{1,3}", fmt[pos + 1 :]).group())  # type: ignore[union-attr]
-            text, stopped = _escapes(fmt[pos:end], octal_zero=False)
-            out.append(text)
-            if stopped:
-                return used, True
-            pos = end
+            value, taken, _ = _escape(fmt, pos, "format")
+            out.append(value)
+            pos += taken
             continue
         if ch != "%":
             out.append(ch)
@@ -157,53 +162,126 @@ def _printf_once(
             out.append("%")
             continue
         if width == "*":
-            width = str(_integer(take(), errors))
+            size = _integer(take(), errors)
+            flags, width = (flags + "-" if size < 0 else flags), str(abs(size))
         if precision == "*":
             precision = str(_integer(take(), errors))
+        flags = flags.replace("'", "")  # grouping: none in the C.UTF-8 locale
         spec = "%" + flags + (str(min(int(width), 4096)) if width else "")
         if precision is not None:
             spec += "." + str(min(int(precision), 4096))
         value = take()
         if conv in "diouxX":
-            number = _integer(value, errors)
-            py = {"i": "d", "u": "d"}.get(conv, conv)
-            out.append((spec + py) % number)
+            size = min(int(width), 4096) if width else 0
+            places = None if precision is None else min(int(precision), 4096)
+            number = _integer(value, errors, unsigned=conv in "ouxX")
+            out.append(_c_integer(flags, size, places, conv, number))
         elif conv in "eEfgG":
             out.append((spec + conv) % _number(value, errors))
         elif conv == "c":
-            out.append((spec + "s") % value[:1])
+            # The first byte (an empty string's NUL, as C's).
+            first = value.encode()[:1] or b"\0"
+            out.append(_text(flags, width, None, first.decode(errors="replace")))
         elif conv == "b":
-            text, stopped = _escapes(value, octal_zero=True)
-            out.append((spec + "s") % text)
+            text, stopped = _escapes(value, "b")
+            out.append(_text(flags, width, precision, text))
             if stopped:
                 return used, True
         elif conv == "q":
-            out.append((spec + "s") % _shell_quote(value))
+            out.append(_text(flags, width, precision, _shell_quote(value)))
         else:
-            out.append((spec + "s") % value)
+            out.append(_text(flags, width, precision, value))
     return used, False
 
 
-def _integer(value: str, errors: list[str]) -> int:
-    text = value.strip()
-    if text[:1] in ("'", '"') and len(text) > 1:
-        return ord(text[1])
-    try:
-        if len(text) > 40:
-            raise ValueError
-        return int(text, 0) if text else 0
-    except ValueError:
-        errors.append(f"bash: printf: {value}: invalid number")
-        digits = re.match(r"[-+]?\d+", text)
-        return int(digits.group()) if digits and len(digits.group()) < 40 else 0
+def _c_integer(flags: str, width: int, precision: int | None, conv: str, number: int) -> str:
+    """An integer conversion as C's printf writes it. Python's % agrees except for `#`: C adds
+    0x (0X) only to a non-zero hex number, and makes an octal one start with 0 (Python: 0o);
+    o, u, x and X are unsigned (a negative number is its 64-bit two's complement, no sign)."""
+    if conv in "ouxX":
+        number &= (1 << 64) - 1
+        flags = flags.replace("+", "").replace(" ", "")
+    if "#" not in flags or conv not in "oxX" or (number == 0 and conv in "xX"):
+        spec = "%" + flags.replace("#", "") + (str(width) if width else "")
+        spec += "" if precision is None else f".{precision}"
+        return (spec + {"i": "d", "u": "d"}.get(conv, conv)) % number
+    if conv in "xX":
+        spec = "%" + flags + (str(width) if width else "")
+        return (spec + ("" if precision is None else f".{precision}") + conv) % number
+    digits = format(abs(number), "o").zfill(precision or 1)
+    digits = digits if digits.startswith("0") else "0" + digits
+    sign = "-" if number < 0 else ("+" if "+" in flags else (" " if " " in flags else ""))
+    if "-" in flags:
+        return (sign + digits).ljust(width)
+    if "0" in flags and precision is None:
+        return sign + digits.rjust(width - len(sign), "0")
+    return (sign + digits).rjust(width)
+
+
+_INTEGER = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
+_FLOAT = re.compile(
+    r"\s*[-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)",
+    re.I,
+)
+INTMAX = (1 << 63) - 1
+
+
+def _integer(value: str, errors: list[str], unsigned: bool = False) -> int:
+    """An argument as bash's printf reads a number for %d: C's strtoimax in base 0 (0x hex, a
+    leading 0 octal; strtoumax for o, u, x, X), 'c or "c for c's code point; a bad tail is
+    reported and the number read so far used; beyond 64 bits a warning (on stderr, the status
+    unchanged) and the nearest end."""
+    if value[:1] in ("'", '"'):
+        return ord(value[1]) if len(value) > 1 else 0
+    if not value:
+        return 0
+    match = _INTEGER.match(value)
+    if match is None or match.end() < len(value):
+        octal = re.fullmatch(r"\s*[-+]?0[0-9]+", value)
+        errors.append(f"bash: printf: {value}: invalid {'octal ' if octal else ''}number")
+        if match is None or octal:
+            return 0
+    sign, digits = match.groups()
+    number = int(digits, 16 if digits[1:2] in ("x", "X") else 8 if digits[:1] == "0" else 10)
+    number = -number if sign == "-" else number
+    low, high = (-(1 << 64) + 1, (1 << 64) - 1) if unsigned else (-INTMAX - 1, INTMAX)
+    if not low <= number <= high:
+        errors.append(f"bash: printf: warning: {value}: Numerical result out of range")
+        return high if number > 0 else low
+    return number
 
 
 def _number(value: str, errors: list[str]) -> float:
-    try:
-        return float(value) if value.strip() else 0.0
-    except ValueError:
-        errors.append(f"bash: printf: {value}: invalid number")
+    """An argument for %f, %e and %g: C's strtold (decimal, hex, inf, nan; in double
+    precision here), 'c or "c for c's code point; a bad tail reported, the number read used."""
+    if value[:1] in ("'", '"'):
+        return float(ord(value[1])) if len(value) > 1 else 0.0
+    if not value:
         return 0.0
+    match = _FLOAT.match(value)
+    if match is None or match.end() < len(value):
+        errors.append(f"bash: printf: {value}: invalid number")
+        if match is None:
+            return 0.0
+    text = match.group().strip()
+    body = text.lstrip("+-")
+    if body[:2].lower() == "0x":
+        number = float.fromhex(body if "p" in body.lower() else body + "p0")
+        return -number if text.startswith("-") else number
+    return float(text)
+
+
+def _text(spec_flags: str, width: str | None, precision: str | None, text: str) -> str:
+    """%s (and %b, %q, %c) as bash writes it in a UTF-8 locale: width and precision count
+    bytes, not characters."""
+    data = text.encode()
+    if precision is not None:
+        data = data[: min(int(precision), 4096)]
+    size = min(int(width), 4096) if width else 0
+    pad = b" " * max(0, size - len(data))
+    data = data + pad if "-" in spec_flags else pad + data
+    return data.decode(errors="replace")
 
 
 def _shell_quote(value: str) -> str:
