@@ -44,3 +44,20 @@ def test_ctrl_c_leaves_an_unfinished_command(page: Page) -> None:
     expect(rows).to_contain_text(re.compile(re.escape(PROMPT) + r"\s*$"))
     enter(page, "echo back")
     expect(rows).to_contain_text("back")
+
+
+def test_the_admin_hosts_text_tools_answer_as_gnus_and_bashs_do(page: Page) -> None:
+    """awk, tr, base64 and printf, typed in the terminal, answer as on a real host (each is
+    compared with the real tool in tests/unit/lab/test_*_oracle.py)."""
+    open_terminal(page)
+    rows = page.locator(".xterm-rows")
+    enter(page, "awk 'BEGIN { if (count == 0) print \"unset is\", count + 0 }'")
+    expect(rows).to_contain_text("unset is 0")
+    enter(page, "echo gpu-node1 | tr -c 'a-z\\n' _")
+    expect(rows).to_contain_text("gpu_node_")
+    enter(page, "printf '%-6s|%#x|\\x41\\n' node 255")
+    expect(rows).to_contain_text("node  |0xff|A")
+    enter(page, "printf gpu | base64 -w0; echo; echo Z3B1 | base64 -d | wc -c")
+    lines = page.locator(".xterm-rows > div")
+    expect(lines.filter(has_text=re.compile(r"^Z3B1\s*$"))).to_have_count(1)
+    expect(lines.filter(has_text=re.compile(r"^3\s*$"))).to_have_count(1)
