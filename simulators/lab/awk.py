@@ -34,6 +34,7 @@ from simulators.lab.awk_values import (
     truth,
     whole,
 )
+from simulators.lab.textutils import lines_of
 from simulators.lab.tool import Context, Output
 
 MAX_STRING = 1 << 20
@@ -602,10 +603,3 @@ def awk(ctx: Context, args: list[str]) -> Output:
         problem = ""
     errors = "".join(machine.errors) + problem
     return Output.exactly("".join(machine.out), 2 if problem else machine.status, errors)
-
-
-def lines_of(body: str) -> list[str]:
-    """A text's records (RS a newline): its lines, a last one without its newline included."""
-    if not body:
-        return []
-    return body[:-1].split("\n") if body.endswith("\n") else body.split("\n")

@@ -101,7 +101,8 @@ def _parse(spec: str, warnings: list[str]) -> list[_Item]:
             if octal and not set(digits) <= set("01234567"):
                 raise Usage(f"tr: invalid repeat count '{digits}' in [c*n] construct")
             # No count, or a zero one: as many as string1 needs. A leading 0 reads octal.
-            count = int(digits, 8 if octal else 10) if digits else 0
+            # Past 256 no count changes what tr does (a set maps at most 256 bytes): bounded.
+            count = min(int(digits, 8 if octal else 10), 1 << 16) if digits else 0
             flush()
             items.append(_Item("repeat", bytes([byte]), count=count or None))
             i = repeat.end()
