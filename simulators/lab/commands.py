@@ -17,6 +17,7 @@ from simulators.lab import (
     helm,
     jqtool,
     kubectl,
+    linetools,
     runai,
     sed,
     sort,
@@ -146,6 +147,12 @@ register("cut", textutils.cut, path=BIN + "cut", files=True, options=["-d", "-f"
 register("tr", tr.tr, path=BIN + "tr", options=["-c", "-d", "-s", "-t"])
 register("base64", textutils.base64, path=BIN + "base64", files=True, options=["-d", "-w"])
 register("tee", textutils.tee, path=BIN + "tee", files=True, options=["-a"])
+register("tac", linetools.tac, path=BIN + "tac", files=True)
+register("rev", linetools.rev, path=BIN + "rev", files=True)
+register("nl", linetools.nl, path=BIN + "nl", files=True, options=["-b", "-n", "-w", "-s", "-v"])
+register("paste", linetools.paste, path=BIN + "paste", files=True, options=["-d", "-s"])
+register("seq", linetools.seq, path=BIN + "seq", options=["-s", "-w", "-f"])
+register("column", linetools.column, path=BIN + "column", files=True, options=["-t", "-s", "-o"])
 register("less", textutils.less, path=BIN + "less", files=True)
 register("more", textutils.more, path=BIN + "more", files=True)
 register(

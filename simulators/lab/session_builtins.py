@@ -45,8 +45,8 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
   files      ls, cat, less, more, head, tail, sed -i 's/old/new/g' FILE, > and >> redirects,
              cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
-  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d:
-             ... | jq -r '.items[].metadata.name'
+  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d, column -t,
+             nl, paste, tac, rev, seq: ... | jq -r '.items[].metadata.name'
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)

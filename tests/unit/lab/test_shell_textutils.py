@@ -117,3 +117,17 @@ def test_tail_plus_n_starts_at_a_line_and_head_minus_n_drops_the_last(lab: LabSe
     assert out(lab, "kubectl get nodes | tail -n +2 | wc -l") == "3"
     assert out(lab, "head -n -1 gpus.txt") == "node3 4\nnode1 8\nnode2 8"
     assert out(lab, "tail -n 1 gpus.txt") == "node1 8"
+
+
+def test_column_nl_paste_tac_rev_and_seq_are_on_the_admin_host(lab: LabSession) -> None:
+    """Each as the real one prints it (tests/unit/lab/test_linetools_oracle.py), here through
+    the shell's pipes and PATH."""
+    assert out(lab, "sort -u gpus.txt | column -t -o ' | '") == ("node1 | 8\nnode2 | 8\nnode3 | 4")
+    assert out(lab, "kubectl get nodes -o name | nl | head -1") == "     1\tnode/gpu-node1"
+    assert out(lab, "cut -d' ' -f2 gpus.txt | paste -sd+") == "4+8+8+8"
+    assert out(lab, "seq -w 8 10 | tac | rev") == "01\n90\n80"
+    assert out(lab, "which column seq") == "/usr/bin/column\n/usr/bin/seq"
+    assert sh(lab, "seq 1 0 3") == (
+        "seq: invalid Zero increment value: '0'\nTry 'seq --help' for more information.",
+        1,
+    )
