@@ -28,10 +28,11 @@ setup-test: $(VENV)/.test browser oracles
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-# Debian's gawk, the reference kadmin's awk is compared with (tests/unit/lab/test_awk_oracle.py);
-# coreutils, grep and sed, the others' references, are on every Debian machine.
+# The real tools kadmin's are compared with (tests/unit/lab/test_*_oracle.py): Debian's gawk,
+# and util-linux's column (bsdextrautils, on most machines already); coreutils, grep, sed and
+# bash are on every Debian machine.
 oracles:
-	@command -v gawk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gawk >/dev/null; }
+	@command -v gawk >/dev/null && command -v column >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gawk bsdextrautils >/dev/null; }
 
 # PostgreSQL and Redis from Debian, for the multi-process tests and the PostgreSQL pass.
 services:
