@@ -48,13 +48,35 @@ def _escape(text: str, i: int, mode: str) -> tuple[str, int, bool]:
         digits = re.match(f"[0-9A-Fa-f]{{1,{_HEX[nxt]}}}", text[i + 2 :])
         if digits:
             code = int(digits.group(), 16)
-            return (chr(code) if code < 0x110000 else "\ufffd"), 2 + len(digits.group()), False
+            value = _byte(code) if nxt == "x" else chr(code) if code < 0x110000 else "\ufffd"
+            return value, 2 + len(digits.group()), False
     if nxt and nxt in "01234567" and (nxt == "0" or mode != "echo"):
         start = i + 2 if nxt == "0" and mode != "format" else i + 1
         digits = re.match(r"[0-7]{1,3}", text[start:])
         taken = digits.group() if digits else ""
-        return chr(int(taken or "0", 8) & 0xFF), start - i + len(taken), False
+        return _byte(int(taken or "0", 8) & 0xFF), start - i + len(taken), False
     return "\\" + nxt, 1 + len(nxt), False
+
+
+def _byte(value: int) -> str:
+    """A byte an escape writes: ASCII as itself, a higher one held as a lone surrogate until
+    _as_printed decodes the output's bytes (so `\\xe2\\x82\\xac` is one euro sign)."""
+    return chr(value) if value < 0x80 else chr(0xDC00 + value)
+
+
+# Lone surrogates that are not held bytes (a line can carry any in its JSON): no character.
+_ALIEN = re.compile("[\ud800-\udc7f\udd00-\udfff]")
+
+
+def _bytes_of(text: str) -> bytes:
+    """The bytes a text written by printf or echo stands for (see _byte)."""
+    return _ALIEN.sub("\ufffd", text).encode("utf-8", "surrogateescape")
+
+
+def _as_printed(text: str) -> str:
+    """The text as a UTF-8 terminal shows the bytes written: escaped bytes joined into the
+    characters they encode, a byte that encodes none shown as U+FFFD."""
+    return _bytes_of(text).decode("utf-8", "replace")
 
 
 def _escapes(text: str, mode: str) -> tuple[str, bool]:
@@ -86,7 +108,7 @@ def echo(ctx: Context, args: list[str]) -> Output:
     if escapes:
         text, stopped = _escapes(text, "echo")
         newline = newline and not stopped
-    return Output.exactly(text + "\n" if newline else text)
+    return Output.exactly(_as_printed(text + "\n" if newline else text))
 
 
 # ---------------------------------------------------------------------------- printf
@@ -118,7 +140,7 @@ def printf(ctx: Context, args: list[str]) -> Output:
         if stop or used == 0 or index >= len(values):
             break
     failed = any(": warning: " not in error for error in errors)
-    return Output.exactly("".join(out), 1 if failed else 0, stderr="\n".join(errors))
+    return Output.exactly(_as_printed("".join(out)), 1 if failed else 0, "\n".join(errors))
 
 
 def _printf_once(
@@ -180,8 +202,8 @@ def _printf_once(
             out.append((spec + conv) % _number(value, errors))
         elif conv == "c":
             # The first byte (an empty string's NUL, as C's).
-            first = value.encode()[:1] or b"\0"
-            out.append(_text(flags, width, None, first.decode(errors="replace")))
+            first = _bytes_of(value)[:1] or b"\0"
+            out.append(_text(flags, width, None, first.decode("utf-8", "surrogateescape")))
         elif conv == "b":
             text, stopped = _escapes(value, "b")
             out.append(_text(flags, width, precision, text))
@@ -275,13 +297,13 @@ def _number(value: str, errors: list[str]) -> float:
 def _text(spec_flags: str, width: str | None, precision: str | None, text: str) -> str:
     """%s (and %b, %q, %c) as bash writes it in a UTF-8 locale: width and precision count
     bytes, not characters."""
-    data = text.encode()
+    data = _bytes_of(text)
     if precision is not None:
         data = data[: min(int(precision), 4096)]
     size = min(int(width), 4096) if width else 0
     pad = b" " * max(0, size - len(data))
     data = data + pad if "-" in spec_flags else pad + data
-    return data.decode(errors="replace")
+    return data.decode("utf-8", "surrogateescape")  # bytes a cut split stay bytes
 
 
 def _shell_quote(value: str) -> str:
