@@ -12,7 +12,7 @@ import fnmatch
 import re
 from collections.abc import Callable
 
-from simulators.lab import budget, commands, files, kubectl, runai
+from simulators.lab import budget, commands, files, kubectl, runai, xargs
 from simulators.lab.budget import BudgetExceeded
 from simulators.lab.environment import HOME, MAX_PENDING_BYTES
 from simulators.lab.shell_syntax import (
@@ -220,62 +220,36 @@ class Shell:
         return self.xargs if name == "xargs" else self.commands.get(name)
 
     def xargs(self, ctx: Context, args: list[str]) -> Output:
-        """xargs [-n N] [-I R] [COMMAND [ARGS]]: the command with stdin's words as arguments,
-        once (or per N words, or per line with -I, each R replaced by the line)."""
-        per: int | None = None
-        replace: str | None = None
-        while args and args[0].startswith("-") and len(args[0]) > 1:
-            flag, value = args[0][:2], args[0][2:]
-            if flag not in ("-n", "-I", "-r", "-t"):
-                return Output.error(
-                    f"xargs: invalid option -- '{args[0][1]}'\n"
-                    "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\n"
-                    "Try 'xargs --help' for more information."
-                )
-            args = args[1:]
-            if flag in ("-r", "-t"):
-                continue
-            if not value:
-                if not args:
-                    return Output.error(f"xargs: option requires an argument -- '{flag[1]}'")
-                value, args = args[0], args[1:]
-            if flag == "-n":
-                per = budget.bounded_int(value, 1 << 20)
-                if not per:
-                    return Output.error(f'xargs: invalid number "{value}" for -n option')
-            else:
-                replace = value
-        command = args or ["echo"]
-        handler = self._command(command[0])
-        if handler is None:
-            return Output.error(f"xargs: {command[0]}: No such file or directory", 127)
-        if replace is not None:
-            items = [[line] for line in ctx.stdin.split("\n") if line.strip()]
-        else:
-            words = ctx.stdin.split()
-            size = per or max(1, len(words))
-            items = [words[i : i + size] for i in range(0, len(words), size)] or [[]]
-        if len(items) > 1000:
-            return Output.error("xargs: too many commands for this lab (over 1000)")
+        """xargs: the commands simulators.lab.xargs reads from stdin, run here in turn (status
+        123 if one failed, 1 if the reading stopped at an open quote)."""
+        try:
+            planned = xargs.plan(args, ctx.stdin)
+        except xargs.XargsError as exc:
+            return Output.error(str(exc), exc.status)
         outs: list[str] = []
         errs: list[str] = []
         code = 0
-        for item in items:
-            if replace is not None:
-                argv = [a.replace(replace, item[0]) for a in command[1:]]
-            else:
-                argv = [*command[1:], *item]
+        for argv in planned.argvs:
+            handler = self._command(argv[0])
+            if handler is None:
+                return Output.exactly(
+                    "".join(outs),
+                    127,
+                    "\n".join([*errs, f"xargs: {argv[0]}: No such file or directory"]),
+                )
             sub = Context(ctx.world, ctx.history, ctx.next_hint, shell=ctx.shell, env=ctx.env)
-            result = handler(sub, argv)
-            out, err = streams(command[0], result)
+            result = handler(sub, argv[1:])
+            out, err = streams(argv[0], result)
             if out:
                 outs.append(out + ("\n" if result.newline else ""))
             if err:
                 errs.append(err)
             code = 123 if result.code else code
             budget.check_output(sum(len(o) for o in outs), "xargs")
-        text = "".join(outs)
-        return Output.exactly(text, code, "\n".join(errs))
+        if planned.error:
+            errs.append(planned.error)
+            code = 1
+        return Output.exactly("".join(outs), code, "\n".join(errs))
 
     # -------------------------------------------------------------------- redirections
 

@@ -1,5 +1,6 @@
-"""kadmin's echo and printf against bash 5.2's builtins on this machine, in a UTF-8 locale: for
-generated formats and arguments, the same bytes on stdout and the same exit status.
+"""kadmin's echo and printf against bash 5.2's builtins on this machine, and its xargs against
+GNU findutils 4.9's, in a UTF-8 locale: for generated formats, arguments and input, the same
+bytes on stdout and the same exit status.
 
 Left out, each a limit of the lab or of the C library: widths past the lab's 4,096 columns
 (bash pads to any width it is given), `%f`, `%e` and `%g` of numbers past double precision
@@ -8,10 +9,13 @@ Left out, each a limit of the lab or of the C library: widths past the lab's 4,0
 
 from __future__ import annotations
 
+import shlex
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.lab.test_shell_oracle import _ours, _real
+from simulators.lab import LabSession
+from tests.unit.lab.test_shell_oracle import _ours, _real, texts
 
 FORMATS = [
     "%s\\n", "%d\\n", "%5s|", "%-5s|", "%05d", "%x %X %o", "%c", "%b", "%%", "%.2f\\n", "%e",
@@ -52,3 +56,25 @@ def test_printf_prints_what_bashs_printf_prints(formats: list[str], args: list[s
 def test_echo_prints_what_bashs_echo_prints(options: list[str], args: list[str]) -> None:
     line = [*options, *args]
     assert _ours("echo", line, "", {}) == _bash("echo", line), line
+
+
+XARGS_OPTIONS = [[], ["-n1"], ["-n", "2"], ["-r"], ["-I", "{}", "echo", "<{}>"], ["-L1"]]
+XARGS_OPTIONS += [["-0"], ["-d,"], ["-rn1"], ["-L", "2"], ["-d", "\\n"], ["--null", "-n1"]]
+XARGS_INPUTS = ["'a b' c\n", 'x "y z"\n', "a\\ b c\n", "", "\n", "  \n", "a,b,,c\n", "a\0b\0"]
+XARGS_INPUTS += ["it's\n", "  lead  x\ntrail  \n\nq 'r s'\n", "a b 'c", "a ''  b\n"]
+LAB = LabSession.new("mig-single", 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    options=st.sampled_from(XARGS_OPTIONS),
+    stdin=st.one_of(texts(), st.sampled_from(XARGS_INPUTS)),
+)
+def test_xargs_runs_what_gnu_xargs_runs(options: list[str], stdin: str) -> None:
+    """With echo as the command: quotes, -0, -d, -n, -L, -I and -r as findutils 4.9's."""
+    args = [*options, *([] if "-I" in options else ["echo"])]
+    LAB.world.state.files["in.txt"] = stdin
+    line = "cat in.txt | xargs " + " ".join(shlex.quote(a) for a in args) + " 2>/dev/null"
+    ours = LAB.run(line + "; echo status=$?").output
+    out, status = _real("xargs", args, stdin, {}, "C.UTF-8")
+    assert ours == f"{out}status={status}", (args, stdin)
