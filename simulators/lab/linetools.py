@@ -14,19 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from simulators.lab import budget
+from simulators.lab.files import lines_ended
 from simulators.lab.textutils import Usage, lines_of, options_of, read_inputs, tool, try_help
 from simulators.lab.tool import Context, Output
 
 MAX_SEQ_LINES = 200_000
-
-
-def _ended(text: str) -> list[str]:
-    """The text's lines, each with its newline (a last one without it as it is)."""
-    return (
-        text.splitlines(keepends=True)
-        if "\r" not in text
-        else re.findall(r"[^\n]*\n|[^\n]+$", text)
-    )
 
 
 def _checked(parts: list[str], tool_name: str) -> str:
@@ -44,7 +36,7 @@ def _each_file(
     """A tool without options that rewrites each input's lines (newlines kept) by `change`."""
     _, names = options_of(args, name, "")
     inputs, errors = read_inputs(ctx, name, names, missing, exact=True)
-    parts = [piece for _, text in inputs for piece in change(_ended(text))]
+    parts = [piece for _, text in inputs for piece in change(lines_ended(text))]
     return Output.exactly(_checked(parts, name), 1 if errors else 0, "\n".join(errors))
 
 
@@ -87,7 +79,7 @@ def _nl(ctx: Context, args: list[str]) -> Output:
     inputs, errors = read_inputs(ctx, "nl", names, exact=True)
     parts: list[str] = []
     for _, text in inputs:
-        for line in _ended(text):
+        for line in lines_ended(text):
             body = line.rstrip("\n")
             if style == "a" or (style == "t" and body):
                 digits = str(number)

@@ -44,7 +44,7 @@ def texts(draw: st.DrawFn) -> str:
     return text + "\n" if lines and draw(st.booleans()) else text
 
 
-CHARACTERS = ["a", "b", " ", "\t", "\n", "\n", "\n", "\r", "\x01", "\x7f", "é", "€"]
+CHARACTERS = ["a", "b", " ", "\t", "\n", "\n", "\n", "\r", "\x0b", "\x0c", "\x01", "\x7f", "é", "€"]
 RAW = st.text(alphabet=st.sampled_from(CHARACTERS), max_size=40)
 
 OPTIONS = {
