@@ -229,14 +229,12 @@ class Shell:
         outs: list[str] = []
         errs: list[str] = []
         code = 0
+        name = planned.argvs[0][0] if planned.argvs else ""
+        handler = self._command(name) if planned.argvs else None
+        if planned.argvs and handler is None:
+            return Output.error(f"xargs: {name}: No such file or directory", 127)
         for argv in planned.argvs:
-            handler = self._command(argv[0])
-            if handler is None:
-                return Output.exactly(
-                    "".join(outs),
-                    127,
-                    "\n".join([*errs, f"xargs: {argv[0]}: No such file or directory"]),
-                )
+            assert handler is not None
             sub = Context(ctx.world, ctx.history, ctx.next_hint, shell=ctx.shell, env=ctx.env)
             result = handler(sub, argv[1:])
             out, err = streams(argv[0], result)
