@@ -154,7 +154,7 @@ class _Operand:
 
     value: Decimal
     width: int
-    precision: int | None  # None: not a fixed-point number (hex), printed with %g
+    precision: int
 
 
 def _seq_operand(arg: str) -> _Operand:
@@ -221,17 +221,15 @@ def _seq(ctx: Context, args: list[str]) -> Output:
         (last,) = parsed
     if step.value == 0:
         raise Usage(f"seq: invalid Zero increment value: '{operands[1]}'\n{try_help('seq')}")
-    fixed = None not in (first.precision, step.precision, last.precision)
-    if not fixed:
-        fmt = fmt or "%g"
-    places = max(first.precision or 0, step.precision or 0)
+    places = max(first.precision, step.precision)
     size = 0
-    if "w" in opts and fixed and fmt is None:  # GNU's get_default_format
-        first_places, last_places = first.precision or 0, last.precision or 0
-        first_width = first.width + places - first_places + (0 if first_places or not places else 1)
-        last_width = last.width + places - last_places
-        last_width += (-1 if last_places and not places else 0) + (
-            1 if not last_places and places else 0
+    if "w" in opts and fmt is None:  # GNU's get_default_format
+        first_width = (
+            first.width + places - first.precision + (1 if places and not first.precision else 0)
+        )
+        last_width = last.width + places - last.precision
+        last_width += (-1 if last.precision and not places else 0) + (
+            1 if not last.precision and places else 0
         )
         size = max(first_width, last_width)
     values: list[str] = []
