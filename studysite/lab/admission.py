@@ -1,4 +1,4 @@
-"""Admission to the command pool: sessions without history wait behind those with it.
+"""Admission to the command pool: sessions without history never hold up those with it.
 
 A new browser session costs one page load, so a per-session share of processor time
 (store.CpuShare) does nothing against many fresh sessions: twelve of them each scaling a
@@ -15,6 +15,10 @@ never wait for them. A newcomer's first commands then wait only behind other new
 only when that small lane is full: a class arriving together (a few ms a command) barely
 notices, a crowd of fresh sessions sending the heaviest commands queues behind itself.
 LAB_FRESH_SLOTS at the pool's size turns the rule off (every command competes as before).
+
+A lab's first command runs in the annex once it is up (studysite.lab.annex.serves), counted
+here all the same: newcomers arriving together cost this process their pages and sockets, and
+their later commands take this lane.
 """
 
 from __future__ import annotations
@@ -67,14 +71,20 @@ class Admission:
     async def turn(self, opened: store.OpenLab, line: str) -> AsyncIterator[budget.Pace]:
         """Hold this command's place in the pool: at once for an established session, else
         a slot of the fresh sessions' lane. Yields how the command gives way (store.FRESH_PACE for
-        a fresh session's). The command is counted when it ends, unless it is
-        a blank line (Enter pressed ten times is no history; the lab does not keep it either)."""
-        try:
+        a fresh session's). The command is counted when it ends (see counted)."""
+        async with self.counted(opened, line):
             if self.established(opened):
                 yield store.PACE
             else:
                 async with self.lane():
                     yield store.FRESH_PACE
+
+    @contextlib.asynccontextmanager
+    async def counted(self, opened: store.OpenLab, line: str) -> AsyncIterator[None]:
+        """Count the command when it ends, wherever it ran, unless it is a blank line (Enter
+        pressed ten times is no history; the lab does not keep it either)."""
+        try:
+            yield
         finally:
             if line.strip():
                 self.count(opened)
@@ -86,3 +96,8 @@ admission = Admission()
 def turn(opened: store.OpenLab, line: str) -> contextlib.AbstractAsyncContextManager[budget.Pace]:
     """The one call the terminal makes before it sends a command to the pool."""
     return admission.turn(opened, line)
+
+
+def counted(opened: store.OpenLab, line: str) -> contextlib.AbstractAsyncContextManager[None]:
+    """The one call the terminal makes around a command it sends to the annex."""
+    return admission.counted(opened, line)

@@ -1,4 +1,5 @@
-"""The annex: a child process that runs the commands of the sessions that spend a lot.
+"""The annex: a child process that runs the commands of the sessions that spend a lot, and each
+lab's first command (see serves).
 
 Every learner's commands run in threads of their web process and share its interpreter, and
 with it Python's lock. A session sending expensive commands back to back (each within its
@@ -24,16 +25,18 @@ The web process keeps the session's account: it refuses a line over the limits o
 share before sending it, and charges the processor time the annex reports.
 
 Protocol: one JSON object per line on the child's stdin and stdout. The child first says
-{"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE}, it answers
-the command's result as CommandResult.to_dict makes it (CommandResult.from_dict reads it) plus
-{"cpu": SECONDS}, or {"error": MESSAGE}. At the end of
-its stdin (its web process has gone) it exits.
+{"ready": true}; then, for each request {"session": KEY, "ticket": ID, "line": LINE} (plus
+{"probation": SECONDS} for a lab's first line), it answers the command's result as
+CommandResult.to_dict makes it (CommandResult.from_dict reads it) plus {"cpu": SECONDS,
+"saved_id": ROW}, or {"error": MESSAGE}. At the end of its stdin (its web process has gone) it
+exits.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import logging
 import os
@@ -80,6 +83,8 @@ class Annex:
         self.cwd = cwd
         self.lock = threading.Lock()
         self.process: subprocess.Popen[bytes] | None = None
+        # Set once the running child has said it is ready.
+        self.started = False
         self.pending = bytearray()
 
     def start(self) -> None:
@@ -114,6 +119,11 @@ class Annex:
         with self.lock:
             self._stop()
 
+    def ready(self) -> bool:
+        """Whether the child has started and said it is ready (never blocks)."""
+        process = self.process
+        return self.started and process is not None and process.poll() is None
+
     def pid(self) -> int | None:
         process = self.process
         return process.pid if process is not None and process.poll() is None else None
@@ -121,6 +131,7 @@ class Annex:
     def _running(self) -> subprocess.Popen[bytes]:
         if self.process is not None and self.process.poll() is None:
             return self.process
+        self.started = False
         self.pending.clear()
         try:
             self.process = subprocess.Popen(
@@ -137,6 +148,7 @@ class Annex:
         if ready != {"ready": True}:
             self._stop()
             raise AnnexError(f"the annex did not start: it said {ready!r}")
+        self.started = True
         return self.process
 
     def _reply(self, process: subprocess.Popen[bytes], seconds: float) -> dict[str, Any]:
@@ -160,6 +172,7 @@ class Annex:
 
     def _stop(self) -> None:
         process, self.process = self.process, None
+        self.started = False
         if process is None:
             return
         with contextlib.suppress(OSError):
@@ -205,10 +218,27 @@ def _may_serve(opened: store.OpenLab) -> bool:
 
 
 def serves(opened: store.OpenLab) -> bool:
-    """Whether this lab's next command runs in the annex: its session spends a lot."""
-    return _may_serve(opened) and store.cpu_share.heavy(
-        account(opened.session_key), time.monotonic()
-    )
+    """Whether this lab's next command runs in the annex: its session spends a lot, or it is
+    the lab's first command (the lab is not saved yet) and the annex is up.
+
+    A newcomer's page and socket cost this process about 4 ms; its first command costs what it
+    types, which nothing knows before it runs: the heaviest (a scale to 600, 300 columns) cost
+    this process their probation, a reload and the lab's first save, and eight sessions
+    arriving within 100 ms held its interpreter (and the database's writer lock, for the
+    saves) for some 200 ms while the learners whose sockets it holds waited: their p99 was 2.4
+    times as long as alone (tests/benchmarks/bench_heavy.py). In the annex, a process of its own,
+    a first command runs on probation at normal priority, then on the idle thread past it
+    (answer); the lab is saved there, and this process's copy catches up at its next command
+    (store.catch_up: one logged line to replay). Only the first: a class of 150 typing a line a
+    second each queued behind one another in the annex when their first ten went there
+    (docs/performance.md, round 45). While the annex starts, a first command runs here, in
+    admission's lane, on probation.
+    """
+    if not _may_serve(opened):
+        return False
+    if store.cpu_share.heavy(account(opened.session_key), time.monotonic()):
+        return True
+    return not opened.saved_id and _annex.ready()
 
 
 def probation(opened: store.OpenLab) -> float | None:
@@ -226,34 +256,52 @@ def probation(opened: store.OpenLab) -> float | None:
 def apply_anywhere(opened: store.OpenLab, line: str) -> CommandResult:
     """The line run where the terminal would run it (studysite.lab.consumers.run_line, which
     does the same across its pools), for a caller without them (the form fallback): in the
-    annex for a heavy session, else here on probation, and in the annex if it overran it.
-    Blocking."""
-    if not serves(opened):
-        try:
-            return store.apply(opened, line, probation=probation(opened))
-        except store.Overran:
-            pass
-    return apply(opened, line)
+    annex for a heavy session or one without history (serves), else here on probation, and in
+    the annex if it overran it. Blocking."""
+    if serves(opened):
+        return apply(opened, line, probation=newcomers_probation(opened))
+    try:
+        return store.apply(opened, line, probation=probation(opened))
+    except store.Overran:
+        return apply(opened, line)
 
 
-def apply(opened: store.OpenLab, line: str) -> CommandResult:
+def apply(opened: store.OpenLab, line: str, probation: float | None = None) -> CommandResult:
     """store.apply, the line run and kept in the annex (blocking: call it from one of the
-    WAITERS). The refusals and the account are store.apply's, here in the web process."""
-    return store.apply(opened, line, elsewhere=_in_annex)
+    WAITERS). The refusals and the account are store.apply's, here in the web process. With a
+    `probation` (a newcomer's line), the annex runs it at normal priority that long first."""
+    return store.apply(opened, line, elsewhere=functools.partial(_in_annex, probation=probation))
 
 
-def _in_annex(opened: store.OpenLab, line: str) -> tuple[CommandResult, float]:
-    request = {"session": opened.session_key, "ticket": opened.ticket, "line": line}
+def newcomers_probation(opened: store.OpenLab) -> float | None:
+    """The probation a line sent to the annex runs on there (see answer): a newcomer's, whose
+    session has not spent enough to be heavy; None for a heavy session's."""
+    heavy = store.cpu_share.heavy(account(opened.session_key), time.monotonic())
+    return None if heavy else store.PROBATION_SECONDS
+
+
+def _in_annex(
+    opened: store.OpenLab, line: str, probation: float | None = None
+) -> tuple[CommandResult, float]:
+    """The line kept by the annex; this process's copy of the lab is then behind the database
+    (reloaded before its next use here), and knows the lab's row (a fresh lab is saved there)."""
+    request: dict[str, Any] = {"session": opened.session_key, "ticket": opened.ticket, "line": line}
+    if probation is not None:
+        request["probation"] = probation
     try:
         reply = _annex.call(request)
         if "error" in reply:
             raise AnnexError(str(reply["error"]))
         result = CommandResult.from_dict(reply)
+        opened.moved(saved_id=int(reply["saved_id"]), behind=True)
         return dataclasses.replace(result, line=line[:80]), float(reply["cpu"])
     except (AnnexError, KeyError, TypeError, ValueError):
         log.exception("a lab command in the annex failed")
         with store.reading(opened) as lab:
-            return CommandResult(line[:80], FAILED, lab.checklist(), lab.step), 0.0
+            result = CommandResult(line[:80], FAILED, lab.checklist(), lab.step)
+        # It may have been kept before the annex failed: read the database before going on.
+        opened.moved(behind=bool(opened.saved_id))
+        return result, 0.0
 
 
 def answer(
@@ -265,8 +313,17 @@ def answer(
     # The process's time: the idle thread's work and this thread's save are the request's.
     started = time.process_time()
     opened = store.open_lab(str(request["session"]), str(request["ticket"]))
-    result = store.apply(opened, str(request["line"]), share=None, runner=runner)
-    return {**result.to_dict(), "cpu": time.process_time() - started}, opened
+    line, probation = str(request["line"]), request.get("probation")
+    try:
+        if not isinstance(probation, int | float):
+            raise store.Overran
+        # A newcomer's line: on this thread first, at normal priority, as long as the web
+        # process would have run it; past that, on the idle thread like a heavy session's.
+        result = store.apply(opened, line, share=None, pace=None, probation=float(probation))
+    except store.Overran:
+        result = store.apply(opened, line, share=None, runner=runner)
+    reply = {**result.to_dict(), "cpu": time.process_time() - started, "saved_id": opened.saved_id}
+    return reply, opened
 
 
 def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.run_here) -> None:
@@ -285,7 +342,8 @@ def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.
 
     for raw in requests:
         try:
-            reply, opened = answer(json.loads(raw), runner)
+            request = json.loads(raw)
+            reply, opened = answer(request, runner)
         except Exception as error:
             closing_if_broken(error)
             log.exception("lab annex: a request failed")
@@ -295,6 +353,9 @@ def serve(requests: IO[bytes], replies: IO[bytes], runner: store.Runner = store.
         try:
             # Encoding the snapshot is the fold's work, done by the idle thread like a command.
             store.fold(opened, runner)
+            if "probation" in request:
+                # A newcomer's lab goes on in its web process: this copy would only take memory.
+                store.kept.drop(opened.saved_id)
         except Exception as error:
             # Never a second reply to one request. The command is saved in the log, which the
             # next command's fold takes up again.

@@ -77,6 +77,12 @@ OMITTED = "[earlier output omitted]\n"
 # moving beside it; more would only queue on Python's lock.
 POOL_SIZE = 6
 POOL = ThreadPoolExecutor(max_workers=POOL_SIZE, thread_name_prefix="lab-command")
+# A socket's opening work (its session's check, its lab opened and its replay built) runs on
+# this thread of its own. Eight newcomers arriving at once took six of the pool's threads with
+# it: the learners already typing queued for a thread, then shared Python's lock with six
+# (docs/performance.md, round 45). Arriving sockets now wait for each other, a few ms apiece.
+DOOR_SIZE = 1
+DOOR = ThreadPoolExecutor(max_workers=DOOR_SIZE, thread_name_prefix="lab-door")
 
 
 async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
@@ -89,38 +95,47 @@ async def in_pool[T](func: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(POOL, _with_connection, func, args)
 
 
+async def at_door[T](func: Callable[..., T], *args: Any) -> T:
+    """Run a socket's opening work on the door's thread (see DOOR), as in_pool runs commands."""
+    return await asyncio.get_running_loop().run_in_executor(DOOR, _with_connection, func, args)
+
+
 async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
-    """One line, in this process's command pool or, for a session that spends a lot (or a
-    line that overran its probation here), the annex."""
-    if not annex.serves(opened):
-        # Sessions without history take turns in a small lane of the pool (admission).
-        async with admission.turn(opened, line) as pace:
-            here = functools.partial(store.apply, pace=pace, probation=annex.probation(opened))
-            try:
-                return await in_pool(here, opened, line)
-            except store.Overran:
-                pass
+    """One line, in this process's command pool or, for a session that spends a lot or has no
+    history yet (or a line that overran its probation here), the annex."""
     loop = asyncio.get_running_loop()
+    if annex.serves(opened):
+        async with admission.counted(opened, line):
+            there = functools.partial(annex.apply, probation=annex.newcomers_probation(opened))
+            return await loop.run_in_executor(annex.WAITERS, there, opened, line)
+    # Sessions without history take turns in a small lane of the pool (admission).
+    async with admission.turn(opened, line) as pace:
+        here = functools.partial(store.apply, pace=pace, probation=annex.probation(opened))
+        try:
+            return await in_pool(here, opened, line)
+        except store.Overran:
+            pass
     return await loop.run_in_executor(annex.WAITERS, annex.apply, opened, line)
 
 
 def on_every_pool_thread(action: Callable[[], object]) -> None:
-    """Run `action` once in each of the pool's threads, after the work each had in hand
-    (blocking): the pool is idle when it returns."""
-    # Each task waits for the others, so every one of the pool's threads takes exactly one.
-    everyone = threading.Barrier(POOL_SIZE)
+    """Run `action` once in each thread of the pool and the door, after the work each had in
+    hand (blocking): both are idle when it returns."""
+    for executor, size in ((POOL, POOL_SIZE), (DOOR, DOOR_SIZE)):
+        # Each task waits for the others, so every one of the threads takes exactly one.
+        everyone = threading.Barrier(size)
 
-    def each() -> None:
-        everyone.wait(timeout=30)
-        action()
+        def each(everyone: threading.Barrier = everyone) -> None:
+            everyone.wait(timeout=30)
+            action()
 
-    for done in [POOL.submit(each) for _ in range(POOL_SIZE)]:
-        done.result()
+        for done in [executor.submit(each) for _ in range(size)]:
+            done.result()
 
 
 def close_pool_connections() -> None:
-    """Close every pool thread's database connection, for a database about to be dropped or
-    restarted: PostgreSQL refuses to drop a database that sessions still hold."""
+    """Close every pool and door thread's database connection, for a database about to be
+    dropped or restarted: PostgreSQL refuses to drop a database that sessions still hold."""
     # Looked up in each thread: `connection` is the thread's own (connection.close, taken here,
     # would be this thread's).
     on_every_pool_thread(lambda: connection.close())
@@ -192,6 +207,7 @@ def result_frame(result: CommandResult, **flags: bool) -> dict[str, Any]:
 def completions(opened: store.OpenLab, line: str) -> list[str]:
     """Tab's candidates, read under the lab's lock: the lab may be resting (studysite.lab.kept)
     or running another tab's command."""
+    store.catch_up(opened)
     with store.reading(opened) as lab:
         return lab.complete(line)
 
@@ -257,7 +273,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         if cooling_down(session.session_key, time.monotonic()):
             await self.close(code=CLOSE_TOO_MANY)
             return
-        if not await in_pool(session_exists, session):
+        if not await at_door(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
         await self.begin(session.session_key)
@@ -390,7 +406,7 @@ class LabConsumer(AsyncWebsocketConsumer):
 
     async def open_terminal(self) -> tuple[store.OpenLab, str]:
         """The lab this socket drives, and its replay frame (the session's lab of the ticket)."""
-        return await self.finishing(in_pool(open_terminal, self.session_key, self.ticket))
+        return await self.finishing(at_door(open_terminal, self.session_key, self.ticket))
 
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]

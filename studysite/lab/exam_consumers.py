@@ -19,6 +19,7 @@ from studysite.lab.consumers import (
     CLOSE_TOO_MANY,
     CLOSE_UNKNOWN_TICKET,
     LabConsumer,
+    at_door,
     cooling_down,
     in_pool,
     output_frame,
@@ -67,11 +68,11 @@ class ExamConsumer(LabConsumer):
         if cooling_down(session.session_key, time.monotonic()):
             await self.close(code=CLOSE_TOO_MANY)
             return
-        if not await in_pool(session_exists, session):
+        if not await at_door(session_exists, session):
             await self.close(code=CLOSE_NO_SESSION)
             return
         try:
-            self.attempt, self.task = await in_pool(
+            self.attempt, self.task = await at_door(
                 find_task, session.session_key, kwargs["attempt"], kwargs["position"]
             )
         except ExamTask.DoesNotExist:
@@ -83,7 +84,7 @@ class ExamConsumer(LabConsumer):
     async def open_terminal(self) -> tuple[store.OpenLab, str]:
         """The task's own lab, never the session's practice lab of the ticket."""
         key = exam.lab_key(self.attempt, self.task.position)
-        return await in_pool(open_task, key, self.ticket)
+        return await at_door(open_task, key, self.ticket)
 
     async def dispatch_frame(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type")

@@ -56,7 +56,9 @@ class Head:
     `saved_id` 0: a lab only shown, not saved yet. `version` is the row's `next_position` as this
     holder last saw it (the one-writer check, studysite.lab.writes); `logged` and `replay_cost`
     are the log's since the snapshot; `stamp` the row's `updated`, its identity beside its pk
-    (a pk can be reused after a delete).
+    (a pk can be reused after a delete). `behind`: another process (the annex) kept commands
+    of this lab since this copy last ran one; the copy is reloaded before it is used again
+    (studysite.lab.store.catch_up).
     """
 
     lab: LabSession
@@ -68,6 +70,7 @@ class Head:
     logged: int = 0
     replay_cost: float = 0.0
     stamp: object = None
+    behind: bool = False
 
 
 class OpenLab:
@@ -86,9 +89,19 @@ class OpenLab:
         logged: int = 0,
         replay_cost: float = 0.0,
         stamp: object = None,
+        behind: bool = False,
     ) -> None:
         self.head = Head(
-            lab, exam_mode, saved_id, session_key, ticket, version, logged, replay_cost, stamp
+            lab,
+            exam_mode,
+            saved_id,
+            session_key,
+            ticket,
+            version,
+            logged,
+            replay_cost,
+            stamp,
+            behind,
         )
 
     def moved(self, **changes: Any) -> None:
@@ -153,6 +166,7 @@ class Shelved:
     logged: int
     replay_cost: float
     stamp: object
+    behind: bool
 
     @classmethod
     def of(cls, head: Head, packed: bytes) -> Shelved:

@@ -71,6 +71,7 @@ __all__ = [
     "account",
     "apply",
     "as_typed",
+    "catch_up",
     "cpu_share",
     "create",
     "fold",
@@ -246,6 +247,16 @@ def _reload(opened: OpenLab) -> None:
         kept.put(opened, time.monotonic())
 
 
+def catch_up(opened: OpenLab) -> None:
+    """Reload this copy of the lab if another process kept commands of it since (Head.behind):
+    before a command runs on it here, or Tab reads it."""
+    if not opened.head.behind:
+        return
+    with lock_for(opened.saved_id):
+        if opened.head.behind:
+            _reload(opened)
+
+
 def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> CommandResult | None:
     """The shell's answer to a line that is not run: over LAB_MAX_LINE_BYTES, or (with a
     `share`) sent when the session's processor share is spent. None for a line to run."""
@@ -286,7 +297,7 @@ def apply(
     *,
     runner: Runner = run_here,
     elsewhere: Elsewhere | None = None,
-    pace: budget.Pace = PACE,
+    pace: budget.Pace | None = PACE,
     probation: float | None = None,
 ) -> CommandResult:
     """Run one line and keep it, as the terminal, the form fallback and the annex all do.
@@ -322,11 +333,12 @@ def _keep(
     opened: OpenLab,
     line: str,
     runner: Runner,
-    pace: budget.Pace = PACE,
+    pace: budget.Pace | None = PACE,
     probation: float | None = None,
 ) -> CommandResult:
     """Optimistic: the line runs on the lab as this writer last saw it, and is kept only if
     nobody saved in between; otherwise the lab is reloaded and the line runs again."""
+    catch_up(opened)
     if not opened.saved_id and line.strip():
         _materialize(opened)
     with lock_for(opened.saved_id):

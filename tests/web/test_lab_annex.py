@@ -7,8 +7,11 @@ real child beside a real server: tests/reliability/test_annex.py.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import signal
 import sys
 import threading
 import time
@@ -222,10 +225,12 @@ def test_a_request_the_annex_cannot_read_gets_an_error_and_the_next_one_runs() -
 
 
 class FakeAnnex:
-    """The process boundary, for the websocket's choice: records what it was sent."""
+    """The process boundary, for the websocket's choice: records what it was sent. `up`: the
+    child has said it is ready (False: still starting)."""
 
-    def __init__(self, reply: dict[str, Any] | Exception) -> None:
+    def __init__(self, reply: dict[str, Any] | Exception, up: bool = True) -> None:
         self.reply = reply
+        self.up = up
         self.sent: list[dict[str, Any]] = []
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -234,8 +239,26 @@ class FakeAnnex:
             raise self.reply
         return self.reply
 
+    def ready(self) -> bool:
+        return self.up
+
     def pid(self) -> int:
         return 1  # running: warm() leaves it be
+
+
+class AnnexHere(FakeAnnex):
+    """The annex's own answer (annex.answer: the lab opened from the database, the line run and
+    kept there), in this process: a writer of the lab other than the socket's copy."""
+
+    def __init__(self) -> None:
+        super().__init__({})
+
+    def call(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.sent.append(request)
+        store.kept.clear()  # the annex's copies are its own, read from the database
+        reply, _ = annex.answer(request)
+        store.kept.clear()
+        return reply
 
 
 @pytest.fixture
@@ -254,6 +277,7 @@ REPLY = {
     "step": 3,
     "clear": False,
     "cpu": 0.05,
+    "saved_id": 0,
 }
 
 
@@ -294,12 +318,13 @@ async def test_the_annex_is_charged_to_the_session_and_refused_past_its_share(
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_session_within_its_share_runs_its_lines_in_the_web_process(
+async def test_a_saved_labs_lines_within_the_sessions_share_run_in_the_web_process(
     annex_on: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake = FakeAnnex(annex.AnnexError("not to be called"))
     monkeypatch.setattr(annex, "_annex", fake)
     key = await new_session_key()
+    await sync_to_async(store.open_lab)(key, "mig-single")  # saved: not its first line
     comm = await connect("mig-single", key)
     await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl cordon gpu-node2"}))
     assert (await receive(comm))["data"] == "node/gpu-node2 cordoned"
@@ -347,7 +372,8 @@ def test_a_line_past_its_probation_keeps_nothing_and_leaves_the_lab_as_it_was_sa
 async def test_a_fresh_sessions_first_line_that_overruns_its_probation_is_run_by_the_annex(
     annex_on: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"))
+    # The annex is still starting: a fresh session's lines run here, on probation.
+    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"), up=False)
     monkeypatch.setattr(annex, "_annex", fake)
     monkeypatch.setattr(store, "PROBATION_SECONDS", 0.001)
     key = await new_session_key()
@@ -373,7 +399,7 @@ def test_an_exam_tasks_lines_are_never_on_probation(annex_on: None) -> None:
 def test_the_form_fallback_sends_a_line_that_overruns_its_probation_to_the_annex(
     annex_on: None, monkeypatch: pytest.MonkeyPatch, client: Client
 ) -> None:
-    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"))
+    fake = FakeAnnex(dict(REPLY, output="deployment.apps/coredns scaled"), up=False)
     monkeypatch.setattr(annex, "_annex", fake)
     monkeypatch.setattr(store, "PROBATION_SECONDS", 0.001)
     client.get("/lab/mig-single/")
@@ -386,3 +412,122 @@ def test_the_form_fallback_sends_a_line_that_overruns_its_probation_to_the_annex
     )
     assert "deployment.apps/coredns scaled" in partial.content.decode()
     assert len(fake.sent) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_new_labs_first_line_runs_in_the_annex_and_the_next_here_on_what_it_kept(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = AnnexHere()
+    monkeypatch.setattr(annex, "_annex", here)
+    key = await new_session_key()
+    comm = await connect("mig-single", key)
+    lines = ["kubectl cordon gpu-node2", "kubectl label node gpu-node2 team=a", "kubectl get nodes"]
+    replies = []
+    for line in lines:
+        await comm.send_to(text_data=json.dumps({"type": "line", "data": line}))
+        replies.append((await receive(comm))["data"])
+    # The first, on probation there as it would have been here.
+    assert here.sent == [
+        {"session": key, "ticket": "mig-single", "line": lines[0], "probation": 0.05}
+    ]
+    assert replies[:2] == ["node/gpu-node2 cordoned", "node/gpu-node2 labeled"]
+    # The next ran in this process, on the lab as the annex kept it.
+    assert "Ready,SchedulingDisabled" in replies[2]
+    await comm.disconnect()
+    saved = await sync_to_async(store.open_lab)(key, "mig-single")
+    assert [entry.line for entry in saved.lab.transcript] == lines
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_annex_runs_a_newcomers_line_here_then_on_its_runner_past_the_probation() -> None:
+    on_runner: list[str] = []
+    idle = ThreadPoolExecutor(1, thread_name_prefix="idle")
+
+    def runner[T](work: Callable[[], T]) -> T:
+        # A command's work is store._run(opened, line, meter); a fold's, Snapshot.of(lab).
+        arguments = getattr(work, "args", ())
+        on_runner.extend(a for a in arguments[1:2] if isinstance(a, str))
+        return idle.submit(work).result()
+
+    def newcomer(key: str, line: str) -> bytes:
+        request = {"session": key, "ticket": "mig-single", "line": line, "probation": 0.05}
+        return json.dumps(request).encode() + b"\n"
+
+    replies = io.BytesIO()
+    requests = newcomer("d" * 32, "kubectl cordon gpu-node2") + newcomer("e" * 32, SCALE)
+    annex.serve(io.BytesIO(requests), replies, runner)
+    idle.shutdown()
+    cordoned, scaled = (json.loads(line) for line in replies.getvalue().splitlines()[1:])
+    assert cordoned["output"] == "node/gpu-node2 cordoned"
+    assert scaled["output"].startswith("deployment.apps/coredns scaled")
+    # The light line never left the annex's own thread; the scale ran again on the runner.
+    assert on_runner == [SCALE]
+    # Neither lab stays in the annex: each goes on in its web process.
+    assert store.kept.get(cordoned["saved_id"], time.monotonic()) is None
+    assert store.kept.get(scaled["saved_id"], time.monotonic()) is None
+    store.kept.clear()
+    assert store.open_lab("e" * 32, "mig-single").lab.run(REPLICAS).output == "600"
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_tab_completes_what_the_annex_kept(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(annex, "_annex", AnnexHere())
+    comm = await connect("mig-single", await new_session_key())
+    await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl create ns zeta"}))
+    assert (await receive(comm))["data"] == "namespace/zeta created"
+    await comm.send_to(text_data=json.dumps({"type": "complete", "line": "kubectl get ns ze"}))
+    assert (await receive(comm))["items"] == ["zeta"]
+    await comm.disconnect()
+
+
+def test_an_annex_is_ready_only_once_its_child_has_said_so() -> None:
+    client = stand_in()
+    assert not client.ready()
+    try:
+        client.start()
+        assert client.ready()
+    finally:
+        client.stop()
+    assert not client.ready()
+    silent = stand_in("import time; time.sleep(60)")
+    starting = threading.Thread(target=lambda: _quietly(silent.start))
+    starting.start()
+    try:
+        deadline = time.monotonic() + 10
+        while silent.pid() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pid = silent.pid()
+        assert pid is not None and not silent.ready()  # started, not ready
+    finally:
+        if (pid := silent.pid()) is not None:
+            os.kill(pid, signal.SIGKILL)  # its start then fails, and stops it
+        starting.join(timeout=10)
+    assert not silent.ready()
+
+
+def _quietly(action: Callable[[], object]) -> None:
+    with contextlib.suppress(annex.AnnexError):
+        action()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_two_newcomers_streams_in_the_annex_are_two_labs_streams(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(annex, "_annex", AnnexHere())
+    first = await connect("mig-single", await new_session_key())
+    second = await connect("mig-single", await new_session_key())
+    for comm in (first, second):
+        await comm.send_to(
+            text_data=json.dumps({"type": "line", "data": "watch kubectl get nodes"})
+        )
+        assert (await receive(comm))["stream"] is True
+    # Each lab has its row (the annex saved it): the second stream is not the first's other tab.
+    frame = json.loads(await first.receive_from(timeout=10))
+    assert frame["type"] == "stream" and frame["data"].startswith("Every 2.0s: kubectl get nodes")
+    for comm in (first, second):
+        await comm.send_to(text_data=json.dumps({"type": "interrupt"}))
+        await comm.disconnect()

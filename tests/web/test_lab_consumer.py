@@ -16,9 +16,9 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
 
 from studysite.asgi import application
+from studysite.lab import consumers, store
 from studysite.lab import kept as kept_module
 from studysite.lab import saved as lab_saved
-from studysite.lab import store
 from studysite.lab.models import LoggedCommand, SavedLab
 from studysite.rates import TokenBucket
 
@@ -269,6 +269,33 @@ async def test_a_command_is_answered_while_the_shared_sync_thread_is_busy(
         gate.set()
         await busy
     await comm.disconnect()
+
+
+async def test_learners_typing_and_sockets_arriving_never_wait_for_each_others_threads(
+    session_key: str,
+) -> None:
+    typing = await connect("mig-single", session_key)
+    # Every command thread busy: a newcomer's socket still opens, with its replay.
+    gate = threading.Event()
+    busy = [consumers.POOL.submit(gate.wait) for _ in range(consumers.POOL_SIZE)]
+    try:
+        arriving = await connect("mig-single", await new_session_key())
+    finally:
+        gate.set()
+        for done in busy:
+            done.result()
+    # The door's thread busy (sockets opening): the learner already typing is answered.
+    gate = threading.Event()
+    busy = [consumers.DOOR.submit(gate.wait) for _ in range(consumers.DOOR_SIZE)]
+    try:
+        await typing.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get nodes"}))
+        assert "gpu-node1" in (await receive(typing))["data"]
+    finally:
+        gate.set()
+        for done in busy:
+            done.result()
+    await typing.disconnect()
+    await arriving.disconnect()
 
 
 @pytest.fixture

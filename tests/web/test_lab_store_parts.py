@@ -107,7 +107,7 @@ def annex_on(settings: LazySettings) -> None:
 def test_a_line_over_the_limit_from_a_heavy_session_is_refused_here_never_sent_to_the_annex(
     annex_on: None, settings: LazySettings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake = FakeAnnex({**CommandResult("x", "ran", [], 1).to_dict(), "cpu": 0.01})
+    fake = FakeAnnex({**CommandResult("x", "ran", [], 1).to_dict(), "cpu": 0.01, "saved_id": 1})
     monkeypatch.setattr(annex, "_annex", fake)
     key = "v" * 32
     opened = store.open_lab(key, "mig-single")
