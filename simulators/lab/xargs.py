@@ -181,6 +181,9 @@ def _words(text: str, by_line: bool) -> tuple[list[list[str]], list[str], str]:
             quote = c
         elif c == "\\":
             if i < len(text):
+                # GNU's read_line looks back at the character read, escaped or not: an escaped
+                # blank before a newline carries the line on under -L too.
+                previous = text[i]
                 word.append(text[i])
                 i += 1
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,6 +63,7 @@ XARGS_OPTIONS = [[], ["-n1"], ["-n", "2"], ["-r"], ["-I", "{}", "echo", "<{}>"],
 XARGS_OPTIONS += [["-0"], ["-d,"], ["-rn1"], ["-L", "2"], ["-d", "\\n"], ["--null", "-n1"]]
 XARGS_INPUTS = ["'a b' c\n", 'x "y z"\n', "a\\ b c\n", "", "\n", "  \n", "a,b,,c\n", "a\0b\0"]
 XARGS_INPUTS += ["it's\n", "  lead  x\ntrail  \n\nq 'r s'\n", "a b 'c", "a ''  b\n"]
+XARGS_INPUTS += ["a\\ \nb\nc\n", "a\\\t\nb\n", "a\\\\\nb\n"]
 LAB = LabSession.new("mig-single", 1)
 
 
@@ -78,3 +80,13 @@ def test_xargs_runs_what_gnu_xargs_runs(options: list[str], stdin: str) -> None:
     ours = LAB.run(line + "; echo status=$?").output
     out, status = _real("xargs", args, stdin, {}, "C.UTF-8")
     assert ours == f"{out}status={status}", (args, stdin)
+
+
+@pytest.mark.parametrize("stdin", XARGS_INPUTS[-3:])
+def test_an_escaped_blank_at_a_lines_end_carries_it_on_under_dash_l_as_in_gnu_xargs(
+    stdin: str,
+) -> None:
+    LAB.world.state.files["in.txt"] = stdin
+    ours = LAB.run("cat in.txt | xargs -L1 echo; echo status=$?").output
+    out, status = _real("xargs", ["-L1", "echo"], stdin, {}, "C.UTF-8")
+    assert ours == f"{out}status={status}"
