@@ -20,6 +20,8 @@ pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 # Stopped at its 250 ms of CPU time.
 EXPENSIVE = "kubectl get pods -A -o yaml" + " | sed 's/./&&&&&&&&/g'" * 6
 SCHED_IDLE = 5
+SCALE = "kubectl scale deployment coredns -n kube-system --replicas=600"
+REPLICAS = "kubectl get deploy coredns -n kube-system -o jsonpath={.spec.replicas}"
 
 
 @pytest.fixture(scope="module")
@@ -113,3 +115,28 @@ def test_a_killed_annex_is_replaced_and_the_session_goes_on(server: Server) -> N
 
     asyncio.run(scenario())
     assert server.saved_lines(cookie)[-1] == "kubectl cordon gpu-node1"
+
+
+def test_a_new_labs_first_command_costs_the_web_process_nothing_and_runs_in_the_annex(
+    server: Server,
+) -> None:
+    """A first command nobody can price runs in the annex: on its main thread for the
+    probation, then (a scale to 600 goes past it) on its idle thread. In the web process it
+    would cost each its 50 ms of probation first."""
+
+    async def scenario() -> None:
+        waking = await open_terminal(server, server.new_session())  # the annex starts
+        annex, idle = the_annex(server)
+        await waking.close()
+        sockets = [await open_terminal(server, server.new_session()) for _ in range(3)]
+        web = server.process.pid
+        here, runner = cpu_seconds(web), cpu_seconds(annex, idle)
+        for socket_ in sockets:
+            assert (await command(socket_, SCALE)).startswith("deployment.apps/coredns scaled")
+        assert cpu_seconds(web) - here < 0.1  # 0.15 s of probation here before the change
+        assert cpu_seconds(annex, idle) - runner >= 0.3
+        for socket_ in sockets:  # the next command sees the lab the annex kept
+            assert await command(socket_, REPLICAS) == "600"
+            await socket_.close()
+
+    asyncio.run(scenario())
