@@ -531,3 +531,17 @@ async def test_two_newcomers_streams_in_the_annex_are_two_labs_streams(
     for comm in (first, second):
         await comm.send_to(text_data=json.dumps({"type": "interrupt"}))
         await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_form_sends_a_new_labs_first_line_to_the_annex_and_runs_the_next_here(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch, client: Client
+) -> None:
+    here = AnnexHere()
+    monkeypatch.setattr(annex, "_annex", here)
+    client.get("/lab/mig-single/")
+    htmx = {"HX-Request": "true"}
+    client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"}, headers=htmx)
+    nodes = client.post("/lab/mig-single/command", {"line": "kubectl get nodes"}, headers=htmx)
+    assert [sent["line"] for sent in here.sent] == ["kubectl cordon gpu-node2"]
+    assert "Ready,SchedulingDisabled" in nodes.content.decode()
