@@ -256,8 +256,8 @@ def probation(opened: store.OpenLab) -> float | None:
 def apply_anywhere(opened: store.OpenLab, line: str) -> CommandResult:
     """The line run where the terminal would run it (studysite.lab.consumers.run_line, which
     does the same across its pools), for a caller without them (the form fallback): in the
-    annex for a heavy session or one without history (serves), else here on probation, and in
-    the annex if it overran it. Blocking."""
+    annex for a heavy session or a lab's first line (serves), else here on probation, and in the
+    annex if it overran it. Blocking."""
     if serves(opened):
         return apply(opened, line, probation=newcomers_probation(opened))
     try:

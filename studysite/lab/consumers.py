@@ -78,9 +78,10 @@ OMITTED = "[earlier output omitted]\n"
 POOL_SIZE = 6
 POOL = ThreadPoolExecutor(max_workers=POOL_SIZE, thread_name_prefix="lab-command")
 # A socket's opening work (its session's check, its lab opened and its replay built) runs on
-# this thread of its own. Eight newcomers arriving at once took six of the pool's threads with
-# it: the learners already typing queued for a thread, then shared Python's lock with six
-# (docs/performance.md, round 45). Arriving sockets now wait for each other, a few ms apiece.
+# this thread of its own, not in the pool: sockets arriving together wait for each other (a few
+# ms apiece), never for the commands, and the learners already typing never queue for a thread
+# behind them. Beside eight newcomers, the quiet learners' slowest replies halved with it
+# (docs/performance.md, round 45).
 DOOR_SIZE = 1
 DOOR = ThreadPoolExecutor(max_workers=DOOR_SIZE, thread_name_prefix="lab-door")
 
@@ -101,8 +102,8 @@ async def at_door[T](func: Callable[..., T], *args: Any) -> T:
 
 
 async def run_line(opened: store.OpenLab, line: str) -> CommandResult:
-    """One line, in this process's command pool or, for a session that spends a lot or has no
-    history yet (or a line that overran its probation here), the annex."""
+    """One line, in this process's command pool or, for a session that spends a lot or a lab's
+    first line (or a line that overran its probation here), the annex."""
     loop = asyncio.get_running_loop()
     if annex.serves(opened):
         async with admission.counted(opened, line):
