@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.conf import LazySettings
+from django.db import connection
 from django.test import Client
 
 from studysite.lab import annex, store
@@ -256,8 +257,13 @@ class AnnexHere(FakeAnnex):
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         self.sent.append(request)
         store.kept.clear()  # the annex's copies are its own, read from the database
-        reply, _ = annex.answer(request)
-        store.kept.clear()
+        try:
+            reply, _ = annex.answer(request)
+        finally:
+            store.kept.clear()
+            # Its own connection, as the annex's own process has: closed when it has answered
+            # (PostgreSQL refuses to drop a test database that a session still holds).
+            connection.close()
         return reply
 
 
