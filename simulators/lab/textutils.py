@@ -23,12 +23,6 @@ def try_help(tool: str) -> str:
     return f"Try '{tool} --help' for more information."
 
 
-def _invalid(tool: str, arg: str) -> Usage:
-    if arg.startswith("--"):
-        return Usage(f"{tool}: unrecognized option '{arg}'\n{try_help(tool)}")
-    return Usage(f"{tool}: invalid option -- '{arg[1:2]}'\n{try_help(tool)}")
-
-
 def printed(lines: list[str], code: int = 0, stderr: str = "") -> Output:
     """Lines printed each with its newline, an empty one too."""
     return Output.exactly("".join(line + "\n" for line in lines), code, stderr)
@@ -61,9 +55,22 @@ def read_inputs(
 
 
 def options_of(
-    args: list[str], tool: str, flags: str, valued: str = "", long: dict[str, str] | None = None
+    args: list[str],
+    tool: str,
+    flags: str,
+    valued: str = "",
+    long: dict[str, str] | None = None,
+    *,
+    in_order: bool = False,
+    synopsis: str = "",
 ) -> tuple[dict[str, str], list[str]]:
-    """getopt for short flags (`-rn`, `-k2`, `-k 2`) and a few long ones; the rest are operands."""
+    """getopt for short flags (`-rn`, `-k2`, `-k 2`) and a few long ones; the rest are operands.
+
+    With `in_order`, options end at the first operand, as with a `+` in getopt's optstring: the
+    operands are the rest as given (xargs's command, whose own options follow it). A refusal
+    says what was wrong, then `synopsis` (a tool's usage line, if it prints one) and try_help.
+    """
+    after = f"{synopsis}\n{try_help(tool)}" if synopsis else try_help(tool)
     opts: dict[str, str] = {}
     operands: list[str] = []
     i = 0
@@ -76,16 +83,19 @@ def options_of(
         if arg.startswith("--"):
             key, _, value = arg.partition("=")
             if long is None or key not in long:
-                raise _invalid(tool, arg)
+                raise Usage(f"{tool}: unrecognized option '{arg}'\n{after}")
             short = long[key]
             if short in valued and not value:
                 if i >= len(args):
-                    raise Usage(f"{tool}: option '{key}' requires an argument\n{try_help(tool)}")
+                    raise Usage(f"{tool}: option '{key}' requires an argument\n{after}")
                 value = args[i]
                 i += 1
             opts[short] = value or "1"
             continue
         if not arg.startswith("-") or arg == "-":
+            if in_order:
+                operands.extend(args[i - 1 :])
+                break
             operands.append(arg)
             continue
         j = 1
@@ -95,15 +105,13 @@ def options_of(
                 value = arg[j + 1 :]
                 if not value:
                     if i >= len(args):
-                        raise Usage(
-                            f"{tool}: option requires an argument -- '{flag}'\n{try_help(tool)}"
-                        )
+                        raise Usage(f"{tool}: option requires an argument -- '{flag}'\n{after}")
                     value = args[i]
                     i += 1
                 opts[flag] = opts[flag] + "\x00" + value if flag in opts and flag == "k" else value
                 break
             if flag not in flags:
-                raise Usage(f"{tool}: invalid option -- '{flag}'\n{try_help(tool)}")
+                raise Usage(f"{tool}: invalid option -- '{flag}'\n{after}")
             opts[flag] = "1"
             j += 1
     return opts, operands

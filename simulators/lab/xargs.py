@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulators.lab import budget
+from simulators.lab import budget, textutils
 
-USAGE = (
-    "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]...\nTry 'xargs --help' for more information."
-)
+SYNOPSIS = "Usage: xargs [OPTION]... COMMAND [INITIAL-ARGS]..."
+USAGE = f"{SYNOPSIS}\n{textutils.try_help('xargs')}"
 MAX_COMMANDS = 1000
 _VALUED = {"n": "max-args", "L": "max-lines", "I": "replace", "d": "delimiter"}
 _LONG = {"--null": "0", "--no-run-if-empty": "r", "--verbose": "t"}
@@ -76,45 +75,17 @@ def plan(args: list[str], stdin: str) -> Plan:
 
 
 def _options(args: list[str]) -> tuple[dict[str, str], list[str]]:
-    opts: dict[str, str] = {}
-    i = 0
-    while i < len(args) and args[i].startswith("-") and len(args[i]) > 1:
-        arg = args[i]
-        i += 1
-        if arg == "--":
-            break
-        if arg.startswith("--"):
-            name, _, value = arg.partition("=")
-            if name not in _LONG:
-                raise XargsError(f"xargs: unrecognized option '{arg}'\n{USAGE}")
-            letter = _LONG[name]
-            if letter in _VALUED and not value:
-                if i >= len(args):
-                    raise XargsError(f"xargs: option '{name}' requires an argument\n{USAGE}")
-                value, i = args[i], i + 1
-            opts[letter] = value
-            continue
-        j = 1
-        while j < len(arg):
-            letter = arg[j]
-            if letter in _VALUED:
-                value = arg[j + 1 :]
-                if not value:
-                    if i >= len(args):
-                        raise XargsError(
-                            f"xargs: option requires an argument -- '{letter}'\n{USAGE}"
-                        )
-                    value, i = args[i], i + 1
-                opts[letter] = value
-                break
-            if letter not in "0rt":
-                raise XargsError(f"xargs: invalid option -- '{letter}'\n{USAGE}")
-            opts[letter] = ""
-            j += 1
+    """The options, and the command with its arguments (the first operand on)."""
+    try:
+        opts, command = textutils.options_of(
+            args, "xargs", "0rt", "".join(_VALUED), _LONG, in_order=True, synopsis=SYNOPSIS
+        )
+    except textutils.Usage as refused:
+        raise XargsError(str(refused)) from None
     for letter, what in (("n", "-n"), ("L", "-L")):
         if letter in opts and not budget.bounded_int(opts[letter], 1 << 20):
             raise XargsError(f'xargs: invalid number "{opts[letter]}" for {what} option\n{USAGE}')
-    return opts, args[i:]
+    return opts, command
 
 
 def _delimiter(spec: str) -> str:
