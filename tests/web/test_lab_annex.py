@@ -272,6 +272,14 @@ def annex_on(settings: LazySettings) -> None:
     settings.LAB_ANNEX = True
 
 
+@pytest.fixture
+def here(annex_on: None, monkeypatch: pytest.MonkeyPatch) -> AnnexHere:
+    """The annex on, answering in this process (AnnexHere)."""
+    answering = AnnexHere()
+    monkeypatch.setattr(annex, "_annex", answering)
+    return answering
+
+
 def _spend(key: str, seconds: float) -> None:
     store.cpu_share.allows(key, time.monotonic())  # the bucket starts full
     store.cpu_share.charge(key, seconds)
@@ -422,10 +430,8 @@ def test_the_form_fallback_sends_a_line_that_overruns_its_probation_to_the_annex
 
 @pytest.mark.django_db(transaction=True)
 async def test_a_new_labs_first_line_runs_in_the_annex_and_the_next_here_on_what_it_kept(
-    annex_on: None, monkeypatch: pytest.MonkeyPatch
+    here: AnnexHere,
 ) -> None:
-    here = AnnexHere()
-    monkeypatch.setattr(annex, "_annex", here)
     key = await new_session_key()
     comm = await connect("mig-single", key)
     lines = ["kubectl cordon gpu-node2", "kubectl label node gpu-node2 team=a", "kubectl get nodes"]
@@ -477,10 +483,7 @@ def test_the_annex_runs_a_newcomers_line_here_then_on_its_runner_past_the_probat
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_tab_completes_what_the_annex_kept(
-    annex_on: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(annex, "_annex", AnnexHere())
+async def test_tab_completes_what_the_annex_kept(here: AnnexHere) -> None:
     comm = await connect("mig-single", await new_session_key())
     await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl create ns zeta"}))
     assert (await receive(comm))["data"] == "namespace/zeta created"
@@ -520,10 +523,7 @@ def _quietly(action: Callable[[], object]) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_two_newcomers_streams_in_the_annex_are_two_labs_streams(
-    annex_on: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(annex, "_annex", AnnexHere())
+async def test_two_newcomers_streams_in_the_annex_are_two_labs_streams(here: AnnexHere) -> None:
     first = await connect("mig-single", await new_session_key())
     second = await connect("mig-single", await new_session_key())
     for comm in (first, second):
@@ -541,10 +541,8 @@ async def test_two_newcomers_streams_in_the_annex_are_two_labs_streams(
 
 @pytest.mark.django_db(transaction=True)
 def test_the_form_sends_a_new_labs_first_line_to_the_annex_and_runs_the_next_here(
-    annex_on: None, monkeypatch: pytest.MonkeyPatch, client: Client
+    here: AnnexHere, client: Client
 ) -> None:
-    here = AnnexHere()
-    monkeypatch.setattr(annex, "_annex", here)
     client.get("/lab/mig-single/")
     htmx = {"HX-Request": "true"}
     client.post("/lab/mig-single/command", {"line": "kubectl cordon gpu-node2"}, headers=htmx)
