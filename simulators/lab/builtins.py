@@ -116,6 +116,10 @@ def echo(ctx: Context, args: list[str]) -> Output:
 _CONVERSION = re.compile(r"%([-+ #0']*)(\*|\d+)?(?:\.(\*|\d+))?([diouxXeEfgGcsbq%])?")
 
 
+# How one pass of printf's format ends it (see _printf_once).
+STOPPED, REFUSED = "stopped", "refused"
+
+
 def printf(ctx: Context, args: list[str]) -> Output:
     if args[:1] == ["--"]:
         args = args[1:]
@@ -133,20 +137,22 @@ def printf(ctx: Context, args: list[str]) -> Output:
     size = 0
     index = 0
     while True:
-        used, stop = _printf_once(fmt, values, index, out, errors)
+        used, end = _printf_once(fmt, values, index, out, errors)
         index += used
         size = sum(len(p) for p in out)
         budget.check_output(size, "printf")
-        if stop or used == 0 or index >= len(values):
+        if end or used == 0 or index >= len(values):
             break
-    failed = any(": warning: " not in error for error in errors)
+    # %b's \c ends printf with success, as bash's does, whatever was refused before it.
+    failed = end != STOPPED and any(": warning: " not in error for error in errors)
     return Output.exactly(_as_printed("".join(out)), 1 if failed else 0, "\n".join(errors))
 
 
 def _printf_once(
     fmt: str, values: list[str], index: int, out: list[str], errors: list[str]
-) -> tuple[int, bool]:
-    """One pass over the format; returns (arguments used, \\c seen)."""
+) -> tuple[int, str]:
+    """One pass over the format; returns the arguments used and how printf ends here: "" (it
+    goes on), STOPPED (%b's \\c) or REFUSED (a conversion it cannot read)."""
     used = 0
     pos = 0
 
@@ -178,7 +184,7 @@ def _printf_once(
                 if bad
                 else "bash: printf: missing format character"
             )
-            return used, True
+            return used, REFUSED
         pos = match.end()
         if conv == "%":
             out.append("%")
@@ -208,12 +214,12 @@ def _printf_once(
             text, stopped = _escapes(value, "b")
             out.append(_text(flags, width, precision, text))
             if stopped:
-                return used, True
+                return used, STOPPED
         elif conv == "q":
             out.append(_text(flags, width, precision, _shell_quote(value)))
         else:
             out.append(_text(flags, width, precision, value))
-    return used, False
+    return used, ""
 
 
 def _c_integer(flags: str, width: int, precision: int | None, conv: str, number: int) -> str:
