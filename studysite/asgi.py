@@ -3,7 +3,8 @@
 Both pass through the site-wide limits first (studysite.limits): request bodies
 are refused before they are buffered, and websockets need an exact origin. In front
 of everything, the guide's section pages (the same bytes for every learner) are
-replayed from Django's first answer without entering Django (studysite.guide.shared).
+replayed from Django's first answer without entering Django (studysite.guide.shared); other
+pages are rendered by the page process, a child of this one (studysite.pageserver).
 The interpreter is then set for a long-running server (studysite.interpreter).
 """
 
@@ -36,6 +37,7 @@ from studysite.limits import (
     limit_daphne_bodies,
     limit_daphne_websockets,
 )
+from studysite.pageserver import PageServer
 from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
@@ -44,7 +46,7 @@ limit_daphne_websockets()
 application = SharedPages(
     ProtocolTypeRouter(
         {
-            "http": BodyLimitMiddleware(django_asgi_app),
+            "http": BodyLimitMiddleware(PageServer(django_asgi_app)),
             "websocket": ExactOriginValidator(
                 SessionMiddlewareStack(URLRouter(websocket_urlpatterns))
             ),

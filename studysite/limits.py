@@ -79,28 +79,38 @@ class BodyLimitMiddleware:
             chunks.append(body)
             if not message.get("more_body"):
                 break
-        first: list[Message] = [{"type": "http.request", "body": b"".join(chunks)}]
-
-        async def replay() -> Message:
-            return first.pop() if first else await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
     @staticmethod
     async def refuse(send: Send, limit: int) -> None:
-        body = too_large_message(limit)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"text/plain; charset=utf-8"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await plain_answer(send, 413, too_large_message(limit), (b"connection", b"close"))
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """`receive` with the body already read from it given again first, in one message: the
+    client's own disconnect still follows (Django's handler listens for it, and stops at one)."""
+    first: list[Message] = [{"type": "http.request", "body": body}]
+
+    async def again() -> Message:
+        return first.pop() if first else await receive()
+
+    return again
+
+
+async def plain_answer(send: Send, status: int, body: bytes, *headers: tuple[bytes, bytes]) -> None:
+    """A whole answer of plain text, sent without Django."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def limit_daphne_bodies() -> None:
