@@ -229,9 +229,10 @@ def is_text(value: object) -> bool:
 
 
 def session_exists(session: Any) -> bool:
-    """The cookie names a live, non-empty session (an invented or expired key loads empty), or
-    one a page load minted, whose row its first command writes (studysite.sessions)."""
-    return bool(session.keys()) or sessions.is_minted(session.session_key)
+    """The cookie names one a page load minted, whose row its first command writes
+    (studysite.sessions: known by its tag, without a query), or a live, non-empty session (an
+    invented or expired key loads empty)."""
+    return sessions.is_minted(session.session_key) or bool(session.keys())
 
 
 def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
