@@ -37,7 +37,7 @@ from studysite.limits import (
     limit_daphne_bodies,
     limit_daphne_websockets,
 )
-from studysite.pageserver import PageServer
+from studysite.pageserver import PageServer, start_with_the_server
 from studysite.routing import websocket_urlpatterns
 
 limit_daphne_bodies()
@@ -57,3 +57,4 @@ application = SharedPages(
 
 # Last: everything loaded so far lives as long as the process.
 tune_for_serving()
+start_with_the_server()

@@ -122,6 +122,8 @@ class Child:
         self.process: subprocess.Popen[bytes] | None = None
         self.ready = False
         self.watching = False
+        # Set once the first start has ended: the child is ready, or it failed.
+        self.first_start = threading.Event()
 
     @property
     def path(self) -> str:
@@ -136,6 +138,11 @@ class Child:
             self.watching = True
         threading.Thread(target=self._watch, name="page-process", daemon=True).start()
 
+    def wait_ready(self, seconds: float) -> bool:
+        """Wait (at most `seconds`) for the first start to end; whether the child is ready."""
+        self.first_start.wait(seconds)
+        return self.ready
+
     def _watch(self) -> None:
         while True:
             try:
@@ -143,6 +150,7 @@ class Child:
             except Exception:
                 log.exception("page process: failed; pages are rendered here meanwhile")
             self.ready = False
+            self.first_start.set()
             time.sleep(RESTART_SECONDS)
 
     def _run_once(self) -> None:
@@ -165,6 +173,7 @@ class Child:
             if said != b'{"ready": true}':
                 raise RuntimeError(f"it said {said!r}")
             self.ready = True
+            self.first_start.set()
             log.info("page process %s: ready", process.pid)
             code = process.wait()
             log.warning("page process %s: exited with code %s", process.pid, code)
@@ -203,8 +212,16 @@ _child = Child()
 atexit.register(_child.stop)
 
 
-def child_ready() -> bool:
-    return _child.ready
+def start_with_the_server() -> None:
+    """Start the page process with its web process (PAGE_PROCESS on), and wait until it is
+    ready, at most STARTUP_SECONDS: a server then takes its first visitors with their pages
+    already apart. Started at the first request instead, the child's own start-up (about 1.5 s
+    of processor time) fell on the class that request belonged to, and its pages waited
+    (tests/benchmarks/bench_class.py; docs/performance.md, round 46)."""
+    if settings.PAGE_PROCESS:
+        _child.start_watching()
+        if not _child.wait_ready(STARTUP_SECONDS):
+            log.warning("page process: not ready; pages are rendered here until it is")
 
 
 class PageServer:

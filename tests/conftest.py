@@ -30,9 +30,6 @@ def _lab_commands_run_in_the_test_process() -> None:
     from django.conf import settings as django_settings
 
     django_settings.LAB_ANNEX = False
-    # Nor can the page process (studysite.pageserver): tested against real servers,
-    # tests/reliability/test_page_process.py.
-    django_settings.PAGE_PROCESS = False
 
 
 @pytest.fixture(scope="session", autouse=True)

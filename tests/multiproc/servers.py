@@ -89,6 +89,7 @@ def server_env(services: Services, settings: dict[str, str]) -> dict[str, str]:
     env = {
         **os.environ,
         "DEBUG": "0",
+        "PAGE_PROCESS": "1",
         "DATABASE_URL": services.database_url,
         "REDIS_URL": services.redis_url,
         **settings,

@@ -133,6 +133,7 @@ def running_server(workers: int = 0, **settings: str) -> Iterator[Server]:
             **os.environ,
             **SERVING_ENVIRONMENT,
             "DEBUG": "0",
+            "PAGE_PROCESS": "1",
             "DATABASE_PATH": str(database),
             **settings,
         }

@@ -38,21 +38,32 @@ def listening(path: str) -> bool:
     return True
 
 
+def listening_child(server: Server, not_this: int | None = None) -> int | None:
+    """The server's page process (other than `not_this`) if one listens now."""
+    for pid in server.pids():
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        found = len(argv) > 3 and MARK in argv[2] and pid != not_this
+        if found and listening(argv[-2].decode()):
+            return pid
+    return None
+
+
 def page_process(server: Server, not_this: int | None = None) -> int:
     """The server's page process (other than `not_this`), once it answers."""
     for _ in range(300):
-        for pid in server.pids():
-            try:
-                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            found = len(argv) > 3 and MARK in argv[2] and pid != not_this
-            if found and listening(argv[-2].decode()):
-                time.sleep(0.5)  # the web process reads its "ready" just after it listens
-                return pid
-        server.new_session()  # a page starts it
+        if (pid := listening_child(server, not_this)) is not None:
+            time.sleep(0.5)  # the web process reads its "ready" just after it listens
+            return pid
         time.sleep(0.1)
     raise AssertionError("the server has no page process answering")
+
+
+def test_the_page_process_listens_before_the_server_takes_its_first_visitor() -> None:
+    with running_server() as server:
+        assert listening_child(server) is not None
 
 
 def cpu_seconds(pid: int) -> float:

@@ -14,6 +14,8 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.backends.db import SessionStore
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from studysite.asgi import application
 from studysite.lab import consumers, store
@@ -21,6 +23,8 @@ from studysite.lab import kept as kept_module
 from studysite.lab import saved as lab_saved
 from studysite.lab.models import LoggedCommand, SavedLab
 from studysite.rates import TokenBucket
+from studysite.sessions import SessionStore as SiteSessions
+from studysite.sessions import mint_key
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -441,3 +445,12 @@ async def test_a_lab_whose_socket_closed_is_shelved_once_idle_and_answers_as_bef
     await comm.send_to(text_data=json.dumps({"type": "line", "data": "kubectl get node gpu-node2"}))
     assert "SchedulingDisabled" in (await receive(comm))["data"]
     await comm.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_newcomers_socket_is_let_in_by_its_minted_key_without_a_session_query() -> None:
+    with CaptureQueriesContext(connection) as queries:
+        assert consumers.session_exists(SiteSessions(session_key=mint_key()))
+        assert not consumers.session_exists(SiteSessions(session_key="x" * 32))
+    # Only the invented key was looked up: a minted key is known by its tag.
+    assert len(queries) == 1
