@@ -9,9 +9,10 @@ page process, a Django of its own, and hands it every HTTP request that reaches 
 process's share is reading the request and relaying the answer. The operating system, not
 Python's lock, then shares the cores between the pages and the terminals.
 
-`PageServer` is the ASGI app in the web process. While the page process starts (a second or
-two after the first request), after it fails, or with PAGE_PROCESS off, requests go to Django in
-the web process as before: a page is never refused for want of the child. The child runs
+`PageServer` is the ASGI app in the web process. The web process starts its page process as it
+loads the site and waits for it (start_with_the_server). While the child is not ready (it
+failed, and is started again after RESTART_SECONDS), or with PAGE_PROCESS off, requests go to
+Django in the web process as before: a page is never refused for want of the child. The child runs
 Django's own request handling (the same ASGIRequest, middleware, views and response headers as
 Django's ASGI handler) in a few threads of its own, with no lab annex (LAB_ANNEX off there: the
 form fallback's commands run in the page process, away from the terminals). The child is
@@ -59,7 +60,7 @@ from studysite.limits import ASGIApp, Receive, Scope, Send, plain_answer, replay
 log = logging.getLogger(__name__)
 
 STARTUP_SECONDS = 60.0
-# A page longer than this (an import of a big file on a busy machine) is answered 504.
+# A page whose answer has not begun after this long (a hung child) is answered 503.
 ANSWER_SECONDS = 120.0
 # Between two starts of a child that keeps failing; the web process answers meanwhile.
 RESTART_SECONDS = 5.0
@@ -362,7 +363,7 @@ class PageHandler(ASGIHandler):
             response.block_size = CHUNK_BYTES
         try:
             yield framed({"status": response.status_code, "headers": head_of(response)})
-            if isinstance(response, StreamingHttpResponse | FileResponse):
+            if isinstance(response, StreamingHttpResponse):  # FileResponse is one
                 yield from (bytes(part) for part in response)
             else:
                 yield cast(HttpResponse, response).content
@@ -392,7 +393,14 @@ def main(path: str) -> None:
     said.write(b'{"ready": true}\n')
     said.flush()
     while True:
-        connection, _ = listener.accept()
+        try:
+            connection, _ = listener.accept()
+        except OSError:
+            # Out of file descriptors under a flood: the web process renders meanwhile
+            # (it cannot connect), and this process takes connections again in a moment.
+            log.exception("page process: cannot take a connection")
+            time.sleep(0.05)
+            continue
         pool.submit(answer, handler, connection)
 
 
