@@ -324,7 +324,10 @@ def answer(handler: PageHandler, connection: socket.socket) -> None:
     with connection, connection.makefile("rb") as stream:
         connection.settimeout(ANSWER_SECONDS)
         try:
-            size = int.from_bytes(_exactly(stream, LENGTH_BYTES), "big")
+            length = stream.read(LENGTH_BYTES)
+            if not length:
+                return  # a connection that asked nothing (a check that the child listens)
+            size = int.from_bytes(length + _exactly(stream, LENGTH_BYTES - len(length)), "big")
             request = json.loads(_exactly(stream, size))
             scope = scope_from_json(request["scope"])
             body = _exactly(stream, int(request["body"]))

@@ -245,3 +245,21 @@ def test_a_page_process_that_dies_mid_answer_ends_the_answer_it_began(ask: Ask) 
     assert here == 0
     assert status_headers_body(sent)[:3:2] == (200, b"<html>half")
     assert [message["type"] for message in sent].count("http.response.start") == 1
+
+
+def test_a_connection_that_asks_nothing_is_closed_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    ours, theirs = socket.socketpair()
+    ours.close()
+    pageserver.answer(PageHandler(), theirs)
+    assert caplog.records == []
+
+
+def test_a_request_cut_short_is_logged_and_answers_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ours, theirs = socket.socketpair()
+    ours.sendall(pageserver.framed({"scope": {}, "body": 0})[:6])
+    ours.shutdown(socket.SHUT_WR)
+    pageserver.answer(PageHandler(), theirs)
+    assert ours.recv(10) == b""
+    assert "could not be read" in caplog.text
