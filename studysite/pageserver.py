@@ -43,7 +43,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
@@ -84,16 +84,25 @@ def framed(data: dict[str, Any]) -> bytes:
     return len(encoded).to_bytes(LENGTH_BYTES, "big") + encoded
 
 
+def headers_as_text(headers: Iterable[tuple[bytes, bytes]]) -> list[list[str]]:
+    """ASGI headers as JSON can carry them: each byte one Latin-1 character."""
+    return [
+        [bytes(name).decode("latin-1"), bytes(value).decode("latin-1")] for name, value in headers
+    ]
+
+
+def headers_as_bytes(pairs: Iterable[list[str]]) -> list[tuple[bytes, bytes]]:
+    """The inverse of headers_as_text."""
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in pairs]
+
+
 def scope_to_json(scope: Scope) -> dict[str, Any]:
     """What the child needs of an HTTP scope, as JSON (bytes as Latin-1 text)."""
     out: dict[str, Any] = {name: scope[name] for name in SCOPE_TEXT if name in scope}
     for name in SCOPE_BYTES:
         if name in scope and scope[name] is not None:
             out[name] = bytes(scope[name]).decode("latin-1")
-    out["headers"] = [
-        [bytes(name).decode("latin-1"), bytes(value).decode("latin-1")]
-        for name, value in scope.get("headers") or []
-    ]
+    out["headers"] = headers_as_text(scope.get("headers") or [])
     for name in ("client", "server"):
         if scope.get(name):
             out[name] = list(scope[name])
@@ -105,9 +114,7 @@ def scope_from_json(data: dict[str, Any]) -> Scope:
     for name in SCOPE_BYTES:
         if name in data:
             scope[name] = data[name].encode("latin-1")
-    scope["headers"] = [
-        (name.encode("latin-1"), value.encode("latin-1")) for name, value in data["headers"]
-    ]
+    scope["headers"] = headers_as_bytes(data["headers"])
     for name in ("client", "server"):
         if name in data:
             scope[name] = tuple(data[name])
@@ -132,7 +139,11 @@ class Child:
         return os.path.join(self.folder, "pages.sock")
 
     def start_watching(self) -> None:
-        """Start the child in the background (once); `ready` turns on when it listens."""
+        """Start the child in the background (once); `ready` turns on when it listens. Cheap
+        once started: every request calls it, in case the server never called
+        start_with_the_server."""
+        if self.watching:
+            return
         with self.lock:
             if self.watching:
                 return
@@ -280,7 +291,7 @@ class PageServer:
                 heard = bool(length)
                 length += await reader.readexactly(LENGTH_BYTES - len(length))
                 head = json.loads(await reader.readexactly(int.from_bytes(length, "big")))
-            headers = [(n.encode("latin-1"), v.encode("latin-1")) for n, v in head["headers"]]
+            headers = headers_as_bytes(head["headers"])
             start = {"type": "http.response.start", "status": head["status"], "headers": headers}
         except (OSError, ValueError, KeyError, TypeError, TimeoutError, EOFError) as error:
             if not heard and isinstance(error, ConnectionError | asyncio.IncompleteReadError):

@@ -266,7 +266,7 @@ LAB_ALLOWED_ORIGINS = env_list("LAB_ALLOWED_ORIGINS", [])
 LAB_ANNEX = env_bool("LAB_ANNEX", True)
 # HTTP pages rendered in a child process of each web process, apart from the terminals' sockets
 # and commands (studysite.pageserver); off, in the web process itself.
-PAGE_PROCESS = env_bool("PAGE_PROCESS", False)
+PAGE_PROCESS = env_bool("PAGE_PROCESS", True)
 # Admission (studysite.lab.admission): sessions that have sent fewer commands than this share
 # this many of the command pool's threads, so fresh sessions can't crowd out learners with history.
 LAB_ESTABLISHED_COMMANDS = env_int("LAB_ESTABLISHED_COMMANDS", 10, minimum=0)

@@ -47,7 +47,7 @@ def daphne_server(settings: dict[str, str], log: Path | None = None) -> Iterator
             **os.environ,
             **SERVING_ENVIRONMENT,
             "DEBUG": "0",
-            "PAGE_PROCESS": "0",
+            "PAGE_PROCESS": "1",
             "DATABASE_PATH": str(Path(folder) / "db.sqlite3"),
             **settings,
         }

@@ -145,6 +145,7 @@
     var history = JSON.parse(root.dataset.history || "[]");
     var historyIndex = history.length;
     var pendingTab = false; // a second Tab lists the choices
+    var earlyTab = false;   // the last key typed while loading was Tab
     var lastCompletions = [];
     var socket = null;
     var busy = false;
@@ -325,6 +326,10 @@
       }
     }
 
+    function complete() {
+      if (root.dataset.exam === "1" || !send({ type: "complete", line: line.slice(0, cursor) })) term.write("\x07");
+    }
+
     function paste(text) {
       var parts = text.replace(/\r\n?/g, "\n").split("\n");
       parts.forEach(function (part, index) {
@@ -340,6 +345,8 @@
     term.onData(function (data) {
       // Until the cluster has answered (the replay), keys wait with those typed during loading.
       if (!replayed) {
+        // A Tab typed last, while loading, completes once the line is in.
+        earlyTab = data === "\t";
         if (data === "\x7f" || data === "\b") early = early.slice(0, -1);
         else if (data === "\r") early += "\n";
         else if (data.charAt(0) !== "\x1b") early += data.replace(/[\x00-\x09\x0b-\x1f]/g, "");
@@ -373,10 +380,7 @@
             redrawLine();
           }
           return;
-        case "\t":
-          if (root.dataset.exam === "1") { term.write("\x07"); return; }
-          if (!send({ type: "complete", line: line.slice(0, cursor) })) term.write("\x07");
-          return;
+        case "\t": complete(); return;
         case "\x03":
           if (term.hasSelection()) { copySelection(); return; }
           if (streaming) {
@@ -586,6 +590,8 @@
           replayed = true;
           prompt();
           if (typed) paste(typed);
+          if (earlyTab && !busy) complete();
+          earlyTab = false;
         }
         else if (frame.type === "output" && frame.saved) editorSaved(frame);
         else if (frame.type === "output" && frame.stream) startStream(frame);

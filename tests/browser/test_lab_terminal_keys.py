@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+import re
+
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 PROMPT = "admin@kadmin:~$ "
 
@@ -66,11 +68,54 @@ def test_a_keyboard_user_enters_the_terminal_and_leaves_it_with_esc_tab_and_f6(
     assert in_terminal(page)
 
 
-def test_clear_clears_the_screen(page: Page) -> None:
+def start_terminal(page: Page) -> None:
+    """The mig-single lab with its terminal started and focused."""
     page.goto("/lab/mig-single/")
     page.get_by_role("button", name="Start the terminal").click()
     expect(page.locator("#lab.connected")).to_be_attached()
     page.locator(".xterm-helper-textarea").focus()
+
+
+class HeldSocket:
+    """Routes the lab's socket through the test, holding the server's frames until released."""
+
+    def __init__(self) -> None:
+        self.held: list[str | bytes] = []
+        self.holding = True
+        self.route: WebSocketRoute | None = None
+
+    def __call__(self, route: WebSocketRoute) -> None:
+        self.route = route
+        route.connect_to_server().on_message(self.from_server)
+
+    def from_server(self, message: str | bytes) -> None:
+        if self.holding:
+            self.held.append(message)
+        elif self.route is not None:
+            self.route.send(message)
+
+    def release(self) -> None:
+        self.holding = False
+        assert self.route is not None
+        for message in self.held:
+            self.route.send(message)
+
+
+def test_a_tab_typed_while_the_terminal_loads_completes_once_it_is_ready(page: Page) -> None:
+    socket = HeldSocket()
+    page.route_web_socket(re.compile(r"/ws/"), socket)
+    start_terminal(page)
+    page.keyboard.type("kubectl get no")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(300)
+    assert socket.held, "the cluster's replay never came"
+    expect(page.locator(".xterm-rows")).not_to_contain_text("kubectl get no")
+    socket.release()
+    expect(page.locator(".xterm-rows")).to_contain_text(PROMPT + "kubectl get nodes")
+
+
+def test_clear_clears_the_screen(page: Page) -> None:
+    start_terminal(page)
     page.keyboard.type("kubectl get nodes")
     page.keyboard.press("Enter")
     expect(page.locator(".xterm-rows")).to_contain_text("gpu-node3")
