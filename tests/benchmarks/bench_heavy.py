@@ -19,6 +19,7 @@ other machines never do.
 
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
         [--workers 0] [--rounds 1] [--windows 0] [--heavy scale,alias bomb,300 columns|newcomers]
+        [--page-process 1]
 """
 
 from __future__ import annotations
@@ -182,11 +183,14 @@ def main() -> None:
         default=",".join(HEAVY),
         help="which of them, comma-separated: " + ", ".join((*HEAVY, NEWCOMERS)),
     )
+    parser.add_argument(
+        "--page-process", default="1", choices=("0", "1"), help="PAGE_PROCESS for the server"
+    )
     args = parser.parse_args()
     heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in (*HEAVY, NEWCOMERS)]
     ratios = []
     pooled: dict[bool, list[float]] = {False: [], True: []}
-    with running_server(workers=args.workers) as server:
+    with running_server(workers=args.workers, PAGE_PROCESS=args.page_process) as server:
         # Every seed's starting world and the annexes, before any clock runs.
         asyncio.run(warm(server, [server.new_session() for _ in range(24)]))
         where = f"granian, {args.workers} workers" if args.workers else "daphne, one process"
