@@ -43,8 +43,10 @@ def test_scaling_coredns_to_a_thousand_costs_about_one_command_budget() -> None:
     output, _ = run_metered(lab, SCALE.format(1000))
     spent = time.thread_time() - started
     assert output.splitlines()[0] == "deployment.apps/coredns scaled"
-    # One controller's run may finish past the limit (each is bounded by the quota), no more.
-    assert spent < 0.25 + 0.5, f"the command and its step cost {spent:.2f} s of CPU"
+    # One controller's run may finish past the limit (each is bounded by the quota), no more:
+    # about 0.3 s alone, 0.9 s once under the suite's coverage tracing on a slow day (unbounded,
+    # it was 13 s).
+    assert spent < 5 * 0.25, f"the command and its step cost {spent:.2f} s of CPU"
     assert len(coredns_pods(lab)) <= limits.PODS_PER_NAMESPACE
     started = time.thread_time()
     run_metered(lab, "kubectl get nodes")
