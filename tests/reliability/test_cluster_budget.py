@@ -22,6 +22,12 @@ TICKET = "mig-single"
 SCALE = "kubectl scale deployment coredns -n kube-system --replicas={}"
 
 
+# A command of 250 ms whose last controller's run may finish past it (each is bounded by the
+# quota), no more: about 0.3 s alone, 0.9 s once under the suite's coverage tracing on a slow
+# day. Unbounded, a scale to 1,000 cost 13 s.
+ABOUT_ONE_BUDGET = 5 * 0.25
+
+
 def run_metered(lab: LabSession, line: str, cpu_ms: int = 250) -> tuple[str, budget.Meter]:
     meter = budget.Meter(budget.Limits(cpu_seconds=cpu_ms / 1000))
     with budget.metered(meter):
@@ -43,14 +49,11 @@ def test_scaling_coredns_to_a_thousand_costs_about_one_command_budget() -> None:
     output, _ = run_metered(lab, SCALE.format(1000))
     spent = time.thread_time() - started
     assert output.splitlines()[0] == "deployment.apps/coredns scaled"
-    # One controller's run may finish past the limit (each is bounded by the quota), no more:
-    # about 0.3 s alone, 0.9 s once under the suite's coverage tracing on a slow day (unbounded,
-    # it was 13 s).
-    assert spent < 5 * 0.25, f"the command and its step cost {spent:.2f} s of CPU"
+    assert spent < ABOUT_ONE_BUDGET, f"the command and its step cost {spent:.2f} s of CPU"
     assert len(coredns_pods(lab)) <= limits.PODS_PER_NAMESPACE
     started = time.thread_time()
-    run_metered(lab, "kubectl get nodes")
-    assert time.thread_time() - started < 0.75
+    run_metered(lab, "kubectl get nodes")  # the cluster carries on: the same bound
+    assert time.thread_time() - started < ABOUT_ONE_BUDGET
 
 
 def test_a_step_cut_short_by_the_budget_says_so_in_one_line_and_catches_up_later() -> None:
