@@ -107,7 +107,10 @@ def test_a_tab_typed_while_the_terminal_loads_completes_once_it_is_ready(page: P
     start_terminal(page)
     page.keyboard.type("kubectl get no")
     page.keyboard.press("Tab")
-    page.wait_for_timeout(300)
+    for _ in range(100):  # the replay, held back (within 5 s)
+        if socket.held:
+            break
+        page.wait_for_timeout(50)
     assert socket.held, "the cluster's replay never came"
     expect(page.locator(".xterm-rows")).not_to_contain_text("kubectl get no")
     socket.release()
