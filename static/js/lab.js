@@ -17,7 +17,8 @@
   var STARTED_KEY = "lab-terminal";
   var loading = null;   // the promise of xterm.js's files
   var started = false;
-  var early = "";       // keys typed before the terminal was ready
+  var early = "";       // keys typed on the start button, before the terminal was made
+  var EARLY_KEYS_KEPT = 4096; // keys typed in it before the cluster's first answer
   root.classList.add("terminal-startable");
 
   function loadFile(tag, attributes) {
@@ -145,7 +146,7 @@
     var history = JSON.parse(root.dataset.history || "[]");
     var historyIndex = history.length;
     var pendingTab = false; // a second Tab lists the choices
-    var earlyTab = false;   // the last key typed while loading was Tab
+    var earlyKeys = [];     // keys typed in the terminal before the cluster's first answer
     var lastCompletions = [];
     var socket = null;
     var busy = false;
@@ -343,15 +344,16 @@
     }
 
     term.onData(function (data) {
-      // Until the cluster has answered (the replay), keys wait with those typed during loading.
+      // Until the cluster has answered (the replay), keys wait, each as typed, and are then
+      // handled in order as if typed just then: Tab, arrows and Ctrl keys included.
       if (!replayed) {
-        // A Tab typed last, while loading, completes once the line is in.
-        earlyTab = data === "\t";
-        if (data === "\x7f" || data === "\b") early = early.slice(0, -1);
-        else if (data === "\r") early += "\n";
-        else if (data.charAt(0) !== "\x1b") early += data.replace(/[\x00-\x09\x0b-\x1f]/g, "");
+        if (earlyKeys.length < EARLY_KEYS_KEPT) earlyKeys.push(data);
         return;
       }
+      handleKey(data);
+    });
+
+    function handleKey(data) {
       if (data !== "\t") pendingTab = false;
       switch (data) {
         case "\r": submit(line); return;
@@ -409,7 +411,7 @@
       if (data.length > 1 && data.charAt(0) === "\x1b") return; // other keys: ignore
       if (data.length > 1) { paste(data); return; }
       insert(data);
-    });
+    }
 
     function copySelection() {
       var text = term.getSelection();
@@ -590,8 +592,9 @@
           replayed = true;
           prompt();
           if (typed) paste(typed);
-          if (earlyTab && !busy) complete();
-          earlyTab = false;
+          var keys = earlyKeys;
+          earlyKeys = [];
+          keys.forEach(handleKey);
         }
         else if (frame.type === "output" && frame.saved) editorSaved(frame);
         else if (frame.type === "output" && frame.stream) startStream(frame);

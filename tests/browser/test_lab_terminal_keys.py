@@ -94,6 +94,14 @@ class HeldSocket:
         elif self.route is not None:
             self.route.send(message)
 
+    def wait_for_replay(self, page: Page) -> None:
+        """Until the cluster's first answer (the replay) is held back, within 5 s."""
+        for _ in range(100):
+            if self.held:
+                return
+            page.wait_for_timeout(50)
+        raise AssertionError("the cluster's replay never came")
+
     def release(self) -> None:
         self.holding = False
         assert self.route is not None
@@ -107,14 +115,29 @@ def test_a_tab_typed_while_the_terminal_loads_completes_once_it_is_ready(page: P
     start_terminal(page)
     page.keyboard.type("kubectl get no")
     page.keyboard.press("Tab")
-    for _ in range(100):  # the replay, held back (within 5 s)
-        if socket.held:
-            break
-        page.wait_for_timeout(50)
-    assert socket.held, "the cluster's replay never came"
+    socket.wait_for_replay(page)
     expect(page.locator(".xterm-rows")).not_to_contain_text("kubectl get no")
     socket.release()
     expect(page.locator(".xterm-rows")).to_contain_text(PROMPT + "kubectl get nodes")
+
+
+def test_keys_typed_while_the_terminal_loads_are_handled_in_order_once_it_is_ready(
+    page: Page,
+) -> None:
+    socket = HeldSocket()
+    page.route_web_socket(re.compile(r"/ws/"), socket)
+    start_terminal(page)
+    page.keyboard.type("get nodes")
+    page.keyboard.press("Control+a")  # to the start of the line, as in bash
+    page.keyboard.type("kubectl ")
+    page.keyboard.press("End")
+    page.keyboard.type(" -o wide")
+    page.keyboard.press("Enter")
+    socket.wait_for_replay(page)
+    socket.release()
+    rows = page.locator(".xterm-rows")
+    expect(rows).to_contain_text(PROMPT + "kubectl get nodes -o wide")
+    expect(rows).to_contain_text("INTERNAL-IP")
 
 
 def test_clear_clears_the_screen(page: Page) -> None:
