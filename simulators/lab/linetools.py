@@ -147,21 +147,35 @@ _SEQ_FORMAT = re.compile(
 )
 
 
+# A C hexadecimal number (strtold's): digits with a point or not, then a binary exponent or not.
+_HEX_NUMBER = re.compile(
+    r"\s*[-+]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][-+]?\d+)?"
+)
+
+
 @dataclass(frozen=True)
 class _Operand:
     """A seq operand as GNU's scan_arg reads it: its value, the width it would print with,
-    and the digits after its point (an exponent moves them: `1.5e1` has none)."""
+    and the digits after its point (an exponent moves them: `1.5e1` has none). A hex float's
+    places are unknown (None, GNU's INT_MAX): seq then prints every number with `%g`."""
 
     value: Decimal
     width: int
-    precision: int
+    precision: int | None
 
 
 def _seq_operand(arg: str) -> _Operand:
-    hexadecimal = re.fullmatch(r"\s*([-+]?)0[xX]([0-9a-fA-F]+)", arg)
-    if hexadecimal:  # no width of its own, and no places (GNU: only a hex float has them)
-        sign, digits = hexadecimal.groups()
-        return _Operand(Decimal(int(sign + digits, 16)), 0, 0)
+    if _HEX_NUMBER.fullmatch(arg):
+        # No width of its own (GNU: an operand with an x has none); places only if it is an
+        # integer, which GNU tells by the absence of a point and of a (lower-case) p.
+        text = arg.strip()
+        try:
+            value = Decimal(float.fromhex(text))
+        except OverflowError:
+            raise Usage(
+                f"seq: invalid floating point argument: '{arg}'\n{try_help('seq')}"
+            ) from None
+        return _Operand(value, 0, None if "." in text or "p" in text else 0)
     if _NUMBER.fullmatch(arg) is None:
         raise Usage(f"seq: invalid floating point argument: '{arg}'\n{try_help('seq')}")
     value = Decimal(arg.strip())
@@ -221,15 +235,18 @@ def _seq(ctx: Context, args: list[str]) -> Output:
         (last,) = parsed
     if step.value == 0:
         raise Usage(f"seq: invalid Zero increment value: '{operands[1]}'\n{try_help('seq')}")
-    places = max(first.precision, step.precision)
+    if fmt is None and None in (first.precision, step.precision, last.precision):
+        fmt = "%g"  # GNU's get_default_format, for a hex float's unknown places (-w too)
+    first_places, last_places = first.precision or 0, last.precision or 0
+    places = max(first_places, step.precision or 0)
     size = 0
     if "w" in opts and fmt is None:  # GNU's get_default_format
         first_width = (
-            first.width + places - first.precision + (1 if places and not first.precision else 0)
+            first.width + places - first_places + (1 if places and not first_places else 0)
         )
-        last_width = last.width + places - last.precision
-        last_width += (-1 if last.precision and not places else 0) + (
-            1 if not last.precision and places else 0
+        last_width = last.width + places - last_places
+        last_width += (-1 if last_places and not places else 0) + (
+            1 if not last_places and places else 0
         )
         size = max(first_width, last_width)
     values: list[str] = []

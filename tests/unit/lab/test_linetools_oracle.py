@@ -21,6 +21,9 @@ OPTIONS["nl"] += [["-ba", "-nrz", "-w2"], ["-bx"]]
 OPTIONS["column"] += [["-x"]]
 NUMBERS = ["1", "3", "10", "-3", "0", "2", "0.5", "0.1", "1.25", "-1.5", "1e1", "2e0", "1.5e1"]
 NUMBERS += ["007", "+4", ".5", "x", "-0", "1e-1", "-.5", "1.", "2.50", "1e-2", "0x10", "1e2"]
+# Hex floats (strtold's): a point or a lower-case p leaves their places unknown, and GNU's seq
+# then prints every number with %g.
+NUMBERS += ["0x1p3", "0x1.8p1", "0x.8p1", "-0x2p1", "0x1p-2", "0xAp0", "0x1.8", "0x3P1"]
 SEQ_OPTIONS = [[], ["-w"], ["-s,"], ["-s", ", "], ["-f", "%.2f"], ["-f", "%g"], ["-f", "%e"]]
 SEQ_OPTIONS += [["-f", "n=%03g|"], ["-w", "-s:"], ["-f", "x"], ["-f", "%d"], ["-f", "%g%g"]]
 SEQ_OPTIONS += [["-w", "-f", "%g"], ["--equal-width"], ["--separator=;"], ["-s", ""]]
