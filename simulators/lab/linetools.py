@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from simulators.lab import budget
 from simulators.lab.files import lines_ended
+from simulators.lab.regex import Regex, RegexError, compile_regex, translate
 from simulators.lab.textutils import Usage, lines_of, options_of, read_inputs, tool, try_help
 from simulators.lab.tool import Context, Output
 
@@ -58,30 +59,85 @@ def _rev(ctx: Context, args: list[str]) -> Output:
 # ---------------------------------------------------------------------------- nl
 
 
+# Each section's option, its name in GNU's messages, and its default style.
+_NL_SECTIONS = {"h": ("header", "n"), "b": ("body", "t"), "f": ("footer", "n")}
+NlStyle = str | Regex
+
+
+def _nl_style(opts: dict[str, str], letter: str) -> NlStyle:
+    """A section's numbering style: a (all lines), t (non-empty), n (none), or pBRE (the lines
+    the basic regular expression matches)."""
+    name, default = _NL_SECTIONS[letter]
+    style = opts.get(letter, default)
+    if style in ("a", "t", "n"):
+        return style
+    if style.startswith("p"):
+        try:
+            return compile_regex(translate(style[1:], extended=False))
+        except RegexError:
+            raise Usage("nl: Invalid regular expression") from None
+    raise Usage(f"nl: invalid {name} numbering style: '{style}'\n{try_help('nl')}")
+
+
+def _nl_delimiters(opts: dict[str, str]) -> dict[str, str]:
+    """The lines that start a logical page's header, body and footer (-d CC, default `\\:`;
+    a lone character is followed by `:`), each mapped to its section's option letter. Two
+    characters at least, or no line starts a section."""
+    chars = opts.get("d", "\\:")
+    if len(chars) == 1:
+        chars += ":"
+    if len(chars) < 2:
+        return {}
+    return {chars * 3: "h", chars * 2: "b", chars: "f"}
+
+
 def _nl(ctx: Context, args: list[str]) -> Output:
+    """GNU nl: lines numbered by their logical page's section (a line of the delimiter three,
+    two or one times starts a header, body or footer, printed as an empty line, and the
+    numbers start over unless -p), the body first."""
     long = {"--body-numbering": "b", "--number-format": "n", "--number-width": "w"}
     long |= {"--number-separator": "s", "--starting-line-number": "v", "--line-increment": "i"}
-    opts, names = options_of(args, "nl", "", valued="bnwsvi", long=long)
-    style, form = opts.get("b", "t"), opts.get("n", "rn")
-    if style not in ("a", "t", "n"):
-        raise Usage(f"nl: invalid body numbering style: '{style}'\n{try_help('nl')}")
+    long |= {"--header-numbering": "h", "--footer-numbering": "f", "--section-delimiter": "d"}
+    long |= {"--join-blank-lines": "l", "--no-renumber": "p"}
+    opts, names = options_of(args, "nl", "p", valued="bnwsvihfdl", long=long)
+    styles = {letter: _nl_style(opts, letter) for letter in ("b", "h", "f")}
+    form = opts.get("n", "rn")
     if form not in ("ln", "rn", "rz"):
         raise Usage(f"nl: invalid line numbering format: '{form}'\n{try_help('nl')}")
     numbers = {}
     for letter, name, default in (("w", "line number field width", 6), ("v", "starting line"
-                                  " number", 1), ("i", "line number increment", 1)):  # fmt: skip
+                                  " number", 1), ("i", "line number increment", 1), ("l", "line"
+                                  " number of blank lines", 1)):  # fmt: skip
         value = budget.bounded_int(opts.get(letter, str(default)), 1 << 20)
-        if value is None or (letter == "w" and value < 1):
+        if value is None or (letter in "wl" and value < 1):
             raise Usage(f"nl: invalid {name}: '{opts[letter]}'")
         numbers[letter] = value
-    width, number, step = numbers["w"], numbers["v"], numbers["i"]
+    width, number, step, join = numbers["w"], numbers["v"], numbers["i"], numbers["l"]
     separator = opts.get("s", "\t")
+    sections = _nl_delimiters(opts)
     inputs, errors = read_inputs(ctx, "nl", names, exact=True)
     parts: list[str] = []
+    style, blanks = styles["b"], 0
     for _, text in inputs:
         for line in lines_ended(text):
             body = line.rstrip("\n")
-            if style == "a" or (style == "t" and body):
+            section = sections.get(body)
+            if section is not None:
+                style = styles[section]
+                if "p" not in opts:
+                    number = numbers["v"]
+                parts.append("\n")
+                continue
+            if style == "a" and join > 1:  # -l: only every join-th of consecutive blank lines
+                blanks = 0 if body else blanks + 1
+                numbered = not blanks or blanks == join
+                if numbered:
+                    blanks = 0
+            elif isinstance(style, str):
+                numbered = style == "a" or (style == "t" and bool(body))
+            else:
+                numbered = style.search(body) is not None
+            if numbered:
                 digits = str(number)
                 field = {"ln": digits.ljust(width), "rn": digits.rjust(width)}.get(
                     form,
@@ -89,10 +145,10 @@ def _nl(ctx: Context, args: list[str]) -> Output:
                     if number >= 0
                     else "-" + digits[1:].rjust(width - 1, "0"),
                 )
-                parts.append(field + separator + line.rstrip("\n") + "\n")
+                parts.append(field + separator + body + "\n")
                 number += step
             else:
-                parts.append(" " * (width + len(separator)) + line.rstrip("\n") + "\n")
+                parts.append(" " * (width + len(separator)) + body + "\n")
     return Output.exactly(_checked(parts, "nl"), 1 if errors else 0, "\n".join(errors))
 
 

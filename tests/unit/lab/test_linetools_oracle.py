@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.unit.lab.test_shell_oracle import RAW, _ours, _real, texts
+from tests.unit.lab.test_shell_oracle import RAW, WORDS, _ours, _real, texts
 
 OPTIONS = {
     "tac": [[]],
@@ -51,3 +51,29 @@ def test_a_line_tool_prints_what_the_real_one_prints(tool: str, data: st.DataObj
 def test_seq_prints_what_gnu_seq_prints(options: list[str], numbers: list[str]) -> None:
     args = [*options, *numbers]
     assert _ours("seq", args, "", {}) == _real("seq", args, "", {}, "C.UTF-8"), args
+
+
+# nl's logical pages: lines of the delimiter three, two or one times start a header, body or
+# footer; each section has its own style, and the numbers start over at each unless -p.
+NL_PAGE_LINES = ["\\:\\:\\:", "\\:\\:", "\\:", "XYXY", "X:", "X:X:X:", "", "", "ab", "b a", "\\:x"]
+NL_PAGE_OPTIONS = [
+    [], ["-p"], ["-ha", "-fa"], ["-ht", "-bn", "-fa"], ["-dX"], ["-dXY", "-ha"], ["-d", ""],
+    ["-ba", "-l2"], ["-ba", "-l3", "-p"], ["-bpa"], ["-hp^b", "-bpb$"], ["-v3", "-i2", "-ha"],
+    ["--header-numbering=a", "--no-renumber"], ["--section-delimiter=X", "--footer-numbering=t"],
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    options=st.sampled_from(NL_PAGE_OPTIONS),
+    lines=st.lists(st.sampled_from([*NL_PAGE_LINES, *WORDS]), max_size=12),
+    ended=st.booleans(),
+)
+def test_nl_numbers_logical_pages_as_gnu_nl_does(
+    options: list[str], lines: list[str], ended: bool
+) -> None:
+    stdin = "\n".join(lines) + ("\n" if lines and ended else "")
+    assert _ours("nl", options, stdin, {}) == _real("nl", options, stdin, {}, "C.UTF-8"), (
+        options,
+        stdin,
+    )
