@@ -17,8 +17,29 @@
   var STARTED_KEY = "lab-terminal";
   var loading = null;   // the promise of xterm.js's files
   var started = false;
-  var early = "";       // keys typed on the start button, before the terminal was made
-  var EARLY_KEYS_KEPT = 4096; // keys typed in it before the cluster's first answer
+  // Keys typed before the cluster's first answer (the replay), on the start button or in the
+  // terminal, as the terminal's data (what xterm.js sends for them): handled in order once the
+  // replay has come, as if typed then.
+  var earlyKeys = [];
+  var EARLY_KEYS_KEPT = 4096;
+  // On the start button, once typing has begun: the line-editing keys, as xterm.js sends them.
+  var BUTTON_KEYS = {
+    Backspace: "\x7f", Enter: "\r", Delete: "\x1b[3~", ArrowLeft: "\x1b[D", ArrowRight: "\x1b[C",
+    ArrowUp: "\x1b[A", ArrowDown: "\x1b[B", Home: "\x1b[H", End: "\x1b[F"
+  };
+  var BUTTON_CTRL_KEYS = { a: "\x01", e: "\x05", u: "\x15", c: "\x03", l: "\x0c" };
+
+  // What a key typed on the start button is for the terminal, or null: the button keeps it.
+  // A printable key starts the terminal (Space only once typing has begun: before, it presses
+  // the button); Tab always moves focus on (no keyboard trap).
+  function buttonKey(event) {
+    if (event.metaKey || event.altKey) return null;
+    var key = event.key;
+    var typing = earlyKeys.length > 0;
+    if (event.ctrlKey) return (typing && BUTTON_CTRL_KEYS[key.toLowerCase()]) || null;
+    if (key.length === 1) return key !== " " || typing ? key : null;
+    return (typing && BUTTON_KEYS[key]) || null;
+  }
   root.classList.add("terminal-startable");
 
   function loadFile(tag, attributes) {
@@ -77,13 +98,10 @@
     });
     // Typing on the focused button starts the terminal and keeps the keys for it.
     startButton.addEventListener("keydown", function (event) {
-      if (event.ctrlKey || event.metaKey || event.altKey) return;
-      var key = event.key;
-      if (key.length === 1 && (key !== " " || early)) early += key;
-      else if (key === "Backspace" && early) early = early.slice(0, -1);
-      else if (key === "Enter" && early) early += "\n";
-      else return;
+      var data = buttonKey(event);
+      if (data === null) return;
       event.preventDefault();
+      if (earlyKeys.length < EARLY_KEYS_KEPT) earlyKeys.push(data);
       start(true);
     });
   }
@@ -146,7 +164,6 @@
     var history = JSON.parse(root.dataset.history || "[]");
     var historyIndex = history.length;
     var pendingTab = false; // a second Tab lists the choices
-    var earlyKeys = [];     // keys typed in the terminal before the cluster's first answer
     var lastCompletions = [];
     var socket = null;
     var busy = false;
@@ -587,8 +604,7 @@
           busy = false;
           promptText = frame.prompt || PROMPT;
           // What was typed while the terminal loaded goes in once the cluster has answered.
-          var typed = early + line;
-          early = "";
+          var typed = line;
           replayed = true;
           prompt();
           if (typed) paste(typed);

@@ -1,10 +1,11 @@
-"""The lab terminal by keyboard alone: in and out of it (no keyboard trap), and `clear`."""
+"""The lab terminal by keyboard alone: in and out of it (no keyboard trap), keys typed while it
+loads, and `clear`."""
 
 from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Page, WebSocketRoute, expect
+from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 PROMPT = "admin@kadmin:~$ "
 
@@ -138,6 +139,60 @@ def test_keys_typed_while_the_terminal_loads_are_handled_in_order_once_it_is_rea
     rows = page.locator(".xterm-rows")
     expect(rows).to_contain_text(PROMPT + "kubectl get nodes -o wide")
     expect(rows).to_contain_text("INTERNAL-IP")
+
+
+class HeldFiles:
+    """Routes the terminal's files (xterm.js) through the test, held until released: the
+    terminal stays loading, whatever the machine's speed."""
+
+    def __init__(self) -> None:
+        self.routes: list[Route] = []
+        self.released = False
+
+    def __call__(self, route: Route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self) -> None:
+        self.released = True
+        for route in self.routes:
+            route.continue_()
+
+
+def test_line_editing_keys_typed_on_the_start_button_edit_the_first_line(page: Page) -> None:
+    files = HeldFiles()
+    page.route(re.compile(r"xterm"), files)
+    page.goto("/lab/mig-single/")
+    start = page.get_by_role("button", name="Start the terminal")
+    start.focus()
+    page.keyboard.type("get nodes")  # the first key starts the terminal; the rest wait for it
+    page.keyboard.press("Control+a")
+    page.keyboard.type("kubectl ")
+    page.keyboard.press("End")
+    page.keyboard.type(" -o wxde")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Backspace")
+    page.keyboard.type("i")
+    page.keyboard.press("Enter")
+    expect(start).to_be_focused()  # still loading: the keys were the button's
+    assert files.routes, "the terminal's files were never asked for"
+    files.release()
+    rows = page.locator(".xterm-rows")
+    expect(rows).to_contain_text(PROMPT + "kubectl get nodes -o wide")
+    expect(rows).to_contain_text("INTERNAL-IP")
+
+
+def test_tab_on_the_start_button_moves_focus_on_without_starting_the_terminal(
+    page: Page,
+) -> None:
+    page.goto("/lab/mig-single/")
+    page.get_by_role("button", name="Start the terminal").focus()
+    page.keyboard.press("Tab")
+    assert active_id(page) != "terminal-start"
+    expect(page.locator(".xterm")).to_have_count(0)
 
 
 def test_clear_clears_the_screen(page: Page) -> None:
