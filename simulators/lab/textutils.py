@@ -8,6 +8,7 @@ stderr (Output.stderr), so `2>/dev/null` and pipes treat them as bash would.
 from __future__ import annotations
 
 import base64 as b64
+import itertools
 import re
 from collections.abc import Callable
 
@@ -81,16 +82,16 @@ def options_of(
             operands.extend(args[i:])
             break
         if arg.startswith("--"):
-            key, _, value = arg.partition("=")
+            key, equals, value = arg.partition("=")
             if long is None or key not in long:
                 raise Usage(f"{tool}: unrecognized option '{arg}'\n{after}")
             short = long[key]
-            if short in valued and not value:
+            if short in valued and not equals:  # `--opt=` gives the empty value, as getopt does
                 if i >= len(args):
                     raise Usage(f"{tool}: option '{key}' requires an argument\n{after}")
                 value = args[i]
                 i += 1
-            opts[short] = value or "1"
+            opts[short] = value if short in valued else value or "1"
             continue
         if not arg.startswith("-") or arg == "-":
             if in_order:
@@ -272,7 +273,26 @@ def _ranges(spec: str, what: str) -> list[tuple[int, int]]:
         if low is not None and high is not None and high < low:
             raise Usage(f"cut: invalid decreasing range\n{try_help('cut')}")
         ranges.append((low or 1, high if high is not None else 1 << 30))
-    return ranges
+    return _merged(ranges)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """GNU's set_fields: sorted, and overlapping ranges merged (adjacent ones stay apart:
+    `1-3,4` is two ranges, and -c prints an output delimiter between them)."""
+    out: list[tuple[int, int]] = []
+    for low, high in sorted(ranges):
+        if out and low <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return out
+
+
+def _complement(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """GNU's complement_rp: the ranges between (merged, sorted) `ranges`."""
+    out = [(1, ranges[0][0] - 1)] if ranges[0][0] > 1 else []
+    out += [(a + 1, b - 1) for (_, a), (b, _) in itertools.pairwise(ranges) if a + 1 != b]
+    return out + ([(ranges[-1][1] + 1, 1 << 30)] if ranges[-1][1] < 1 << 30 else [])
 
 
 def _cut(ctx: Context, args: list[str]) -> Output:
@@ -283,8 +303,9 @@ def _cut(ctx: Context, args: list[str]) -> Output:
         "--bytes": "b",
         "--only-delimited": "s",
         "--complement": "C",
+        "--output-delimiter": "O",
     }
-    opts, names = options_of(args, "cut", "s", valued="fdcb", long=long)
+    opts, names = options_of(args, "cut", "s", valued="fdcbO", long=long)
     modes = [m for m in "fcb" if m in opts]
     if not modes:
         raise Usage(
@@ -304,14 +325,24 @@ def _cut(ctx: Context, args: list[str]) -> Output:
     ranges = _ranges(opts[modes[0]], what)
     inputs, errors = read_inputs(ctx, "cut", names)
 
-    keep = "C" not in opts  # --complement: what the list does not name
+    if "C" in opts:  # --complement: what the list does not name
+        ranges = _complement(ranges)
+    # GNU: an empty --output-delimiter is a NUL; -b and -c print it where a range starts.
+    joiner = opts.get("O", delim if modes[0] == "f" else "") or ("\0" if "O" in opts else "")
+    starts = {low for low, _ in ranges}
 
-    def pick(items: list[str]) -> list[str]:
-        return [
-            x
-            for i, x in enumerate(items, start=1)
-            if any(lo <= i <= hi for lo, hi in ranges) == keep
-        ]
+    def picked(i: int) -> bool:
+        return any(lo <= i <= hi for lo, hi in ranges)
+
+    def pick(items: list[str]) -> str:
+        if modes[0] == "f":
+            return joiner.join(x for i, x in enumerate(items, start=1) if picked(i))
+        out, begun = [], False
+        for i, x in enumerate(items, start=1):
+            if picked(i):
+                out.append(joiner + x if begun and i in starts else x)
+                begun = True
+        return "".join(out)
 
     out = []
     for _, text in inputs:
@@ -319,12 +350,12 @@ def _cut(ctx: Context, args: list[str]) -> Output:
             if n % 512 == 511:
                 budget.check_time()
             if modes[0] != "f":
-                out.append("".join(pick(list(line))))
+                out.append(pick(list(line)))
             elif delim not in line:
                 if "s" not in opts:
                     out.append(line)
             else:
-                out.append(delim.join(pick(line.split(delim))))
+                out.append(pick(line.split(delim)))
     return printed(out, 1 if errors else 0, stderr="\n".join(errors))
 
 

@@ -129,10 +129,17 @@ def test_a_text_tool_prints_what_the_gnu_tool_prints(tool: str, data: st.DataObj
 def test_cut_prints_what_gnu_cut_prints(data: st.DataObject) -> None:
     delimiter = data.draw(st.sampled_from(["-d ", "-d,", "-d:", ""]))
     fields = data.draw(st.sampled_from(["-f1", "-f2-", "-f1,3", "-f-2", "-c2-", "-c1-3"]))
+    fields = data.draw(st.sampled_from([fields, "-f3,1-2", "-c1-3,5", "-c4-,2", "-b1,2-3"]))
     extra = data.draw(st.lists(st.sampled_from(["-s", "--complement"]), max_size=1))
-    if fields.startswith("-c"):
+    # The output delimiter: between fields, or (-b, -c) where a range starts; empty is a NUL.
+    extra += data.draw(
+        st.lists(
+            st.sampled_from(["--output-delimiter=|", "--output-delimiter=", "-d:"]), max_size=1
+        )
+    )
+    if not fields.startswith("-f"):
         delimiter = ""
-        extra = [e for e in extra if e != "-s"]
+        extra = [e for e in extra if e not in ("-s", "-d:")]
     options = [o for o in (delimiter, fields, *extra) if o]
     _same("cut", options, data.draw(texts()), {})
 
