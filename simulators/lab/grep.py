@@ -21,14 +21,14 @@ USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more 
 STDIN_NAME = "(standard input)"
 # Short options that take a value, and the flags without one.
 _VALUED = "efmABCd"
-_FLAGS = "EFGHhiyvwxclLoqsnrRTUuaIz"
+_FLAGS = "EFGHhiyvwxclLoqsnrRTUuaIzb"
 _LONG = {
     "--extended-regexp": "E", "--fixed-strings": "F", "--basic-regexp": "G",
     "--with-filename": "H", "--no-filename": "h", "--ignore-case": "i", "--invert-match": "v",
     "--word-regexp": "w", "--line-regexp": "x", "--count": "c", "--files-with-matches": "l",
     "--files-without-match": "L", "--only-matching": "o", "--quiet": "q", "--silent": "q",
     "--no-messages": "s", "--line-number": "n", "--no-ignore-case": "", "--text": "a",
-    "--initial-tab": "T",
+    "--initial-tab": "T", "--byte-offset": "b",
 }  # fmt: skip
 _LONG_VALUED = {
     "--regexp": "e", "--max-count": "m", "--after-context": "A", "--before-context": "B",
@@ -234,6 +234,20 @@ def _search(
         before = after = 0
     # -o prints matches only, but its groups are the context's, `--` between them.
     context = "o" not in flags
+    # -b: each line's offset in bytes from the file's start (UTF-8, as the file is stored).
+    offsets = [0]
+    if "b" in flags:
+        for line in lines:
+            offsets.append(offsets[-1] + len(line.encode("utf-8", "surrogateescape")) + 1)
+
+    def prefix(number: int, sep: str, within: str = "") -> str:
+        offset = (
+            offsets[number] + len(within.encode("utf-8", "surrogateescape"))
+            if "b" in flags
+            else None
+        )
+        return _prefix(name, number, sep, options, offset)
+
     selected = 0
     last_shown = -1
     after_left = 0
@@ -244,7 +258,7 @@ def _search(
             # Stopped: only the trailing context of the last selected line is left.
             if after_left and prints:
                 if context:
-                    out.append(_prefix(name, number, "-", options) + line)
+                    out.append(prefix(number, "-") + line)
                 last_shown, after_left = number, after_left - 1
                 continue
             break
@@ -252,7 +266,7 @@ def _search(
         if hit == ("v" in flags):
             if after_left and prints:
                 if context:
-                    out.append(_prefix(name, number, "-", options) + line)
+                    out.append(prefix(number, "-") + line)
                 last_shown, after_left = number, after_left - 1
             continue
         selected += 1
@@ -266,25 +280,32 @@ def _search(
         groups.printed = True
         if context:
             for earlier in range(first, number):
-                out.append(_prefix(name, earlier, "-", options) + lines[earlier])
-            out.append(_prefix(name, number, ":", options) + line)
+                out.append(prefix(earlier, "-") + lines[earlier])
+            out.append(prefix(number, ":") + line)
         elif "v" not in flags:
-            for match in _matches(regex, line, "w" in flags and "x" not in flags):
-                out.append(_prefix(name, number, ":", options) + match)
+            for start, match in _matches(regex, line, "w" in flags and "x" not in flags):
+                out.append(prefix(number, ":", line[:start]) + match)
         last_shown, after_left = number, after
     return selected
 
 
-def _prefix(name: str | None, number: int, sep: str, options: _Options) -> str:
+def _prefix(
+    name: str | None, number: int, sep: str, options: _Options, offset: int | None = None
+) -> str:
+    """What grep prints before a line: the file's name, the line's number (-n), its offset in
+    bytes (-b, or the match's with -o), each followed by `sep` (`:` selected, `-` context)."""
     prefix = f"{name}{sep}" if name is not None else ""
     if "n" in options.flags:
         prefix += f"{number + 1}{sep}"
+    if offset is not None:
+        prefix += f"{offset}{sep}"
     return prefix
 
 
-def _matches(regex: Regex, line: str, word: bool) -> list[str]:
-    """-o: each non-empty match, left to right (for -w, the word inside its boundaries)."""
-    found: list[str] = []
+def _matches(regex: Regex, line: str, word: bool) -> list[tuple[int, str]]:
+    """-o: each non-empty match and where it starts, left to right (for -w, the word inside its
+    boundaries)."""
+    found: list[tuple[int, str]] = []
     position = 0
     while position <= len(line):
         match = regex.search(line, position)
@@ -292,7 +313,7 @@ def _matches(regex: Regex, line: str, word: bool) -> list[str]:
             break
         start, end = match.span(1) if word else match.span()
         if end > start:
-            found.append(line[start:end])
+            found.append((start, line[start:end]))
         # Next from the match's end (for -w, the boundary after it may begin the next one).
         position = end if end > start else end + 1
     return found

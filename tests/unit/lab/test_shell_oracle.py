@@ -69,7 +69,7 @@ OPTIONS = {
     "grep": [
         "-i", "-v", "-n", "-c", "-l", "-L", "-o", "-q", "-w", "-x", "-H", "-h", "-E", "-F", "-s",
         "-C1", "-A1", "-B1", "-m1", "-m2", "-in", "-vn", "-ow", "-cv", "-5", "--count",
-        "--only-matching", "-iw", "-nA1",
+        "--only-matching", "-iw", "-nA1", "-b", "-bo", "-bnC1", "--byte-offset",
     ],
 }  # fmt: skip
 PATTERNS = ["a", "gpu", "node[12]", "^a", "a$", "a\\|b", "x y", "[0-9]", "[0-9]+", "-3", "1.5"]
@@ -151,7 +151,7 @@ def test_grep_prints_what_gnu_grep_prints(data: st.DataObject) -> None:
     letters = "".join(o[1:] for o in options if not o.startswith("--"))
     only = "o" in letters or "--only-matching" in options
     if only and ("v" in letters or "x" in letters):
-        options = [o for o in options if o not in ("-o", "-ow", "--only-matching")]
+        options = [o for o in options if o not in ("-o", "-ow", "-bo", "--only-matching")]
     names = [f"f{n}.txt" for n in range(data.draw(st.integers(0, 3), label="files"))]
     files = {name: data.draw(texts(), label=name) for name in names}
     if data.draw(st.booleans(), label="a missing file"):
