@@ -7,9 +7,9 @@ import math
 import re
 from typing import Any
 
-_NUMERIC = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
-_LEADING = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)")
-_FORMAT = re.compile(r"%([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([cdiouxXeEfFgGs%])")
+_NUMERIC = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*")
+_LEADING = re.compile(r"\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)")
+_FORMAT = re.compile(r"%([-+ #0]*)(\*|[1-9]\d*)?(?:\.(\*|\d+))?([cdiouxXeEfFgGs%])")
 
 
 class AwkError(Exception):

@@ -249,7 +249,7 @@ def _c_integer(flags: str, width: int, precision: int | None, conv: str, number:
 _INTEGER = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 _FLOAT = re.compile(
     r"\s*[-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
-    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)",
+    r"|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)",
     re.I,
 )
 INTMAX = (1 << 63) - 1

@@ -20,7 +20,7 @@ from simulators.lab.tool import Context, Output
 _ORDERINGS = "bdfgMhnRrV"
 _NUMBER = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?")
 _GENERAL = re.compile(
-    r"[ \t]*[-+]?(?:inf(?:inity)?|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE
+    r"[ \t]*[-+]?(?:inf(?:inity)?|nan|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE
 )
 _HUMAN = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?([KMGTPEZYRQk]?)")
 _SUFFIXES = "KMGTPEZYRQ"
