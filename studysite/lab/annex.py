@@ -232,13 +232,18 @@ def serves(opened: store.OpenLab) -> bool:
     (store.catch_up: one logged line to replay). Only the first: a class of 150 typing a line a
     second each queued behind one another in the annex when their first ten went there
     (docs/performance.md, round 45). While the annex starts, a first command runs here, in
-    admission's lane, on probation.
+    admission's lane, on probation; an annex found not running is started in the background.
     """
     if not _may_serve(opened):
         return False
     if store.cpu_share.heavy(account(opened.session_key), time.monotonic()):
         return True
-    return not opened.saved_id and _annex.ready()
+    up = _annex.ready()
+    if not up:
+        # Gone (killed, out of memory) or never started: started again in the background now,
+        # not when a heavy session next needs it and waits for it.
+        warm()
+    return not opened.saved_id and up
 
 
 def probation(opened: store.OpenLab) -> float | None:

@@ -298,21 +298,28 @@ class Kept:
         if not lock.acquire(blocking=False):
             return 0
         try:
-            packed = opened.lab.shelve()
-            if packed is None:
+            # A copy behind the database (its commands ran in the annex) is reloaded before its
+            # next use (studysite.lab.store.catch_up): shelving it would encode it in vain. A
+            # fresh session's whole lab is such a copy when its one command went there.
+            behind = opened.head.behind
+            packed = None if behind else opened.lab.shelve()
+            if packed is None and not behind:
                 return 0
-            shelved = Shelved.of(opened.head, packed)
             with self.lock:
                 used = self.recent.get(pk, (0.0, None))
                 if used[1] is not opened:
                     return 0  # used and let go of meanwhile, or past KEEP_SECONDS: dropped
-                self.recent[pk] = (used[0], shelved)
+                when = used[0]
+                if packed is None:
+                    del self.recent[pk]
+                else:
+                    self.recent[pk] = (when, Shelved.of(opened.head, packed))
                 held = weakref.ref(opened)
                 del used, opened
                 # Held anywhere else, the lab stays: two copies of one lab would part ways.
                 still = held()
                 if still is not None:
-                    self.recent[pk] = (self.recent[pk][0], still)
+                    self.recent[pk] = (when, still)
                     return 0
             return 1
         except Exception:

@@ -517,6 +517,32 @@ def test_an_annex_is_ready_only_once_its_child_has_said_so() -> None:
     assert not silent.ready()
 
 
+class GoneAnnex(FakeAnnex):
+    """A child that was killed (or never started): no process; `start` noted."""
+
+    def __init__(self) -> None:
+        super().__init__({}, up=False)
+        self.started = threading.Event()
+
+    def pid(self) -> None:  # type: ignore[override]
+        return None
+
+    def start(self) -> None:
+        self.started.set()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_annex_found_gone_is_started_again_in_the_background_by_the_next_command(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = GoneAnnex()
+    monkeypatch.setattr(annex, "_annex", gone)
+    opened = store.open_lab("g" * 32, "mig-single")
+    store.apply(opened, "kubectl get nodes")  # a saved lab of a light session
+    assert not annex.serves(opened)  # its line runs here, without waiting for the annex
+    assert gone.started.wait(5), "the annex was not started again"
+
+
 def _quietly(action: Callable[[], object]) -> None:
     with contextlib.suppress(annex.AnnexError):
         action()

@@ -142,3 +142,26 @@ def test_a_shelved_lab_that_cannot_be_opened_comes_from_the_database(
 
     monkeypatch.setattr(LabSession, "unshelve", damaged)
     assert _saved(store.open_lab("d" * 32, TICKET).lab) == _saved(awake)
+
+
+def test_a_left_lab_whose_commands_ran_in_the_annex_is_let_go_of_without_encoding_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    key = "a" * 32
+    opened = store.open_lab(key, TICKET)
+    store.apply(opened, "kubectl cordon gpu-node3")
+    # The annex (another writer) keeps the session's next command; this copy is behind.
+    store.apply(store._load(key, TICKET), "kubectl uncordon gpu-node3")
+    opened.moved(behind=True)
+    pk = opened.saved_id
+    store.kept.closed(pk)
+    del opened
+
+    def encoded(self: LabSession) -> bytes:
+        raise AssertionError("a copy behind the database was encoded")
+
+    monkeypatch.setattr(LabSession, "shelve", encoded)
+    assert store.kept.shelve_left(_later()) == 1
+    assert pk not in store.kept.recent and pk not in store.kept.live
+    back = store.open_lab(key, TICKET)
+    assert "SchedulingDisabled" not in store.apply(back, "kubectl get node gpu-node3").output
