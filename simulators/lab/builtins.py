@@ -6,11 +6,13 @@ They act on the session's ShellState (ctx.shell); nothing here touches the host.
 
 from __future__ import annotations
 
+import math
 import re
 
 from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
 from simulators.lab.environment import HOME
+from simulators.lab.textutils import strtold
 from simulators.lab.tool import Context, Output, Tool
 
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"  # what `clear` sends: home, erase screen, erase scrollback
@@ -205,7 +207,7 @@ def _printf_once(
             number = _integer(value, errors, unsigned=conv in "ouxX")
             out.append(_c_integer(flags, size, places, conv, number))
         elif conv in "eEfgG":
-            out.append((spec + conv) % _number(value, errors))
+            out.append(_c_float(flags, spec[1 + len(flags) :], conv, _number(value, errors)))
         elif conv == "c":
             # The first byte (an empty string's NUL, as C's).
             first = _bytes_of(value)[:1] or b"\0"
@@ -247,11 +249,6 @@ def _c_integer(flags: str, width: int, precision: int | None, conv: str, number:
 
 
 _INTEGER = re.compile(r"\s*([-+]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
-_FLOAT = re.compile(
-    r"\s*[-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
-    r"|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)",
-    re.I,
-)
 INTMAX = (1 << 63) - 1
 
 
@@ -280,6 +277,16 @@ def _integer(value: str, errors: list[str], unsigned: bool = False) -> int:
     return number
 
 
+def _c_float(flags: str, size: str, conv: str, number: float) -> str:
+    """%e, %f or %g of `number` with its flags and "width.precision" as C prints it: infinity
+    and NaN padded with spaces, never zeros, and a NaN's sign printed (`-nan`), where Python's
+    own % would write `00inf` and `nan`."""
+    if math.isfinite(number):
+        return f"%{flags}{size}{conv}" % number
+    text = f"%{flags.replace('0', '')}{size}{conv}" % math.copysign(math.inf, number)
+    return text.replace("inf", "nan").replace("INF", "NAN") if math.isnan(number) else text
+
+
 def _number(value: str, errors: list[str]) -> float:
     """An argument for %f, %e and %g: C's strtold (decimal, hex, inf, nan; in double
     precision here), 'c or "c for c's code point; a bad tail reported, the number read used."""
@@ -287,17 +294,10 @@ def _number(value: str, errors: list[str]) -> float:
         return float(ord(value[1])) if len(value) > 1 else 0.0
     if not value:
         return 0.0
-    match = _FLOAT.match(value)
-    if match is None or match.end() < len(value):
+    read = strtold(value)
+    if read is None or read[1] < len(value):
         errors.append(f"bash: printf: {value}: invalid number")
-        if match is None:
-            return 0.0
-    text = match.group().strip()
-    body = text.lstrip("+-")
-    if body[:2].lower() == "0x":
-        number = float.fromhex(body if "p" in body.lower() else body + "p0")
-        return -number if text.startswith("-") else number
-    return float(text)
+    return read[0] if read is not None else 0.0
 
 
 def _text(spec_flags: str, width: str | None, precision: str | None, text: str) -> str:

@@ -16,7 +16,15 @@ from decimal import Decimal
 from simulators.lab import budget
 from simulators.lab.files import lines_ended
 from simulators.lab.regex import Regex, RegexError, compile_regex, translate
-from simulators.lab.textutils import Usage, lines_of, options_of, read_inputs, tool, try_help
+from simulators.lab.textutils import (
+    HEX_FLOAT,
+    Usage,
+    lines_of,
+    options_of,
+    read_inputs,
+    tool,
+    try_help,
+)
 from simulators.lab.tool import Context, Output
 
 MAX_SEQ_LINES = 200_000
@@ -205,10 +213,8 @@ _SEQ_FORMAT = re.compile(
 )
 
 
-# A C hexadecimal number (strtold's): digits with a point or not, then a binary exponent or not.
-_HEX_NUMBER = re.compile(
-    r"\s*[-+]?0[xX]([0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)([pP][-+]?\d+)?"
-)
+# A C hexadecimal number (strtold's), a whole operand.
+_HEX_NUMBER = re.compile(rf"\s*[-+]?{HEX_FLOAT}")
 
 
 @dataclass(frozen=True)

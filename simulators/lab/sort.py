@@ -14,14 +14,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from simulators.lab import budget
-from simulators.lab.textutils import Usage, lines_of, options_of, printed, read_inputs
+from simulators.lab.textutils import Usage, lines_of, options_of, printed, read_inputs, strtold
 from simulators.lab.tool import Context, Output
 
 _ORDERINGS = "bdfgMhnRrV"
 _NUMBER = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?")
-_GENERAL = re.compile(
-    r"[ \t]*[-+]?(?:inf(?:inity)?|nan|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)", re.IGNORECASE
-)
 _HUMAN = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?([KMGTPEZYRQk]?)")
 _SUFFIXES = "KMGTPEZYRQ"
 
@@ -199,10 +196,10 @@ def _numeric(text: str) -> Decimal:
 
 
 def _general(text: str) -> tuple[int, float]:
-    match = _GENERAL.match(text)
-    if not match:
+    read = strtold(text)
+    if read is None:
         return (0, 0.0)  # not a number: before every number
-    value = float(match.group().strip())
+    value = read[0]
     if math.isnan(value):
         return (1, 0.0)
     return (2, value)

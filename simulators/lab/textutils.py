@@ -9,11 +9,38 @@ from __future__ import annotations
 
 import base64 as b64
 import itertools
+import math
 import re
 from collections.abc import Callable
 
 from simulators.lab import budget, files
 from simulators.lab.tool import Context, Output
+
+# C's strtold, as printf's %f/%e/%g operands, seq's numbers and sort -g's keys are read: a
+# hex float (digits with a point or not, then a binary exponent or not) before a decimal one,
+# inf, infinity, nan. Each run of digits is read one way only, so a long operand is linear.
+HEX_FLOAT = r"0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+_STRTOLD = re.compile(
+    rf"[-+]?(?:{HEX_FLOAT}|(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|(?i:inf(?:inity)?|nan))"
+)
+
+
+def strtold(text: str, start: int = 0) -> tuple[float, int] | None:
+    """The number C's strtold reads at `start` (after blanks), in double precision, and where
+    it ends; None where it reads none. Too large is infinite, as strtold's HUGE_VAL."""
+    at = start
+    while at < len(text) and text[at] in " \t\n\v\f\r":
+        at += 1
+    match = _STRTOLD.match(text, at)
+    if match is None:
+        return None
+    number = match.group()
+    body = number.lstrip("+-")
+    try:
+        value = float.fromhex(body) if body[:2] in ("0x", "0X") else float(body)
+    except OverflowError:
+        value = math.inf
+    return (-value if number.startswith("-") else value), match.end()
 
 
 class Usage(Exception):

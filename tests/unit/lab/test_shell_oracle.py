@@ -29,6 +29,8 @@ from simulators.lab.tool import Context, Output
 
 WORDS = ["gpu-node1", "gpu-node2", "a", "B", "b", "10", "9", "-3", "1.5", "x y", "", " ", "team-a"]
 WORDS += ["Running", "Pending", "2K", "v1.10", "v1.9", "file.tar.gz", "_x", "~y"]
+# Numbers C's strtold reads (sort -g): hex floats, an exponent, infinity.
+WORDS += ["0x1f", "0x.8p1", "-0x1p-2", "1e3", "inf"]
 SEPARATORS = [" ", "\t", ",", ":", "  "]
 
 
@@ -122,6 +124,25 @@ def test_a_text_tool_prints_what_the_gnu_tool_prints(tool: str, data: st.DataObj
         _same(tool, [*options, "in.txt"], "", files)
     else:
         _same(tool, options, data.draw(texts(), label="stdin"), {})
+
+
+# What C's strtold reads, and what it stops at: sort -g's keys.
+STRTOLD_WORDS = [
+    "0x1f", "0X.8p1", "-0x1p-2", "0x10", "0x", "16", "1e1", "-1E-1", ".5", "5.", "+3", " 7",
+    "inf", "-Infinity", "nan", "NaN", "x", "", "0x1P+4z", "1e", "2e+", "1.5.5", "0x1p99999",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(STRTOLD_WORDS), min_size=1, max_size=8),
+    options=st.lists(st.sampled_from(["-r", "-u", "-s", "-k2", "-t,"]), max_size=2),
+    second=st.sampled_from(["", ",2", ",0x2"]),
+)
+def test_sort_g_orders_numbers_as_gnu_sort_reads_them(
+    words: list[str], options: list[str], second: str
+) -> None:
+    _same("sort", ["-g", *options], "".join(f"{word}{second}\n" for word in words), {})
 
 
 @settings(max_examples=150, deadline=None)
