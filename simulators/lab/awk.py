@@ -34,7 +34,6 @@ from simulators.lab.awk_values import (
     truth,
     whole,
 )
-from simulators.lab.textutils import lines_of
 from simulators.lab.tool import Context, Output
 
 MAX_STRING = 1 << 20
@@ -42,6 +41,10 @@ USAGE = (
     "Usage: awk [POSIX or GNU style options] -f progfile [--] file ...\n"
     "Usage: awk [POSIX or GNU style options] [--] 'program' file ..."
 )
+
+
+# RS = "": the end of a paragraph (gawk: a newline, then one or more blank lines).
+_BLANK_LINES = re.compile(r"\n\n+")
 
 
 class _Next(Exception):
@@ -65,8 +68,8 @@ class Interpreter:
         self.ctx = ctx
         self.begin, self.rules, self.end = Parser(source).program()
         self.vars: dict[str, Any] = {
-            "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "NR": 0.0, "NF": 0.0, "FNR": 0.0,
-            "FILENAME": "", "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": 0.0,
+            "FS": " ", "OFS": " ", "ORS": "\n", "RS": "\n", "RT": "", "NR": 0.0, "NF": 0.0,
+            "FNR": 0.0, "FILENAME": "", "SUBSEP": "\x1c", "RSTART": 0.0, "RLENGTH": 0.0,
             "CONVFMT": "%.6g", "OFMT": "%.6g",
         }  # fmt: skip
         self.arrays: dict[str, dict[str, Any]] = {"ENVIRON": dict(ctx.env)}
@@ -84,7 +87,12 @@ class Interpreter:
 
     # -- records and fields
     def set_record(self, line: str) -> None:
-        self.fields = [StrNum(line), *(StrNum(f) for f in self.split(line, text(self.vars["FS"])))]
+        fs = text(self.vars["FS"])
+        if text(self.vars["RS"]) == "" and len(fs) == 1 and fs not in " \n":
+            # Paragraphs: a newline separates fields too where FS is one character (gawk's
+            # manual; not where it is a regular expression).
+            fs = f"{re.escape(fs)}|\n"
+        self.fields = [StrNum(line), *(StrNum(f) for f in self.split(line, fs))]
         self.vars["NF"] = float(len(self.fields) - 1)
 
     def split(self, line: str, fs: str) -> list[str]:
@@ -159,14 +167,49 @@ class Interpreter:
 
     # -- running
     def records(self, inputs: list[tuple[str, str]]) -> Iterator[str]:
-        """The input's records, file after file, counted in NR and FNR as each is read."""
+        """The input's records, file after file, counted in NR and FNR as each is read, each
+        split off by RS as it is then (set in BEGIN or a rule: the next record is read so)."""
         for name, body in inputs:
             self.vars["FILENAME"] = name  # "-" for the standard input, as gawk
             self.vars["FNR"] = 0.0
-            for line in lines_of(body):
+            for record in self.split_records(body):
                 self.vars["NR"] = num(self.vars["NR"]) + 1
                 self.vars["FNR"] = num(self.vars["FNR"]) + 1
-                yield line
+                yield record
+
+    def split_records(self, body: str) -> Iterator[str]:
+        at = 0
+        while (found := self.next_record(body, at)) is not None:
+            record, at = found
+            yield record
+
+    def next_record(self, body: str, at: int) -> tuple[str, int] | None:
+        """gawk's record at `at` and where the next starts (RT set to what ended it): RS a
+        newline or one character, that character; "" (paragraphs), one or more blank lines,
+        newlines before the first and after the last skipped; longer, a regular expression."""
+        rs = text(self.vars["RS"])
+        if rs == "":
+            while at < len(body) and body[at] == "\n":
+                at += 1
+        if at >= len(body):
+            return None
+        if rs == "":
+            found = _BLANK_LINES.search(body, at)
+            end = None if found is None else found.span()
+        elif len(rs) == 1:
+            index = body.find(rs, at)
+            end = None if index < 0 else (index, index + 1)
+        else:
+            found = next(
+                (m for m in self.regex(rs).finditer(body, at) if m.end() > m.start()), None
+            )
+            end = None if found is None else found.span()
+        if end is None:  # the last record: in paragraphs, the newlines after it are its RT
+            record = body[at:].rstrip("\n") if rs == "" else body[at:]
+            self.vars["RT"] = body[at + len(record) :]
+            return record, len(body)
+        self.vars["RT"] = body[end[0] : end[1]]
+        return body[at : end[0]], end[1]
 
     def run(self, inputs: list[tuple[str, str]]) -> None:
         self.reader = self.records(inputs)
@@ -314,7 +357,7 @@ class Interpreter:
                 body = self.ctx.stdin if name in ("-", "/dev/stdin") else files.read(self.ctx, name)
                 if body is None:
                     return -1.0
-                self.opened[name] = iter(lines_of(body))
+                self.opened[name] = self.split_records(body)
             reader = self.opened[name]
         line = next(reader, None)
         if line is None:

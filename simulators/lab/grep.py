@@ -1,7 +1,8 @@
 """GNU grep 3.8 on kadmin: options anywhere on the line (as GNU's getopt permutes them), several
 patterns (`-e`, or lines of one), BRE, ERE and fixed strings, and the output GNU prints:
 `name:num:line` for a selected line and `name-num-line` for context, `--` between groups,
-`-c`, `-l`, `-L`, `-o`, `-q`, `-m`, `-w`, `-x`, `-s`, and grep's exit status (0 a line was
+`-c`, `-l`, `-L`, `-o`, `-q`, `-m`, `-w`, `-x`, `-s`, `-b`, `-f FILE` (patterns a line each),
+`--label`, `-Z` (a NUL after names), `-z` (NUL-ended records), and grep's exit status (0 a line was
 selected, 1 none, 2 an error unless `-q` found one). Patterns run on RE2
 (simulators.lab.regex), so no pattern can freeze the lab; compared with the machine's real
 grep on generated inputs by tests/unit/lab/test_shell_oracle.py.
@@ -21,18 +22,18 @@ USAGE = "Usage: grep [OPTION]... PATTERNS [FILE]...\nTry 'grep --help' for more 
 STDIN_NAME = "(standard input)"
 # Short options that take a value, and the flags without one.
 _VALUED = "efmABCd"
-_FLAGS = "EFGHhiyvwxclLoqsnrRTUuaIzb"
+_FLAGS = "EFGHhiyvwxclLoqsnrRTUuaIzZb"
 _LONG = {
     "--extended-regexp": "E", "--fixed-strings": "F", "--basic-regexp": "G",
     "--with-filename": "H", "--no-filename": "h", "--ignore-case": "i", "--invert-match": "v",
     "--word-regexp": "w", "--line-regexp": "x", "--count": "c", "--files-with-matches": "l",
     "--files-without-match": "L", "--only-matching": "o", "--quiet": "q", "--silent": "q",
     "--no-messages": "s", "--line-number": "n", "--no-ignore-case": "", "--text": "a",
-    "--initial-tab": "T", "--byte-offset": "b",
+    "--initial-tab": "T", "--byte-offset": "b", "--null": "Z", "--null-data": "z",
 }  # fmt: skip
 _LONG_VALUED = {
     "--regexp": "e", "--max-count": "m", "--after-context": "A", "--before-context": "B",
-    "--context": "C",
+    "--context": "C", "--file": "f", "--label": "label",
 }  # fmt: skip
 # In the C locale, what -w calls a word's constituents: a match is a word with none of them
 # just before or just after it.
@@ -47,7 +48,10 @@ class _Refused(Exception):
 class _Options:
     flags: set[str] = field(default_factory=set)
     patterns: list[str] = field(default_factory=list)
+    # -f's files, read by grep() (the patterns of each line by line, after -e's).
+    pattern_files: list[str] = field(default_factory=list)
     operands: list[str] = field(default_factory=list)
+    label: str = STDIN_NAME
     max_count: int | None = None
     # -A and -B; -C and -NUM set both where -A or -B did not, whatever their order.
     after: int | None = None
@@ -58,10 +62,19 @@ class _Options:
 def grep(ctx: Context, args: list[str]) -> Output:
     try:
         options = _parse(args)
+        for source in options.pattern_files:
+            patterns = ctx.stdin if source == "-" else read(ctx, source)
+            if patterns is None:
+                raise _Refused(f"grep: {source}: No such file or directory")
+            options.patterns += _lines(patterns, "\n")
+        if _nothing_to_select(options):
+            return Output("", 1)  # GNU reads no input then, and prints no count
         regex = _regex(options)
     except _Refused as refused:
         return Output("", 2, stderr=str(refused))
     flags = options.flags
+    # -Z: a NUL after a file's name instead of its separator (and of -l's newline).
+    after_name = "\0" if "Z" in flags else ":"
     names = options.operands or ["-"]
     with_names = "H" in flags or (len(names) > 1 and "h" not in flags)
     out: list[str] = []
@@ -75,20 +88,33 @@ def grep(ctx: Context, args: list[str]) -> Output:
             if "s" not in flags:
                 errors.append(f"grep: {name}: No such file or directory")
             continue
-        shown = STDIN_NAME if name == "-" else name
+        shown = options.label if name == "-" else name
         count = _search(text, regex, options, shown if with_names else None, out, groups)
         selected_any = selected_any or count > 0
         if "q" in flags and selected_any:
             return Output()
         if ("l" in flags and count) or ("L" in flags and not count):
-            out.append(shown)
+            out.append(shown + ("\0" if "Z" in flags else "\n"))
         elif "c" in flags and not flags & {"l", "L"}:
-            out.append(f"{shown}:{count}" if with_names else str(count))
-        budget.check_output(sum(len(line) + 1 for line in out), "grep")
+            out.append(f"{shown}{after_name}{count}\n" if with_names else f"{count}\n")
+        budget.check_output(sum(len(line) for line in out), "grep")
     code = 2 if failed else 0 if selected_any else 1
     if "q" in flags:
         return Output("", code, stderr="\n".join(errors))
-    return Output.exactly("".join(line + "\n" for line in out), code, stderr="\n".join(errors))
+    return Output.exactly("".join(out), code, stderr="\n".join(errors))
+
+
+def _nothing_to_select(options: _Options) -> bool:
+    """GNU's shortcuts: no pattern at all (-f of an empty file) is `-v ''` with -x and -w off,
+    and a search that can select no line (-m 0, or -v of one empty pattern, which every line
+    matches) reads nothing, unless -L lists the files without a match."""
+    flags = options.flags
+    if not options.patterns:
+        options.patterns = [""]
+        flags ^= {"v"}
+        flags -= {"x", "w"}
+    keyless = options.patterns == [""] and "v" in flags and not flags & {"x", "w"}
+    return (options.max_count == 0 or keyless) and "L" not in flags
 
 
 def _parse(args: list[str]) -> _Options:
@@ -144,7 +170,7 @@ def _parse(args: list[str]) -> _Options:
                     raise _Refused(f"grep: invalid option -- '{letter}'\n{USAGE}")
         else:
             words.append(arg)
-    if not options.patterns:
+    if not options.patterns and not options.pattern_files:
         if not words:
             raise _Refused(USAGE)
         options.patterns = words[0].split("\n")
@@ -172,7 +198,13 @@ def _valued(options: _Options, letter: str, value: str) -> None:
     if letter == "e":
         options.patterns.extend(value.split("\n"))
         return
-    if letter in "fd":
+    if letter == "f":
+        options.pattern_files.append(value)
+        return
+    if letter == "label":
+        options.label = value
+        return
+    if letter == "d":
         raise _Refused(f"grep: -{letter}: not supported on this host")
     number = budget.bounded_int(value, 1 << 30)
     if number is None:
@@ -224,9 +256,8 @@ def _search(
     """Select the lines of one file, append what grep prints for them (unless it prints
     only counts or names) and return how many were selected."""
     flags = options.flags
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline ending the last line
+    eol = "\0" if "z" in flags else "\n"  # -z: records end in NUL, and so does each printed
+    lines = _lines(text, eol)
     prints = not flags & {"c", "l", "L", "q"}
     before = options.context if options.before is None else options.before
     after = options.context if options.after is None else options.after
@@ -248,6 +279,9 @@ def _search(
         )
         return _prefix(name, number, sep, options, offset)
 
+    def show(number: int, sep: str, line: str) -> None:
+        out.append(prefix(number, sep) + line + eol)
+
     selected = 0
     last_shown = -1
     after_left = 0
@@ -258,7 +292,7 @@ def _search(
             # Stopped: only the trailing context of the last selected line is left.
             if after_left and prints:
                 if context:
-                    out.append(prefix(number, "-") + line)
+                    show(number, "-", line)
                 last_shown, after_left = number, after_left - 1
                 continue
             break
@@ -266,7 +300,7 @@ def _search(
         if hit == ("v" in flags):
             if after_left and prints:
                 if context:
-                    out.append(prefix(number, "-") + line)
+                    show(number, "-", line)
                 last_shown, after_left = number, after_left - 1
             continue
         selected += 1
@@ -276,15 +310,15 @@ def _search(
             continue
         first = max(number - before, last_shown + 1)
         if (before or after) and groups.printed and (last_shown < 0 or first > last_shown + 1):
-            out.append("--")
+            out.append("--\n")
         groups.printed = True
         if context:
             for earlier in range(first, number):
-                out.append(prefix(earlier, "-") + lines[earlier])
-            out.append(prefix(number, ":") + line)
+                show(earlier, "-", lines[earlier])
+            show(number, ":", line)
         elif "v" not in flags:
             for start, match in _matches(regex, line, "w" in flags and "x" not in flags):
-                out.append(prefix(number, ":", line[:start]) + match)
+                out.append(prefix(number, ":", line[:start]) + match + eol)
         last_shown, after_left = number, after
     return selected
 
@@ -294,12 +328,20 @@ def _prefix(
 ) -> str:
     """What grep prints before a line: the file's name, the line's number (-n), its offset in
     bytes (-b, or the match's with -o), each followed by `sep` (`:` selected, `-` context)."""
-    prefix = f"{name}{sep}" if name is not None else ""
+    prefix = f"{name}{chr(0) if 'Z' in options.flags else sep}" if name is not None else ""
     if "n" in options.flags:
         prefix += f"{number + 1}{sep}"
     if offset is not None:
         prefix += f"{offset}{sep}"
     return prefix
+
+
+def _lines(text: str, eol: str) -> list[str]:
+    """The lines (records) of a text, the end of the last one not making another."""
+    lines = text.split(eol)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _matches(regex: Regex, line: str, word: bool) -> list[tuple[int, str]]:

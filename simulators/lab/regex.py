@@ -35,12 +35,14 @@ def compile_regex(pattern: str, ignore_case: bool = False, longest: bool = False
 
     RE2 lacks backreferences in the pattern (as GNU grep -E mostly does too) and
     reports them as an invalid expression. `longest`: POSIX's leftmost-longest match (what
-    grep's -o prints) rather than Perl's leftmost-first.
+    grep's -o prints) rather than Perl's leftmost-first. `.` matches a newline too, as in GNU
+    sed's pattern space (after N or G) and gawk's records; `^` and `$` only at the text's ends.
     """
     options = re2.Options()
     options.log_errors = False
     options.case_sensitive = not ignore_case
     options.longest_match = longest
+    options.dot_nl = True
     options.max_mem = 8 << 20
     try:
         regex: Regex = re2.compile(pattern, options)

@@ -193,7 +193,7 @@ class Parser:
         if pattern == "":
             return None  # the last regex used
         try:
-            return compile_regex(translate(pattern, self.extended), ignore, longest=True)
+            return compile_regex(translate(_ansi(pattern), self.extended), ignore, longest=True)
         except RegexError as exc:
             raise self.error(str(exc)) from None
 
@@ -315,8 +315,68 @@ class Parser:
                 command.number = labels[command.text] if command.text else len(self.commands)
 
 
+# GNU sed's escapes for a character, in a regex, a replacement and `y` alike.
+_CONTROL = {"a": "\a", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v"}
+_NUMERIC = {
+    "d": ("0123456789", 10, 3),
+    "o": ("01234567", 8, 3),
+    "x": ("0123456789abcdefABCDEF", 16, 2),
+}
+
+
+def _escaped(text: str, at: int) -> tuple[str, int] | None:
+    """The character GNU sed makes of the escape whose letter is at text[at] (`\\t`, `\\r`,
+    `\\cX`, `\\dNNN`, `\\oNNN`, `\\xHH`...) and where the escape ends; None for any other."""
+    letter = text[at]
+    if letter in _CONTROL:
+        return _CONTROL[letter], at + 1
+    if letter == "c" and at + 1 < len(text):
+        return chr(ord(text[at + 1].upper()) ^ 0x40), at + 2
+    if letter in _NUMERIC:
+        digits, base, most = _NUMERIC[letter]
+        end = at + 1
+        while end < len(text) and end - at <= most and text[end] in digits:
+            end += 1
+        if end > at + 1:
+            return chr(int(text[at + 1 : end], base) % 256), end
+    return None
+
+
+def _ansi(pattern: str) -> str:
+    """A regex with GNU sed's character escapes made the characters they stand for, in
+    brackets too (`[\\t]` is a tab), before it is read as a BRE or ERE: as in GNU sed, a
+    character made so is read as any other (`\\x2e` is the regex `.`), a backslash excepted."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern[i] == "\\" and i + 1 < len(pattern):
+            made = _escaped(pattern, i + 1)
+            if made is None:
+                out.append(pattern[i : i + 2])
+                i += 2
+            else:
+                out.append("\\\\" if made[0] == "\\" else made[0])
+                i = made[1]
+            continue
+        out.append(pattern[i])
+        i += 1
+    return "".join(out)
+
+
 def _unescape(text: str) -> str:
-    return text.replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
+    """`y`'s strings: the character escapes, `\\` a backslash, and an escaped other
+    character itself."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] == "\\" and i + 1 < len(text):
+            made = _escaped(text, i + 1)
+            out.append(made[0] if made else text[i + 1])
+            i = made[1] if made else i + 2
+            continue
+        out.append(text[i])
+        i += 1
+    return "".join(out)
 
 
 def _parse_replacement(template: str) -> list[tuple[str, str | int]]:
@@ -327,15 +387,15 @@ def _parse_replacement(template: str) -> list[tuple[str, str | int]]:
         char = template[i]
         if char == "\\" and i + 1 < len(template):
             nxt = template[i + 1]
+            made = _escaped(template, i + 1)
             i += 2
             if nxt.isdigit():
                 parts.append(("group", int(nxt)))
             elif nxt in "ULulE":
                 parts.append(("case", nxt))
-            elif nxt == "n":
-                parts.append(("text", "\n"))
-            elif nxt == "t":
-                parts.append(("text", "\t"))
+            elif made is not None:  # a character: never a group or `&` (`\\x26` is an &)
+                parts.append(("text", made[0]))
+                i = made[1]
             else:
                 parts.append(("text", nxt))
             continue

@@ -1,8 +1,11 @@
 """GNU sort (coreutils 9.1) on kadmin, in the C locale: keys (`-k F[.C][OPTS][,F[.C][OPTS]]`)
 whose fields start at the blanks before them unless `b`, `-t` fields, the orderings -n -g -h
--V -f -d -b and -r per key or for all, ties broken by the whole line (bytewise) unless -s or
--u, -u keeping the first of each run of equal keys. Compared with the machine's real sort on
-generated inputs (tests/unit/lab/test_shell_oracle.py).
+-M -V -f -d -i -b and -r per key or for all, ties broken by the whole line (bytewise) unless
+-s or -u, -u keeping the first of each run of equal keys; -c/-C (a check: status 1 and, for -c,
+the first disorder on stderr), -m (the inputs merged as they come), -o FILE (written once
+every input is read), -z (NUL-ended records); -S, -T and --parallel taken and checked, as they
+change nothing here. Compared with the machine's real sort on generated inputs
+(tests/unit/lab/test_shell_oracle.py, tests/unit/lab/test_sort_oracle.py).
 """
 
 from __future__ import annotations
@@ -10,17 +13,22 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-from simulators.lab import budget
-from simulators.lab.textutils import Usage, lines_of, options_of, printed, read_inputs, strtold
+from simulators.lab import budget, files
+from simulators.lab.textutils import Usage, lines_of, options_of, read_inputs, strtold
 from simulators.lab.tool import Context, Output
 
 _ORDERINGS = "bdfgMhnRrV"
 _NUMBER = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?")
 _HUMAN = re.compile(r"[ \t]*(-?)(\d*)(?:\.(\d*))?([KMGTPEZYRQk]?)")
 _SUFFIXES = "KMGTPEZYRQ"
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+# What -d keeps (blanks and alphanumerics) and what -i keeps (the C locale's printable).
+_DICTIONARY = re.compile(r"[^ \t0-9A-Za-z]")
+_PRINTABLE = re.compile(r"[^\x20-\x7e]")
 
 
 @dataclass(frozen=True)
@@ -56,46 +64,122 @@ def _parse_key(spec: str) -> Key:
     return Key(field, char or 1, end, end_char or 0, letters)
 
 
+_LONG = {
+    "--numeric-sort": "n", "--reverse": "r", "--unique": "u", "--key": "k",
+    "--field-separator": "t", "--human-numeric-sort": "h", "--ignore-case": "f",
+    "--version-sort": "V", "--ignore-leading-blanks": "b", "--stable": "s",
+    "--general-numeric-sort": "g", "--dictionary-order": "d", "--month-sort": "M",
+    "--ignore-nonprinting": "i", "--check": "c", "--merge": "m", "--output": "o",
+    "--zero-terminated": "z", "--buffer-size": "S", "--temporary-directory": "T",
+    "--parallel": "P",
+}  # fmt: skip
+# -S's size: a number, then a unit (b, %, or K M G T P E Z Y R Q, k too).
+_SIZE = re.compile(r"\d+[bkKMGTPEZYRQ%]?")
+_CHECK = {"1": "diagnose-first", "diagnose-first": "diagnose-first", "quiet": "quiet"}
+_CHECK["silent"] = "quiet"
+
+
 def _sort(ctx: Context, args: list[str]) -> Output:
-    long = {
-        "--numeric-sort": "n", "--reverse": "r", "--unique": "u", "--key": "k",
-        "--field-separator": "t", "--human-numeric-sort": "h", "--ignore-case": "f",
-        "--version-sort": "V", "--ignore-leading-blanks": "b", "--stable": "s",
-        "--general-numeric-sort": "g", "--dictionary-order": "d",
-    }  # fmt: skip
-    opts, names = options_of(args, "sort", "nruhfVbsgdc", valued="kto", long=long)
+    opts, names = options_of(args, "sort", "nruhfVbsgdcCmMiz", valued="ktoSTP", long=_LONG)
     sep = opts.get("t")
     if sep is not None and len(sep) != 1:
         raise Usage("sort: multi-character tab '" + sep + "'")
-    if "o" in opts:
-        raise Usage("sort: -o: write with a redirection (> file) on this host")
-    glob = "".join(c for c in "bdfghnrV" if c in opts)
+    if "S" in opts and not _SIZE.fullmatch(opts["S"]):
+        raise Usage(f"sort: invalid -S argument '{opts['S']}'")
+    if "P" in opts and not opts["P"].isdigit():
+        raise Usage(f"sort: invalid number after '--parallel': '{opts['P']}'")
+    if opts.get("P", "1").strip("0") == "":
+        raise Usage("sort: number in parallel must be nonzero")
+    check = _check_mode(opts)
+    glob = _one_ignore("".join(c for c in "bdfghiMnrV" if c in opts))
     keys = [_parse_key(k) for k in opts["k"].split("\x00")] if "k" in opts else []
-    for letters in [glob, *(key.letters for key in keys)]:
+    # The keys' letters (a key with none inherits the global ones), or without a key the
+    # global ones: sort.c checks its key list only.
+    for letters in [key.letters or glob for key in keys] or [glob]:
         # coreutils' check_ordering_compatibility: one of n, g, h, M and (V, R, d, i).
         kinds = {c for c in letters if c in "nghM"} | (
             {"V"} if set(letters) & set("VRdi") else set()
         )
         if len(kinds) > 1:
-            shown = "".join(c for c in "bdfgiMhnRrV" if c in letters)
+            # sort.c's key_to_opts, with b and r cleared first (check_ordering_compatibility).
+            shown = "".join(c for c in "dfghiMnRV" if c in _one_ignore(letters))
             raise Usage(f"sort: options '-{shown}' are incompatible")
+    if check and len(names) > 1:
+        raise Usage(f"sort: extra operand '{names[1]}' not allowed with -c")
     inputs, errors = read_inputs(
         ctx, "sort", names, "sort: cannot read: {name}: No such file or directory"
     )
     if errors:
         return Output("", 2, stderr=errors[0])
-    lines = [line for _, text in inputs for line in lines_of(text)]
+    end = "\x00" if "z" in opts else "\n"
+    texts = [(name, _records(text, end)) for name, text in inputs]
     budget.check_time()
-    if not keys:
-        keys = [Key(1, 1, None, 0, glob)]
-        whole = True
+    compare = _comparison(keys, glob, sep, stable="s" in opts or "u" in opts, last="r" in opts)
+    if check:
+        shown = names[0] if names else "-"
+        return _checked(texts[0][1], compare, "u" in opts, check == "quiet", shown)
+    if "m" in opts:
+        ordered = _merged([lines for _, lines in texts], compare)
     else:
-        keys = [
-            k if k.letters else Key(k.field, k.char, k.end_field, k.end_char, glob) for k in keys
-        ]
-        whole = False
-    stable = "s" in opts or "u" in opts
-    last_reverse = "r" in opts
+        ordered = sorted(
+            (line for _, lines in texts for line in lines), key=functools.cmp_to_key(compare)
+        )
+    if "u" in opts:
+        unique: list[str] = []
+        for line in ordered:
+            if not unique or compare(unique[-1], line) != 0:
+                unique.append(line)
+        ordered = unique
+    text = "".join(line + end for line in ordered)
+    if "o" in opts:
+        # Written once every input is read: `sort -o f f` sorts f in place.
+        if problem := files.write(ctx, opts["o"], text):
+            name = problem.removeprefix("bash: ").rsplit(": ", 1)
+            return Output("", 2, stderr=f"sort: open failed: {name[0]}: {name[-1]}")
+        return Output("", 0)
+    return Output.exactly(text, 0)
+
+
+def _one_ignore(letters: str) -> str:
+    """The letters without -i where -d is there too: -d sets the key's one ignore table, and
+    -i only where it is not set (sort.c's set_ordering), whatever their order."""
+    return letters.replace("i", "") if "d" in letters else letters
+
+
+def _check_mode(opts: dict[str, str]) -> str:
+    """-c (diagnose-first), -C or --check=quiet|silent (quiet), or "" (no check)."""
+    if "c" in opts and "C" in opts:
+        raise Usage("sort: options '-cC' are incompatible")
+    if "C" in opts:
+        return "quiet"
+    if "c" not in opts:
+        return ""
+    if opts["c"] not in _CHECK:
+        raise Usage(
+            f"sort: invalid argument '{opts['c']}' for '--check'\nValid arguments are:\n"
+            "  - 'quiet', 'silent'\n  - 'diagnose-first'\nTry 'sort --help' for more information."
+        )
+    if "o" in opts:
+        raise Usage("sort: options '-co' are incompatible")
+    return _CHECK[opts["c"]]
+
+
+def _records(text: str, end: str) -> list[str]:
+    """The lines (or with -z, NUL-ended records) of one input; the last may lack its end."""
+    if end == "\n":
+        return lines_of(text)
+    return text[:-1].split(end) if text.endswith(end) else (text.split(end) if text else [])
+
+
+def _comparison(
+    keys: list[Key], glob: str, sep: str | None, stable: bool, last: bool
+) -> Callable[[str, str], int]:
+    """sort.c's compare: the keys in turn (the global letters for a key without its own), then,
+    unless `stable`, the whole line bytewise (reversed with a global -r)."""
+    whole = not keys
+    keys = [
+        k if k.letters else Key(k.field, k.char, k.end_field, k.end_char, glob) for k in keys
+    ] or [Key(1, 1, None, 0, glob)]
 
     def compare(a: str, b: str) -> int:
         for key in keys:
@@ -107,16 +191,41 @@ def _sort(ctx: Context, args: list[str]) -> Output:
         if stable:
             return 0
         result = (a > b) - (a < b)
-        return -result if last_reverse else result
+        return -result if last else result
 
-    ordered = sorted(lines, key=functools.cmp_to_key(compare))
-    if "u" in opts:
-        unique: list[str] = []
-        for line in ordered:
-            if not unique or compare(unique[-1], line) != 0:
-                unique.append(line)
-        ordered = unique
-    return printed(ordered)
+    return compare
+
+
+def _checked(
+    lines: list[str], compare: Callable[[str, str], int], unique: bool, quiet: bool, shown: str
+) -> Output:
+    """-c/-C: status 1 at the first line out of order (or, with -u, equal to the one before),
+    which -c names on stderr as `FILE:N: disorder: LINE`; nothing on stdout."""
+    for number in range(1, len(lines)):
+        if compare(lines[number - 1], lines[number]) >= (0 if unique else 1):
+            message = "" if quiet else f"sort: {shown}:{number + 1}: disorder: {lines[number]}"
+            return Output("", 1, stderr=message)
+    return Output("", 0)
+
+
+def _merged(inputs: list[list[str]], compare: Callable[[str, str], int]) -> list[str]:
+    """-m: the inputs merged as sort.c's mergefps, each taken as sorted already: the smallest
+    of the inputs' next lines each time, the first input's on a tie."""
+    at = [0] * len(inputs)
+    merged: list[str] = []
+    while True:
+        best = -1
+        for index, lines in enumerate(inputs):
+            if at[index] < len(lines) and (
+                best < 0 or compare(lines[at[index]], inputs[best][at[best]]) < 0
+            ):
+                best = index
+        if best < 0:
+            return merged
+        merged.append(inputs[best][at[best]])
+        at[best] += 1
+        if len(merged) % 1024 == 0:
+            budget.check_time()
 
 
 def _fields(line: str, sep: str | None) -> list[tuple[int, int]]:
@@ -167,8 +276,9 @@ def _extract(line: str, key: Key, sep: str | None) -> str:
 def _compare(a: str, b: str, letters: str) -> int:
     """Two keys (their blanks skipped already where `b` says: _extract), as sort.c's
     keycompare: -d's and -f's copies, then the ordering."""
-    if "d" in letters:
-        a, b = re.sub(r"[^ \t0-9A-Za-z]", "", a), re.sub(r"[^ \t0-9A-Za-z]", "", b)
+    if "d" in letters or "i" in letters:  # one of them (_one_ignore)
+        kept = _DICTIONARY if "d" in _one_ignore(letters) else _PRINTABLE
+        a, b = kept.sub("", a), kept.sub("", b)
     if "f" in letters:
         a, b = a.upper(), b.upper()
     if "n" in letters:
@@ -179,11 +289,20 @@ def _compare(a: str, b: str, letters: str) -> int:
         return _cmp(_human(a), _human(b))
     if "V" in letters:
         return _version(a, b)
+    if "M" in letters:
+        return _month(a) - _month(b)
     return _cmp(a.encode(), b.encode())
 
 
 def _cmp[T: (bytes, Decimal, tuple[int, float], tuple[int, int, Decimal])](a: T, b: T) -> int:
     return int(a > b) - int(a < b)
+
+
+def _month(text: str) -> int:
+    """-M's value: JAN 1 to DEC 12 from the first three characters after blanks, any case;
+    anything else 0, before every month."""
+    name = text.lstrip(" \t")[:3].upper()
+    return _MONTHS.index(name) + 1 if name in _MONTHS else 0
 
 
 def _numeric(text: str) -> Decimal:

@@ -102,6 +102,33 @@ def test_awk_prints_what_gawk_prints(program: str, options: list[str], data: st.
     _same([*options, program, *names], data.draw(texts(), label="stdin"), files)
 
 
+RECORD_SEPARATORS = ["", ";", "e", "[0-9]+", "\\n\\n", "\\n", "a|b", "\\n+"]
+RECORD_PROGRAMS = [
+    '{ print NR ": [" $0 "] NF=" NF " RT=[" RT "]" }', "{ print $1, $NF }", "END { print NR }",
+    '{ for (i = 1; i <= NF; i++) printf "%s|", $i; print "" }', 'NR == 2 { RS = "\\n" } 1',
+    '{ while ((getline l < "f.txt") > 0) print "got [" l "]" }', "{ print FNR, NR, $2 }",
+]  # fmt: skip
+
+
+@settings(max_examples=250, deadline=None)
+@given(
+    rs=st.sampled_from(RECORD_SEPARATORS),
+    fs=st.sampled_from([[], ["-F,"], ["-F", "\n"], ["-F", "[ ,]"], ["-F", "-"]]),
+    program=st.sampled_from(RECORD_PROGRAMS),
+    paragraphs=st.lists(texts(), max_size=4),
+    gaps=st.lists(st.integers(0, 3), min_size=5, max_size=5),
+)
+def test_awk_splits_records_at_rs_as_gawk_does(
+    rs: str, fs: list[str], program: str, paragraphs: list[str], gaps: list[int]
+) -> None:
+    """RS a character, a regular expression, or "" (paragraphs: blank lines between records,
+    and a newline a field separator too), in the input and in getline from a file."""
+    stdin = "\n" * gaps[4] + "".join(p + "\n" * g for p, g in zip(paragraphs, gaps, strict=False))
+    files = {"f.txt": stdin[::-1]}
+    _same([*fs, "-v", f"RS={rs}", program], stdin, files)
+    _same([*fs, f'BEGIN {{ RS = "{rs}" }} {program}', "f.txt", "-"], stdin, files)
+
+
 @pytest.mark.parametrize(
     "program",
     [

@@ -29,8 +29,8 @@ def test_sort_orders_by_key_number_and_reverse(lab: LabSession) -> None:
     assert out(lab, "sort -u gpus.txt") == "node1 8\nnode2 8\nnode3 4"
     assert out(lab, "printf '10\\n9\\n100\\n' | sort -n") == "9\n10\n100"
     assert out(lab, "printf '1Gi\\n512Mi\\n' | sort -h") == "512Mi\n1Gi"
-    assert sh(lab, "sort -z") == (
-        "sort: invalid option -- 'z'\nTry 'sort --help' for more information.",
+    assert sh(lab, "sort -y") == (
+        "sort: invalid option -- 'y'\nTry 'sort --help' for more information.",
         2,
     )
     assert sh(lab, "sort nope") == ("sort: cannot read: nope: No such file or directory", 2)
