@@ -11,6 +11,7 @@ from __future__ import annotations
 from simulators.lab import (
     awk,
     builtins,
+    conditions,
     editor,
     files,
     grep,
@@ -20,6 +21,7 @@ from simulators.lab import (
     linetools,
     runai,
     sed,
+    shell_compound,
     sort,
     streams,
     textutils,
@@ -172,6 +174,13 @@ register("unset", builtins.unset)
 register("alias", builtins.alias)
 register("unalias", builtins.unalias)
 register("true", builtins.true)
+register(":", builtins.true)
+register("test", conditions.test, path=BIN + "test")
+register("[", conditions.bracket, path=BIN + "[")
+register("[[", conditions.double_bracket)
+register("read", shell_compound.read_tool)
+register("break", shell_compound.jump("break"))
+register("continue", shell_compound.jump("continue"))
 register("false", builtins.false)
 register("type", type_)
 register("sleep", builtins.sleep, path=BIN + "sleep")

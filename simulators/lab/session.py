@@ -35,7 +35,7 @@ from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
 from simulators.lab.session_builtins import MAX_HISTORY as MAX_HISTORY
 from simulators.lab.session_builtins import SESSION_BUILTINS
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
-from simulators.lab.shell_syntax import needs_more
+from simulators.lab.shell_grammar import needs_more
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
 from simulators.lab.typed import Typed

@@ -12,23 +12,21 @@ import fnmatch
 import re
 from collections.abc import Callable
 
-from simulators.lab import budget, commands, files, kubectl, runai, xargs
+from simulators.lab import budget, commands, files, kubectl, runai, shell_compound, xargs
 from simulators.lab.budget import BudgetExceeded
 from simulators.lab.environment import HOME, MAX_PENDING_BYTES
+from simulators.lab.shell_compound import Input, TooManyTurns
+from simulators.lab.shell_grammar import Compound, Pipeline, Redirect, Simple, parse
 from simulators.lab.shell_syntax import (
     HereDoc,
     Incomplete,
     Op,
     Part,
-    Pipeline,
-    Redirect,
     ShellSyntaxError,
-    Simple,
     Word,
     _Lexer,
     assignment,
     expand_aliases,
-    parse,
     tokenize,
 )
 from simulators.lab.tool import Context, Output
@@ -46,27 +44,8 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
 
 Builtin = Callable[[Context, list[str]], Output]
-_COMPOUND = frozenset(
-    [
-        "if",
-        "then",
-        "elif",
-        "else",
-        "fi",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "case",
-        "esac",
-        "select",
-        "function",
-        "{",
-        "}",
-        "[[",
-    ]
-)
+# Loop turns past shell_compound.MAX_TURNS stop the command with this line.
+TOO_MANY_TURNS = f"bash: loop stopped: over {shell_compound.MAX_TURNS:,} turns in one command"
 
 
 def streams(name: str, result: Output) -> tuple[str, str]:
@@ -94,6 +73,9 @@ class Shell:
         self.depth = 0
         self.stray: list[str] = []  # stderr of command substitutions, shown with the command
         self._substituted = False  # the command ran a $(...): with no command word, its $? stays
+        self.shown = 0  # bytes of output so far in this command (its limit: budget)
+        self.turns = 0  # loop turns so far in this command (shell_compound.MAX_TURNS)
+        self.loops = 0  # loops the running command is inside: `break` outside one does nothing
 
     # -------------------------------------------------------------------- running
 
@@ -122,49 +104,45 @@ class Shell:
             program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases))
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
-        keyword = _compound(program)
-        if keyword:
-            return Output.error(
-                f"bash: {keyword}: compound commands (if, for, while, case) are not available"
-                " in this lab; type each command on its own",
-                2,
-            )
-        outputs: list[str] = []
-        code = self.state.status
-        size = 0
+        pieces: shell_compound.Pieces = []
+        self.shown = self.turns = self.loops = 0
         try:
-            for connector, pipeline in program:
-                if connector == "&&" and code != 0:
-                    continue
-                if connector == "||" and code == 0:
-                    continue
-                out, err, code = self._pipeline(pipeline)
-                self.state.status = code
-                # A line of stdout counts even when empty (`echo` prints a blank line).
-                for chunk in ([err] if err else []) + ([_chomp(out)] if out else []):
-                    outputs.append(chunk)
-                    size += len(chunk) + 1
-                    budget.check_output(size, "bash")
-        except BudgetExceeded as exc:
+            code = shell_compound.run_list(self, program, None, pieces)
+        except (BudgetExceeded, TooManyTurns) as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
-            return Output("\n".join([*outputs, str(exc)]), 1)
-        return Output("\n".join(outputs), code)
+            stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
+            return Output("\n".join([*_shown(pieces), stopped]), 1)
+        return Output("\n".join(_shown(pieces)), code)
 
-    def _pipeline(self, pipeline: Pipeline) -> tuple[str, str, int]:
-        """(stdout exactly, with its final newline; stderr's lines for the terminal; status)."""
-        stdin = ""
+    def pipeline(self, pipeline: Pipeline, source: Input | None) -> tuple[str, str, int]:
+        """(stdout exactly, with its final newline; stderr's lines for the terminal; status).
+        The first command reads `source` (a compound command's stdin), the others the pipe."""
+        stdin: str | Input = source if source is not None else ""
         errors: list[str] = []
         out, code = "", 0
-        for index, cmd in enumerate(pipeline.commands):
-            out, err, code = self._simple(cmd, stdin)
-            if err:
-                errors.append(err)
-            budget.check_output(len(out), "bash")
-            if index < len(pipeline.commands) - 1:
-                stdin = out
+        # bash runs each command of a pipe in a subshell: what they set is gone after it.
+        kept = self._variables() if len(pipeline.commands) > 1 else None
+        try:
+            for index, cmd in enumerate(pipeline.commands):
+                if isinstance(cmd, Compound):
+                    out, err, code = shell_compound.run_piped(self, cmd, stdin)
+                else:
+                    out, err, code = self._simple(cmd, stdin)
+                if err:
+                    errors.append(err)
+                budget.check_output(len(out), "bash")
+                if index < len(pipeline.commands) - 1:
+                    stdin = out
+        finally:
+            if kept is not None:
+                self.state.variables, self.state.exported, self.state.aliases = kept
         return out, "\n".join(errors), code
 
-    def _simple(self, cmd: Simple, stdin: str) -> tuple[str, str, int]:
+    def _variables(self) -> tuple[dict[str, str], list[str], dict[str, str]]:
+        state = self.state
+        return dict(state.variables), list(state.exported), dict(state.aliases)
+
+    def _simple(self, cmd: Simple, stdin: str | Input) -> tuple[str, str, int]:
         self.stray = []
         self._substituted = False
         try:
@@ -172,7 +150,7 @@ class Shell:
         except _Refused as exc:
             return "", "\n".join([*self.stray, str(exc)]), 1
 
-    def _run_simple(self, cmd: Simple, stdin: str) -> tuple[str, str, int]:
+    def _run_simple(self, cmd: Simple, given: str | Input) -> tuple[str, str, int]:
         words = list(cmd.words)
         assignments: list[tuple[str, str]] = []
         while words and assignment(words[0]) is not None:
@@ -180,35 +158,53 @@ class Shell:
             name = assignment(word) or ""
             assignments.append((name, self._assigned_value(word, name)))
         argv: list[str] = []
+        # [[ ... ]] is bash's own syntax: its words are neither split nor globbed.
+        whole = bool(words) and words[0].plain and words[0].text == "[["
         for word in words:
-            argv.extend(self.expand(word))
+            argv.extend([self.unsplit(word)] if whole else self.expand(word))
             if len(argv) > MAX_FIELDS:
                 raise _Refused("bash: too many arguments for this lab")
-        stdin, targets = self._redirections(cmd.redirects, stdin)
+        source = given if isinstance(given, Input) else None
+        stdin, targets = self.redirections(
+            cmd.redirects, source.rest() if source is not None else str(given)
+        )
+        if source is None or any(r.op in ("<", "<<", "<<<") for r in cmd.redirects):
+            source = Input(stdin)
         if not argv:
             for name, value in assignments:
                 problem = self.state.set(name, value)
                 if problem:
                     raise _Refused(problem)
             code = self.state.status if self._substituted else 0
-            return self._route("", "", code, targets)
+            return self.route("", "", code, targets)
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
         handler = self._command(name)
         if handler is None:
-            return self._route("", f"bash: {name}: command not found", 127, targets)
+            return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
         try:
-            result = handler(self.ctx, args)
+            result = self._call(name, handler, args, source)
         finally:
             self.ctx.stdin, self.ctx.env = "", {}
         out, err = streams(name, result)
         if out and result.newline:
             out += "\n"
-        return self._route(
+        return self.route(
             out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
+
+    def _call(self, name: str, handler: Builtin, args: list[str], source: Input) -> Output:
+        """A tool, or the shell's own `read`, `break` and `continue`."""
+        if name == "read":
+            return shell_compound.read(self.ctx, args, source)
+        if name in ("break", "continue"):
+            if not self.loops:
+                return Output("")  # only meaningful in a loop: bash does nothing
+            result = handler(self.ctx, args)  # raises LoopJump when it is a jump
+            return result
+        return handler(self.ctx, args)
 
     def _assigned_value(self, word: Word, name: str) -> str:
         first = word.parts[0]
@@ -251,7 +247,7 @@ class Shell:
 
     # -------------------------------------------------------------------- redirections
 
-    def _redirections(
+    def redirections(
         self, redirects: list[Redirect], stdin: str
     ) -> tuple[str, dict[int, tuple[str, str]]]:
         """The command's stdin, and where fds 1 and 2 go: ("out"|"err"|"null", "") or
@@ -300,7 +296,7 @@ class Shell:
                 targets[fd] = (">>", path)
         return stdin, targets
 
-    def _route(
+    def route(
         self, out: str, err: str, code: int, targets: dict[int, tuple[str, str]]
     ) -> tuple[str, str, int]:
         """Send stdout (exact text) and stderr (lines) where the redirections say; returns
@@ -331,6 +327,18 @@ class Shell:
         if globbed and len(fields) == 1:
             return self._glob(word) or fields
         return fields
+
+    def unsplit(self, word: Word) -> str:
+        """A word expanded as one string, neither split nor globbed (case's subject)."""
+        return "".join(self._expand_parts(word.parts, split=False)[0])
+
+    def pattern(self, word: Word) -> str:
+        """A case pattern: expanded, its quoted parts matching themselves only."""
+        pieces = []
+        for part in word.parts:
+            text = "".join(self._expand_parts([part], split=False)[0])
+            pieces.append(text if part.kind == "lit" else _glob_escape(text))
+        return "".join(pieces)
 
     def _expand_parts(self, parts: list[Part], split: bool) -> tuple[list[str], bool]:
         fields: list[str] = []
@@ -446,18 +454,12 @@ class Shell:
                 program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
             except ShellSyntaxError as exc:
                 raise _Refused(str(exc)) from None
-            outs: list[str] = []
-            errs: list[str] = []
-            code = 0
-            for connector, pipeline in program:
-                if (connector == "&&" and code != 0) or (connector == "||" and code == 0):
-                    continue
-                out, err, code = inner._pipeline(pipeline)
-                self.state.status = code
-                if out:
-                    outs.append(out)
-                if err:
-                    errs.append(err)
+            pieces: shell_compound.Pieces = []
+            inner.turns, inner.shown = self.turns, self.shown
+            shell_compound.run_list(inner, program, None, pieces)
+            self.turns = inner.turns
+            outs = [text for kind, text in pieces if kind == "out"]
+            errs = [text for kind, text in pieces if kind == "err"]
         finally:
             self.depth -= 1
             self.stray = saved_stray
@@ -539,14 +541,10 @@ def _bounded(size: int) -> None:
     budget.check_time()
 
 
-def _compound(program: list[tuple[str, Pipeline]]) -> str | None:
-    """The first reserved word of bash's compound commands in command position, if any."""
-    for _, pipeline in program:
-        for cmd in pipeline.commands:
-            first = cmd.words[0] if cmd.words else None
-            if first is not None and first.plain and first.text in _COMPOUND:
-                return first.text
-    return None
+def _shown(pieces: shell_compound.Pieces) -> list[str]:
+    """What the terminal shows of a command's output: stderr's lines, stdout without its last
+    newline, in the order they came."""
+    return [text if kind == "err" else _chomp(text) for kind, text in pieces]
 
 
 def _chomp(text: str) -> str:

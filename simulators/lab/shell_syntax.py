@@ -1,8 +1,8 @@
 """bash's grammar, as much as an admin types: words, quotes, expansions, operators, here-documents.
 
-`tokenize(text)` reads one command as typed, over one or more lines; `parse(tokens)` makes
-lists of pipelines of simple commands. A command that is not finished yet (an open quote or
-here-document, a trailing `|`, `&&`, `||` or backslash) raises Incomplete, whose message is
+`tokenize(text)` reads one command as typed, over one or more lines (simulators.lab.shell_grammar
+makes lists of pipelines and compound commands of its tokens). A command that is not finished
+yet (an open quote or here-document, a trailing backslash) raises Incomplete, whose message is
 what bash says when the input ends there; an interactive session asks for more with `> `.
 Nothing here runs anything: expansion and execution are simulators.lab.shell's.
 """
@@ -392,105 +392,3 @@ def assignment(word: Word) -> str | None:
     if not name or name[0].isdigit() or any(c not in NAME_CHARS for c in name):
         return None
     return name
-
-
-# ---------------------------------------------------------------------------- parse
-
-
-@dataclass
-class Redirect:
-    fd: int  # 1 for `>`, 0 for `<`; -1 for `&>` (both stdout and stderr)
-    op: str  # ">", ">>", "<", "<<", "<<<", ">&"
-    target: Word | HereDoc
-
-
-@dataclass
-class Simple:
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class Pipeline:
-    commands: list[Simple] = field(default_factory=list)
-
-
-def parse(tokens: list[Token]) -> list[tuple[str, Pipeline]]:
-    """Tokens to [(connector, pipeline)]: connector is "", ";", "&&" or "||"."""
-    result: list[tuple[str, Pipeline]] = []
-    connector = ""
-    pipeline = Pipeline()
-    current = Simple()
-    expect_command = False  # after |, && or || bash needs another command
-    i = 0
-
-    def near(tok: str) -> ShellSyntaxError:
-        return ShellSyntaxError(f"bash: syntax error near unexpected token `{tok}'")
-
-    def empty(cmd: Simple) -> bool:
-        return not cmd.words and not cmd.redirects
-
-    while i < len(tokens):
-        tok = tokens[i]
-        if isinstance(tok, Word):
-            current.words.append(tok)
-            expect_command = False
-            i += 1
-            continue
-        if isinstance(tok, HereDoc):  # only after `<<`, consumed there
-            raise near(tok.delimiter)
-        op = tok.text
-        if op in REDIRECTS:
-            target = tokens[i + 1] if i + 1 < len(tokens) else None
-            if op in ("<<", "<<-"):
-                if not isinstance(target, HereDoc):
-                    raise near("newline")
-            elif not isinstance(target, Word):
-                word = target.text if isinstance(target, Op) and target.text != "\n" else "newline"
-                raise near(word)
-            default = 0 if op.startswith("<") else 1
-            fd = -1 if op.startswith("&") else (tok.fd if tok.fd is not None else default)
-            name = {"<<-": "<<", "&>": ">", "&>>": ">>", "<&": ">&"}.get(op, op)
-            current.redirects.append(Redirect(fd, name, target))
-            expect_command = False
-            i += 2
-            continue
-        if op in ("(", ")"):
-            raise ShellSyntaxError("bash: ( ) subshells are not available in this lab")
-        if op == "&":
-            raise ShellSyntaxError("bash: background jobs are not available in this lab")
-        if op == ";;":
-            raise near(op)
-        if op == "\n" and (expect_command or (empty(current) and not pipeline.commands)):
-            i += 1  # a newline after `|` or `&&`, or an empty line, continues
-            continue
-        if empty(current):
-            raise near(op)
-        pipeline.commands.append(current)
-        current = Simple()
-        i += 1
-        if op == "|":
-            expect_command = True
-            continue
-        result.append((connector, pipeline))
-        pipeline = Pipeline()
-        connector = ";" if op == "\n" else op
-        expect_command = op in ("&&", "||")
-    if expect_command:
-        raise Incomplete("bash: syntax error: unexpected end of file")
-    if not empty(current):
-        pipeline.commands.append(current)
-    if pipeline.commands:
-        result.append((connector, pipeline))
-    return result
-
-
-def needs_more(text: str) -> bool:
-    """Whether bash would ask for another line (`> `) after this input."""
-    try:
-        parse(tokenize(text))
-    except Incomplete:
-        return True
-    except ShellSyntaxError:
-        return False
-    return False

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.browser.test_lab_browser import PROMPT, open_terminal
 
@@ -18,11 +18,16 @@ def enter(page: Page, line: str) -> None:
     page.keyboard.press("Enter")
 
 
+def rows_matching(page: Page, pattern: str) -> Locator:
+    """The terminal's rows whose whole text matches `pattern`."""
+    return page.locator(".xterm-rows > div").filter(has_text=re.compile(pattern))
+
+
 def test_a_here_document_typed_line_by_line_prompts_with_a_continuation(page: Page) -> None:
     open_terminal(page)
     enter(page, "cat <<EOF > note.txt")
     rows = page.locator(".xterm-rows")
-    continuation = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^>\s*$"))
+    continuation = rows_matching(page, r"^>\s*$")
     expect(continuation).to_have_count(1)
     # Typed ahead, without waiting for each `> `: every line still runs as its own.
     enter(page, "gpu: $HOME")
@@ -33,11 +38,24 @@ def test_a_here_document_typed_line_by_line_prompts_with_a_continuation(page: Pa
     expect(page.locator("#transcript-log")).to_contain_text("> gpu: $HOME")
 
 
+def test_a_loop_typed_over_three_lines_runs_once_done_is_typed(page: Page) -> None:
+    open_terminal(page)
+    rows = page.locator(".xterm-rows")
+    enter(page, "for n in $(kubectl get nodes -o name)")
+    continuation = rows_matching(page, r"^>\s*$")
+    expect(continuation).to_have_count(1)
+    enter(page, 'do echo "seen ${n}"')
+    enter(page, "done")
+    expect(rows).to_contain_text("seen node/gpu-node3")
+    enter(page, "kubectl get nodes -o name | while read n; do echo got $n; done | wc -l")
+    expect(rows_matching(page, r"^3\s*$")).to_have_count(1)
+
+
 def test_ctrl_c_leaves_an_unfinished_command(page: Page) -> None:
     open_terminal(page)
     enter(page, "kubectl get nodes |")
     rows = page.locator(".xterm-rows")
-    continuation = page.locator(".xterm-rows > div").filter(has_text=re.compile(r"^>\s*$"))
+    continuation = rows_matching(page, r"^>\s*$")
     expect(continuation).to_have_count(1)
     page.keyboard.press("Control+c")
     expect(rows).to_contain_text("^C")

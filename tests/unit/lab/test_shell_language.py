@@ -150,12 +150,29 @@ def test_syntax_errors_are_bashs(single: LabSession) -> None:
     assert out(single, "cat > $UNSET_VAR") == "bash: $UNSET_VAR: ambiguous redirect"
 
 
-def test_loops_and_conditionals_are_refused_in_one_line(single: LabSession) -> None:
-    output, code = sh(single, "for n in 1 2; do echo $n; done")
-    assert code == 2
-    assert output.startswith("bash: for: compound commands (if, for, while, case) are not")
-    assert "\n" not in output
+def test_loops_and_conditionals_run_over_several_lines_with_bashs_prompt(
+    single: LabSession,
+) -> None:
+    assert single.run("for n in 1 2").prompt == "> "
+    assert single.run("do echo n=$n").prompt == "> "
+    assert out(single, "done") == "n=1\nn=2"
     assert out(single, "echo for done") == "for done"
+    assert sh(single, "done") == ("bash: syntax error near unexpected token `done'", 2)
+    assert sh(single, "if true; then fi") == ("bash: syntax error near unexpected token `fi'", 2)
+
+
+def test_a_loop_that_never_ends_is_stopped_by_the_commands_budget(single: LabSession) -> None:
+    output, code = sh(single, "while true; do echo y; done")
+    assert code == 1
+    assert output.endswith("it used more than 250 ms of CPU time") or "loop stopped" in output
+    assert out(single, "echo next") == "next"  # the lab goes on
+
+
+def test_a_loop_over_the_cluster_reads_what_kubectl_prints(single: LabSession) -> None:
+    line = "kubectl get nodes -o name | while read n; do kubectl get $n --no-headers | wc -l; done"
+    assert out(single, line) == "1\n1\n1"
+    names = "for n in $(kubectl get nodes -o name); do echo ${n}; done"
+    assert out(single, names) == out(single, "kubectl get nodes -o name")
 
 
 def test_output_without_a_final_newline_reaches_pipes_and_files_exactly(single: LabSession) -> None:

@@ -1,0 +1,151 @@
+"""bash's `test`, `[ ... ]` and `[[ ... ]]` on the admin host: strings, integers and the home
+folder's files, with `!`, `-a`, `-o` and parentheses (`[[`: `==` and `!=` match a glob
+pattern, `=~` an extended regex, on RE2). Status 0 true, 1 false, 2 for an expression bash
+refuses, with bash's words."""
+
+from __future__ import annotations
+
+import fnmatch
+
+from simulators.lab import files, regex
+from simulators.lab.environment import HOME
+from simulators.lab.tool import Context, Output
+
+_UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a"})
+_INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_STRING = frozenset({"=", "==", "!=", "<", ">"})
+_FOLDERS = frozenset({".", "..", "/", "~", HOME, HOME + "/", "/home", "/tmp"})
+
+
+class _Bad(Exception):
+    """An expression bash refuses (status 2), in its words."""
+
+
+def test(ctx: Context, args: list[str]) -> Output:
+    return _answer(ctx, args, "test", brackets=False)
+
+
+def bracket(ctx: Context, args: list[str]) -> Output:
+    if not args or args[-1] != "]":
+        return Output.error("bash: [: missing `]'", 2)
+    return _answer(ctx, args[:-1], "[", brackets=False)
+
+
+def double_bracket(ctx: Context, args: list[str]) -> Output:
+    if not args or args[-1] != "]]":
+        return Output.error("bash: syntax error in conditional expression", 2)
+    return _answer(ctx, args[:-1], "[[", brackets=True)
+
+
+def _answer(ctx: Context, args: list[str], name: str, brackets: bool) -> Output:
+    try:
+        return Output("", 0 if _Expression(ctx, args, brackets).whole() else 1)
+    except _Bad as bad:
+        return Output.error(f"bash: {name}: {bad}" if str(bad) else f"bash: {name}: error", 2)
+
+
+class _Expression:
+    def __init__(self, ctx: Context, args: list[str], brackets: bool) -> None:
+        self.ctx, self.args, self.brackets, self.i = ctx, args, brackets, 0
+
+    def whole(self) -> bool:
+        if not self.args:
+            return False
+        value = self.either()
+        if self.i < len(self.args):
+            raise _Bad(
+                f"{self.args[self.i]}: unary operator expected"
+                if self.i == 0
+                else "too many arguments"
+            )
+        return value
+
+    def take(self) -> str:
+        if self.i >= len(self.args):
+            raise _Bad("argument expected")
+        self.i += 1
+        return self.args[self.i - 1]
+
+    def peek(self, ahead: int = 0) -> str | None:
+        at = self.i + ahead
+        return self.args[at] if at < len(self.args) else None
+
+    def either(self) -> bool:
+        value = self.both()
+        while self.peek() in ("-o", "||"):
+            self.i += 1
+            value = self.both() or value
+        return value
+
+    def both(self) -> bool:
+        value = self.negation()
+        while self.peek() in ("-a", "&&") and self.i + 1 < len(self.args):
+            self.i += 1
+            value = self.negation() and value
+        return value
+
+    def negation(self) -> bool:
+        if self.peek() == "!" and self.peek(1) is not None:
+            self.i += 1
+            return not self.negation()
+        return self.primary()
+
+    def primary(self) -> bool:
+        first = self.take()
+        if first == "(" and self.peek(1) is not None:
+            value = self.either()
+            if self.take() != ")":
+                raise _Bad("`)' expected")
+            return value
+        operator = self.peek()
+        if operator is not None and (
+            operator in _STRING or operator in _INTEGER or (self.brackets and operator == "=~")
+        ):
+            self.i += 1
+            return self.binary(first, operator, self.take())
+        if first in _UNARY and self.peek() is not None:
+            return self.unary(first, self.take())
+        return first != ""
+
+    def unary(self, operator: str, operand: str) -> bool:
+        if operator == "-z":
+            return operand == ""
+        if operator == "-n":
+            return operand != ""
+        if operator == "-d":
+            return operand in _FOLDERS
+        text = files.read(self.ctx, operand)
+        exists = text is not None or operand in _FOLDERS
+        if operator in ("-e", "-a", "-r", "-w"):
+            return exists
+        if operator == "-f":
+            return text is not None
+        if operator == "-s":
+            return bool(text) or operand in _FOLDERS
+        return False  # -x, -L, -h: no program or link in the home folder
+
+    def binary(self, left: str, operator: str, right: str) -> bool:
+        if operator in _INTEGER:
+            a, b = _integer(left), _integer(right)
+            return {
+                "-eq": a == b, "-ne": a != b, "-lt": a < b,
+                "-le": a <= b, "-gt": a > b, "-ge": a >= b,
+            }[operator]  # fmt: skip
+        if operator == "=~":
+            try:
+                pattern = regex.compile_regex(regex.translate(right, extended=True))
+            except regex.RegexError:
+                return False
+            return pattern.search(left) is not None
+        if operator in ("<", ">"):
+            return left < right if operator == "<" else left > right
+        same = fnmatch.fnmatchcase(left, right) if self.brackets else left == right
+        return same if operator in ("=", "==") else not same
+
+
+def _integer(text: str) -> int:
+    stripped = text.strip()
+    body = stripped[1:] if stripped[:1] in "+-" else stripped
+    if not body.isdigit() or len(body) > 19:
+        raise _Bad(f"{text}: integer expression expected")
+    return int(stripped)

@@ -1,0 +1,286 @@
+"""The admin host's shell running lists and compound commands (simulators.lab.shell_grammar):
+`if`, `while`, `until`, `for`, `case`, `{ ...; }`, `!`, `break` and `continue`, and `read`.
+
+What runs is in `pieces`, in order: ("out", stdout exactly) and ("err", stderr's lines), so a
+loop's lines and its errors show interleaved as bash shows them. A compound command's stdin
+(`done < file`, or the pipe before it) is read line by line by `read` only; other commands in
+it see what is left without taking it (bash's `cat` would take the rest). Every loop turn
+checks the command's budget and counts against MAX_TURNS, so no loop runs for ever.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from simulators.lab import budget
+from simulators.lab.shell_grammar import Compound, List, Pipeline
+from simulators.lab.tool import Context, Output
+
+if TYPE_CHECKING:
+    from simulators.lab.shell import Shell
+
+Pieces = list[tuple[str, str]]
+# Loop turns in one command, all loops together: past it, the command stops with a message.
+MAX_TURNS = 10_000
+
+
+class LoopJump(Exception):
+    """`break N` or `continue N`, on its way to the loop it leaves."""
+
+    def __init__(self, kind: str, levels: int) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.levels = levels
+
+
+class TooManyTurns(Exception):
+    """The command's loops went round MAX_TURNS times."""
+
+
+@dataclass
+class Input:
+    """A compound command's stdin, and how much of it `read` has taken."""
+
+    text: str
+    at: int = 0
+
+    def rest(self) -> str:
+        return self.text[self.at :]
+
+    def line(self) -> str | None:
+        """The next line without its newline (a last one without it too); None at the end."""
+        if self.at >= len(self.text):
+            return None
+        end = self.text.find("\n", self.at)
+        end = len(self.text) if end < 0 else end
+        line, self.at = self.text[self.at : end], end + 1
+        return line
+
+
+def run_list(shell: Shell, program: List, source: Input | None, pieces: Pieces) -> int:
+    """Run `;`/`&&`/`||` joined pipelines; their output goes to `pieces`; the last status."""
+    code = shell.state.status
+    for connector, pipeline in program:
+        if connector == "&&" and code != 0:
+            continue
+        if connector == "||" and code == 0:
+            continue
+        code = run_pipeline(shell, pipeline, source, pieces)
+        shell.state.status = code
+    return code
+
+
+def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces: Pieces) -> int:
+    only = pipeline.commands[0] if len(pipeline.commands) == 1 else None
+    if isinstance(only, Compound) and not only.redirects:
+        code = run_compound(shell, only, source, pieces)  # its lines interleaved as they come
+    else:
+        out, err, code = shell.pipeline(pipeline, source)
+        for kind, text in (("err", err), ("out", out)):
+            if text:
+                pieces.append((kind, text))
+                shell.shown += len(text) + 1
+        budget.check_output(shell.shown, "bash")
+    return (0 if code else 1) if pipeline.negated else code
+
+
+def run_piped(shell: Shell, compound: Compound, stdin: str | Input | None) -> tuple[str, str, int]:
+    """A compound command in a pipe or with redirections: (stdout exactly, stderr's lines,
+    status), as a simple command's."""
+    pieces: Pieces = []
+    source = Input(stdin) if isinstance(stdin, str) else stdin
+    stdin_text, targets = shell.redirections(compound.redirects, source.rest() if source else "")
+    if any(r.op in ("<", "<<", "<<<") for r in compound.redirects):
+        source = Input(stdin_text)
+    code = run_compound(shell, compound, source, pieces)
+    out = "".join(text for kind, text in pieces if kind == "out")
+    err = "\n".join(text for kind, text in pieces if kind == "err")
+    return shell.route(out, err, code, targets)
+
+
+def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
+    kind = compound.kind
+    if kind == "if":
+        for condition, body in compound.clauses:
+            if run_list(shell, condition, source, pieces) == 0:
+                return run_list(shell, body, source, pieces)
+        if compound.otherwise is not None:
+            return run_list(shell, compound.otherwise, source, pieces)
+        return 0
+    if kind == "group":
+        return run_list(shell, compound.body, source, pieces)
+    if kind == "case":
+        return _case(shell, compound, source, pieces)
+    return _loop(shell, compound, source, pieces)
+
+
+def _loop(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
+    turns: list[str] = []
+    if compound.kind == "for":
+        turns = [field for word in compound.words or [] for field in shell.expand(word)]
+    shell.loops += 1
+    try:
+        return _turns(shell, compound, turns, source, pieces)
+    finally:
+        shell.loops -= 1
+
+
+def _turns(
+    shell: Shell, compound: Compound, turns: list[str], source: Input | None, pieces: Pieces
+) -> int:
+    code = index = 0
+    while True:
+        if compound.kind == "for":
+            if index >= len(turns):
+                return code
+            problem = shell.state.set(compound.name, turns[index])
+            if problem:
+                pieces.append(("err", problem))
+                return 1
+            body = compound.body
+        else:
+            condition, body = compound.clauses[0]
+            held = run_list(shell, condition, source, pieces)
+            if (held == 0) != (compound.kind == "while"):
+                return code
+        index += 1
+        _turn(shell)
+        try:
+            code = run_list(shell, body, source, pieces)
+        except LoopJump as jump:
+            if jump.levels > 1 and shell.loops > 1:  # bash: past the outermost, it stops there
+                jump.levels -= 1
+                raise
+            if jump.kind == "break":
+                return 0
+            code = 0
+
+
+def _turn(shell: Shell) -> None:
+    shell.turns += 1
+    if shell.turns > MAX_TURNS:
+        raise TooManyTurns
+    budget.check_time()
+
+
+def _case(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
+    assert compound.subject is not None
+    subject = shell.unsplit(compound.subject)
+    for patterns, body in compound.items:
+        for pattern in patterns:
+            if fnmatch.fnmatchcase(subject, shell.pattern(pattern)):
+                return run_list(shell, body, source, pieces) if body else 0
+    return 0
+
+
+def read_tool(ctx: Context, args: list[str]) -> Output:
+    """`read` where the shell does not run it itself (xargs): its stdin, a line of it."""
+    return read(ctx, args, Input(ctx.stdin))
+
+
+def jump(kind: str) -> Callable[[Context, list[str]], Output]:
+    """`break [N]` and `continue [N]`: leave N loops (or go round the Nth again)."""
+
+    def builtin(ctx: Context, args: list[str]) -> Output:
+        levels = budget.bounded_int(args[0], 1 << 20) if args else 1
+        if levels is None or levels < 1:
+            return Output.error(f"bash: {kind}: {args[0]}: loop count out of range")
+        raise LoopJump(kind, levels)
+
+    return builtin
+
+
+def read(ctx: Context, args: list[str], source: Input | None) -> Output:
+    """`read [-r] [-p PROMPT] [NAME...]`: the next line of the compound command's stdin (or of
+    a here-string), split at IFS into the names (REPLY without one), the last taking the rest;
+    status 1 at the end of the input. Without -r a backslash escapes the next character."""
+    raw = False
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "-r":
+            raw = True
+        elif arg == "-p" and i + 1 < len(args):
+            i += 1
+        elif arg.startswith("-") and len(arg) > 1:
+            return Output.error(
+                f"bash: read: {arg[:2]}: invalid option\nread: usage: read [-r] [-p prompt] "
+                "[name ...]",
+                2,
+            )
+        else:
+            names.append(arg)
+        i += 1
+    line = source.line() if source is not None else None
+    if line is None:
+        for name in names or ["REPLY"]:
+            ctx.shell.set(name, "")
+        return Output("", 1)
+    if not raw:
+        line = _unbackslash(line)
+    if not names:
+        ctx.shell.set("REPLY", line)
+        return Output("", 0)
+    separators = ctx.env.get("IFS", " \t\n")
+    values = _split(line, separators, len(names))
+    for name, value in zip(names, values + [""] * (len(names) - len(values)), strict=False):
+        problem = ctx.shell.set(name, value)
+        if problem:
+            return Output.error(problem.replace("bash:", "bash: read:", 1))
+    return Output("", 0)
+
+
+def _unbackslash(line: str) -> str:
+    out, i = [], 0
+    while i < len(line):
+        if line[i] == "\\" and i + 1 < len(line):
+            out.append(line[i + 1])
+            i += 2
+        else:
+            out.append(line[i] if line[i] != "\\" else "")
+            i += 1
+    return "".join(out)
+
+
+def _split(line: str, separators: str, count: int) -> list[str]:
+    """bash's field splitting for read: IFS whitespace trimmed and runs of it one separator,
+    other IFS characters each a separator; the last name takes the rest of the line."""
+    blanks = "".join(c for c in separators if c in " \t\n")
+    others = "".join(c for c in separators if c not in " \t\n")
+    line = line.strip(blanks) if blanks else line
+    values: list[str] = []
+    i = 0
+    while len(values) < count - 1 and i <= len(line):
+        j = i
+        while j < len(line) and line[j] not in separators:
+            j += 1
+        if j >= len(line):
+            break
+        values.append(line[i:j])
+        while j < len(line) and line[j] in blanks:
+            j += 1
+        if j < len(line) and line[j] in others:
+            j += 1
+            while j < len(line) and line[j] in blanks:
+                j += 1
+        i = j
+    rest = line[i:]
+    if rest or len(values) < count:
+        values.append(rest.rstrip(blanks) if blanks else rest)
+    return values
+
+
+__all__ = [
+    "Input",
+    "LoopJump",
+    "TooManyTurns",
+    "jump",
+    "read",
+    "read_tool",
+    "run_list",
+    "run_piped",
+]

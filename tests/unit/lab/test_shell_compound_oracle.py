@@ -1,0 +1,93 @@
+"""The admin host's compound commands against this machine's bash 5.2: generated scripts of
+`for`, `while`/`until` with `read`, `if`/`elif`/`else`, `case`, `{ ...; }`, `!`, `break` and
+`continue`, `test` and `[`, nested, piped and fed by here-strings, give the terminal the same
+lines and leave the same `$?`. The generator knows the grammar, not the implementation."""
+
+from __future__ import annotations
+
+import subprocess
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulators.lab import LabSession
+
+WORDS = ["a", "b", "c d", "", "gpu-node1", "1", "10", "-3"]
+VARIABLES = ["x", "v", "a", "b", "n"]
+CONDITIONS = [
+    "true", "false", '[ "$x" = a ]', '[ -n "$v" ]', '[ -z "$b" ]', "test 2 -lt 10",
+    '[ "$n" != 1 ]', '[ "$a" ] && [ "$b" ]', "! false", "[ ! -f nope.txt ]",
+    '[ "$x" = a -o "$x" = b ]', "[[ $x == [ab]* ]]", '[ "$x" \\< b ]',
+]  # fmt: skip
+SIMPLE = [
+    'echo "[$x]"', "echo $v $a", 'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":",
+    'echo "$?"', "false", 'echo "$a|$b"', "true",
+]  # fmt: skip
+INSIDE_LOOPS = ["break", "continue", '[ "$x" = b ] && break', '[ "$x" = a ] && continue']
+
+
+@st.composite
+def bodies(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
+    commands = [
+        draw(commands_(depth, in_loop)) for _ in range(draw(st.integers(1, 3), label="commands"))
+    ]
+    return "; ".join(commands)
+
+
+@st.composite
+def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
+    kinds = ["simple"] * 3 + (["for", "while", "if", "case", "group"] if depth < 2 else [])
+    kind = draw(st.sampled_from(kinds + (["jump"] if in_loop else [])))
+    inner = depth + 1
+    words = " ".join(
+        f'"{w}"' if " " in w or not w else w
+        for w in draw(st.lists(st.sampled_from(WORDS), max_size=4))
+    )
+    if kind == "simple":
+        return draw(st.sampled_from(SIMPLE))
+    if kind == "jump":
+        return draw(st.sampled_from(INSIDE_LOOPS))
+    if kind == "for":
+        name = draw(st.sampled_from(VARIABLES))
+        return f"for {name} in {words}; do {draw(bodies(inner, True))}; done"
+    if kind == "while":
+        keyword = draw(st.sampled_from(["while", "until"]))
+        condition = "read a b" if keyword == "while" else "! read a b"
+        feed = draw(st.sampled_from(["pipe", "here"]))
+        loop = f"{keyword} {condition}; do {draw(bodies(inner, True))}; done"
+        return f"printf '%s\\n' {words} | {loop}" if feed == "pipe" else f'{loop} <<< "$x"'
+    if kind == "if":
+        clauses = f"if {draw(st.sampled_from(CONDITIONS))}; then {draw(bodies(inner, in_loop))}"
+        if draw(st.booleans()):
+            clauses += f"; elif {draw(st.sampled_from(CONDITIONS))}; then echo elif"
+        if draw(st.booleans()):
+            clauses += f"; else {draw(bodies(inner, in_loop))}"
+        return clauses + "; fi"
+    if kind == "case":
+        first = draw(st.sampled_from(["a|b", "gpu-*", '"c d"', "[0-9]*", "''"]))
+        return f'case "$x" in {first}) {draw(bodies(inner, in_loop))};; *) echo other;; esac'
+    return f"{{ {draw(bodies(inner, in_loop))}; }}"
+
+
+def _bash(script: str) -> str:
+    done = subprocess.run(
+        ["bash", "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        check=False,
+        timeout=20,
+    )
+    assert not done.stderr, (script, done.stderr)  # the generator makes no error
+    return done.stdout.rstrip("\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    start=st.sampled_from(["x=a", "x=b", "x=gpu-node1", "x=", "x='c d'"]),
+    script=bodies(0, False),
+)
+def test_compound_commands_print_and_end_as_bashs_do(start: str, script: str) -> None:
+    line = f'{start}; {script}; echo "status $?"'
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output.rstrip("\n") == _bash(line), line
