@@ -12,7 +12,16 @@ import fnmatch
 import re
 from collections.abc import Callable
 
-from simulators.lab import budget, commands, files, kubectl, runai, shell_compound, xargs
+from simulators.lab import (
+    budget,
+    commands,
+    files,
+    kubectl,
+    runai,
+    shell_compound,
+    shell_parameters,
+    xargs,
+)
 from simulators.lab.budget import BudgetExceeded
 from simulators.lab.environment import HOME, MAX_PENDING_BYTES
 from simulators.lab.shell_compound import Input, TooManyTurns
@@ -438,6 +447,15 @@ class Shell:
                     state.set(base, word)
                     return word
                 return value or ""
+        found = shell_parameters.OPERATOR.fullmatch(name)
+        if found:
+            base, op, word = found.groups()
+            try:
+                return shell_parameters.apply(
+                    state.variables.get(base, ""), op, word, self._expand_text
+                )
+            except shell_parameters.BadSubstitution as bad:
+                raise _Refused(f"bash: {bad}") from None
         raise _Refused(f"bash: ${{{name}}}: bad substitution")
 
     def _substitute(self, part: Part) -> str:

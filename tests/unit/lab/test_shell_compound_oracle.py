@@ -91,3 +91,46 @@ def test_compound_commands_print_and_end_as_bashs_do(start: str, script: str) ->
     line = f'{start}; {script}; echo "status $?"'
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output.rstrip("\n") == _bash(line), line
+
+
+VALUES = ["gpu-node1", "node/gpu-node2.lab", "a.b.c", "", "aXbXc", "path/to/f.txt", "A b  C"]
+GLOBS = [
+    "*",
+    "?",
+    "*.",
+    ".*",
+    "*/",
+    "gpu-",
+    "[ab]",
+    "[!a]*",
+    "X",
+    "*X",
+    "node",
+    "\\*",
+    "[[:upper:]]",
+]
+OPERATORS = ["#", "##", "%", "%%", "/", "//", "/#", "/%"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.sampled_from(VALUES),
+    operator=st.sampled_from([*OPERATORS, "^", "^^", ",", ",,", ":"]),
+    glob=st.sampled_from(GLOBS),
+    replacement=st.sampled_from(["", "_", "<&>", "$x"]),
+    span=st.sampled_from(["0", "2", "1:3", " -2", "(-3):2", "4:0", "20"]),
+)
+def test_parameter_operators_give_what_bashs_give(
+    value: str, operator: str, glob: str, replacement: str, span: str
+) -> None:
+    if operator == ":":
+        word = span
+    elif operator in ("^", "^^", ",", ",,"):
+        word = ""
+    elif operator.startswith("/"):
+        word = f"{glob}/{replacement}"
+    else:
+        word = glob
+    line = f"x=X; s='{value}'; echo \"[${{s{operator}{word}}}]\""
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == _bash(line), line
