@@ -9,6 +9,9 @@ from typing import Any
 
 _NUMERIC = re.compile(r"\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*")
 _LEADING = re.compile(r"\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)")
+# gawk reads no number from a string that starts with 0x (without --non-decimal-data): 0,
+# never the -0 that its sign and first digit would give.
+_HEX = re.compile(r"\s*[-+]?0[xX]")
 _FORMAT = re.compile(r"%([-+ #0]*)(\*|[1-9]\d*)?(?:\.(\*|\d+))?([cdiouxXeEfFgGs%])")
 
 
@@ -32,7 +35,7 @@ def num(value: Any) -> float:
     if isinstance(value, float):
         return value
     match = _LEADING.match(value)
-    if not match or len(match.group(1)) > 400:
+    if not match or len(match.group(1)) > 400 or _HEX.match(value):
         return 0.0
     return float(match.group(1))
 

@@ -46,7 +46,7 @@ def write(ctx: Context, path: str, text: str) -> str | None:
 
 
 def ls(ctx: Context, args: list[str]) -> Output:
-    long = False
+    long = single = False
     names: list[str] = []
     for arg in args:
         if arg.startswith("-") and len(arg) > 1:
@@ -56,6 +56,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
                     f"ls: invalid option -- '{bad[0]}'\nTry 'ls --help' for more information.", 2
                 )
             long = long or "l" in arg
+            single = single or "1" in arg
         else:
             names.append(arg)
     files = ctx.world.state.files
@@ -75,10 +76,10 @@ def ls(ctx: Context, args: list[str]) -> Output:
         lines = [f"total {max(1, sum(len(files[n]) for n in shown) // 1024)}"] if not names else []
         for n in shown:
             lines.append(f"-rw-r--r-- 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")
-        text = "\n".join(errors + lines)
-    else:
-        text = "\n".join(errors + (["  ".join(shown)] if shown else []))
-    return Output(text, 2 if errors else 0)
+        return Output("\n".join(lines), 2 if errors else 0, "\n".join(errors))
+    # In columns on the terminal, one a line in a pipe or a file (GNU ls: stdout not a tty).
+    text = "\n".join(shown) if single else "  ".join(shown)
+    return Output(text, 2 if errors else 0, "\n".join(errors), piped="\n".join(shown))
 
 
 # GNU cat's options, each as the single-letter ones it stands for.

@@ -85,6 +85,7 @@ class Shell:
         self.shown = 0  # bytes of output so far in this command (its limit: budget)
         self.turns = 0  # loop turns so far in this command (shell_compound.MAX_TURNS)
         self.loops = 0  # loops the running command is inside: `break` outside one does nothing
+        self.capturing = 0  # inside a $(...) or a compound command whose stdout is piped
 
     # -------------------------------------------------------------------- running
 
@@ -133,10 +134,11 @@ class Shell:
         kept = self._variables() if len(pipeline.commands) > 1 else None
         try:
             for index, cmd in enumerate(pipeline.commands):
+                last = index == len(pipeline.commands) - 1
                 if isinstance(cmd, Compound):
-                    out, err, code = shell_compound.run_piped(self, cmd, stdin)
+                    out, err, code = shell_compound.run_piped(self, cmd, stdin, last)
                 else:
-                    out, err, code = self._simple(cmd, stdin)
+                    out, err, code = self._simple(cmd, stdin, last)
                 if err:
                     errors.append(err)
                 budget.check_output(len(out), "bash")
@@ -151,15 +153,17 @@ class Shell:
         state = self.state
         return dict(state.variables), list(state.exported), dict(state.aliases)
 
-    def _simple(self, cmd: Simple, stdin: str | Input) -> tuple[str, str, int]:
+    def _simple(self, cmd: Simple, stdin: str | Input, last: bool) -> tuple[str, str, int]:
         self.stray = []
         self._substituted = False
         try:
-            return self._run_simple(cmd, stdin)
+            return self._run_simple(cmd, stdin, last)
         except _Refused as exc:
             return "", "\n".join([*self.stray, str(exc)]), 1
 
-    def _run_simple(self, cmd: Simple, given: str | Input) -> tuple[str, str, int]:
+    def _run_simple(self, cmd: Simple, given: str | Input, last: bool) -> tuple[str, str, int]:
+        """One command; `last` in its pipe (its stdout goes on to the terminal unless
+        redirected, or captured by a compound command in a pipe or a $(...))."""
         words = list(cmd.words)
         assignments: list[tuple[str, str]] = []
         while words and assignment(words[0]) is not None:
@@ -198,6 +202,8 @@ class Shell:
         finally:
             self.ctx.stdin, self.ctx.env = "", {}
         out, err = streams(name, result)
+        if result.piped is not None and (self.capturing or targets[1][0] != "out" or not last):
+            out = result.piped
         if out and result.newline:
             out += "\n"
         return self.route(
@@ -468,6 +474,7 @@ class Shell:
             inner = Shell(self.ctx, {})
             inner.commands = self.commands
             inner.depth = self.depth
+            inner.capturing = 1
             try:
                 program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
             except ShellSyntaxError as exc:

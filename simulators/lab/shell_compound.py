@@ -87,15 +87,23 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
     return (0 if code else 1) if pipeline.negated else code
 
 
-def run_piped(shell: Shell, compound: Compound, stdin: str | Input | None) -> tuple[str, str, int]:
+def run_piped(
+    shell: Shell, compound: Compound, stdin: str | Input | None, last: bool = False
+) -> tuple[str, str, int]:
     """A compound command in a pipe or with redirections: (stdout exactly, stderr's lines,
-    status), as a simple command's."""
+    status), as a simple command's. Its stdout is captured (not a terminal's) unless it is
+    the pipe's `last` and not redirected."""
     pieces: Pieces = []
     source = Input(stdin) if isinstance(stdin, str) else stdin
     stdin_text, targets = shell.redirections(compound.redirects, source.rest() if source else "")
     if any(r.op in ("<", "<<", "<<<") for r in compound.redirects):
         source = Input(stdin_text)
-    code = run_compound(shell, compound, source, pieces)
+    captured = int(not last or targets[1][0] != "out")
+    shell.capturing += captured
+    try:
+        code = run_compound(shell, compound, source, pieces)
+    finally:
+        shell.capturing -= captured
     out = "".join(text for kind, text in pieces if kind == "out")
     err = "\n".join(text for kind, text in pieces if kind == "err")
     return shell.route(out, err, code, targets)

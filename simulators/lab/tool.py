@@ -30,6 +30,9 @@ class Output:
     # False when stdout does not end in a newline (`echo -n`, printf without \n): a pipe or
     # a file then gets the text exactly, as `echo -n admin | base64` needs.
     newline: bool = True
+    # What a pipe, a file or $(...) gets instead of `text`, for a tool that prints otherwise
+    # to a terminal (ls: its names in columns there, one a line elsewhere); None: the same.
+    piped: str | None = None
 
     @classmethod
     def error(cls, text: str, code: int = 1) -> Output:

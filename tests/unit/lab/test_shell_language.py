@@ -180,3 +180,16 @@ def test_output_without_a_final_newline_reaches_pipes_and_files_exactly(single: 
     assert single.world.state.files["one.txt"] == "abc\n"
     assert out(single, "printf 'x' | wc -c") == "1"
     assert out(single, "echo x | wc -c") == "2"
+
+
+def test_ls_prints_columns_on_the_terminal_and_a_name_a_line_elsewhere(
+    single: LabSession,
+) -> None:
+    single.run("echo x > b.txt; echo y > c.yaml")
+    assert out(single, "ls") == "b.txt  c.yaml"
+    assert out(single, "ls | cat") == "b.txt\nc.yaml"
+    assert out(single, "ls | wc -l") == "2"
+    assert out(single, "ls > names; cat names") == "b.txt\nc.yaml\nnames"
+    assert out(single, "for f in $(ls *.txt); do echo [$f]; done") == "[b.txt]"
+    assert out(single, "echo | while read; do ls -1; done") == "b.txt\nc.yaml\nnames"
+    assert out(single, "echo | while read; do ls; done | cat") == "b.txt\nc.yaml\nnames"
