@@ -18,6 +18,7 @@ from simulators.lab import (
     files,
     kubectl,
     runai,
+    shell_arithmetic,
     shell_compound,
     shell_parameters,
     xargs,
@@ -374,7 +375,7 @@ class Shell:
                 current += self.state.variables.get("HOME", HOME)
                 have = True
                 continue
-            value = self._parameter(part.value) if part.kind == "var" else self._substitute(part)
+            value = self._value_of(part)
             _bounded(len(current) + len(value) + sum(len(f) for f in fields))
             if part.in_quotes or not split:
                 current += value
@@ -410,12 +411,9 @@ class Shell:
                 lexer.i, lexer.parts = i, []
                 lexer.dollar(in_quotes=True)
                 part = lexer.parts[-1]
-                if part.kind == "var":
-                    out.append(self._parameter(part.value))
-                elif part.kind == "cmd":
-                    out.append(self._substitute(part))
-                else:
-                    out.append(part.value)
+                out.append(
+                    self._value_of(part) if part.kind in ("var", "cmd", "arith") else part.value
+                )
                 size += len(out[-1])
                 _bounded(size)
                 i = max(lexer.i, i + 1)
@@ -423,6 +421,26 @@ class Shell:
             out.append(ch)
             i += 1
         return "".join(out)
+
+    def _value_of(self, part: Part) -> str:
+        """An expansion's value: a parameter, $(...) or $((...))."""
+        if part.kind == "var":
+            return self._parameter(part.value)
+        if part.kind == "arith":
+            state = self.state
+
+            def assign(name: str, value: str) -> None:
+                problem = state.set(name, value)
+                if problem:
+                    raise _Refused(problem)
+
+            get = lambda name: state.variables.get(name, "")  # noqa: E731
+            try:
+                evaluator = shell_arithmetic.Evaluator(get, assign)
+                return str(evaluator.evaluate(self._expand_text(part.value)))
+            except shell_arithmetic.ArithmeticError_ as exc:
+                raise _Refused(f"bash: {exc}") from None
+        return self._substitute(part)
 
     def _parameter(self, name: str) -> str:
         state = self.state

@@ -275,6 +275,11 @@ class _Parser:
 
     def _for(self) -> Compound:
         token = self.peek()
+        if isinstance(token, Op) and token.text == "(":
+            raise ShellSyntaxError(
+                "bash: for ((...)): the C-style for is not available in this lab; "
+                "use for NAME in WORDS (with $(seq ...) for numbers)"
+            )
         if not isinstance(token, Word) or not token.plain or not _is_name(token.text):
             raise (
                 self.near(token)

@@ -36,7 +36,8 @@ class Incomplete(ShellSyntaxError):
 @dataclass
 class Part:
     """A piece of a word. kind: lit (unquoted text), quoted (quoted text), var, cmd ($(...)),
-    tilde; `in_quotes` for an expansion inside double quotes (not split into fields)."""
+    arith ($((...))), tilde; `in_quotes` for an expansion inside double quotes (not split into
+    fields)."""
 
     kind: str
     value: str
@@ -98,7 +99,7 @@ class _Lexer:
         if not self.in_word:
             return
         parts = _merge(self.parts)
-        text = "".join("$" + p.value if p.kind == "var" else p.value for p in parts)
+        text = "".join(_as_typed(p) for p in parts)
         quoted = any(p.kind == "quoted" or p.in_quotes for p in parts)
         word = Word(text, quoted, parts)
         self.parts, self.in_word = [], False
@@ -259,7 +260,13 @@ class _Lexer:
         nxt = text[i + 1] if i + 1 < n else ""
         if nxt == "(":
             if text.startswith("((", i + 1):
-                raise ShellSyntaxError("bash: $(( )) arithmetic is not available in this lab")
+                end = _arithmetic_end(text, i + 3)
+                if end < 0:
+                    self.fail("bash: unexpected EOF while looking for matching `))'")
+                    end = n
+                self.add("arith", text[i + 3 : end], in_quotes)
+                self.i = end + 2
+                return
             end = matching_paren(text, i + 2)
             if end < 0:
                 self.fail("bash: unexpected EOF while looking for matching `)'")
@@ -288,6 +295,19 @@ class _Lexer:
             return
         self.add("var", text[i + 1 : j], in_quotes)
         self.i = j
+
+
+def _arithmetic_end(text: str, start: int) -> int:
+    """Where the `))` closing a `$((` whose expression starts at `start` is (-1: none)."""
+    depth = 0
+    for at in range(start, len(text)):
+        if text[at] == "(":
+            depth += 1
+        elif text[at] == ")":
+            if depth == 0:
+                return at if text.startswith("))", at) else -1
+            depth -= 1
+    return -1
 
 
 def matching_paren(text: str, start: int) -> int:
@@ -322,6 +342,12 @@ def matching_paren(text: str, start: int) -> int:
                 return i
         i += 1
     return -1
+
+
+def _as_typed(part: Part) -> str:
+    if part.kind == "var":
+        return "$" + part.value
+    return f"$(({part.value}))" if part.kind == "arith" else part.value
 
 
 def _merge(parts: list[Part]) -> list[Part]:

@@ -134,3 +134,40 @@ def test_parameter_operators_give_what_bashs_give(
     line = f"x=X; s='{value}'; echo \"[${{s{operator}{word}}}]\""
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output == _bash(line), line
+
+
+OPERANDS = ["0", "1", "7", "-3", "42", "0x1f", "017", "2#101", "a", "b", "u", "(a+1)", "b++", "--a"]
+BINARY = ["+", "-", "*", "/", "%", "**", "<<", ">>", "<", "<=", ">", "==", "!=", "&", "|", "^"]
+BINARY += ["&&", "||", "+=", "*=", "-=", ","]
+
+
+@st.composite
+def expressions(draw: st.DrawFn, depth: int = 0) -> str:
+    left = draw(st.sampled_from(OPERANDS))
+    if depth < 2 and draw(st.booleans()):
+        left = f"({draw(expressions(depth + 1))})"
+    if draw(st.booleans()):
+        left = draw(st.sampled_from(["-", "!", "~", "+"])) + left
+    if draw(st.integers(0, 3)) == 0:
+        return left
+    operator = draw(st.sampled_from(BINARY))
+    right = draw(expressions(depth + 1)) if depth < 2 else draw(st.sampled_from(OPERANDS))
+    if operator.endswith("=") and operator not in ("<=", "==", "!="):
+        left = draw(st.sampled_from(["a", "b"]))  # an assignment needs a name
+    if operator == "**" and draw(st.booleans()):
+        return f"{left} ? {right} : 5"
+    return f"{left} {operator} {right}"
+
+
+@settings(max_examples=300, deadline=None)
+@given(expression=expressions())
+def test_arithmetic_gives_what_bashs_gives(expression: str) -> None:
+    """$(( )): values, 64-bit wrapping, assignments, and bash's error for a division by 0 or
+    a negative exponent."""
+    line = f'a=3; b=-5; echo "$(( {expression} ))" "$a" "$b"'
+    done = subprocess.run(
+        ["bash", "-c", line], capture_output=True, text=True, check=False, timeout=20
+    )
+    real = (done.stdout + done.stderr.replace("bash: line 1: ", "bash: ")).rstrip("\n")
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == real, line
