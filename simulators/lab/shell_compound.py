@@ -228,13 +228,13 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
         for name in names or ["REPLY"]:
             ctx.shell.set(name, "")
         return Output("", 1)
-    if not raw:
-        line = _unbackslash(line)
+    line, quoted = (line, frozenset[int]()) if raw else _unbackslash(line)
     if not names:
         ctx.shell.set("REPLY", line)
         return Output("", 0)
-    separators = ctx.env.get("IFS", " \t\n")
-    values = _split(line, separators, len(names))
+    # `IFS=, read a b` puts IFS in the command's environment; `IFS=,` alone in the shell's.
+    separators = ctx.env.get("IFS", ctx.shell.variables.get("IFS", " \t\n"))
+    values = _split(line, separators, len(names), quoted)
     for name, value in zip(names, values + [""] * (len(names) - len(values)), strict=False):
         problem = ctx.shell.set(name, value)
         if problem:
@@ -242,44 +242,80 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
     return Output("", 0)
 
 
-def _unbackslash(line: str) -> str:
-    out, i = [], 0
+def _unbackslash(line: str) -> tuple[str, frozenset[int]]:
+    """The line without read's backslashes, and where the characters they quoted are (never
+    separators)."""
+    out: list[str] = []
+    quoted: set[int] = set()
+    i = 0
     while i < len(line):
-        if line[i] == "\\" and i + 1 < len(line):
-            out.append(line[i + 1])
+        if line[i] == "\\":
+            if i + 1 < len(line):
+                quoted.add(len(out))
+                out.append(line[i + 1])
             i += 2
-        else:
-            out.append(line[i] if line[i] != "\\" else "")
-            i += 1
-    return "".join(out)
+            continue
+        out.append(line[i])
+        i += 1
+    return "".join(out), frozenset(quoted)
 
 
-def _split(line: str, separators: str, count: int) -> list[str]:
+def _split(line: str, separators: str, count: int, quoted: frozenset[int]) -> list[str]:
     """bash's field splitting for read: IFS whitespace trimmed and runs of it one separator,
-    other IFS characters each a separator; the last name takes the rest of the line."""
+    other IFS characters each a separator, a quoted character never one; the last name takes
+    the rest of the line (unless that rest splits into one field: `y:` gives y)."""
     blanks = "".join(c for c in separators if c in " \t\n")
     others = "".join(c for c in separators if c not in " \t\n")
-    line = line.strip(blanks) if blanks else line
+
+    def blank(at: int) -> bool:
+        return line[at] in blanks and at not in quoted
+
+    def other(at: int) -> bool:
+        return line[at] in others and at not in quoted
+
+    start, end = 0, len(line)
+    while start < end and blank(start):
+        start += 1
+    while end > start and blank(end - 1):
+        end -= 1
     values: list[str] = []
-    i = 0
-    while len(values) < count - 1 and i <= len(line):
+    i = start
+    while len(values) < count - 1 and i < end:
         j = i
-        while j < len(line) and line[j] not in separators:
+        while j < end and not (blank(j) or other(j)):
             j += 1
-        if j >= len(line):
-            break
         values.append(line[i:j])
-        while j < len(line) and line[j] in blanks:
-            j += 1
-        if j < len(line) and line[j] in others:
-            j += 1
-            while j < len(line) and line[j] in blanks:
-                j += 1
-        i = j
-    rest = line[i:]
-    if rest or len(values) < count:
-        values.append(rest.rstrip(blanks) if blanks else rest)
+        i = _past_separator(j, end, blank, other)
+    if i < end or len(values) < count:
+        fields = _fields(i, end, blank, other)
+        values.append(line[fields[0][0] : fields[0][1]] if len(fields) == 1 else line[i:end])
     return values
+
+
+Separator = Callable[[int], bool]
+
+
+def _past_separator(j: int, end: int, blank: Separator, other: Separator) -> int:
+    while j < end and blank(j):
+        j += 1
+    if j < end and other(j):
+        j += 1
+        while j < end and blank(j):
+            j += 1
+    return j
+
+
+def _fields(i: int, end: int, blank: Separator, other: Separator) -> list[tuple[int, int]]:
+    """POSIX field splitting of a line's [i, end): a delimiter ends a field; one at the end
+    starts none. Each field's span."""
+    fields: list[tuple[int, int]] = []
+    while i < end:
+        j = i
+        while j < end and not (blank(j) or other(j)):
+            j += 1
+        fields.append((i, j))
+        i = _past_separator(j, end, blank, other)
+    return fields
 
 
 __all__ = [

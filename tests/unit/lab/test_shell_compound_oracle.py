@@ -5,6 +5,7 @@ lines and leave the same `$?`. The generator knows the grammar, not the implemen
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 from hypothesis import given, settings
@@ -171,3 +172,22 @@ def test_arithmetic_gives_what_bashs_gives(expression: str) -> None:
     real = (done.stdout + done.stderr.replace("bash: line 1: ", "bash: ")).rstrip("\n")
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output == real, line
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    line=st.text(alphabet=st.sampled_from(list("ab ,:\\\t")), max_size=12),
+    separators=st.sampled_from(["", "IFS=, ", "IFS=: ", "IFS=' ,' ", "IFS=; "]),
+    raw=st.booleans(),
+    names=st.sampled_from(["a", "a b", "a b c", ""]),
+)
+def test_read_splits_a_line_as_bashs_read_does(
+    line: str, separators: str, raw: bool, names: str
+) -> None:
+    if re.search(r"\\[ \t]", line):
+        return  # bash strips an escaped blank at the end too: a corner left out
+    quoted = "'" + line.replace("'", "'\\''") + "'"
+    shown = " ".join(f'"[${name}]"' for name in (names.split() or ["REPLY"]))
+    script = f"{separators}read {'-r ' if raw else ''}{names} <<< {quoted}; echo {shown}"
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(script).output == _bash(script), script
