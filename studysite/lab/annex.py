@@ -63,6 +63,9 @@ log = logging.getLogger(__name__)
 # gives a web process about ten times the annex's processor time.
 NICENESS = 10
 STARTUP_SECONDS = 60.0
+# A background start that failed is not tried again sooner (see warm); when it last failed.
+RETRY_SECONDS = 30.0
+_failed_at = [float("-inf")]
 # A command is at most LAB_COMMAND_CPU_MS of processor time, paced; this is a hung annex.
 REPLY_SECONDS = 30.0
 FAILED = "lab: internal error; the command may not have run. Reload the page to see the lab"
@@ -194,8 +197,10 @@ def enabled() -> bool:
 
 
 def warm() -> None:
-    """Start the annex in the background, so that the first heavy command need not wait."""
-    if enabled() and _annex.pid() is None:
+    """Start the annex in the background, so that the first heavy command need not wait; not
+    again within RETRY_SECONDS of a start that failed (a heavy session's command still starts
+    it at once): a broken annex costs a process start per RETRY_SECONDS, not one per command."""
+    if enabled() and _annex.pid() is None and time.monotonic() - _failed_at[0] >= RETRY_SECONDS:
         WAITERS.submit(_start_quietly)
 
 
@@ -203,6 +208,7 @@ def _start_quietly() -> None:
     try:
         _annex.start()
     except AnnexError:
+        _failed_at[0] = time.monotonic()
         log.exception("the lab's annex did not start")
 
 

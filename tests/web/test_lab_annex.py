@@ -518,17 +518,23 @@ def test_an_annex_is_ready_only_once_its_child_has_said_so() -> None:
 
 
 class GoneAnnex(FakeAnnex):
-    """A child that was killed (or never started): no process; `start` noted."""
+    """A child that was killed (or never started): no process; each `start` counted, and
+    refused with `failing`."""
 
-    def __init__(self) -> None:
+    def __init__(self, failing: bool = False) -> None:
         super().__init__({}, up=False)
         self.started = threading.Event()
+        self.starts = 0
+        self.failing = failing
 
     def pid(self) -> None:  # type: ignore[override]
         return None
 
     def start(self) -> None:
+        self.starts += 1
         self.started.set()
+        if self.failing:
+            raise annex.AnnexError("it exited (code 1)")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -541,6 +547,26 @@ def test_an_annex_found_gone_is_started_again_in_the_background_by_the_next_comm
     store.apply(opened, "kubectl get nodes")  # a saved lab of a light session
     assert not annex.serves(opened)  # its line runs here, without waiting for the annex
     assert gone.started.wait(5), "the annex was not started again"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_annex_that_fails_to_start_is_not_tried_again_by_every_command(
+    annex_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = GoneAnnex(failing=True)
+    monkeypatch.setattr(annex, "_annex", broken)
+    monkeypatch.setattr(annex, "_failed_at", [float("-inf")])
+    opened = store.open_lab("f" * 32, "mig-single")
+    store.apply(opened, "kubectl get nodes")
+    assert not annex.serves(opened)
+    deadline = time.monotonic() + 5
+    while annex._failed_at[0] == float("-inf"):  # the failed start noted
+        assert time.monotonic() < deadline, "the failed start was not noted"
+        time.sleep(0.01)
+    for _ in range(5):
+        assert not annex.serves(opened)
+    time.sleep(0.2)  # time for any start these commands asked for
+    assert broken.starts == 1  # once per annex.RETRY_SECONDS, not once per command
 
 
 def _quietly(action: Callable[[], object]) -> None:
