@@ -14,6 +14,8 @@ from simulators.lab.tool import Context, Output
 _UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a"})
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _STRING = frozenset({"=", "==", "!=", "<", ">"})
+# `!` and parentheses nested deeper than this are refused, not followed.
+MAX_NESTING = 32
 _FOLDERS = frozenset({".", "..", "/", "~", HOME, HOME + "/", "/home", "/tmp"})
 
 
@@ -47,6 +49,7 @@ def _answer(ctx: Context, args: list[str], name: str, brackets: bool) -> Output:
 class _Expression:
     def __init__(self, ctx: Context, args: list[str], brackets: bool) -> None:
         self.ctx, self.args, self.brackets, self.i = ctx, args, brackets, 0
+        self.nesting = 0
 
     def whole(self) -> bool:
         if not self.args:
@@ -85,10 +88,16 @@ class _Expression:
         return value
 
     def negation(self) -> bool:
-        if self.peek() == "!" and self.peek(1) is not None:
-            self.i += 1
-            return not self.negation()
-        return self.primary()
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                raise _Bad("expression nested too deep for this lab")
+            if self.peek() == "!" and self.peek(1) is not None:
+                self.i += 1
+                return not self.negation()
+            return self.primary()
+        finally:
+            self.nesting -= 1
 
     def primary(self) -> bool:
         first = self.take()

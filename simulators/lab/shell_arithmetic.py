@@ -22,6 +22,8 @@ _BINARY: list[set[str]] = [
 ]  # fmt: skip
 _ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "^=", "|=", "**="}
 MAX_DEPTH = 32
+# Parentheses and unary operators nested deeper than this are refused, not followed.
+MAX_NESTING = 24
 
 
 class ArithmeticError_(Exception):
@@ -41,6 +43,7 @@ class Evaluator:
     ) -> None:
         self.get, self.setter, self.depth = get, set_, depth
         self.noeval = 0  # inside the side && or || or ?: does not take: no effects, no errors
+        self.nesting = 0
 
     def set(self, name: str, value: str) -> None:
         if not self.noeval:
@@ -56,7 +59,12 @@ class Evaluator:
         self.i = 0
         if not self.tokens:
             return 0
-        value = self.comma()
+        try:
+            value = self.comma()
+        except RecursionError:  # a deep stack already: refused like too deep an expression
+            raise ArithmeticError_(
+                f"{self.text.lstrip()}: expression nested too deep for this lab"
+            ) from None
         if self.i < len(self.tokens):
             raise self.error("syntax error in expression")
         return value
@@ -178,6 +186,17 @@ class Evaluator:
         return base
 
     def unary(self) -> int:
+        self.nesting += 1
+        try:
+            if self.nesting > MAX_NESTING:
+                raise ArithmeticError_(
+                    f"{self.text.lstrip()}: expression nested too deep for this lab"
+                )
+            return self.unary_operand()
+        finally:
+            self.nesting -= 1
+
+    def unary_operand(self) -> int:
         operator = self.peek()
         if operator in ("+", "-", "!", "~"):
             self.i += 1
@@ -276,4 +295,6 @@ class Evaluator:
             return 0
         if re.fullmatch(r"-?\d+", value):
             return _wrap(int(value)) if len(value) < 40 else 0
-        return Evaluator(self.get, self.set, self.depth + 1).evaluate(value)
+        inner = Evaluator(self.get, self.setter, self.depth + 1)
+        inner.nesting, inner.noeval = self.nesting, self.noeval  # one bound for all of it
+        return inner.evaluate(value)

@@ -193,3 +193,17 @@ def test_ls_prints_columns_on_the_terminal_and_a_name_a_line_elsewhere(
     assert out(single, "for f in $(ls *.txt); do echo [$f]; done") == "[b.txt]"
     assert out(single, "echo | while read; do ls -1; done") == "b.txt\nc.yaml\nnames"
     assert out(single, "echo | while read; do ls; done | cat") == "b.txt\nc.yaml\nnames"
+
+
+def test_an_expression_nested_past_the_labs_depth_is_refused_in_one_line(
+    single: LabSession,
+) -> None:
+    deep_sum = "echo $((" + "(" * 1000 + "1" + ")" * 1000 + "))"
+    deep_not = "[ " + "! " * 1000 + "a ]"
+    for line in (deep_sum, deep_not, "echo $((" + "-" * 1000 + "1))"):
+        output, code = sh(single, line)
+        assert "nested too deep for this lab" in output and "\n" not in output, line[:20]
+        assert code != 0
+    single.run("a=b; b=a")
+    assert out(single, "echo $((a))") == "bash: a: expression nested too deep for this lab"
+    assert out(single, "echo $((((1+2))*3))") == "9"  # the lab goes on, shallow ones work
