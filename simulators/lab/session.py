@@ -46,6 +46,7 @@ from simulators.lab.world import (
     from_template,
     new_world,
     share_with_template,
+    template_world,
 )
 
 if TYPE_CHECKING:
@@ -176,6 +177,12 @@ class LabSession:
         world = new_world(ticket.world, seed)
         state = SessionState(ticket_id=ticket.id, seed=seed, world=world, typed=Typed([]))
         return cls(state, ticket)
+
+    @staticmethod
+    def prepare(ticket_id: str, seed: int = 0, content_dir: Path | None = None) -> None:
+        """Build now the template world that ``new`` forks for this ticket and seed (once per
+        process; nothing if it is built): its cost is the process's, never a learner's command."""
+        template_world(load_ticket(ticket_id, content_dir).world, seed)
 
     @classmethod
     def on_cluster(cls, api: ClusterAPI, data: JSON = None) -> LabSession:

@@ -140,6 +140,13 @@ def new_lab(session_key: str, ticket: str, seed: int | None = None) -> LabSessio
     return LabSession.new(ticket, seed=lab_seed(session_key, ticket) if seed is None else seed)
 
 
+def prepare_lab(session_key: str, ticket: str) -> None:
+    """Build the template world this session's new lab of `ticket` forks (LabSession.prepare),
+    so that opening that lab costs a fork: a process's cache, not the first command's work."""
+    if kind_of(ticket).seeded:
+        LabSession.prepare(ticket, lab_seed(session_key, ticket))
+
+
 def fold_spread(saved_id: int) -> float:
     """This lab's share of the fold limits, from 0.5 to 1.5: labs opened in the same minute (a
     class starting a ticket together) fold at different commands, not all in the same second."""

@@ -25,6 +25,7 @@ from django.conf import LazySettings
 from django.db import connection
 from django.test import Client
 
+from simulators.lab import world
 from studysite.lab import annex, store
 from studysite.lab.accounts import EXAM_PREFIX
 from studysite.lab.saved import new_lab
@@ -480,6 +481,30 @@ def test_the_annex_runs_a_newcomers_line_here_then_on_its_runner_past_the_probat
     assert store.kept.get(scaled["saved_id"], time.monotonic()) is None
     store.kept.clear()
     assert store.open_lab("e" * 32, "mig-single").lab.run(REPLICAS).output.splitlines()[0] == "600"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_newcomers_first_line_is_charged_its_command_not_the_starting_world_the_annex_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A starting world built here costs what it costs on the machine (140 ms; more in CI):
+    # made to cost 0.4 s of processor time, so that charging it shows whatever the machine.
+    build = world.build_world
+
+    def slow_build(*args: Any) -> Any:
+        until = time.process_time() + 0.4
+        while time.process_time() < until:
+            pass
+        return build(*args)
+
+    monkeypatch.setattr(world, "build_world", slow_build)
+    monkeypatch.setattr(world, "_templates", type(world._templates)())
+    request = {"session": "q" * 32, "ticket": "mig-single", "line": "kubectl get nodes"}
+    reply, _ = annex.answer({**request, "probation": store.PROBATION_SECONDS})
+    assert "gpu-node1" in reply["output"]
+    # Well under HEAVY_SECONDS: the newcomer's next commands run in its web process.
+    assert reply["cpu"] < 0.2
+    store.kept.clear()
 
 
 @pytest.mark.django_db(transaction=True)
