@@ -19,6 +19,7 @@ from simulators.lab import (
     kubectl,
     runai,
     shell_arithmetic,
+    shell_braces,
     shell_compound,
     shell_parameters,
     xargs,
@@ -28,16 +29,19 @@ from simulators.lab.environment import HOME, MAX_PENDING_BYTES
 from simulators.lab.shell_compound import Input, TooManyTurns
 from simulators.lab.shell_grammar import Compound, Pipeline, Redirect, Simple, parse
 from simulators.lab.shell_syntax import (
+    Aborted,
     HereDoc,
     Incomplete,
     Op,
     Part,
+    Refused,
     ShellSyntaxError,
     Word,
     _Lexer,
     assignment,
     expand_aliases,
     tokenize,
+    word_parts,
 )
 from simulators.lab.tool import Context, Output
 
@@ -68,6 +72,10 @@ def streams(name: str, result: Output) -> tuple[str, str]:
     if result.code != 0 and (text.startswith(_ERROR_STARTS) or text.startswith(name + ":")):
         return "", text
     return text, ""
+
+
+# bash's operators for a variable unset or empty: `${v:-word}` and the rest.
+DEFAULTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")
 
 
 class Shell:
@@ -119,7 +127,7 @@ class Shell:
         self.shown = self.turns = self.loops = 0
         try:
             code = shell_compound.run_list(self, program, None, pieces)
-        except (BudgetExceeded, TooManyTurns) as exc:
+        except (BudgetExceeded, TooManyTurns, Aborted) as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
             return Output("\n".join([*_shown(pieces), stopped]), 1)
@@ -136,10 +144,15 @@ class Shell:
         try:
             for index, cmd in enumerate(pipeline.commands):
                 last = index == len(pipeline.commands) - 1
-                if isinstance(cmd, Compound):
-                    out, err, code = shell_compound.run_piped(self, cmd, stdin, last)
-                else:
-                    out, err, code = self._simple(cmd, stdin, last)
+                try:
+                    if isinstance(cmd, Compound):
+                        out, err, code = shell_compound.run_piped(self, cmd, stdin, last)
+                    else:
+                        out, err, code = self._simple(cmd, stdin, last)
+                except Aborted as exc:
+                    if kept is None:
+                        raise  # no pipe, no subshell: the whole command line stops
+                    out, err, code = "", str(exc), 1
                 if err:
                     errors.append(err)
                 budget.check_output(len(out), "bash")
@@ -159,7 +172,7 @@ class Shell:
         self._substituted = False
         try:
             return self._run_simple(cmd, stdin, last)
-        except _Refused as exc:
+        except Refused as exc:
             return "", "\n".join([*self.stray, str(exc)]), 1
 
     def _run_simple(self, cmd: Simple, given: str | Input, last: bool) -> tuple[str, str, int]:
@@ -177,7 +190,7 @@ class Shell:
         for word in words:
             argv.extend([self.unsplit(word)] if whole else self.expand(word))
             if len(argv) > MAX_FIELDS:
-                raise _Refused("bash: too many arguments for this lab")
+                raise Refused("bash: too many arguments for this lab")
         source = given if isinstance(given, Input) else None
         stdin, targets = self.redirections(
             cmd.redirects, source.rest() if source is not None else str(given)
@@ -188,7 +201,7 @@ class Shell:
             for name, value in assignments:
                 problem = self.state.set(name, value)
                 if problem:
-                    raise _Refused(problem)
+                    raise Refused(problem)
             code = self.state.status if self._substituted else 0
             return self.route("", "", code, targets)
         env = self.state.environment()
@@ -280,7 +293,7 @@ class Shell:
                 continue
             fields = self.expand(target)
             if len(fields) != 1:
-                raise _Refused(f"bash: {target.text}: ambiguous redirect")
+                raise Refused(f"bash: {target.text}: ambiguous redirect")
             path = fields[0]
             if redirect.op == ">&":
                 if path in ("1", "2"):
@@ -288,7 +301,7 @@ class Shell:
                         targets[fd] = targets[int(path)]
                     continue
                 if redirect.fd not in (-1, 1):
-                    raise _Refused(f"bash: {path}: ambiguous redirect")
+                    raise Refused(f"bash: {path}: ambiguous redirect")
                 redirect = Redirect(-1, ">", target)
             if redirect.op == "<":
                 if path == "/dev/null":
@@ -296,7 +309,7 @@ class Shell:
                     continue
                 text = files.read(self.ctx, path)
                 if text is None:
-                    raise _Refused(f"bash: {path}: No such file or directory")
+                    raise Refused(f"bash: {path}: No such file or directory")
                 stdin = text
                 continue
             if path in ("/dev/null", "/dev/stdout", "/dev/stderr"):
@@ -307,7 +320,7 @@ class Shell:
             if redirect.op == ">" or files.read(self.ctx, path) is None:
                 problem = files.write(self.ctx, path, "")
                 if problem:
-                    raise _Refused(problem)
+                    raise Refused(problem)
             for fd in _fds(redirect.fd):
                 targets[fd] = (">>", path)
         return stdin, targets
@@ -338,7 +351,18 @@ class Shell:
     # -------------------------------------------------------------------- expansion
 
     def expand(self, word: Word) -> list[str]:
-        """A word's fields after tilde, parameter and command expansion, splitting and globbing."""
+        """A word's fields after brace, tilde, parameter and command expansion, splitting and
+        globbing (Refused past the lab's bounds)."""
+        words = shell_braces.expand(word.parts)
+        if len(words) == 1:
+            return self._fields(word)
+        fields: list[str] = []
+        for parts in words:
+            fields.extend(self._fields(Word(word.text, word.quoted, parts)))
+            _bounded(sum(map(len, fields)) + len(fields))
+        return fields
+
+    def _fields(self, word: Word) -> list[str]:
         fields, globbed = self._expand_parts(word.parts, split=True)
         if globbed and len(fields) == 1:
             return self._glob(word) or fields
@@ -361,7 +385,15 @@ class Shell:
         current = ""
         have = False
         globbed = False
-        for part in parts:
+        pending = list(reversed(parts))
+        while pending:
+            part = pending.pop()
+            if part.kind == "var" and split and not part.in_quotes:
+                word = self._chosen_word(part.value)
+                if word is not None:
+                    # `${v:-a "b  c"}`: the word's quotes keep their blanks, the rest splits.
+                    pending.extend(reversed(word))
+                    continue
             if part.kind == "lit":
                 current += part.value
                 have = True
@@ -375,7 +407,7 @@ class Shell:
                 current += self.state.variables.get("HOME", HOME)
                 have = True
                 continue
-            value = self._value_of(part)
+            value = part.value if part.kind == "text" else self._value_of(part)
             _bounded(len(current) + len(value) + sum(len(f) for f in fields))
             if part.in_quotes or not split:
                 current += value
@@ -425,24 +457,29 @@ class Shell:
     def _value_of(self, part: Part) -> str:
         """An expansion's value: a parameter, $(...) or $((...))."""
         if part.kind == "var":
-            return self._parameter(part.value)
+            return self._parameter(part.value, part.in_quotes)
         if part.kind == "arith":
-            state = self.state
-
-            def assign(name: str, value: str) -> None:
-                problem = state.set(name, value)
-                if problem:
-                    raise _Refused(problem)
-
-            get = lambda name: state.variables.get(name, "")  # noqa: E731
-            try:
-                evaluator = shell_arithmetic.Evaluator(get, assign)
-                return str(evaluator.evaluate(self._expand_text(part.value)))
-            except shell_arithmetic.ArithmeticError_ as exc:
-                raise _Refused(f"bash: {exc}") from None
+            return str(self.arithmetic(part.value))
         return self._substitute(part)
 
-    def _parameter(self, name: str) -> str:
+    def arithmetic(self, expression: str, where: str = "") -> int:
+        """The value of `$((expression))` (`where` names the command in bash's error: `((`,
+        `for`); Refused with bash's message."""
+        state = self.state
+
+        def assign(name: str, value: str) -> None:
+            problem = state.set(name, value)
+            if problem:
+                raise Refused(problem)
+
+        get = lambda name: state.variables.get(name, "")  # noqa: E731
+        try:
+            evaluator = shell_arithmetic.Evaluator(get, assign)
+            return evaluator.evaluate(self._expand_text(expression))
+        except shell_arithmetic.ArithmeticError_ as exc:
+            raise Refused(f"bash: {where}{': ' if where else ''}{exc}") from None
+
+    def _parameter(self, name: str, in_quotes: bool = False) -> str:
         state = self.state
         if name == "?":
             return str(state.status)
@@ -458,19 +495,21 @@ class Shell:
             return str(len(state.variables.get(name[1:], "")))
         if _is_name(name):
             return state.variables.get(name, "")
-        for op in (":-", "-", ":=", "=", ":+", "+"):
-            base, sep, word = name.partition(op)
+        for op in DEFAULTS:
+            base, sep, text = name.partition(op)
             if sep and _is_name(base):
                 value = state.variables.get(base)
                 empty = value is None or (op.startswith(":") and value == "")
-                if op.endswith("-"):
-                    return word if empty else value or ""
-                if op.endswith("+"):
-                    return "" if empty else word
-                if empty:
+                if not (empty if op[-1] in "-=?" else not empty):
+                    return "" if op.endswith("+") else value or ""
+                word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
+                if op.endswith("?"):
+                    # Interactive bash drops the rest of the command line.
+                    unset = "parameter null or not set" if op == ":?" else "parameter not set"
+                    raise Aborted(f"bash: {base}: {word or unset}")
+                if op.endswith("="):
                     state.set(base, word)
-                    return word
-                return value or ""
+                return word
         found = shell_parameters.OPERATOR.fullmatch(name)
         if found:
             base, op, word = found.groups()
@@ -479,13 +518,27 @@ class Shell:
                     state.variables.get(base, ""), op, word, self._expand_text
                 )
             except shell_parameters.BadSubstitution as bad:
-                raise _Refused(f"bash: {bad}") from None
-        raise _Refused(f"bash: ${{{name}}}: bad substitution")
+                raise Refused(f"bash: {bad}") from None
+        raise Refused(f"bash: ${{{name}}}: bad substitution")
+
+    def _chosen_word(self, name: str) -> list[Part] | None:
+        """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
+        expand in place (its unquoted text to be split as an expansion's); else None."""
+        for op in (":-", "-", ":+", "+"):
+            base, sep, text = name.partition(op)
+            if sep and _is_name(base):
+                value = self.state.variables.get(base)
+                empty = value is None or (op.startswith(":") and value == "")
+                if empty != op.endswith("+"):
+                    parts = word_parts(text)
+                    return [Part("text", p.value) if p.kind == "lit" else p for p in parts]
+                return None
+        return None
 
     def _substitute(self, part: Part) -> str:
         """$(...): the inner command's stdout, without its final newlines."""
         if self.depth >= MAX_SUBSTITUTION_DEPTH:
-            raise _Refused("bash: command substitution nested too deeply for this lab")
+            raise Refused("bash: command substitution nested too deeply for this lab")
         saved_stray = self.stray
         self.depth += 1
         try:
@@ -496,10 +549,13 @@ class Shell:
             try:
                 program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
             except ShellSyntaxError as exc:
-                raise _Refused(str(exc)) from None
+                raise Refused(str(exc)) from None
             pieces: shell_compound.Pieces = []
             inner.turns, inner.shown = self.turns, self.shown
-            shell_compound.run_list(inner, program, None, pieces)
+            try:
+                shell_compound.run_list(inner, program, None, pieces)
+            except Aborted as exc:
+                pieces.append(("err", str(exc)))
             self.turns = inner.turns
             outs = [text for kind, text in pieces if kind == "out"]
             errs = [text for kind, text in pieces if kind == "err"]
@@ -573,21 +629,30 @@ class Shell:
         return commands.complete(self.ctx, name, rest, current)
 
 
-class _Refused(Exception):
-    """A command bash refuses before running it (a bad redirect or substitution)."""
-
-
 def _bounded(size: int) -> None:
     """Expansions stop at the lab's output limit (`$X$X$X...` of a long X would not)."""
     if size > budget.limits().output_bytes:
-        raise _Refused("bash: expansion too long for this lab (over the output limit)")
+        raise Refused("bash: expansion too long for this lab (over the output limit)")
     budget.check_time()
 
 
 def _shown(pieces: shell_compound.Pieces) -> list[str]:
     """What the terminal shows of a command's output: stderr's lines, stdout without its last
-    newline, in the order they came."""
-    return [text if kind == "err" else _chomp(text) for kind, text in pieces]
+    newline, in the order they came; one command's stdout runs on into the next's
+    (`printf a; echo b` is `ab`, `printf '[%s]' x; echo` one line)."""
+    shown: list[str] = []
+    out: list[str] = []
+    for kind, text in pieces:
+        if kind == "out":
+            out.append(text)
+            continue
+        if out:
+            shown.append(_chomp("".join(out)))
+            out = []
+        shown.append(text)
+    if out:
+        shown.append(_chomp("".join(out)))
+    return shown
 
 
 def _chomp(text: str) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from simulators.lab import budget
 from simulators.lab.shell_grammar import Compound, List, Pipeline
+from simulators.lab.shell_syntax import Refused
 from simulators.lab.tool import Context, Output
 
 if TYPE_CHECKING:
@@ -95,7 +96,12 @@ def run_piped(
     the pipe's `last` and not redirected."""
     pieces: Pieces = []
     source = Input(stdin) if isinstance(stdin, str) else stdin
-    stdin_text, targets = shell.redirections(compound.redirects, source.rest() if source else "")
+    try:
+        stdin_text, targets = shell.redirections(
+            compound.redirects, source.rest() if source else ""
+        )
+    except Refused as refused:
+        return "", str(refused), 1
     if any(r.op in ("<", "<<", "<<<") for r in compound.redirects):
         source = Input(stdin_text)
     captured = int(not last or targets[1][0] != "out")
@@ -110,6 +116,17 @@ def run_piped(
 
 
 def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
+    """One compound command; an expansion of its own that bash refuses (a loop's words, a
+    case's subject) is its one line on stderr and status 1, as a simple command's."""
+    try:
+        return _run_compound(shell, compound, source, pieces)
+    except Refused as refused:
+        pieces.append(("err", str(refused)))
+        shell.shown += len(str(refused)) + 1
+        return 1
+
+
+def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
     kind = compound.kind
     if kind == "if":
         for condition, body in compound.clauses:
@@ -122,6 +139,8 @@ def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces:
         return run_list(shell, compound.body, source, pieces)
     if kind == "case":
         return _case(shell, compound, source, pieces)
+    if kind == "arith":
+        return 0 if shell.arithmetic(compound.arithmetic[0], "((") else 1
     return _loop(shell, compound, source, pieces)
 
 
@@ -148,6 +167,15 @@ def _turns(
             if problem:
                 pieces.append(("err", problem))
                 return 1
+            body = compound.body
+        elif compound.kind == "cfor":
+            # The step runs before every turn but the first (after a `continue` too).
+            start, test, step = compound.arithmetic
+            first = step if index else start
+            if first.strip():
+                shell.arithmetic(first, "((")
+            if test.strip() and not shell.arithmetic(test, "(("):
+                return code
             body = compound.body
         else:
             condition, body = compound.clauses[0]

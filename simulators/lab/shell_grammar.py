@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from simulators.lab.shell_syntax import (
     REDIRECTS,
+    Arith,
     HereDoc,
     Incomplete,
     Op,
@@ -51,7 +52,9 @@ class Simple:
 class Compound:
     """`kind` "if": `clauses` are (condition, body) for `if` and each `elif`, `otherwise` the
     `else` body; "while"/"until": one clause; "for": `name`, `words` (None: no `in`), `body`;
-    "case": `subject` and `items` (patterns, body); "group": `body`."""
+    "case": `subject` and `items` (patterns, body); "group": `body`; "arith": `arithmetic`, the
+    expression of `((...))`; "cfor": `arithmetic`, the three of `for ((init; test; step))`,
+    and `body`."""
 
     kind: str
     clauses: list[tuple[List, List]] = field(default_factory=list)
@@ -62,6 +65,7 @@ class Compound:
     subject: Word | None = None
     items: list[tuple[list[Word], List]] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
+    arithmetic: list[str] = field(default_factory=list)
 
 
 Command = Simple | Compound
@@ -185,6 +189,12 @@ class _Parser:
         return pipeline
 
     def command(self) -> Command:
+        token = self.peek()
+        if isinstance(token, Arith):
+            self.i += 1
+            return Compound(
+                "arith", arithmetic=[token.expression], redirects=self.redirects_after()
+            )
         word = self.reserved()
         if word in _REFUSED:
             raise ShellSyntaxError(f"bash: {word}: not available in this lab")
@@ -209,7 +219,7 @@ class _Parser:
             if isinstance(token, Word):
                 current.words.append(token)
                 self.i += 1
-            elif isinstance(token, HereDoc):  # only after `<<`, taken there
+            elif isinstance(token, HereDoc | Arith):  # `<<`'s taken there; `((` starts none
                 raise self.near(token)
             elif token.text in REDIRECTS:
                 current.redirects.append(self.redirect(token))
@@ -275,11 +285,8 @@ class _Parser:
 
     def _for(self) -> Compound:
         token = self.peek()
-        if isinstance(token, Op) and token.text == "(":
-            raise ShellSyntaxError(
-                "bash: for ((...)): the C-style for is not available in this lab; "
-                "use for NAME in WORDS (with $(seq ...) for numbers)"
-            )
+        if isinstance(token, Arith):
+            return self._c_for(token)
         if not isinstance(token, Word) or not token.plain or not _is_name(token.text):
             raise (
                 self.near(token)
@@ -304,6 +311,19 @@ class _Parser:
         compound.body = self.nonempty(self.list_until(frozenset({"done"})))
         self.expect("done")
         return compound
+
+    def _c_for(self, token: Arith) -> Compound:
+        expressions = token.expression.split(";")
+        if len(expressions) != 3:
+            raise ShellSyntaxError("bash: syntax error: arithmetic expression required")
+        self.i += 1
+        if self.op() == ";":
+            self.i += 1
+        self.skip_newlines()
+        self.expect("do")
+        body = self.nonempty(self.list_until(frozenset({"done"})))
+        self.expect("done")
+        return Compound("cfor", arithmetic=expressions, body=body)
 
     def _case(self) -> Compound:
         subject = self.peek()

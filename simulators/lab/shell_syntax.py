@@ -9,6 +9,7 @@ Nothing here runs anything: expansion and execution are simulators.lab.shell's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -29,6 +30,16 @@ class ShellSyntaxError(Exception):
     """bash's own words for a line it cannot parse."""
 
 
+class Refused(Exception):
+    """A command bash refuses before running it (a bad redirect, substitution or expansion):
+    its one line on stderr, status 1, and the command line goes on."""
+
+
+class Aborted(Exception):
+    """An expansion error after which interactive bash drops the rest of the command line
+    (`${v:?message}`); in a pipe's command or a `$(...)`, only that subshell's."""
+
+
 class Incomplete(ShellSyntaxError):
     """The input ends inside a command: bash reads another line (`> `), or says this at EOF."""
 
@@ -42,6 +53,9 @@ class Part:
     kind: str
     value: str
     in_quotes: bool = False
+    # A `$name` written without braces: brace expansion can lengthen its name (`$x{1,2}` is
+    # `$x1 $x2`), as bash expands braces on the text before it reads any `$`.
+    bare: bool = False
 
 
 @dataclass
@@ -72,12 +86,50 @@ class HereDoc:
     body: str = ""
 
 
-Token = Word | Op | HereDoc
+@dataclass
+class Arith:
+    """`((expression))` where a command starts: bash's arithmetic command, or after `for` the
+    C-style loop's three expressions."""
+
+    expression: str
+
+    @property
+    def text(self) -> str:
+        return f"(({self.expression}))"
+
+
+Token = Word | Op | HereDoc | Arith
+
+# Tokens after which `((` starts an arithmetic command (a command starts there).
+_COMMAND_STARTS = frozenset({";", "\n", "&&", "||", "|", "(", ")", ";;"})
+_WORDS_BEFORE_COMMANDS = frozenset({"for", "do", "then", "else", "elif", "if", "while"})
+_WORDS_BEFORE_COMMANDS |= {"until", "!", "{"}
 
 
 def tokenize(text: str, lenient: bool = False) -> list[Token]:
     """Split a command as bash does. `lenient` (completion) accepts unfinished input."""
     return _Lexer(text, lenient).run()
+
+
+def word_parts(text: str, in_quotes: bool = False) -> list[Part]:
+    """`text` read as one word whose blanks and operators are plain characters: the word of
+    `${v:-word}` (and `:=`, `:+`, `:?`), where bash removes quotes and expands `$`, `~` at
+    its start included, and splits nothing. Within double quotes (`"${v:-'a'}"`) a single
+    quote and a tilde are themselves."""
+    lexer = _Lexer(text, lenient=True)
+    if not in_quotes and (text == "~" or text.startswith("~/")):
+        lexer.add("tilde", "~")
+        lexer.i = 1
+    while lexer.i < len(text):
+        ch = text[lexer.i]
+        if not (in_quotes and ch == "'") and lexer.quoting(ch):
+            continue
+        if ch == "$":
+            lexer.dollar(in_quotes=False)
+            continue
+        lexer.add("lit", ch)
+        lexer.i += 1
+    return _merge(lexer.parts)
 
 
 class _Lexer:
@@ -138,25 +190,7 @@ class _Lexer:
                 end = text.find("\n", self.i)
                 self.i = n if end < 0 else end
                 continue
-            if ch == "'":
-                end = text.find("'", self.i + 1)
-                if end < 0:
-                    self.fail("bash: unexpected EOF while looking for matching `''")
-                    end = n
-                self.add("quoted", text[self.i + 1 : end])
-                self.i = end + 1
-                continue
-            if ch == '"':
-                self.double_quoted()
-                continue
-            if ch == "\\":
-                if self.i + 1 >= n:
-                    self.fail("bash: syntax error: unexpected end of file")
-                    self.i += 1
-                    continue
-                if text[self.i + 1] != "\n":  # backslash-newline joins the lines
-                    self.add("quoted", text[self.i + 1])
-                self.i += 2
+            if self.quoting(ch):
                 continue
             if ch == "$":
                 self.dollar(in_quotes=False)
@@ -167,6 +201,9 @@ class _Lexer:
                     self.add("tilde", "~")
                     self.i += 1
                     continue
+            if text.startswith("((", self.i) and self.command_starts():
+                self.arithmetic_command()
+                continue
             if ch in _OPERATOR_STARTS:
                 op = next((o for o in OPERATORS if text.startswith(o, self.i)), None)
                 if op is not None:
@@ -186,6 +223,50 @@ class _Lexer:
         if self.heredoc_strip is not None and not self.lenient:
             raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
         return self.tokens
+
+    def command_starts(self) -> bool:
+        """Whether a command would start here (`((` is then an arithmetic command)."""
+        if self.in_word:
+            return False
+        last = self.tokens[-1] if self.tokens else None
+        if last is None:
+            return True
+        if isinstance(last, Op):
+            return last.text in _COMMAND_STARTS
+        return isinstance(last, Word) and last.plain and last.text in _WORDS_BEFORE_COMMANDS
+
+    def arithmetic_command(self) -> None:
+        end = _arithmetic_end(self.text, self.i + 2)
+        if end < 0:
+            self.fail("bash: unexpected EOF while looking for matching `))'")
+            end = len(self.text)
+        self.tokens.append(Arith(self.text[self.i + 2 : end]))
+        self.i = end + 2
+
+    def quoting(self, ch: str) -> bool:
+        """Read a quoted string or a backslash's character at `ch`, if it starts one."""
+        text, n = self.text, len(self.text)
+        if ch == "'":
+            end = text.find("'", self.i + 1)
+            if end < 0:
+                self.fail("bash: unexpected EOF while looking for matching `''")
+                end = n
+            self.add("quoted", text[self.i + 1 : end])
+            self.i = end + 1
+            return True
+        if ch == '"':
+            self.double_quoted()
+            return True
+        if ch != "\\":
+            return False
+        if self.i + 1 >= n:
+            self.fail("bash: syntax error: unexpected end of file")
+            self.i += 1
+            return True
+        if text[self.i + 1] != "\n":  # backslash-newline joins the lines
+            self.add("quoted", text[self.i + 1])
+        self.i += 2
+        return True
 
     def operator(self, op: str) -> None:
         fd: int | None = None
@@ -275,7 +356,7 @@ class _Lexer:
             self.i = end + 1
             return
         if nxt == "{":
-            end = text.find("}", i + 2)
+            end = _parameter_end(text, i + 2)
             if end < 0:
                 self.fail("bash: unexpected EOF while looking for matching `}'")
                 end = n
@@ -294,7 +375,35 @@ class _Lexer:
             self.i = i + 1
             return
         self.add("var", text[i + 1 : j], in_quotes)
+        self.parts[-1].bare = True
         self.i = j
+
+
+def _parameter_end(text: str, start: int) -> int:
+    """Where the `}` closing a `${` whose inside starts at `start` is (-1: none): past nested
+    `${...}`, quotes and backslashes (`${A:-${HOME}/x}`, `${A:-"}"}`)."""
+    depth, at, n = 0, start, len(text)
+    while at < n:
+        ch = text[at]
+        if ch == "\\":
+            at += 2
+            continue
+        if ch == "'" or ch == '"':
+            close = text.find(ch, at + 1)
+            if close < 0:
+                return -1
+            at = close + 1
+            continue
+        if text.startswith("${", at):
+            depth += 1
+            at += 2
+            continue
+        if ch == "}":
+            if depth == 0:
+                return at
+            depth -= 1
+        at += 1
+    return -1
 
 
 def _arithmetic_end(text: str, start: int) -> int:
@@ -357,7 +466,7 @@ def _merge(parts: list[Part]) -> list[Part]:
         if last is not None and part.kind == last.kind and part.kind in ("lit", "quoted"):
             last.value += part.value
         else:
-            merged.append(Part(part.kind, part.value, part.in_quotes))
+            merged.append(dataclasses.replace(part))
     return merged
 
 

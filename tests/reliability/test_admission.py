@@ -120,7 +120,8 @@ def test_a_quiet_learner_keeps_a_p99_under_100_ms_beside_twelve_fresh_sessions_s
 ) -> None:
     times, sent = asyncio.run(quiet_beside_the_crowd(server))
     assert len(sent) >= ATTACKERS, "the crowd's scales did not run"
-    assert all(output.startswith("deployment.apps/coredns scaled") for output in sent), sent[:3]
+    unscaled = [out for out in sent if not out.startswith("deployment.apps/coredns scaled")]
+    assert not unscaled, unscaled[:3]
     ordered = sorted(times)
     p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
     rule = os.environ.get("LAB_FRESH_SLOTS", "on")

@@ -1,14 +1,15 @@
 """The admin host's compound commands against this machine's bash 5.2: generated scripts of
 `for`, `while`/`until` with `read`, `if`/`elif`/`else`, `case`, `{ ...; }`, `!`, `break` and
-`continue`, `test` and `[`, nested, piped and fed by here-strings, give the terminal the same
-lines and leave the same `$?`. The generator knows the grammar, not the implementation."""
+`continue`, `test` and `[`, `((...))` and the C-style `for ((...))`, nested, piped and fed by
+here-strings, give the terminal the same lines and leave the same `$?`. Brace expansion and
+the default-value operators too. The generator knows the grammar, not the implementation."""
 
 from __future__ import annotations
 
 import re
 import subprocess
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession
@@ -24,6 +25,8 @@ SIMPLE = [
     'echo "[$x]"', "echo $v $a", 'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":",
     'echo "$?"', "false", 'echo "$a|$b"', "true",
 ]  # fmt: skip
+# The C-style loops count with i and j; these never change them, so every loop ends.
+ARITHMETIC = ["i < 2", "k++", "i == j", "m += 2", "0", "i % 2", "k = i * 3", "--k"]
 INSIDE_LOOPS = ["break", "continue", '[ "$x" = b ] && break', '[ "$x" = a ] && continue']
 
 
@@ -37,7 +40,8 @@ def bodies(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
 
 @st.composite
 def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
-    kinds = ["simple"] * 3 + (["for", "while", "if", "case", "group"] if depth < 2 else [])
+    kinds = ["simple"] * 3 + ["arith"]
+    kinds += ["for", "while", "if", "case", "group", "cfor"] if depth < 2 else []
     kind = draw(st.sampled_from(kinds + (["jump"] if in_loop else [])))
     inner = depth + 1
     words = " ".join(
@@ -48,6 +52,16 @@ def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
         return draw(st.sampled_from(SIMPLE))
     if kind == "jump":
         return draw(st.sampled_from(INSIDE_LOOPS))
+    if kind == "arith":
+        return f"(( {draw(st.sampled_from(ARITHMETIC))} ))"
+    if kind == "cfor":
+        counter, limit = "ij"[depth], draw(st.integers(0, 3))  # an outer loop's is left alone
+        head = draw(
+            st.sampled_from(
+                [f"{counter}=0; {counter}<{limit}; {counter}++", f"; {counter}++ < {limit}; "]
+            )
+        )
+        return f"for (({head})); do {draw(bodies(inner, True))}; done"
     if kind == "for":
         name = draw(st.sampled_from(VARIABLES))
         return f"for {name} in {words}; do {draw(bodies(inner, True))}; done"
@@ -191,3 +205,62 @@ def test_read_splits_a_line_as_bashs_read_does(
     script = f"{separators}read {'-r ' if raw else ''}{names} <<< {quoted}; echo {shown}"
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(script).output == _bash(script), script
+
+
+@st.composite
+def brace_words(draw: st.DrawFn, depth: int = 0) -> str:
+    """A word of literal text, quotes, `$x`, stray braces and commas, brace lists (nested) and
+    sequences of numbers and letters."""
+    pieces = ["a", "x-", "1", "'{'", '"a,b"', "$x", "}", ",", "{", "'b c'"]
+    sequences = ["1..3", "3..1", "-2..2", "01..10..3", "1..10..-4", "a..e", "e..a..2", "Y..B"]
+    sequences += ["1..3..0", "a..3", "1..$x", "-01..2", "x..y..z"]
+    word = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(
+            st.sampled_from(["piece", "piece", "list", "sequence"] if depth < 2 else ["piece"])
+        )
+        if kind == "piece":
+            word.append(draw(st.sampled_from(pieces)))
+        elif kind == "sequence":
+            word.append("{" + draw(st.sampled_from(sequences)) + "}")
+        else:
+            count = draw(st.integers(1, 3))
+            word.append(
+                "{"
+                + ",".join(
+                    draw(st.one_of(st.just(""), brace_words(depth + 1))) for _ in range(count)
+                )
+                + "}"
+            )
+    return "".join(word)
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=brace_words())
+def test_brace_expansion_makes_the_words_bashs_makes(word: str) -> None:
+    line = f"x=v; printf '[%s]' {word}; echo; for w in {word}; do echo \"<$w>\"; done"
+    expected = _bash(line)
+    assume(expected.count("\n") < 500)  # a loop of thousands of echos: past a command's budget
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == expected, line
+
+
+DEFAULT_WORDS = ["$x", "'a  b'", '"$x  y"z w', "~/f", "$(echo hi)", "a;b|c", "$((1+2))", ""]
+DEFAULT_WORDS += ["a  b", "${x}/f", '"}"', "${u:-${x}}"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(["x", "e", "u"]),
+    operator=st.sampled_from([":-", "-", ":+", "+", ":=", "="]),
+    word=st.sampled_from(DEFAULT_WORDS),
+    quoted=st.booleans(),
+)
+def test_a_default_values_word_is_expanded_as_bash_expands_it(
+    name: str, operator: str, word: str, quoted: bool
+) -> None:
+    expansion = f"${{{name}{operator}{word}}}"
+    shown = f'"{expansion}"' if quoted else expansion
+    line = f"HOME=/h; x=v; e=; printf '[%s]' {shown}; echo; echo \"{name}=${name}\""
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == _bash(line), line

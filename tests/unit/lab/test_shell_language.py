@@ -207,3 +207,44 @@ def test_an_expression_nested_past_the_labs_depth_is_refused_in_one_line(
     single.run("a=b; b=a")
     assert out(single, "echo $((a))") == "bash: a: expression nested too deep for this lab"
     assert out(single, "echo $((((1+2))*3))") == "9"  # the lab goes on, shallow ones work
+
+
+def test_braces_make_the_words_an_admin_loops_over(single: LabSession) -> None:
+    assert out(single, "for n in gpu-node{1..3}; do echo $n; done") == (
+        "gpu-node1\ngpu-node2\ngpu-node3"
+    )
+    assert out(single, "echo {a,b}.yaml {01..03} {c..a}") == "a.yaml b.yaml 01 02 03 c b a"
+    single.run("for f in job-{train,eval}.yaml; do echo 'kind: Job' > $f; done")
+    assert out(single, "ls") == "job-eval.yaml  job-train.yaml"
+
+
+def test_braces_past_the_labs_bound_are_refused_in_one_line(single: LabSession) -> None:
+    for line in ("echo {1..100000000}", "echo " + "{a,b}" * 20):
+        assert sh(single, line) == (
+            "bash: brace expansion: too many words for this lab (at most 20,000)",
+            1,
+        )
+    assert out(single, "echo {1..3}") == "1 2 3"
+
+
+def test_a_default_values_word_is_expanded_and_a_missing_required_value_stops_the_line(
+    single: LabSession,
+) -> None:
+    assert out(single, 'echo ${NS:-$HOME} "${NS:-kube-system}" ${NS:+set}') == (
+        "/home/admin kube-system"
+    )
+    assert sh(single, "echo ${NS:?set NS first}; echo never") == ("bash: NS: set NS first", 1)
+    assert out(single, "echo ${NS:?} | cat; echo next") == (
+        "bash: NS: parameter null or not set\nnext"
+    )
+
+
+def test_a_compound_commands_bad_redirection_is_refused_in_one_line(single: LabSession) -> None:
+    single.run("f='a b'")
+    assert sh(single, "for i in 1; do echo; done > $f") == ("bash: $f: ambiguous redirect", 1)
+    assert sh(single, "{ echo hi; } > {x,y}") == ("bash: {x,y}: ambiguous redirect", 1)
+
+
+def test_one_commands_output_runs_on_into_the_nexts(single: LabSession) -> None:
+    assert out(single, "printf '[%s]' a b; echo") == "[a][b]"
+    assert out(single, "printf a; echo b") == "ab"
