@@ -19,6 +19,7 @@ from simulators.lab import (
     jqtool,
     kubectl,
     linetools,
+    pathtools,
     runai,
     sed,
     shell_compound,
@@ -149,6 +150,8 @@ register("cut", textutils.cut, path=BIN + "cut", files=True, options=["-d", "-f"
 register("tr", tr.tr, path=BIN + "tr", options=["-c", "-d", "-s", "-t"])
 register("base64", textutils.base64, path=BIN + "base64", files=True, options=["-d", "-w"])
 register("tee", textutils.tee, path=BIN + "tee", files=True, options=["-a"])
+register("basename", pathtools.basename, path=BIN + "basename", options=["-a", "-s", "-z"])
+register("dirname", pathtools.dirname, path=BIN + "dirname", options=["-z"])
 register("tac", linetools.tac, path=BIN + "tac", files=True)
 register("rev", linetools.rev, path=BIN + "rev", files=True)
 register("nl", linetools.nl, path=BIN + "nl", files=True, options=["-b", "-n", "-w", "-s", "-v"])

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from simulators.lab import (
     budget,
@@ -74,6 +75,7 @@ def streams(name: str, result: Output) -> tuple[str, str]:
     return text, ""
 
 
+ONLY_IN_LOOPS = "only meaningful in a `for', `while', or `until' loop"
 # bash's operators for a variable unset or empty: `${v:-word}` and the rest.
 DEFAULTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")
 
@@ -167,6 +169,15 @@ class Shell:
         state = self.state
         return dict(state.variables), list(state.exported), dict(state.aliases)
 
+    @contextmanager
+    def subshell(self) -> Iterator[None]:
+        """`( ... )`: what it sets (variables, exports, aliases) is gone after it."""
+        kept = self._variables()
+        try:
+            yield
+        finally:
+            self.state.variables, self.state.exported, self.state.aliases = kept
+
     def _simple(self, cmd: Simple, stdin: str | Input, last: bool) -> tuple[str, str, int]:
         self.stray = []
         self._substituted = False
@@ -229,8 +240,8 @@ class Shell:
         if name == "read":
             return shell_compound.read(self.ctx, args, source)
         if name in ("break", "continue"):
-            if not self.loops:
-                return Output("")  # only meaningful in a loop: bash does nothing
+            if not self.loops:  # bash goes on, status 0
+                return Output.exactly("", 0, f"bash: {name}: {ONLY_IN_LOOPS}")
             result = handler(self.ctx, args)  # raises LoopJump when it is a jump
             return result
         return handler(self.ctx, args)

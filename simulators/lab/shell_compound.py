@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from simulators.lab import budget
 from simulators.lab.shell_grammar import Compound, List, Pipeline
-from simulators.lab.shell_syntax import Refused
+from simulators.lab.shell_syntax import Aborted, Refused
 from simulators.lab.tool import Context, Output
 
 if TYPE_CHECKING:
@@ -137,6 +137,18 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
         return 0
     if kind == "group":
         return run_list(shell, compound.body, source, pieces)
+    if kind == "subshell":
+        # No loop around it in its process: `(break)` is bash's "only meaningful" there.
+        loops, shell.loops = shell.loops, 0
+        with shell.subshell():
+            try:
+                return run_list(shell, compound.body, source, pieces)
+            except Aborted as aborted:  # `${v:?}` ends the subshell, not the line
+                pieces.append(("err", str(aborted)))
+                shell.shown += len(str(aborted)) + 1
+                return 1
+            finally:
+                shell.loops = loops
     if kind == "case":
         return _case(shell, compound, source, pieces)
     if kind == "arith":

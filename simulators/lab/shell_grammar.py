@@ -52,9 +52,9 @@ class Simple:
 class Compound:
     """`kind` "if": `clauses` are (condition, body) for `if` and each `elif`, `otherwise` the
     `else` body; "while"/"until": one clause; "for": `name`, `words` (None: no `in`), `body`;
-    "case": `subject` and `items` (patterns, body); "group": `body`; "arith": `arithmetic`, the
-    expression of `((...))`; "cfor": `arithmetic`, the three of `for ((init; test; step))`,
-    and `body`."""
+    "case": `subject` and `items` (patterns, body); "group", "subshell": `body`; "arith":
+    `arithmetic`, the expression of `((...))`; "cfor": `arithmetic`, the three of
+    `for ((init; test; step))`, and `body`."""
 
     kind: str
     clauses: list[tuple[List, List]] = field(default_factory=list)
@@ -151,12 +151,14 @@ class _Parser:
             word = self.reserved()
             if self.peek() is None or (word in ends and word is not None):
                 return result
-            if self.op() == ";;" and "esac" in ends:
-                return result  # an empty item of a case
+            if (self.op() == ";;" and "esac" in ends) or (self.op() == ")" and ")" in ends):
+                return result  # an empty item of a case; a subshell's end
             if word in _ENDS or self.op() in (";", ";;", "&&", "||", "|", ")"):
                 raise self.near(self.peek())
             result.append((connector, self.pipeline()))
             op = self.op()
+            if op == ")" and ")" in ends:
+                return result
             if op is None:
                 if self.peek() is None or self.reserved() in ends:
                     return result
@@ -195,6 +197,8 @@ class _Parser:
             return Compound(
                 "arith", arithmetic=[token.expression], redirects=self.redirects_after()
             )
+        if self.op() == "(":
+            return self._subshell()
         word = self.reserved()
         if word in _REFUSED:
             raise ShellSyntaxError(f"bash: {word}: not available in this lab")
@@ -223,8 +227,6 @@ class _Parser:
                 raise self.near(token)
             elif token.text in REDIRECTS:
                 current.redirects.append(self.redirect(token))
-            elif token.text == "(":
-                raise ShellSyntaxError("bash: ( ) subshells are not available in this lab")
             elif token.text == "&":
                 raise ShellSyntaxError("bash: background jobs are not available in this lab")
             else:
@@ -359,6 +361,18 @@ class _Parser:
                 self.i += 1
             elif self.reserved() != "esac":
                 raise self.near(self.peek())
+
+    def _subshell(self) -> Compound:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ShellSyntaxError("bash: compound commands nested too deep for this lab")
+        self.i += 1
+        body = self.nonempty(self.list_until(frozenset({")"})))
+        if self.op() != ")":
+            raise self.near(self.peek())
+        self.i += 1
+        self.depth -= 1
+        return Compound("subshell", body=body, redirects=self.redirects_after())
 
     def _group(self) -> Compound:
         body = self.nonempty(self.list_until(frozenset({"}"})))

@@ -1,8 +1,9 @@
 """The admin host's compound commands against this machine's bash 5.2: generated scripts of
 `for`, `while`/`until` with `read`, `if`/`elif`/`else`, `case`, `{ ...; }`, `!`, `break` and
-`continue`, `test` and `[`, `((...))` and the C-style `for ((...))`, nested, piped and fed by
-here-strings, give the terminal the same lines and leave the same `$?`. Brace expansion and
-the default-value operators too. The generator knows the grammar, not the implementation."""
+`continue`, `test` and `[`, `((...))`, the C-style `for ((...))` and `( ... )`, nested, piped
+and fed by here-strings, give the terminal the same lines and leave the same `$?`. Brace
+expansion and the default-value operators too. The generator knows the grammar, not the
+implementation."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def bodies(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
 @st.composite
 def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
     kinds = ["simple"] * 3 + ["arith"]
-    kinds += ["for", "while", "if", "case", "group", "cfor"] if depth < 2 else []
+    kinds += ["for", "while", "if", "case", "group", "cfor", "subshell"] if depth < 2 else []
     kind = draw(st.sampled_from(kinds + (["jump"] if in_loop else [])))
     inner = depth + 1
     words = " ".join(
@@ -81,6 +82,8 @@ def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
     if kind == "case":
         first = draw(st.sampled_from(["a|b", "gpu-*", '"c d"', "[0-9]*", "''"]))
         return f'case "$x" in {first}) {draw(bodies(inner, in_loop))};; *) echo other;; esac'
+    if kind == "subshell":  # what it sets is gone after it (no break or continue inside)
+        return f"( {draw(bodies(inner, False))} )"
     return f"{{ {draw(bodies(inner, in_loop))}; }}"
 
 

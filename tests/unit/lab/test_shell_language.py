@@ -248,3 +248,26 @@ def test_a_compound_commands_bad_redirection_is_refused_in_one_line(single: LabS
 def test_one_commands_output_runs_on_into_the_nexts(single: LabSession) -> None:
     assert out(single, "printf '[%s]' a b; echo") == "[a][b]"
     assert out(single, "printf a; echo b") == "ab"
+
+
+def test_a_subshell_runs_its_list_and_forgets_what_it_set(single: LabSession) -> None:
+    assert out(single, "x=1; (x=2; echo $x); echo $x") == "2\n1"
+    assert out(single, "(echo a; echo b) | wc -l") == "2"
+    assert out(single, "(echo ${u:?gone}; echo no); echo yes") == "bash: u: gone\nyes"
+    loop = "for i in 1 2; do (break); echo $i; done"
+    only = "bash: break: only meaningful in a `for', `while', or `until' loop"
+    assert out(single, loop) == f"{only}\n1\n{only}\n2"
+
+
+def test_basename_and_dirname_take_a_loops_names_apart(single: LabSession) -> None:
+    single.run("for f in job-{a,b}.yaml; do echo kind: Job > $f; done")
+    assert out(single, "for f in $(ls *.yaml); do basename $f .yaml; done") == "job-a\njob-b"
+    assert out(single, "dirname /etc/kubernetes/admin.conf; basename -a a/b c/") == (
+        "/etc/kubernetes\nb\nc"
+    )
+
+
+def test_arithmetic_commands_and_the_c_style_for_loop(single: LabSession) -> None:
+    assert out(single, "for ((i=0; i<3; i++)); do echo $i; done") == "0\n1\n2"
+    assert out(single, "n=0; while (( n < 2 )); do (( n++ )); done; echo $n") == "2"
+    assert sh(single, "(( 0 ))") == ("", 1)

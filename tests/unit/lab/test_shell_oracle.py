@@ -330,3 +330,22 @@ def test_a_refusal_has_gnus_status_and_nothing_on_stdout(tool: str, args: list[s
     ours, real = _ours(tool, args, "a\n", {}), _real(tool, args, "a\n", {})
     assert ours == real
     assert real[1] != 0
+
+
+PATH_NAMES = ["a/b.yaml", "/", "//", "", "a", "a/", "/a//b//", "//a", "a.yaml", ".yaml", "x/.yaml"]
+PATH_NAMES += ["a//b", "./a.tar.gz", "-"]
+
+
+@pytest.mark.parametrize("tool", ["basename", "dirname"])
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_basename_and_dirname_print_what_coreutils_prints(tool: str, data: st.DataObject) -> None:
+    names = data.draw(st.lists(st.sampled_from(PATH_NAMES), max_size=3))
+    flags = ["-a", "-z", "-s", "--suffix=.gz", "--multiple", "--zero", "--"]
+    chosen = data.draw(
+        st.lists(st.sampled_from(flags if tool == "basename" else flags[1:2]), max_size=2)
+    )
+    args = [arg for flag in chosen for arg in ([flag, ".yaml"] if flag == "-s" else [flag])]
+    if tool == "basename" and data.draw(st.booleans()):
+        names.append(".yaml")
+    _same(tool, args + names, "", {})
