@@ -142,6 +142,8 @@ class _Lexer:
         self.in_word = False
         self.heredocs: list[HereDoc] = []
         self.heredoc_strip: bool | None = None  # after `<<` (False) or `<<-` (True)
+        # Inside `[[ ... ]]`: `&&`, `||`, `(`, `)`, `<` and `>` are the expression's words.
+        self.conditional = False
 
     def fail(self, message: str) -> None:
         if not self.lenient:
@@ -165,6 +167,10 @@ class _Lexer:
             self.tokens.append(doc)
             self.heredoc_strip = None
             return
+        if word.plain and word.text == "[[" and self.command_starts():
+            self.conditional = True
+        elif word.plain and word.text == "]]":
+            self.conditional = False
         self.tokens.append(word)
 
     def add(self, kind: str, value: str, in_quotes: bool = False) -> None:
@@ -206,6 +212,13 @@ class _Lexer:
                 continue
             if ch in _OPERATOR_STARTS:
                 op = next((o for o in OPERATORS if text.startswith(o, self.i)), None)
+                if self.conditional and op is not None and op[0] in "&|()<>":
+                    word = op if op in ("&&", "||") else ch
+                    self.flush()
+                    self.add("lit", word)
+                    self.flush()
+                    self.i += len(word)
+                    continue
                 if op is not None:
                     self.operator(op)
                     continue

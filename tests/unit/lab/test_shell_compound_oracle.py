@@ -21,6 +21,7 @@ CONDITIONS = [
     "true", "false", '[ "$x" = a ]', '[ -n "$v" ]', '[ -z "$b" ]', "test 2 -lt 10",
     '[ "$n" != 1 ]', '[ "$a" ] && [ "$b" ]', "! false", "[ ! -f nope.txt ]",
     '[ "$x" = a -o "$x" = b ]', "[[ $x == [ab]* ]]", '[ "$x" \\< b ]',
+    "[[ $x == a && -n $v ]]", "[[ $x < b || ( -z $a && $b != c* ) ]]", "[[ ! ( $x > a ) ]]",
 ]  # fmt: skip
 SIMPLE = [
     'echo "[$x]"', "echo $v $a", 'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":",

@@ -271,3 +271,11 @@ def test_arithmetic_commands_and_the_c_style_for_loop(single: LabSession) -> Non
     assert out(single, "for ((i=0; i<3; i++)); do echo $i; done") == "0\n1\n2"
     assert out(single, "n=0; while (( n < 2 )); do (( n++ )); done; echo $n") == "2"
     assert sh(single, "(( 0 ))") == ("", 1)
+
+
+def test_a_double_bracket_test_joins_its_conditions_with_and_or_and_parentheses(
+    single: LabSession,
+) -> None:
+    line = "x=gpu-node1; [[ $x == gpu-* && ( ${#x} -gt 3 || -z $x ) ]] && echo match"
+    assert out(single, line) == "match"
+    assert out(single, "[[ a < b ]] && echo before; ls") == "before"  # `<` compares, no file
