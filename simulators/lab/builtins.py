@@ -37,12 +37,17 @@ _HEX = {"x": 2, "u": 4, "U": 8}  # the most hex digits each takes
 def _escape(text: str, i: int, mode: str) -> tuple[str, int, bool]:
     """The backslash escape at text[i], as bash reads it in `mode`: "echo" (echo -e: octal
     only as \\0NNN), "b" (printf's %b: \\0NNN or \\NNN) or "format" (printf's format:
-    \\NNN, \\" for a quote, \\c not special). What it stands for, the characters it took,
+    \\NNN, \\" for a quote, \\c not special) or "ansi" (`$'...'`: \\NNN, \\cX a control
+    character, \\' \\" \\? themselves). What it stands for, the characters it took,
     and whether it stops the output (\\c, outside the format)."""
     nxt = text[i + 1] if i + 1 < len(text) else ""
     if nxt in _ESCAPES or nxt == "E":
         return _ESCAPES.get(nxt, "\x1b"), 2, False
-    if nxt == "c" and mode != "format":
+    if mode == "ansi" and nxt == "c" and i + 2 < len(text):
+        return chr(ord(text[i + 2]) & 0x1F), 3, False
+    if mode == "ansi" and nxt in "'\"?":
+        return nxt, 2, False
+    if nxt == "c" and mode not in ("format", "ansi"):
         return "", 2, True
     if nxt == '"' and mode == "format":
         return '"', 2, False
@@ -53,7 +58,7 @@ def _escape(text: str, i: int, mode: str) -> tuple[str, int, bool]:
             value = _byte(code) if nxt == "x" else chr(code) if code < 0x110000 else "\ufffd"
             return value, 2 + len(digits.group()), False
     if nxt and nxt in "01234567" and (nxt == "0" or mode != "echo"):
-        start = i + 2 if nxt == "0" and mode != "format" else i + 1
+        start = i + 2 if nxt == "0" and mode not in ("format", "ansi") else i + 1
         digits = re.match(r"[0-7]{1,3}", text[start:])
         taken = digits.group() if digits else ""
         return _byte(int(taken or "0", 8) & 0xFF), start - i + len(taken), False
@@ -79,6 +84,13 @@ def _as_printed(text: str) -> str:
     """The text as a UTF-8 terminal shows the bytes written: escaped bytes joined into the
     characters they encode, a byte that encodes none shown as U+FFFD."""
     return _bytes_of(text).decode("utf-8", "replace")
+
+
+def ansi_c(text: str) -> str:
+    r"""What bash's `$'...'` quotes stand for: C's escapes (`\n`, `\t`, `\xHH`, `\NNN`,
+    `\uHHHH`, `\cX`, `\'`...), bytes joined into the characters they encode; a NUL ends
+    the string, as bash's strings end there."""
+    return _as_printed(_escapes(text, "ansi")[0].split("\0", 1)[0])
 
 
 def _escapes(text: str, mode: str) -> tuple[str, bool]:
@@ -312,10 +324,30 @@ def _text(spec_flags: str, width: str | None, precision: str | None, text: str) 
     return data.decode("utf-8", "surrogateescape")  # bytes a cut split stay bytes
 
 
+_ANSI_NAMES = {"\a": "a", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t", "\v": "v"}
+_ANSI_NAMES |= {"\x1b": "E", "'": "'", "\\": "\\"}
+# What bash's %q puts a backslash before (sh_backslash_quote); `#` and `~` only first.
+_SPECIAL = frozenset(" !\"$&'()*,;<>?[\\]^`{|}")
+
+
 def _shell_quote(value: str) -> str:
-    if value and re.fullmatch(r"[A-Za-z0-9_./:=@%+,-]+", value):
-        return value
-    return "''" if not value else "'" + value.replace("'", "'\\''") + "'"
+    """bash's `%q`: '' for nothing; `$'...'` with C's escapes for a string holding a control
+    character (ansic_quote); else a backslash before each character the shell reads."""
+    if not value:
+        return "''"
+    if any(not c.isprintable() for c in value):
+        return "$'" + "".join(_ansi_escaped(c) for c in value) + "'"
+    first = "\\" + value[0] if value[0] in "#~" else ""
+    return first + "".join("\\" + c if c in _SPECIAL else c for c in value[len(first) // 2 :])
+
+
+def _ansi_escaped(char: str) -> str:
+    if char in _ANSI_NAMES:
+        return "\\" + _ANSI_NAMES[char]
+    if char.isprintable():
+        return char
+    code = ord(char) - 0xDC00 if 0xDC80 <= ord(char) <= 0xDCFF else ord(char)
+    return "".join(f"\\{b:03o}" for b in chr(code).encode("utf-8", "surrogateescape"))
 
 
 # ---------------------------------------------------------------------------- directories

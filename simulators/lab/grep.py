@@ -106,14 +106,15 @@ def grep(ctx: Context, args: list[str]) -> Output:
 
 def _nothing_to_select(options: _Options) -> bool:
     """GNU's shortcuts: no pattern at all (-f of an empty file) is `-v ''` with -x and -w off,
-    and a search that can select no line (-m 0, or -v of one empty pattern, which every line
+    and a search that can select no line (-m 0, or -v of empty patterns only, which every line
     matches) reads nothing, unless -L lists the files without a match."""
     flags = options.flags
     if not options.patterns:
         options.patterns = [""]
         flags ^= {"v"}
         flags -= {"x", "w"}
-    keyless = options.patterns == [""] and "v" in flags and not flags & {"x", "w"}
+    # GNU counts the patterns' characters once duplicates are dropped: `-e '' -e ''` is none.
+    keyless = set(options.patterns) == {""} and "v" in flags and not flags & {"x", "w"}
     return (options.max_count == 0 or keyless) and "L" not in flags
 
 

@@ -424,13 +424,13 @@ class Shell:
                 current += value
                 have = True
                 continue
-            pieces = re.split(r"[ \t\n]+", value)
             if value == "":
                 continue
+            pieces, hard = _split(value, self.state.variables.get("IFS", " \t\n"))
             current += pieces[0]
             have = have or bool(pieces[0])
-            for piece in pieces[1:]:
-                if have or current:
+            for piece, delimited in zip(pieces[1:], hard, strict=True):
+                if have or current or delimited:
                     fields.append(current)
                 current, have = piece, bool(piece)
         if have or current:
@@ -450,9 +450,12 @@ class Shell:
                     out.append(body[i + 1])
                 i += 2
                 continue
-            if ch == "$":
+            if ch in "$`":
                 lexer.i, lexer.parts = i, []
-                lexer.dollar(in_quotes=True)
+                if ch == "$":
+                    lexer.dollar(in_quotes=True)
+                else:
+                    lexer.backquoted(in_quotes=True)
                 part = lexer.parts[-1]
                 out.append(
                     self._value_of(part) if part.kind in ("var", "cmd", "arith") else part.value
@@ -525,9 +528,8 @@ class Shell:
         if found:
             base, op, word = found.groups()
             try:
-                return shell_parameters.apply(
-                    state.variables.get(base, ""), op, word, self._expand_text
-                )
+                value = state.variables.get(base, "")
+                return shell_parameters.apply(value, op, word, self._expand_text, self.arithmetic)
             except shell_parameters.BadSubstitution as bad:
                 raise Refused(f"bash: {bad}") from None
         raise Refused(f"bash: ${{{name}}}: bad substitution")
@@ -664,6 +666,27 @@ def _shown(pieces: shell_compound.Pieces) -> list[str]:
     if out:
         shown.append(_chomp("".join(out)))
     return shown
+
+
+def _split(value: str, ifs: str) -> tuple[list[str], list[bool]]:
+    """An unquoted expansion's value split on IFS as bash splits it: the pieces, and for each
+    separator whether it held a character of IFS other than a blank (`a,,b` with IFS `,`
+    keeps its empty field; blanks only separate)."""
+    if not ifs:
+        return [value], []
+    blanks = "".join(c for c in " \t\n" if c in ifs)
+    others = "".join(c for c in ifs if c not in " \t\n")
+    blank = f"[{re.escape(blanks)}]*" if blanks else ""
+    alternatives = [f"{blank}[{re.escape(others)}]{blank}"] if others else []
+    alternatives += [f"[{re.escape(blanks)}]+"] if blanks else []
+    separators = re.compile("|".join(alternatives))
+    pieces, hard, start = [], [], 0
+    for found in separators.finditer(value):
+        pieces.append(value[start : found.start()])
+        hard.append(bool(others) and any(c in others for c in found.group()))
+        start = found.end()
+    pieces.append(value[start:])
+    return pieces, hard
 
 
 def _chomp(text: str) -> str:

@@ -2,9 +2,10 @@
 `${v%%pat}` (the shortest or longest prefix or suffix matching a glob pattern taken off),
 `${v/pat/rep}` `${v//pat/rep}` `${v/#pat/rep}` `${v/%pat/rep}` (the first, every, a leading or
 a trailing longest match replaced), `${v^}` `${v^^}` `${v,}` `${v,,}` (case), and `${v:off}`
-`${v:off:len}` (a substring; a negative offset after a space or in parentheses counts from the
-end). Patterns are globs run on RE2 (simulators.lab.regex: linear in the value, leftmost-longest
-as bash's replacements are); a scan over prefixes or suffixes checks the command's budget."""
+`${v:off:len}` (a substring, each an arithmetic expression; a negative offset after a space
+or in parentheses counts from the end). Patterns are globs run on RE2 (simulators.lab.regex:
+linear in the value, leftmost-longest as bash's replacements are); a scan over prefixes or
+suffixes checks the command's budget."""
 
 from __future__ import annotations
 
@@ -22,11 +23,17 @@ class BadSubstitution(Exception):
     """bash's `bad substitution` for an operator's word it cannot read."""
 
 
-def apply(value: str, operator: str, word: str, expand: Callable[[str], str]) -> str:
+def apply(
+    value: str,
+    operator: str,
+    word: str,
+    expand: Callable[[str], str],
+    evaluate: Callable[[str], int] | None = None,
+) -> str:
     """The value after `operator` with its `word` (`expand` expands $VAR and $(...) in a
     pattern or a replacement first)."""
     if operator == ":":
-        return _substring(value, word)
+        return _substring(value, word, evaluate or _number)
     if operator in ("^", "^^", ",", ",,"):
         change = str.upper if operator[0] == "^" else str.lower
         return change(value) if len(operator) == 2 else change(value[:1]) + value[1:]
@@ -87,13 +94,14 @@ def _replace(
     return "".join(out) + value[at:]
 
 
-def _substring(value: str, word: str) -> str:
+def _substring(value: str, word: str, evaluate: Callable[[str], int]) -> str:
+    """`${v:offset:length}`: each an arithmetic expression (`evaluate`), empty as 0."""
     offset_text, sep, length_text = word.partition(":")
-    offset = _number(offset_text)
+    offset = evaluate(offset_text) if offset_text.strip() else 0
     start = max(0, len(value) + offset) if offset < 0 else min(offset, len(value))
     if not length_text.strip():
         return "" if sep else value[start:]
-    length = _number(length_text)
+    length = evaluate(length_text)
     end = len(value) + length if length < 0 else start + length
     if end < start:
         raise BadSubstitution(f"{length_text.strip()}: substring expression < 0")

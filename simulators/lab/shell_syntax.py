@@ -13,12 +13,14 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from simulators.lab.builtins import ansi_c
+
 OPERATORS = (
     "&>>", "<<<", "<<-", "&&", "||", ";;", "&>", ">>", ">&", "<<", "<&",
     ">", "<", "|", ";", "&", "(", ")",
 )  # fmt: skip
 _OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
-_PLAIN = re.compile(r"[^\s'\"\\$&|;<>()#~]+")
+_PLAIN = re.compile(r"[^\s'\"\\$&|;<>()#~`]+")
 REDIRECTS = frozenset({">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 SPECIAL_PARAMETERS = frozenset("?$#!@*-0123456789")
@@ -201,6 +203,9 @@ class _Lexer:
             if ch == "$":
                 self.dollar(in_quotes=False)
                 continue
+            if ch == "`":
+                self.backquoted(in_quotes=False)
+                continue
             if ch == "~" and not self.in_word:
                 end = self.i + 1
                 if end >= n or text[end] in "/ \t\n;|&<>)":
@@ -339,19 +344,47 @@ class _Lexer:
                 self.add("quoted", "".join(buf))
                 self.i += 1
                 return
-            if c == "$":
+            if c in "$`":
                 self.add("quoted", "".join(buf))
                 buf = []
-                self.dollar(in_quotes=True)
+                if c == "$":
+                    self.dollar(in_quotes=True)
+                else:
+                    self.backquoted(in_quotes=True)
                 continue
             buf.append(c)
             self.i += 1
         self.add("quoted", "".join(buf))
         self.fail("bash: unexpected EOF while looking for matching `\"'")
 
+    def backquoted(self, in_quotes: bool) -> None:
+        """`` `command` ``, the old form of `$(command)`: a backslash before `$`, `` ` `` or
+        another backslash quotes it, any other stays as typed."""
+        text, n = self.text, len(self.text)
+        at, body = self.i + 1, []
+        while at < n and text[at] != "`":
+            if text[at] == "\\" and at + 1 < n and text[at + 1] in "$`\\":
+                at += 1
+            body.append(text[at])
+            at += 1
+        if at >= n:
+            self.fail("bash: unexpected EOF while looking for matching ``'")
+        self.add("cmd", "".join(body), in_quotes)
+        self.i = at + 1
+
     def dollar(self, in_quotes: bool) -> None:
         text, n, i = self.text, len(self.text), self.i
         nxt = text[i + 1] if i + 1 < n else ""
+        if nxt == "'" and not in_quotes:
+            # $'...': C's escapes; `\'` does not end it.
+            at = i + 2
+            while at < n and text[at] != "'":
+                at += 2 if text[at] == "\\" else 1
+            if at >= n:
+                self.fail("bash: unexpected EOF while looking for matching `''")
+            self.add("quoted", ansi_c(text[i + 2 : min(at, n)]))
+            self.i = at + 1
+            return
         if nxt == "(":
             if text.startswith("((", i + 1):
                 end = _arithmetic_end(text, i + 3)

@@ -268,3 +268,46 @@ def test_a_default_values_word_is_expanded_as_bash_expands_it(
     line = f"HOME=/h; x=v; e=; printf '[%s]' {shown}; echo; echo \"{name}=${name}\""
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output == _bash(line), line
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.text(alphabet=st.sampled_from(list("ab ,:\n\t")), max_size=10),
+    separators=st.sampled_from(["", " ", ",", ", ", ":", "$'\\n'", " \t", ",:"]),
+    glued=st.booleans(),
+)
+def test_an_unquoted_expansion_splits_on_ifs_as_bashs_does(
+    value: str, separators: str, glued: bool
+) -> None:
+    quoted = "$'" + value.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t") + "'"
+    word = "_$x." if glued else "$x"
+    line = f"x={quoted}; IFS={separators or "''"}; printf '[%s]' {word}; echo"
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == _bash(line), line
+
+
+ESCAPES = [
+    "a",
+    "\\n",
+    "\\t",
+    "\\x41",
+    "\\101",
+    "\\u20ac",
+    "\\'",
+    '\\"',
+    "\\\\",
+    "\\e",
+    "\\cA",
+    "\\0",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(pieces=st.lists(st.sampled_from(ESCAPES), min_size=1, max_size=5), old=st.booleans())
+def test_ansi_c_quotes_and_backquotes_give_what_bashs_give(pieces: list[str], old: bool) -> None:
+    quoted = "$'" + "".join(pieces) + "'"
+    # Inside backquotes a backslash before another is one backslash: typed doubled there.
+    inner = f"printf '%q' {quoted}".replace("\\", "\\\\")
+    line = f"printf '%q\\n' {quoted}" if not old else f"echo `{inner}`"
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(line).output == _bash(line), line

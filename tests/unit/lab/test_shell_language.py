@@ -279,3 +279,11 @@ def test_a_double_bracket_test_joins_its_conditions_with_and_or_and_parentheses(
     line = "x=gpu-node1; [[ $x == gpu-* && ( ${#x} -gt 3 || -z $x ) ]] && echo match"
     assert out(single, line) == "match"
     assert out(single, "[[ a < b ]] && echo before; ls") == "before"  # `<` compares, no file
+
+
+def test_backquotes_ansi_c_quotes_and_ifs_split_as_in_bash(single: LabSession) -> None:
+    assert out(single, "echo `kubectl get nodes -o name | wc -l` nodes") == "3 nodes"
+    assert out(single, "echo $'a\\tb' | cut -f2") == "b"
+    loop = "IFS=$'\\n'; for l in $(printf 'a b\\nc\\n'); do echo \"[$l]\"; done"
+    assert out(single, loop) == "[a b]\n[c]"
+    assert out(single, "v=gpu-node1; echo ${v::3} ${v:4:$((2+2))}") == "gpu node"
