@@ -55,6 +55,13 @@ def register(
         OPTIONS[name] = options
 
 
+def _shell_only(name: str) -> Tool:
+    def tool(ctx: Context, args: list[str]) -> Output:
+        return Output.error(f"bash: {name}: not available here")  # xargs's command
+
+    return tool
+
+
 def which(ctx: Context, args: list[str]) -> Output:
     found = [PATHS[a] for a in args if a in PATHS]
     return Output("\n".join(found), 0 if len(found) == len(args) and args else 1)
@@ -182,6 +189,11 @@ register("test", conditions.test, path=BIN + "test")
 register("[", conditions.bracket, path=BIN + "[")
 register("[[", conditions.double_bracket)
 register("read", shell_compound.read_tool)
+# The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`.
+for _name in ("bash", "sh"):
+    register(_name, _shell_only(_name), path="/usr/bin/" + _name)
+for _name in ("source", ".", "shift", "exit"):
+    register(_name, _shell_only(_name))
 register("break", shell_compound.jump("break"))
 register("continue", shell_compound.jump("continue"))
 register("false", builtins.false)

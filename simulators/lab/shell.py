@@ -1,15 +1,13 @@
-"""The admin host's shell: expand words, run `;`/`&&`/`||` lists and `|` pipes, redirect, complete.
+"""The admin host's shell: run `;`/`&&`/`||` lists and `|` pipes, redirect, complete.
 
 Nothing a user types reaches a real shell: simulators.lab.shell_syntax reads the command
-(quotes, expansions, operators, here-documents) and this module dispatches its words to the
-lab's tools only (simulators.lab.commands). Redirections read and write the simulated home
+(quotes, expansions, operators, here-documents), simulators.lab.shell_expansion expands its
+words, and this module dispatches them to the lab's tools only (simulators.lab.commands). Redirections read and write the simulated home
 folder; `/dev/null` swallows. Variables, aliases and `$?` live in the session's ShellState.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -19,15 +17,14 @@ from simulators.lab import (
     files,
     kubectl,
     runai,
-    shell_arithmetic,
-    shell_braces,
     shell_compound,
-    shell_parameters,
+    shell_scripts,
     xargs,
 )
 from simulators.lab.budget import BudgetExceeded
-from simulators.lab.environment import HOME, MAX_PENDING_BYTES
+from simulators.lab.environment import MAX_PENDING_BYTES
 from simulators.lab.shell_compound import Input, TooManyTurns
+from simulators.lab.shell_expansion import Expansion
 from simulators.lab.shell_grammar import Compound, Pipeline, Redirect, Simple, parse
 from simulators.lab.shell_syntax import (
     Aborted,
@@ -38,11 +35,9 @@ from simulators.lab.shell_syntax import (
     Refused,
     ShellSyntaxError,
     Word,
-    _Lexer,
     assignment,
     expand_aliases,
     tokenize,
-    word_parts,
 )
 from simulators.lab.tool import Context, Output
 
@@ -52,9 +47,7 @@ PROMPT = "admin@kadmin:~$ "
 CONTINUATION = "> "  # bash's PS2
 # The default; the web layer sets its own (LAB_MAX_LINE_BYTES) through budget.Limits.
 MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
-MAX_SUBSTITUTION_DEPTH = 4
 MAX_FIELDS = 4096
-_GLOB_CHARS = re.compile(r"[*?\[]")
 # Text a tool that does not separate its streams printed as an error (to stderr, not the pipe).
 _ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
 
@@ -76,11 +69,11 @@ def streams(name: str, result: Output) -> tuple[str, str]:
 
 
 ONLY_IN_LOOPS = "only meaningful in a `for', `while', or `until' loop"
-# bash's operators for a variable unset or empty: `${v:-word}` and the rest.
-DEFAULTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")
+# A subshell's undo (Shell.snapshot): variables, exports, aliases, positional parameters.
+Kept = tuple[dict[str, str], list[str], dict[str, str], list[str]]
 
 
-class Shell:
+class Shell(Expansion):
     """Runs typed commands against a Context; `extra` adds the session's builtins."""
 
     def __init__(self, ctx: Context, extra: dict[str, Builtin]) -> None:
@@ -97,6 +90,13 @@ class Shell:
         self.turns = 0  # loop turns so far in this command (shell_compound.MAX_TURNS)
         self.loops = 0  # loops the running command is inside: `break` outside one does nothing
         self.capturing = 0  # inside a $(...) or a compound command whose stdout is piped
+        # A script's $1... and $0 (shell_scripts), and how many scripts run inside one another.
+        self.positional: list[str] = []
+        self.zero = "-bash"
+        self.scripts = 0
+
+    def another(self) -> Shell:
+        return Shell(self.ctx, {})
 
     # -------------------------------------------------------------------- running
 
@@ -129,6 +129,13 @@ class Shell:
         self.shown = self.turns = self.loops = 0
         try:
             code = shell_compound.run_list(self, program, None, pieces)
+        except shell_scripts.ScriptExit as done:
+            # Typed at the prompt: the page's terminal is the lab's own, so it stays.
+            shown = [
+                *_shown(pieces),
+                "exit: the lab's terminal stays open (close the page to leave)",
+            ]
+            return Output("\n".join(shown), done.code)
         except (BudgetExceeded, TooManyTurns, Aborted) as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
@@ -142,7 +149,7 @@ class Shell:
         errors: list[str] = []
         out, code = "", 0
         # bash runs each command of a pipe in a subshell: what they set is gone after it.
-        kept = self._variables() if len(pipeline.commands) > 1 else None
+        kept = self.snapshot() if len(pipeline.commands) > 1 else None
         try:
             for index, cmd in enumerate(pipeline.commands):
                 last = index == len(pipeline.commands) - 1
@@ -162,21 +169,26 @@ class Shell:
                     stdin = out
         finally:
             if kept is not None:
-                self.state.variables, self.state.exported, self.state.aliases = kept
+                self.restore(kept)
         return out, "\n".join(errors), code
 
-    def _variables(self) -> tuple[dict[str, str], list[str], dict[str, str]]:
+    def snapshot(self) -> Kept:
+        """What a subshell may change and its end undoes: variables, exports, aliases, $1..."""
         state = self.state
-        return dict(state.variables), list(state.exported), dict(state.aliases)
+        return dict(state.variables), list(state.exported), dict(state.aliases), self.positional
+
+    def restore(self, kept: Kept) -> None:
+        state = self.state
+        state.variables, state.exported, state.aliases, self.positional = kept
 
     @contextmanager
     def subshell(self) -> Iterator[None]:
-        """`( ... )`: what it sets (variables, exports, aliases) is gone after it."""
-        kept = self._variables()
+        """`( ... )`: what it sets is gone after it."""
+        kept = self.snapshot()
         try:
             yield
         finally:
-            self.state.variables, self.state.exported, self.state.aliases = kept
+            self.restore(kept)
 
     def _simple(self, cmd: Simple, stdin: str | Input, last: bool) -> tuple[str, str, int]:
         self.stray = []
@@ -239,6 +251,14 @@ class Shell:
         """A tool, or the shell's own `read`, `break` and `continue`."""
         if name == "read":
             return shell_compound.read(self.ctx, args, source)
+        if name in ("bash", "sh"):
+            return shell_scripts.bash(self, name, args)
+        if name in ("source", "."):
+            return shell_scripts.source(self, name, args)
+        if name == "shift":
+            return shell_scripts.shift(self, args)
+        if name == "exit":
+            raise shell_scripts.ScriptExit(shell_scripts.exit_status(self, args))
         if name in ("break", "continue"):
             if not self.loops:  # bash goes on, status 0
                 return Output.exactly("", 0, f"bash: {name}: {ONLY_IN_LOOPS}")
@@ -359,245 +379,6 @@ class Shell:
                 code = 1
         return "".join(shown["out"]), _chomp("".join(shown["err"])), code
 
-    # -------------------------------------------------------------------- expansion
-
-    def expand(self, word: Word) -> list[str]:
-        """A word's fields after brace, tilde, parameter and command expansion, splitting and
-        globbing (Refused past the lab's bounds)."""
-        words = shell_braces.expand(word.parts)
-        if len(words) == 1:
-            return self._fields(word)
-        fields: list[str] = []
-        for parts in words:
-            fields.extend(self._fields(Word(word.text, word.quoted, parts)))
-            _bounded(sum(map(len, fields)) + len(fields))
-        return fields
-
-    def _fields(self, word: Word) -> list[str]:
-        fields, globbed = self._expand_parts(word.parts, split=True)
-        if globbed and len(fields) == 1:
-            return self._glob(word) or fields
-        return fields
-
-    def unsplit(self, word: Word) -> str:
-        """A word expanded as one string, neither split nor globbed (case's subject)."""
-        return "".join(self._expand_parts(word.parts, split=False)[0])
-
-    def pattern(self, word: Word) -> str:
-        """A case pattern: expanded, its quoted parts matching themselves only."""
-        pieces = []
-        for part in word.parts:
-            text = "".join(self._expand_parts([part], split=False)[0])
-            pieces.append(text if part.kind == "lit" else _glob_escape(text))
-        return "".join(pieces)
-
-    def _expand_parts(self, parts: list[Part], split: bool) -> tuple[list[str], bool]:
-        fields: list[str] = []
-        current = ""
-        have = False
-        globbed = False
-        pending = list(reversed(parts))
-        while pending:
-            part = pending.pop()
-            if part.kind == "var" and split and not part.in_quotes:
-                word = self._chosen_word(part.value)
-                if word is not None:
-                    # `${v:-a "b  c"}`: the word's quotes keep their blanks, the rest splits.
-                    pending.extend(reversed(word))
-                    continue
-            if part.kind == "lit":
-                current += part.value
-                have = True
-                globbed = globbed or bool(_GLOB_CHARS.search(part.value))
-                continue
-            if part.kind == "quoted":
-                current += part.value
-                have = True
-                continue
-            if part.kind == "tilde":
-                current += self.state.variables.get("HOME", HOME)
-                have = True
-                continue
-            value = part.value if part.kind == "text" else self._value_of(part)
-            _bounded(len(current) + len(value) + sum(len(f) for f in fields))
-            if part.in_quotes or not split:
-                current += value
-                have = True
-                continue
-            if value == "":
-                continue
-            pieces, hard = _split(value, self.state.variables.get("IFS", " \t\n"))
-            current += pieces[0]
-            have = have or bool(pieces[0])
-            for piece, delimited in zip(pieces[1:], hard, strict=True):
-                if have or current or delimited:
-                    fields.append(current)
-                current, have = piece, bool(piece)
-        if have or current:
-            fields.append(current)
-        return fields, globbed
-
-    def _expand_text(self, body: str) -> str:
-        """A here-document's body: $VAR, ${VAR} and $(...) expanded, quotes kept as typed."""
-        out: list[str] = []
-        lexer = _Lexer(body, lenient=True)
-        i = 0
-        size = len(body)
-        while i < len(body):
-            ch = body[i]
-            if ch == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\\n":
-                if body[i + 1] != "\n":
-                    out.append(body[i + 1])
-                i += 2
-                continue
-            if ch in "$`":
-                lexer.i, lexer.parts = i, []
-                if ch == "$":
-                    lexer.dollar(in_quotes=True)
-                else:
-                    lexer.backquoted(in_quotes=True)
-                part = lexer.parts[-1]
-                out.append(
-                    self._value_of(part) if part.kind in ("var", "cmd", "arith") else part.value
-                )
-                size += len(out[-1])
-                _bounded(size)
-                i = max(lexer.i, i + 1)
-                continue
-            out.append(ch)
-            i += 1
-        return "".join(out)
-
-    def _value_of(self, part: Part) -> str:
-        """An expansion's value: a parameter, $(...) or $((...))."""
-        if part.kind == "var":
-            return self._parameter(part.value, part.in_quotes)
-        if part.kind == "arith":
-            return str(self.arithmetic(part.value))
-        return self._substitute(part)
-
-    def arithmetic(self, expression: str, where: str = "") -> int:
-        """The value of `$((expression))` (`where` names the command in bash's error: `((`,
-        `for`); Refused with bash's message."""
-        state = self.state
-
-        def assign(name: str, value: str) -> None:
-            problem = state.set(name, value)
-            if problem:
-                raise Refused(problem)
-
-        get = lambda name: state.variables.get(name, "")  # noqa: E731
-        try:
-            evaluator = shell_arithmetic.Evaluator(get, assign)
-            return evaluator.evaluate(self._expand_text(expression))
-        except shell_arithmetic.ArithmeticError_ as exc:
-            raise Refused(f"bash: {where}{': ' if where else ''}{exc}") from None
-
-    def _parameter(self, name: str, in_quotes: bool = False) -> str:
-        state = self.state
-        if name == "?":
-            return str(state.status)
-        if name == "$":
-            return "4242"
-        if name == "#":
-            return "0"
-        if name == "0":
-            return "-bash"
-        if name in ("@", "*", "-", "!") or name.isdigit():
-            return ""
-        if name.startswith("#") and _is_name(name[1:]):
-            return str(len(state.variables.get(name[1:], "")))
-        if _is_name(name):
-            return state.variables.get(name, "")
-        for op in DEFAULTS:
-            base, sep, text = name.partition(op)
-            if sep and _is_name(base):
-                value = state.variables.get(base)
-                empty = value is None or (op.startswith(":") and value == "")
-                if not (empty if op[-1] in "-=?" else not empty):
-                    return "" if op.endswith("+") else value or ""
-                word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
-                if op.endswith("?"):
-                    # Interactive bash drops the rest of the command line.
-                    unset = "parameter null or not set" if op == ":?" else "parameter not set"
-                    raise Aborted(f"bash: {base}: {word or unset}")
-                if op.endswith("="):
-                    state.set(base, word)
-                return word
-        found = shell_parameters.OPERATOR.fullmatch(name)
-        if found:
-            base, op, word = found.groups()
-            try:
-                value = state.variables.get(base, "")
-                return shell_parameters.apply(value, op, word, self._expand_text, self.arithmetic)
-            except shell_parameters.BadSubstitution as bad:
-                raise Refused(f"bash: {bad}") from None
-        raise Refused(f"bash: ${{{name}}}: bad substitution")
-
-    def _chosen_word(self, name: str) -> list[Part] | None:
-        """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
-        expand in place (its unquoted text to be split as an expansion's); else None."""
-        for op in (":-", "-", ":+", "+"):
-            base, sep, text = name.partition(op)
-            if sep and _is_name(base):
-                value = self.state.variables.get(base)
-                empty = value is None or (op.startswith(":") and value == "")
-                if empty != op.endswith("+"):
-                    parts = word_parts(text)
-                    return [Part("text", p.value) if p.kind == "lit" else p for p in parts]
-                return None
-        return None
-
-    def _substitute(self, part: Part) -> str:
-        """$(...): the inner command's stdout, without its final newlines."""
-        if self.depth >= MAX_SUBSTITUTION_DEPTH:
-            raise Refused("bash: command substitution nested too deeply for this lab")
-        saved_stray = self.stray
-        self.depth += 1
-        try:
-            inner = Shell(self.ctx, {})
-            inner.commands = self.commands
-            inner.depth = self.depth
-            inner.capturing = 1
-            try:
-                program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
-            except ShellSyntaxError as exc:
-                raise Refused(str(exc)) from None
-            pieces: shell_compound.Pieces = []
-            inner.turns, inner.shown = self.turns, self.shown
-            try:
-                shell_compound.run_list(inner, program, None, pieces)
-            except Aborted as exc:
-                pieces.append(("err", str(exc)))
-            self.turns = inner.turns
-            outs = [text for kind, text in pieces if kind == "out"]
-            errs = [text for kind, text in pieces if kind == "err"]
-        finally:
-            self.depth -= 1
-            self.stray = saved_stray
-        self.stray.extend(errs)
-        self._substituted = True
-        return "".join(outs).rstrip("\n")
-
-    def _glob(self, word: Word) -> list[str]:
-        """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""
-        pattern = "".join(
-            p.value if p.kind == "lit" else _glob_escape(p.value if p.kind == "quoted" else HOME)
-            for p in word.parts
-        )
-        if len(pattern) > 256:
-            return []
-        prefix = ""
-        for start in (HOME + "/", "~/", "./"):
-            if pattern.startswith(start):
-                prefix, pattern = start, pattern[len(start) :]
-        if "/" in pattern:
-            return []
-        names = sorted(self.ctx.world.state.files)
-        return [
-            prefix + n for n in names if fnmatch.fnmatchcase(n, pattern) and not n.startswith(".")
-        ]
-
     # -------------------------------------------------------------------- completion
 
     def complete(self, line: str) -> list[str]:
@@ -642,13 +423,6 @@ class Shell:
         return commands.complete(self.ctx, name, rest, current)
 
 
-def _bounded(size: int) -> None:
-    """Expansions stop at the lab's output limit (`$X$X$X...` of a long X would not)."""
-    if size > budget.limits().output_bytes:
-        raise Refused("bash: expansion too long for this lab (over the output limit)")
-    budget.check_time()
-
-
 def _shown(pieces: shell_compound.Pieces) -> list[str]:
     """What the terminal shows of a command's output: stderr's lines, stdout without its last
     newline, in the order they came; one command's stdout runs on into the next's
@@ -668,41 +442,12 @@ def _shown(pieces: shell_compound.Pieces) -> list[str]:
     return shown
 
 
-def _split(value: str, ifs: str) -> tuple[list[str], list[bool]]:
-    """An unquoted expansion's value split on IFS as bash splits it: the pieces, and for each
-    separator whether it held a character of IFS other than a blank (`a,,b` with IFS `,`
-    keeps its empty field; blanks only separate)."""
-    if not ifs:
-        return [value], []
-    blanks = "".join(c for c in " \t\n" if c in ifs)
-    others = "".join(c for c in ifs if c not in " \t\n")
-    blank = f"[{re.escape(blanks)}]*" if blanks else ""
-    alternatives = [f"{blank}[{re.escape(others)}]{blank}"] if others else []
-    alternatives += [f"[{re.escape(blanks)}]+"] if blanks else []
-    separators = re.compile("|".join(alternatives))
-    pieces, hard, start = [], [], 0
-    for found in separators.finditer(value):
-        pieces.append(value[start : found.start()])
-        hard.append(bool(others) and any(c in others for c in found.group()))
-        start = found.end()
-    pieces.append(value[start:])
-    return pieces, hard
-
-
 def _chomp(text: str) -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
 def _fds(fd: int) -> tuple[int, ...]:
     return (1, 2) if fd == -1 else (fd,)
-
-
-def _is_name(text: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text))
-
-
-def _glob_escape(text: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", text)
 
 
 def _starting(options: list[str], current: str) -> list[str]:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from simulators.lab import budget
 from simulators.lab.shell_grammar import Compound, List, Pipeline
+from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import Aborted, Refused
 from simulators.lab.tool import Context, Output
 
@@ -147,6 +148,8 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
                 pieces.append(("err", str(aborted)))
                 shell.shown += len(str(aborted)) + 1
                 return 1
+            except ScriptExit as done:  # `(exit 3)`
+                return done.code
             finally:
                 shell.loops = loops
     if kind == "case":

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
+from pathlib import Path
 
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -24,8 +26,8 @@ CONDITIONS = [
     "[[ $x == a && -n $v ]]", "[[ $x < b || ( -z $a && $b != c* ) ]]", "[[ ! ( $x > a ) ]]",
 ]  # fmt: skip
 SIMPLE = [
-    'echo "[$x]"', "echo $v $a", 'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":",
-    'echo "$?"', "false", 'echo "$a|$b"', "true",
+    'echo "$# [$1]"', "shift", 'printf "<%s>" "$@"; echo', 'echo "[$x]"', "echo $v $a",
+    'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":", 'echo "$?"', "false", 'echo "$a|$b"', "true",
 ]  # fmt: skip
 # The C-style loops count with i and j; these never change them, so every loop ends.
 ARITHMETIC = ["i < 2", "k++", "i == j", "m += 2", "0", "i % 2", "k = i * 3", "--k"]
@@ -311,3 +313,25 @@ def test_ansi_c_quotes_and_backquotes_give_what_bashs_give(pieces: list[str], ol
     line = f"printf '%q\\n' {quoted}" if not old else f"echo `{inner}`"
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output == _bash(line), line
+
+
+@settings(max_examples=200, deadline=None)
+@given(script=bodies(0, False), sourced=st.booleans())
+def test_a_script_run_with_bash_or_source_does_what_bashs_does(script: str, sourced: bool) -> None:
+    run = ". ./s.sh a 'b c'" if sourced else "bash s.sh a 'b c'"
+    line = f'x=a; {run}; echo "status $? [$x]"'
+    lab = LabSession.new("mig-single", seed=0)
+    lab.world.state.files["s.sh"] = script + "\n"
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "s.sh").write_text(script + "\n")
+        done = subprocess.run(
+            ["bash", "-c", line],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+            check=False,
+            timeout=20,
+        )
+    assert not done.stderr, (script, done.stderr)
+    assert lab.run(line.replace("./s.sh", "s.sh")).output == done.stdout.rstrip("\n"), script

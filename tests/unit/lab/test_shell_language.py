@@ -287,3 +287,16 @@ def test_backquotes_ansi_c_quotes_and_ifs_split_as_in_bash(single: LabSession) -
     loop = "IFS=$'\\n'; for l in $(printf 'a b\\nc\\n'); do echo \"[$l]\"; done"
     assert out(single, loop) == "[a b]\n[c]"
     assert out(single, "v=gpu-node1; echo ${v::3} ${v:4:$((2+2))}") == "gpu node"
+
+
+def test_a_script_from_the_home_folder_runs_with_its_arguments(single: LabSession) -> None:
+    script = 'for n in "$@"; do kubectl get node "$n" --no-headers | wc -l; done; exit 3'
+    single.world.state.files["count.sh"] = script + "\n"
+    assert sh(single, "bash count.sh gpu-node1 gpu-node2") == ("1\n1", 3)
+    single.world.state.files["set.sh"] = "NS=gpu-operator\n"
+    assert out(single, "bash set.sh; echo [$NS]; source set.sh; echo [$NS]") == (
+        "[]\n[gpu-operator]"
+    )
+    single.world.state.files["self.sh"] = "bash self.sh\n"
+    assert out(single, "bash self.sh") == "bash: scripts nested too deep for this lab"
+    assert sh(single, "bash -c 'exit 4'; echo $?") == ("4", 0)

@@ -1,0 +1,356 @@
+"""The shell's expansions of a word, in bash's order: braces, tilde, parameters (with bash's
+operators, simulators.lab.shell_parameters), command substitution (`$(...)` and backquotes),
+arithmetic (simulators.lab.shell_arithmetic), splitting on IFS, globbing on the home folder.
+A mixin of simulators.lab.shell.Shell, which holds the state they read.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from typing import TYPE_CHECKING
+
+from simulators.lab import budget, shell_arithmetic, shell_braces, shell_compound, shell_parameters
+from simulators.lab.environment import HOME
+from simulators.lab.shell_grammar import parse
+from simulators.lab.shell_scripts import ScriptExit
+from simulators.lab.shell_syntax import (
+    Aborted,
+    Part,
+    Refused,
+    ShellSyntaxError,
+    Word,
+    _Lexer,
+    expand_aliases,
+    tokenize,
+    word_parts,
+)
+
+if TYPE_CHECKING:
+    from simulators.lab.environment import ShellState
+    from simulators.lab.shell import Shell
+    from simulators.lab.tool import Context, Tool
+
+MAX_SUBSTITUTION_DEPTH = 4
+_GLOB_CHARS = re.compile(r"[*?\[]")
+# bash's operators for a variable unset or empty: `${v:-word}` and the rest.
+DEFAULTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")
+
+
+class Expansion:
+    """Word expansion over a shell's state (see simulators.lab.shell.Shell)."""
+
+    ctx: Context
+    state: ShellState
+    positional: list[str]
+    zero: str
+    scripts: int
+    depth: int
+    stray: list[str]
+    _substituted: bool
+    turns: int
+    shown: int
+    capturing: int
+    commands: dict[str, Tool]
+
+    def another(self) -> Shell:
+        """A shell on the same context, for a `$(...)` (Shell makes it)."""
+        raise NotImplementedError
+
+    def expand(self, word: Word) -> list[str]:
+        """A word's fields after brace, tilde, parameter and command expansion, splitting and
+        globbing (Refused past the lab's bounds)."""
+        words = shell_braces.expand(word.parts)
+        if len(words) == 1:
+            return self._fields(word)
+        fields: list[str] = []
+        for parts in words:
+            fields.extend(self._fields(Word(word.text, word.quoted, parts)))
+            _bounded(sum(map(len, fields)) + len(fields))
+        return fields
+
+    def _fields(self, word: Word) -> list[str]:
+        fields, globbed = self._expand_parts(word.parts, split=True)
+        if globbed and len(fields) == 1:
+            return self._glob(word) or fields
+        return fields
+
+    def unsplit(self, word: Word) -> str:
+        """A word expanded as one string, neither split nor globbed (case's subject)."""
+        return "".join(self._expand_parts(word.parts, split=False)[0])
+
+    def pattern(self, word: Word) -> str:
+        """A case pattern: expanded, its quoted parts matching themselves only."""
+        pieces = []
+        for part in word.parts:
+            text = "".join(self._expand_parts([part], split=False)[0])
+            pieces.append(text if part.kind == "lit" else _glob_escape(text))
+        return "".join(pieces)
+
+    def _expand_parts(self, parts: list[Part], split: bool) -> tuple[list[str], bool]:
+        if split and not self.positional and _only_parameters(parts):
+            return [], False  # "$@" without parameters is no word at all, even in quotes
+        fields: list[str] = []
+        current = ""
+        have = False
+        globbed = False
+        pending = list(reversed(parts))
+        while pending:
+            part = pending.pop()
+            if part.kind == "var" and split and not part.in_quotes:
+                word = self._chosen_word(part.value)
+                if word is not None:
+                    # `${v:-a "b  c"}`: the word's quotes keep their blanks, the rest splits.
+                    pending.extend(reversed(word))
+                    continue
+            if part.kind == "lit":
+                current += part.value
+                have = True
+                globbed = globbed or bool(_GLOB_CHARS.search(part.value))
+                continue
+            if part.kind == "var" and part.value == "@" and part.in_quotes and split:
+                # "$@": each parameter its own field (none at all without parameters).
+                for index, parameter in enumerate(self.positional):
+                    if index:
+                        fields.append(current)
+                        current = ""
+                    current += parameter
+                    have = True
+                continue
+            if part.kind == "quoted":
+                current += part.value
+                have = True
+                continue
+            if part.kind == "tilde":
+                current += self.state.variables.get("HOME", HOME)
+                have = True
+                continue
+            value = part.value if part.kind == "text" else self._value_of(part)
+            _bounded(len(current) + len(value) + sum(len(f) for f in fields))
+            if part.in_quotes or not split:
+                current += value
+                have = True
+                continue
+            if value == "":
+                continue
+            pieces, hard = _split(value, self.state.variables.get("IFS", " \t\n"))
+            current += pieces[0]
+            have = have or bool(pieces[0])
+            for piece, delimited in zip(pieces[1:], hard, strict=True):
+                if have or current or delimited:
+                    fields.append(current)
+                current, have = piece, bool(piece)
+        if have or current:
+            fields.append(current)
+        return fields, globbed
+
+    def _expand_text(self, body: str) -> str:
+        """A here-document's body: $VAR, ${VAR} and $(...) expanded, quotes kept as typed."""
+        out: list[str] = []
+        lexer = _Lexer(body, lenient=True)
+        i = 0
+        size = len(body)
+        while i < len(body):
+            ch = body[i]
+            if ch == "\\" and i + 1 < len(body) and body[i + 1] in "$`\\\n":
+                if body[i + 1] != "\n":
+                    out.append(body[i + 1])
+                i += 2
+                continue
+            if ch in "$`":
+                lexer.i, lexer.parts = i, []
+                if ch == "$":
+                    lexer.dollar(in_quotes=True)
+                else:
+                    lexer.backquoted(in_quotes=True)
+                part = lexer.parts[-1]
+                out.append(
+                    self._value_of(part) if part.kind in ("var", "cmd", "arith") else part.value
+                )
+                size += len(out[-1])
+                _bounded(size)
+                i = max(lexer.i, i + 1)
+                continue
+            out.append(ch)
+            i += 1
+        return "".join(out)
+
+    def _value_of(self, part: Part) -> str:
+        """An expansion's value: a parameter, $(...) or $((...))."""
+        if part.kind == "var":
+            return self._parameter(part.value, part.in_quotes)
+        if part.kind == "arith":
+            return str(self.arithmetic(part.value))
+        return self._substitute(part)
+
+    def arithmetic(self, expression: str, where: str = "") -> int:
+        """The value of `$((expression))` (`where` names the command in bash's error: `((`,
+        `for`); Refused with bash's message."""
+        state = self.state
+
+        def assign(name: str, value: str) -> None:
+            problem = state.set(name, value)
+            if problem:
+                raise Refused(problem)
+
+        get = lambda name: state.variables.get(name, "")  # noqa: E731
+        try:
+            evaluator = shell_arithmetic.Evaluator(get, assign)
+            return evaluator.evaluate(self._expand_text(expression))
+        except shell_arithmetic.ArithmeticError_ as exc:
+            raise Refused(f"bash: {where}{': ' if where else ''}{exc}") from None
+
+    def _parameter(self, name: str, in_quotes: bool = False) -> str:
+        state = self.state
+        if name == "?":
+            return str(state.status)
+        if name == "$":
+            return "4242"
+        if name == "#":
+            return str(len(self.positional))
+        if name == "0":
+            return self.zero
+        if name in ("@", "*"):
+            return " ".join(self.positional)
+        if name.isdigit():
+            index = int(name[-9:]) if len(name) < 10 else 0
+            return self.positional[index - 1] if 0 < index <= len(self.positional) else ""
+        if name in ("-", "!"):
+            return ""
+        if name.startswith("#") and _is_name(name[1:]):
+            return str(len(state.variables.get(name[1:], "")))
+        if _is_name(name):
+            return state.variables.get(name, "")
+        for op in DEFAULTS:
+            base, sep, text = name.partition(op)
+            if sep and _is_name(base):
+                value = state.variables.get(base)
+                empty = value is None or (op.startswith(":") and value == "")
+                if not (empty if op[-1] in "-=?" else not empty):
+                    return "" if op.endswith("+") else value or ""
+                word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
+                if op.endswith("?"):
+                    # Interactive bash drops the rest of the command line.
+                    unset = "parameter null or not set" if op == ":?" else "parameter not set"
+                    raise Aborted(f"bash: {base}: {word or unset}")
+                if op.endswith("="):
+                    state.set(base, word)
+                return word
+        found = shell_parameters.OPERATOR.fullmatch(name)
+        if found:
+            base, op, word = found.groups()
+            try:
+                value = state.variables.get(base, "")
+                return shell_parameters.apply(value, op, word, self._expand_text, self.arithmetic)
+            except shell_parameters.BadSubstitution as bad:
+                raise Refused(f"bash: {bad}") from None
+        raise Refused(f"bash: ${{{name}}}: bad substitution")
+
+    def _chosen_word(self, name: str) -> list[Part] | None:
+        """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
+        expand in place (its unquoted text to be split as an expansion's); else None."""
+        for op in (":-", "-", ":+", "+"):
+            base, sep, text = name.partition(op)
+            if sep and _is_name(base):
+                value = self.state.variables.get(base)
+                empty = value is None or (op.startswith(":") and value == "")
+                if empty != op.endswith("+"):
+                    parts = word_parts(text)
+                    return [Part("text", p.value) if p.kind == "lit" else p for p in parts]
+                return None
+        return None
+
+    def _substitute(self, part: Part) -> str:
+        """$(...): the inner command's stdout, without its final newlines."""
+        if self.depth >= MAX_SUBSTITUTION_DEPTH:
+            raise Refused("bash: command substitution nested too deeply for this lab")
+        saved_stray = self.stray
+        self.depth += 1
+        try:
+            inner = self.another()
+            inner.commands = self.commands
+            inner.depth = self.depth
+            inner.capturing = 1
+            inner.positional, inner.zero, inner.scripts = self.positional, self.zero, self.scripts
+            try:
+                program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
+            except ShellSyntaxError as exc:
+                raise Refused(str(exc)) from None
+            pieces: shell_compound.Pieces = []
+            inner.turns, inner.shown = self.turns, self.shown
+            try:
+                shell_compound.run_list(inner, program, None, pieces)
+            except Aborted as exc:
+                pieces.append(("err", str(exc)))
+            except ScriptExit:
+                pass  # `$(exit 3)`: the subshell ends there
+            self.turns = inner.turns
+            outs = [text for kind, text in pieces if kind == "out"]
+            errs = [text for kind, text in pieces if kind == "err"]
+        finally:
+            self.depth -= 1
+            self.stray = saved_stray
+        self.stray.extend(errs)
+        self._substituted = True
+        return "".join(outs).rstrip("\n")
+
+    def _glob(self, word: Word) -> list[str]:
+        """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""
+        pattern = "".join(
+            p.value if p.kind == "lit" else _glob_escape(p.value if p.kind == "quoted" else HOME)
+            for p in word.parts
+        )
+        if len(pattern) > 256:
+            return []
+        prefix = ""
+        for start in (HOME + "/", "~/", "./"):
+            if pattern.startswith(start):
+                prefix, pattern = start, pattern[len(start) :]
+        if "/" in pattern:
+            return []
+        names = sorted(self.ctx.world.state.files)
+        return [
+            prefix + n for n in names if fnmatch.fnmatchcase(n, pattern) and not n.startswith(".")
+        ]
+
+
+def _bounded(size: int) -> None:
+    """Expansions stop at the lab's output limit (`$X$X$X...` of a long X would not)."""
+    if size > budget.limits().output_bytes:
+        raise Refused("bash: expansion too long for this lab (over the output limit)")
+    budget.check_time()
+
+
+def _only_parameters(parts: list[Part]) -> bool:
+    """A word that is "$@" and empty quotes only."""
+    at = [p for p in parts if p.kind == "var" and p.value == "@" and p.in_quotes]
+    return bool(at) and all(p.kind == "quoted" and not p.value for p in parts if p not in at)
+
+
+def _split(value: str, ifs: str) -> tuple[list[str], list[bool]]:
+    """An unquoted expansion's value split on IFS as bash splits it: the pieces, and for each
+    separator whether it held a character of IFS other than a blank (`a,,b` with IFS `,`
+    keeps its empty field; blanks only separate)."""
+    if not ifs:
+        return [value], []
+    blanks = "".join(c for c in " \t\n" if c in ifs)
+    others = "".join(c for c in ifs if c not in " \t\n")
+    blank = f"[{re.escape(blanks)}]*" if blanks else ""
+    alternatives = [f"{blank}[{re.escape(others)}]{blank}"] if others else []
+    alternatives += [f"[{re.escape(blanks)}]+"] if blanks else []
+    separators = re.compile("|".join(alternatives))
+    pieces, hard, start = [], [], 0
+    for found in separators.finditer(value):
+        pieces.append(value[start : found.start()])
+        hard.append(bool(others) and any(c in others for c in found.group()))
+        start = found.end()
+    pieces.append(value[start:])
+    return pieces, hard
+
+
+def _glob_escape(text: str) -> str:
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
+def _is_name(text: str) -> bool:
+    return bool(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", text))

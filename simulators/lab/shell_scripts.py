@@ -1,0 +1,126 @@
+"""Scripts on the admin host: `bash FILE [ARGS]` and `sh FILE` (in a subshell of their own),
+`bash -c COMMAND [NAME [ARGS]]`, and `source FILE [ARGS]` or `. FILE` (in this shell: what
+it sets stays), a file of the home folder written with the editors or a redirection. Inside,
+`$1`... `$#`, `$@`, `$*` and `$0`, `shift [N]`, and `exit [N]` that ends the script (or a
+`( ... )`) with that status. Nested at most MAX_DEPTH deep (a script that runs itself stops
+there, in one line); every turn of their loops and every command counts against the command's
+budget as typed ones do.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from simulators.lab import budget, files, shell_compound
+from simulators.lab.shell_grammar import parse
+from simulators.lab.shell_syntax import Aborted, Incomplete, Refused, ShellSyntaxError, tokenize
+from simulators.lab.tool import Output
+
+if TYPE_CHECKING:
+    from simulators.lab.shell import Shell
+
+MAX_DEPTH = 8
+
+
+class ScriptExit(Exception):
+    """`exit N` inside a script or a subshell: it ends there with status N."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def exit_status(shell: Shell, args: list[str]) -> int:
+    """`exit [N]`'s status: N modulo 256, or the last command's."""
+    if not args:
+        return shell.state.status
+    number = budget.bounded_int(args[0], 1 << 62)
+    if number is None:
+        raise Refused(f"bash: exit: {args[0]}: numeric argument required")
+    return number % 256
+
+
+def shift(shell: Shell, args: list[str]) -> Output:
+    count = budget.bounded_int(args[0], 1 << 20) if args else 1
+    if count is None or count < 0:
+        return Output.error(f"bash: shift: {args[0]}: numeric argument required")
+    if count > len(shell.positional):
+        return Output("", 1)  # bash says nothing unless shift_verbose is set
+    shell.positional = shell.positional[count:]
+    return Output("")
+
+
+def bash(shell: Shell, name: str, args: list[str]) -> Output:
+    """`bash`/`sh` with a script file or `-c COMMAND`, in a subshell."""
+    if not args:
+        return Output.error(f"bash: {name}: an interactive shell is not available in this lab")
+    if args[0] == "-c":
+        if len(args) < 2:
+            return Output.error(f"bash: {name}: -c: option requires an argument", 2)
+        return _run(shell, args[1], args[2:3] or [name], args[3:], own_process=True)
+    if args[0].startswith("-") and args[0] != "-":
+        return Output.error(f"bash: {name}: {args[0]}: options are not available in this lab", 2)
+    text = files.read(shell.ctx, args[0])
+    if text is None:
+        return Output.error(f"{name}: {args[0]}: No such file or directory", 127)
+    return _run(shell, text, [args[0]], args[1:], own_process=True)
+
+
+def source(shell: Shell, name: str, args: list[str]) -> Output:
+    """`source FILE [ARGS]` and `. FILE`: the file run in this shell."""
+    if not args:
+        return Output.error(
+            f"bash: {name}: filename argument required\n{name}: usage: {name} filename [arguments]",
+            2,
+        )
+    text = files.read(shell.ctx, args[0])
+    if text is None:
+        return Output.error(f"bash: {args[0]}: No such file or directory")
+    return _run(shell, text, None, args[1:] or None, own_process=False)
+
+
+def _run(
+    shell: Shell,
+    text: str,
+    zero: list[str] | None,
+    positional: list[str] | None,
+    own_process: bool,
+) -> Output:
+    """The script's stdout and stderr, and its status. `zero`: its $0 (None: the caller's);
+    `positional`: its $1... (None: the caller's)."""
+    if shell.scripts >= MAX_DEPTH:
+        return Output.error("bash: scripts nested too deep for this lab")
+    try:
+        program = parse(tokenize(text))
+    except Incomplete as exc:
+        return Output.error(str(exc).replace("bash:", "bash: line 1:", 1), 2)
+    except ShellSyntaxError as exc:
+        return Output.error(str(exc), 2)
+    saved = (shell.positional, shell.zero, shell.loops)
+    if positional is not None:
+        shell.positional = list(positional)
+    if zero is not None:
+        shell.zero = zero[0]
+    shell.loops = 0
+    shell.scripts += 1
+    pieces: shell_compound.Pieces = []
+    kept = shell.snapshot() if own_process else None
+    if own_process:
+        # A new bash sees the environment only: exported variables, no aliases.
+        shell.state.variables = shell.state.environment()
+        shell.state.aliases = {}
+    try:
+        code = shell_compound.run_list(shell, program, None, pieces)
+    except ScriptExit as done:
+        code = done.code
+    except Aborted as aborted:
+        pieces.append(("err", str(aborted)))
+        code = 1
+    finally:
+        shell.scripts -= 1
+        shell.positional, shell.zero, shell.loops = saved
+        if kept is not None:
+            shell.restore(kept)
+    out = "".join(text for kind, text in pieces if kind == "out")
+    err = "\n".join(text for kind, text in pieces if kind == "err")
+    return Output.exactly(out, code, err)
