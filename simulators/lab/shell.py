@@ -2,8 +2,9 @@
 
 Nothing a user types reaches a real shell: simulators.lab.shell_syntax reads the command
 (quotes, expansions, operators, here-documents), simulators.lab.shell_expansion expands its
-words, and this module dispatches them to the lab's tools only (simulators.lab.commands). Redirections read and write the simulated home
-folder; `/dev/null` swallows. Variables, aliases and `$?` live in the session's ShellState.
+words, and this module dispatches them to the lab's tools only (simulators.lab.commands).
+Redirections read and write the simulated home folder; `/dev/null` swallows. Variables,
+aliases and `$?` live in the session's ShellState.
 """
 
 from __future__ import annotations
