@@ -246,7 +246,8 @@ def brace_words(draw: st.DrawFn, depth: int = 0) -> str:
 def test_brace_expansion_makes_the_words_bashs_makes(word: str) -> None:
     line = f"x=v; printf '[%s]' {word}; echo; for w in {word}; do echo \"<$w>\"; done"
     expected = _bash(line)
-    assume(expected.count("\n") < 500)  # a loop of thousands of echos: past a command's budget
+    # A loop of hundreds of echos passes a command's 250 ms under the suite's coverage tracing.
+    assume(expected.count("\n") < 60)
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output == expected, line
 
