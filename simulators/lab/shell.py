@@ -126,22 +126,22 @@ class Shell(Expansion):
             program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases))
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
-        pieces: shell_compound.Pieces = []
+        pieces = shell_compound.Pieces()
         self.shown = self.turns = self.loops = 0
         try:
             code = shell_compound.run_list(self, program, None, pieces)
         except shell_scripts.ScriptExit as done:
             # Typed at the prompt: the page's terminal is the lab's own, so it stays.
             shown = [
-                *_shown(pieces),
+                *pieces.lines(),
                 "exit: the lab's terminal stays open (close the page to leave)",
             ]
             return Output("\n".join(shown), done.code)
         except (BudgetExceeded, TooManyTurns, Aborted) as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
-            return Output("\n".join([*_shown(pieces), stopped]), 1)
-        return Output("\n".join(_shown(pieces)), code)
+            return Output("\n".join([*pieces.lines(), stopped]), 1)
+        return Output("\n".join(pieces.lines()), code)
 
     def pipeline(self, pipeline: Pipeline, source: Input | None) -> tuple[str, str, int]:
         """(stdout exactly, with its final newline; stderr's lines for the terminal; status).
@@ -378,7 +378,7 @@ class Shell(Expansion):
             if problem:
                 shown["err"].append(problem + "\n")
                 code = 1
-        return "".join(shown["out"]), _chomp("".join(shown["err"])), code
+        return "".join(shown["out"]), shell_compound.chomp("".join(shown["err"])), code
 
     # -------------------------------------------------------------------- completion
 
@@ -422,29 +422,6 @@ class Shell(Expansion):
         if name == "runai":
             return sorted(set(runai.complete(self.ctx, rest, current)))
         return commands.complete(self.ctx, name, rest, current)
-
-
-def _shown(pieces: shell_compound.Pieces) -> list[str]:
-    """What the terminal shows of a command's output: stderr's lines, stdout without its last
-    newline, in the order they came; one command's stdout runs on into the next's
-    (`printf a; echo b` is `ab`, `printf '[%s]' x; echo` one line)."""
-    shown: list[str] = []
-    out: list[str] = []
-    for kind, text in pieces:
-        if kind == "out":
-            out.append(text)
-            continue
-        if out:
-            shown.append(_chomp("".join(out)))
-            out = []
-        shown.append(text)
-    if out:
-        shown.append(_chomp("".join(out)))
-    return shown
-
-
-def _chomp(text: str) -> str:
-    return text[:-1] if text.endswith("\n") else text
 
 
 def _fds(fd: int) -> tuple[int, ...]:

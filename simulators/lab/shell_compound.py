@@ -24,7 +24,44 @@ from simulators.lab.tool import Context, Output
 if TYPE_CHECKING:
     from simulators.lab.shell import Shell
 
-Pieces = list[tuple[str, str]]
+
+class Pieces(list[tuple[str, str]]):
+    """A command's output in the order it came: ("out", stdout exactly) and ("err", one line
+    of stderr) pieces."""
+
+    def say(self, shell: Shell, kind: str, text: str) -> None:
+        """One piece, counted against the command's output budget (budget.check_output)."""
+        self.append((kind, text))
+        shell.shown += len(text) + 1
+
+    def stdout(self) -> str:
+        return "".join(text for kind, text in self if kind == "out")
+
+    def errors(self) -> list[str]:
+        return [text for kind, text in self if kind == "err"]
+
+    def stderr(self) -> str:
+        return "\n".join(self.errors())
+
+    def lines(self) -> list[str]:
+        """What the terminal shows: stderr's lines, stdout without its last newline, in the
+        order they came; one command's stdout runs on into the next's (`printf a; echo b` is
+        `ab`, `printf '[%s]' x; echo` one line)."""
+        shown: list[str] = []
+        out: list[str] = []
+        for kind, text in self:
+            if kind == "out":
+                out.append(text)
+                continue
+            if out:
+                shown.append(chomp("".join(out)))
+                out = []
+            shown.append(text)
+        if out:
+            shown.append(chomp("".join(out)))
+        return shown
+
+
 # Loop turns in one command, all loops together: past it, the command stops with a message.
 MAX_TURNS = 10_000
 
@@ -40,6 +77,11 @@ class LoopJump(Exception):
 
 class TooManyTurns(Exception):
     """The command's loops went round MAX_TURNS times."""
+
+
+def chomp(text: str) -> str:
+    """`text` without one final newline."""
+    return text[:-1] if text.endswith("\n") else text
 
 
 @dataclass
@@ -83,8 +125,7 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
         out, err, code = shell.pipeline(pipeline, source)
         for kind, text in (("err", err), ("out", out)):
             if text:
-                pieces.append((kind, text))
-                shell.shown += len(text) + 1
+                pieces.say(shell, kind, text)
         budget.check_output(shell.shown, "bash")
     return (0 if code else 1) if pipeline.negated else code
 
@@ -95,7 +136,7 @@ def run_piped(
     """A compound command in a pipe or with redirections: (stdout exactly, stderr's lines,
     status), as a simple command's. Its stdout is captured (not a terminal's) unless it is
     the pipe's `last` and not redirected."""
-    pieces: Pieces = []
+    pieces = Pieces()
     source = Input(stdin) if isinstance(stdin, str) else stdin
     try:
         stdin_text, targets = shell.redirections(
@@ -111,9 +152,7 @@ def run_piped(
         code = run_compound(shell, compound, source, pieces)
     finally:
         shell.capturing -= captured
-    out = "".join(text for kind, text in pieces if kind == "out")
-    err = "\n".join(text for kind, text in pieces if kind == "err")
-    return shell.route(out, err, code, targets)
+    return shell.route(pieces.stdout(), pieces.stderr(), code, targets)
 
 
 def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
@@ -122,8 +161,7 @@ def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces:
     try:
         return _run_compound(shell, compound, source, pieces)
     except Refused as refused:
-        pieces.append(("err", str(refused)))
-        shell.shown += len(str(refused)) + 1
+        pieces.say(shell, "err", str(refused))
         return 1
 
 
@@ -145,8 +183,7 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
             try:
                 return run_list(shell, compound.body, source, pieces)
             except Aborted as aborted:  # `${v:?}` ends the subshell, not the line
-                pieces.append(("err", str(aborted)))
-                shell.shown += len(str(aborted)) + 1
+                pieces.say(shell, "err", str(aborted))
                 return 1
             except ScriptExit as done:  # `(exit 3)`
                 return done.code
@@ -180,7 +217,7 @@ def _turns(
                 return code
             problem = shell.state.set(compound.name, turns[index])
             if problem:
-                pieces.append(("err", problem))
+                pieces.say(shell, "err", problem)
                 return 1
             body = compound.body
         elif compound.kind == "cfor":

@@ -221,21 +221,19 @@ class Expansion:
             return str(len(state.variables.get(name[1:], "")))
         if _is_name(name):
             return state.variables.get(name, "")
-        for op in DEFAULTS:
-            base, sep, text = name.partition(op)
-            if sep and _is_name(base):
-                value = state.variables.get(base)
-                empty = value is None or (op.startswith(":") and value == "")
-                if not (empty if op[-1] in "-=?" else not empty):
-                    return "" if op.endswith("+") else value or ""
-                word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
-                if op.endswith("?"):
-                    # Interactive bash drops the rest of the command line.
-                    unset = "parameter null or not set" if op == ":?" else "parameter not set"
-                    raise Aborted(f"bash: {base}: {word or unset}")
-                if op.endswith("="):
-                    state.set(base, word)
-                return word
+        default = self._default(name)
+        if default is not None:
+            base, op, text, takes_word = default
+            if not takes_word:
+                return "" if op.endswith("+") else state.variables.get(base, "")
+            word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
+            if op.endswith("?"):
+                # Interactive bash drops the rest of the command line.
+                unset = "parameter null or not set" if op == ":?" else "parameter not set"
+                raise Aborted(f"bash: {base}: {word or unset}")
+            if op.endswith("="):
+                state.set(base, word)
+            return word
         found = shell_parameters.OPERATOR.fullmatch(name)
         if found:
             base, op, word = found.groups()
@@ -246,19 +244,26 @@ class Expansion:
                 raise Refused(f"bash: {bad}") from None
         raise Refused(f"bash: ${{{name}}}: bad substitution")
 
-    def _chosen_word(self, name: str) -> list[Part] | None:
-        """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
-        expand in place (its unquoted text to be split as an expansion's); else None."""
-        for op in (":-", "-", ":+", "+"):
+    def _default(self, name: str) -> tuple[str, str, str, bool] | None:
+        """`${base<op>text}` with one of bash's DEFAULTS operators: base, op, text, and whether
+        the operator takes its word (`-`, `=`, `?` for an unset base, or an empty one after `:`;
+        `+` for a set one); None for any other parameter."""
+        for op in DEFAULTS:
             base, sep, text = name.partition(op)
             if sep and _is_name(base):
                 value = self.state.variables.get(base)
                 empty = value is None or (op.startswith(":") and value == "")
-                if empty != op.endswith("+"):
-                    parts = word_parts(text)
-                    return [Part("text", p.value) if p.kind == "lit" else p for p in parts]
-                return None
+                return base, op, text, empty != op.endswith("+")
         return None
+
+    def _chosen_word(self, name: str) -> list[Part] | None:
+        """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
+        expand in place (its unquoted text to be split as an expansion's); else None."""
+        default = self._default(name)
+        if default is None or default[1] not in (":-", "-", ":+", "+") or not default[3]:
+            return None
+        parts = word_parts(default[2])
+        return [Part("text", p.value) if p.kind == "lit" else p for p in parts]
 
     def _substitute(self, part: Part) -> str:
         """$(...): the inner command's stdout, without its final newlines."""
@@ -276,23 +281,22 @@ class Expansion:
                 program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
             except ShellSyntaxError as exc:
                 raise Refused(str(exc)) from None
-            pieces: shell_compound.Pieces = []
+            pieces = shell_compound.Pieces()
             inner.turns, inner.shown = self.turns, self.shown
             try:
                 shell_compound.run_list(inner, program, None, pieces)
             except Aborted as exc:
-                pieces.append(("err", str(exc)))
+                pieces.say(inner, "err", str(exc))
             except ScriptExit:
                 pass  # `$(exit 3)`: the subshell ends there
             self.turns = inner.turns
-            outs = [text for kind, text in pieces if kind == "out"]
-            errs = [text for kind, text in pieces if kind == "err"]
+            out, errs = pieces.stdout(), pieces.errors()
         finally:
             self.depth -= 1
             self.stray = saved_stray
         self.stray.extend(errs)
         self._substituted = True
-        return "".join(outs).rstrip("\n")
+        return out.rstrip("\n")
 
     def _glob(self, word: Word) -> list[str]:
         """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""

@@ -103,7 +103,7 @@ def _run(
         shell.zero = zero[0]
     shell.loops = 0
     shell.scripts += 1
-    pieces: shell_compound.Pieces = []
+    pieces = shell_compound.Pieces()
     kept = shell.snapshot() if own_process else None
     if own_process:
         # A new bash sees the environment only: exported variables, no aliases.
@@ -114,13 +114,11 @@ def _run(
     except ScriptExit as done:
         code = done.code
     except Aborted as aborted:
-        pieces.append(("err", str(aborted)))
+        pieces.say(shell, "err", str(aborted))
         code = 1
     finally:
         shell.scripts -= 1
         shell.positional, shell.zero, shell.loops = saved
         if kept is not None:
             shell.restore(kept)
-    out = "".join(text for kind, text in pieces if kind == "out")
-    err = "\n".join(text for kind, text in pieces if kind == "err")
-    return Output.exactly(out, code, err)
+    return Output.exactly(pieces.stdout(), code, pieces.stderr())
