@@ -14,6 +14,7 @@ from simulators.lab import (
     conditions,
     editor,
     files,
+    filetools,
     grep,
     helm,
     jqtool,
@@ -130,6 +131,11 @@ register("runai", runai.run, path="/usr/local/bin/runai")
 register("helm", helm.run, path="/usr/local/bin/helm")
 register("ls", files.ls, path=BIN + "ls", files=True, options=["-l", "-a", "-h", "-1", "-t"])
 register("cat", files.cat, path=BIN + "cat", files=True)
+register("rm", filetools.rm, path=BIN + "rm", files=True, options=["-f", "-r", "-i", "-v"])
+register("cp", filetools.cp, path=BIN + "cp", files=True, options=["-i", "-n", "-p", "-v"])
+register("mv", filetools.mv, path=BIN + "mv", files=True, options=["-f", "-i", "-n", "-v"])
+register("touch", filetools.touch, path=BIN + "touch", files=True, options=["-c"])
+register("chmod", filetools.chmod, path=BIN + "chmod", files=True, options=["+x", "-v"])
 register("vi", editor.vi, path="/usr/bin/vi", files=True)
 register("vim", editor.vi, path="/usr/bin/vim", files=True)
 register("nano", editor.nano, path="/usr/bin/nano", files=True)

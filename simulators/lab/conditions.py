@@ -131,7 +131,10 @@ class _Expression:
             return text is not None
         if operator == "-s":
             return bool(text) or operand in _FOLDERS
-        return False  # -x, -L, -h: no program or link in the home folder
+        if operator == "-x":  # the owner's (admin's) execute bit (chmod +x); folders: search
+            owner_x = text is not None and files.mode_of(self.ctx, files.normalize(operand)) & 0o100
+            return operand in _FOLDERS or bool(owner_x)
+        return False  # -L, -h: no link in the home folder
 
     def binary(self, left: str, operator: str, right: str) -> bool:
         if operator in _INTEGER:

@@ -15,6 +15,8 @@ from simulators.lab.tool import Context, Output
 HOME = "/home/admin"
 MAX_FILE_BYTES = 64 * 1024
 MAX_FILES = 64
+# A new file's permission bits: 0666 less kadmin's umask (022).
+NEW_FILE_MODE = 0o644
 
 
 def normalize(path: str) -> str:
@@ -26,6 +28,39 @@ def normalize(path: str) -> str:
 
 def read(ctx: Context, path: str) -> str | None:
     return ctx.world.state.files.get(normalize(path))
+
+
+def mode_of(ctx: Context, name: str) -> int:
+    """A file's permission bits (its normalized name)."""
+    return ctx.world.state.modes.get(name, NEW_FILE_MODE)
+
+
+def set_mode(ctx: Context, name: str, mode: int) -> None:
+    modes = ctx.world.state.modes
+    if mode == NEW_FILE_MODE:
+        modes.pop(name, None)
+    else:
+        modes[name] = mode
+
+
+def remove(ctx: Context, name: str) -> None:
+    """The file (its normalized name) and its mode are gone."""
+    ctx.world.state.files.pop(name, None)
+    ctx.world.state.modes.pop(name, None)
+
+
+def mode_string(mode: int) -> str:
+    """`ls -l`'s permissions of a regular file: `-rwxr-xr-x`, with s/S and t/T."""
+    letters = ["-"]
+    for shift, special, mark in ((6, 0o4000, "s"), (3, 0o2000, "s"), (0, 0o1000, "t")):
+        bits = (mode >> shift) & 7
+        letters += ["r" if bits & 4 else "-", "w" if bits & 2 else "-"]
+        execute = bool(bits & 1)
+        if mode & special:
+            letters.append(mark if execute else mark.upper())
+        else:
+            letters.append("x" if execute else "-")
+    return "".join(letters)
 
 
 def write(ctx: Context, path: str, text: str) -> str | None:
@@ -75,7 +110,8 @@ def ls(ctx: Context, args: list[str]) -> Output:
         stamp = datetime_at(0).strftime("%b %d %H:%M")
         lines = [f"total {max(1, sum(len(files[n]) for n in shown) // 1024)}"] if not names else []
         for n in shown:
-            lines.append(f"-rw-r--r-- 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")
+            mode = mode_string(mode_of(ctx, n))
+            lines.append(f"{mode} 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")
         return Output("\n".join(lines), 2 if errors else 0, "\n".join(errors))
     # In columns on the terminal, one a line in a pipe or a file (GNU ls: stdout not a tty).
     text = "\n".join(shown) if single else "  ".join(shown)

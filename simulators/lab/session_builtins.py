@@ -43,12 +43,14 @@ HELP_TEXT = """Commands on this admin host (kadmin):
              training pytorch submit, workload list
              v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
   helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
-  files      ls, cat, less, more, head, tail, sed -i 's/old/new/g' FILE, > and >> redirects,
+  files      ls, cat, less, more, head, tail, cp, mv, rm, touch, chmod +x FILE (then ./FILE),
+             sed -i 's/old/new/g' FILE, > and >> redirects, basename, dirname,
              cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
   text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d, column -t,
              nl, paste, tac, rev, seq: ... | jq -r '.items[].metadata.name'
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
-             variables and $?, ;, &&, ||, |, $(...), 2>/dev/null
+             variables and $?, ;, &&, ||, |, $(...), 2>/dev/null, for, while, if, case,
+             bash FILE, source FILE
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
   watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f

@@ -231,7 +231,7 @@ class Shell(Expansion):
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
-        handler = self._command(name)
+        handler = self._command(name) if "/" not in name else self._path_command(name)
         if handler is None:
             return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
@@ -272,6 +272,10 @@ class Shell(Expansion):
         rest = [Part("lit", first.value.split("=", 1)[1]), *word.parts[1:]]
         value = "".join(self._expand_parts(rest, split=False)[0] or [""])
         return value
+
+    def _path_command(self, path: str) -> Builtin:
+        """A command word with a `/`: a file run as a script (shell_scripts.run_path)."""
+        return lambda ctx, args: shell_scripts.run_path(self, path, args)
 
     def _command(self, name: str) -> Builtin | None:
         return self.xargs if name == "xargs" else self.commands.get(name)

@@ -66,6 +66,33 @@ def bash(shell: Shell, name: str, args: list[str]) -> Output:
     return _run(shell, text, [args[0]], args[1:], own_process=True)
 
 
+# The interpreters a `#!` line may name that are this host's bash.
+_BASH_LINES = frozenset(
+    {"/bin/bash", "/usr/bin/bash", "/bin/sh", "/usr/bin/sh", "/usr/bin/env bash", "/usr/bin/env sh"}
+)
+
+
+def run_path(shell: Shell, path: str, args: list[str]) -> Output:
+    """A command word with a `/` (`./check.sh`, `~/s.sh`): a file of the home folder that
+    `chmod +x` made executable, run as its `#!` line says (bash or sh; a file without one is
+    run by bash too), in a subshell with `$0` the path typed."""
+    if path.rstrip("/") in ("", ".", "..", "~", files.HOME) or path.endswith("/"):
+        return Output.error(f"bash: {path}: Is a directory", 126)
+    name = files.normalize(path)
+    text = None if "/" in name else files.read(shell.ctx, name)
+    if text is None:
+        return Output.error(f"bash: {path}: No such file or directory", 127)
+    if not files.mode_of(shell.ctx, name) & 0o100:
+        return Output.error(f"bash: {path}: Permission denied", 126)
+    if text.startswith("#!"):
+        interpreter = " ".join(text[2:].split("\n", 1)[0].split())
+        if interpreter not in _BASH_LINES:
+            return Output.error(
+                f"bash: {path}: {interpreter}: bad interpreter: No such file or directory", 126
+            )
+    return _run(shell, text, [path], args, own_process=True)
+
+
 def source(shell: Shell, name: str, args: list[str]) -> Output:
     """`source FILE [ARGS]` and `. FILE`: the file run in this shell."""
     if not args:

@@ -294,7 +294,7 @@ def _compare(a: str, b: str, letters: str) -> int:
     return _cmp(a.encode(), b.encode())
 
 
-def _cmp[T: (bytes, Decimal, tuple[int, float], tuple[int, int, Decimal])](a: T, b: T) -> int:
+def _cmp[T: (bytes, Decimal, tuple[int, float], tuple[int, Decimal])](a: T, b: T) -> int:
     return int(a > b) - int(a < b)
 
 
@@ -324,15 +324,16 @@ def _general(text: str) -> tuple[int, float]:
     return (2, value)
 
 
-def _human(text: str) -> tuple[int, int, Decimal]:
+def _human(text: str) -> tuple[int, Decimal]:
+    """GNU sort's human_numcompare: the unit's order (K 1, M 2, ...; negative for a negative
+    number, none unless a digit is above 0), then the number (-0 equals 0)."""
     match = _HUMAN.match(text)
     assert match is not None
-    digits = bool(match.group(2) or match.group(3))
-    sign = -1 if match.group(1) and digits else 1
-    suffix = match.group(4).upper() if digits else ""  # a suffix counts after a number only
+    nonzero = any(c in "123456789" for c in (match.group(2) or "") + (match.group(3) or ""))
+    suffix = match.group(4).upper() if nonzero else ""  # a suffix counts after a number only
     order = _SUFFIXES.index(suffix) + 1 if suffix else 0
-    number = _numeric(text[: match.start(4)] if suffix else text)
-    return (sign, sign * order, number)
+    number = _numeric(text[: match.start(4)] if match.group(4) else text)
+    return (-order if match.group(1) else order, number)
 
 
 def _order(text: str, position: int) -> int:

@@ -76,6 +76,8 @@ class HostState:
     seed: int
     step: int = 0
     files: dict[str, str] = field(default_factory=dict)
+    # Permission bits of the files that have other than a new file's 0644 (chmod).
+    modes: dict[str, int] = field(default_factory=dict)
     runai: RunaiCli = field(default_factory=RunaiCli)
     helm: list[HelmRelease] = field(default_factory=list)
 
@@ -91,6 +93,7 @@ class HostState:
                 seed=int(data["seed"]),
                 step=int(data.get("step", 0)),
                 files={str(k): str(v) for k, v in (data.get("files") or {}).items()},
+                modes={str(k): int(v) & 0o7777 for k, v in (data.get("modes") or {}).items()},
                 runai=RunaiCli(**(data.get("runai") or {})),
                 helm=[HelmRelease(**h) for h in data.get("helm") or []],
             )

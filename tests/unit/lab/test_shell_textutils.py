@@ -36,6 +36,14 @@ def test_sort_orders_by_key_number_and_reverse(lab: LabSession) -> None:
     assert sh(lab, "sort nope") == ("sort: cannot read: nope: No such file or directory", 2)
 
 
+def test_sort_h_weighs_a_unit_only_after_a_digit_above_zero_as_gnu_does(lab: LabSession) -> None:
+    # -0 equals 0 and 0K is no kilo: found by the GNU oracle (tests/unit/lab/test_shell_oracle.py).
+    assert out(lab, "printf '5\\n0K\\n-1K\\n2M\\n-0\\n1.5K\\n' | sort -h") == (
+        "-1K\n-0\n0K\n5\n1.5K\n2M"
+    )
+    assert out(lab, "printf 'gpu-node1\\n-0x1p-2\\n' | sort -u -h") == "gpu-node1"
+
+
 def test_uniq_counts_adjacent_lines(lab: LabSession) -> None:
     assert (
         out(lab, "sort gpus.txt | uniq -c") == "      2 node1 8\n      1 node2 8\n      1 node3 4"
