@@ -23,6 +23,7 @@ from simulators.lab import (
     pathtools,
     runai,
     sed,
+    shell_complete,
     shell_compound,
     sort,
     streams,
@@ -195,6 +196,7 @@ register("test", conditions.test, path=BIN + "test")
 register("[", conditions.bracket, path=BIN + "[")
 register("[[", conditions.double_bracket)
 register("read", shell_compound.read_tool)
+register("complete", shell_complete.complete)
 # The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`.
 for _name in ("bash", "sh"):
     register(_name, _shell_only(_name), path="/usr/bin/" + _name)

@@ -41,6 +41,8 @@ class ShellState:
     aliases: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ALIASES))
     status: int = 0
     pending: list[str] = field(default_factory=list)
+    # `complete`'s specifications, by command name: the options as typed (`-o default -F f`).
+    completions: dict[str, str] = field(default_factory=dict)
 
     def environment(self) -> dict[str, str]:
         """The exported variables: what a command started now sees."""
@@ -69,6 +71,7 @@ class ShellState:
             "aliases": dict(self.aliases),
             "status": self.status,
             "pending": list(self.pending),
+            "completions": dict(self.completions),
         }
 
     @classmethod
@@ -82,4 +85,5 @@ class ShellState:
             aliases={str(k): str(v) for k, v in (data.get("aliases") or {}).items()},
             status=int(data.get("status", 0)),
             pending=[str(line) for line in data.get("pending") or []],
+            completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
         )

@@ -27,6 +27,8 @@ def normalize(path: str) -> str:
 
 
 def read(ctx: Context, path: str) -> str | None:
+    if path.startswith("/dev/fd/"):
+        return ctx.fds.get(path)  # a `<(...)`'s output
     return ctx.world.state.files.get(normalize(path))
 
 

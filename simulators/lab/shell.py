@@ -191,11 +191,22 @@ class Shell(Expansion):
         finally:
             self.restore(kept)
 
+    @contextmanager
+    def own_fds(self) -> Iterator[None]:
+        """A command's `<(...)` files (Context.fds), gone once it has run; the command it is
+        inside keeps its own."""
+        kept, self.ctx.fds = self.ctx.fds, {}
+        try:
+            yield
+        finally:
+            self.ctx.fds = kept
+
     def _simple(self, cmd: Simple, stdin: str | Input, last: bool) -> tuple[str, str, int]:
         self.stray = []
         self._substituted = False
         try:
-            return self._run_simple(cmd, stdin, last)
+            with self.own_fds():
+                return self._run_simple(cmd, stdin, last)
         except Refused as exc:
             return "", "\n".join([*self.stray, str(exc)]), 1
 

@@ -136,23 +136,24 @@ def run_piped(
     """A compound command in a pipe or with redirections: (stdout exactly, stderr's lines,
     status), as a simple command's. Its stdout is captured (not a terminal's) unless it is
     the pipe's `last` and not redirected."""
-    pieces = Pieces()
-    source = Input(stdin) if isinstance(stdin, str) else stdin
-    try:
-        stdin_text, targets = shell.redirections(
-            compound.redirects, source.rest() if source else ""
-        )
-    except Refused as refused:
-        return "", str(refused), 1
-    if any(r.op in ("<", "<<", "<<<") for r in compound.redirects):
-        source = Input(stdin_text)
-    captured = int(not last or targets[1][0] != "out")
-    shell.capturing += captured
-    try:
-        code = run_compound(shell, compound, source, pieces)
-    finally:
-        shell.capturing -= captured
-    return shell.route(pieces.stdout(), pieces.stderr(), code, targets)
+    with shell.own_fds():  # `done < <(kubectl get nodes)`
+        pieces = Pieces()
+        source = Input(stdin) if isinstance(stdin, str) else stdin
+        try:
+            stdin_text, targets = shell.redirections(
+                compound.redirects, source.rest() if source else ""
+            )
+        except Refused as refused:
+            return "", str(refused), 1
+        if any(r.op in ("<", "<<", "<<<") for r in compound.redirects):
+            source = Input(stdin_text)
+        captured = int(not last or targets[1][0] != "out")
+        shell.capturing += captured
+        try:
+            code = run_compound(shell, compound, source, pieces)
+        finally:
+            shell.capturing -= captured
+        return shell.route(pieces.stdout(), pieces.stderr(), code, targets)
 
 
 def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 MAX_SUBSTITUTION_DEPTH = 4
 _GLOB_CHARS = re.compile(r"[*?\[]")
 # bash's operators for a variable unset or empty: `${v:-word}` and the rest.
+# `<(...)` words in one command: bash's file descriptors 63 down to 54.
+MAX_PROCESS_SUBSTITUTIONS = 10
 DEFAULTS = (":-", "-", ":=", "=", ":+", "+", ":?", "?")
 
 
@@ -181,7 +183,22 @@ class Expansion:
             return self._parameter(part.value, part.in_quotes)
         if part.kind == "arith":
             return str(self.arithmetic(part.value))
+        if part.kind == "procin":
+            return self._process_substitution(part)
+        if part.kind == "procout":
+            raise Refused("bash: >(...): writing to a command is not available in this lab")
         return self._substitute(part)
+
+    def _process_substitution(self, part: Part) -> str:
+        """`<(...)`: the name of a file holding the inner command's stdout exactly, as bash
+        names the pipe (/dev/fd/63, then 62, ...), readable by every tool until the command
+        it is in has run (Context.fds)."""
+        fds = self.ctx.fds
+        name = f"/dev/fd/{63 - len(fds)}"
+        if len(fds) >= MAX_PROCESS_SUBSTITUTIONS:
+            raise Refused("bash: too many process substitutions in one command for this lab")
+        fds[name] = self._captured(part.value)
+        return name
 
     def arithmetic(self, expression: str, where: str = "") -> int:
         """The value of `$((expression))` (`where` names the command in bash's error: `((`,
@@ -267,6 +284,12 @@ class Expansion:
 
     def _substitute(self, part: Part) -> str:
         """$(...): the inner command's stdout, without its final newlines."""
+        out = self._captured(part.value)
+        self._substituted = True
+        return out.rstrip("\n")
+
+    def _captured(self, text: str) -> str:
+        """The stdout of `text` run in a subshell, exactly; its stderr goes with the command's."""
         if self.depth >= MAX_SUBSTITUTION_DEPTH:
             raise Refused("bash: command substitution nested too deeply for this lab")
         saved_stray = self.stray
@@ -278,7 +301,7 @@ class Expansion:
             inner.capturing = 1
             inner.positional, inner.zero, inner.scripts = self.positional, self.zero, self.scripts
             try:
-                program = parse(expand_aliases(tokenize(part.value), self.state.aliases))
+                program = parse(expand_aliases(tokenize(text), self.state.aliases))
             except ShellSyntaxError as exc:
                 raise Refused(str(exc)) from None
             pieces = shell_compound.Pieces()
@@ -295,8 +318,7 @@ class Expansion:
             self.depth -= 1
             self.stray = saved_stray
         self.stray.extend(errs)
-        self._substituted = True
-        return out.rstrip("\n")
+        return out
 
     def _glob(self, word: Word) -> list[str]:
         """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""

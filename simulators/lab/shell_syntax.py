@@ -49,8 +49,8 @@ class Incomplete(ShellSyntaxError):
 @dataclass
 class Part:
     """A piece of a word. kind: lit (unquoted text), quoted (quoted text), var, cmd ($(...)),
-    arith ($((...))), tilde; `in_quotes` for an expansion inside double quotes (not split into
-    fields)."""
+    arith ($((...))), tilde, procin (`<(...)`), procout (`>(...)`); `in_quotes` for an
+    expansion inside double quotes (not split into fields)."""
 
     kind: str
     value: str
@@ -215,6 +215,9 @@ class _Lexer:
             if text.startswith("((", self.i) and self.command_starts():
                 self.arithmetic_command()
                 continue
+            if ch in "<>" and text.startswith("(", self.i + 1) and not self.conditional:
+                self.process_substitution(ch)
+                continue
             if ch in _OPERATOR_STARTS:
                 op = next((o for o in OPERATORS if text.startswith(o, self.i)), None)
                 if self.conditional and op is not None and op[0] in "&|()<>":
@@ -241,6 +244,15 @@ class _Lexer:
         if self.heredoc_strip is not None and not self.lenient:
             raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
         return self.tokens
+
+    def process_substitution(self, ch: str) -> None:
+        """`<(command)` (or `>(command)`): a word, the name of a file that is its output."""
+        end = matching_paren(self.text, self.i + 2)
+        if end < 0:
+            self.fail("bash: unexpected EOF while looking for matching `)'")
+            end = len(self.text)
+        self.add("procin" if ch == "<" else "procout", self.text[self.i + 2 : end])
+        self.i = end + 1
 
     def command_starts(self) -> bool:
         """Whether a command would start here (`((` is then an arithmetic command)."""
@@ -502,6 +514,8 @@ def matching_paren(text: str, start: int) -> int:
 def _as_typed(part: Part) -> str:
     if part.kind == "var":
         return "$" + part.value
+    if part.kind in ("procin", "procout"):
+        return f"{'<' if part.kind == 'procin' else '>'}({part.value})"
     return f"$(({part.value}))" if part.kind == "arith" else part.value
 
 

@@ -66,6 +66,9 @@ class Context:
     # (exported variables plus `NAME=value cmd` assignments), e.g. EDITOR for kubectl edit.
     shell: ShellState = field(default_factory=ShellState)
     env: dict[str, str] = field(default_factory=dict)
+    # The files `<(...)` made for the command running (/dev/fd/63 -> its text): files.read
+    # reads them; the shell empties it after each command.
+    fds: dict[str, str] = field(default_factory=dict)
 
     @property
     def api(self) -> ClusterAPI:

@@ -20,6 +20,7 @@ from simulators.lab.kubectl import (
     apply,
     auth,
     cluster_info,
+    completion,
     config,
     cordon,
     create,
@@ -63,6 +64,7 @@ VERBS: dict[str, Verb] = {
     "apply": Verb(apply.APPLY_FLAGS, apply.run_apply),
     "auth": Verb(auth.FLAGS, auth.run),
     "cluster-info": Verb(cluster_info.FLAGS, cluster_info.run),
+    "completion": Verb(completion.FLAGS, completion.run),
     "config": Verb(config.FLAGS, config.run),
     "cordon": Verb(cordon.FLAGS, cordon.run_cordon),
     "create": Verb(apply.CREATE_FLAGS, apply.run_create),
@@ -136,6 +138,8 @@ Advanced Commands:
 Settings Commands:
   label           Update the labels on a resource
   annotate        Update the annotations on a resource
+  completion      Output shell completion code for the specified shell (bash, zsh, fish, or \
+powershell)
 
 Other Commands:
   api-resources   Print the supported API resources on the server
