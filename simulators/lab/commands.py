@@ -17,6 +17,7 @@ from simulators.lab import (
     filetools,
     grep,
     helm,
+    hosttools,
     jqtool,
     kubectl,
     linetools,
@@ -211,6 +212,13 @@ register("date", builtins.date, path=BIN + "date")
 register("clear", builtins.clear, path=BIN + "clear")
 register("env", builtins.env, path=BIN + "env")
 register("which", which, path=BIN + "which")
+register("whoami", hosttools.whoami, path=BIN + "whoami")
+register("id", hosttools.id_, path=BIN + "id", options=["-u", "-g", "-G", "-n"])
+register("hostname", hosttools.hostname, path=BIN + "hostname")
+register("uname", hosttools.uname, path=BIN + "uname", options=["-a", "-r", "-m", "-s"])
+register("sudo", _shell_only("sudo"), path=BIN + "sudo")
+register("command", _shell_only("command"))
+register("ssh", hosttools.ssh, path=BIN + "ssh")
 register("python3", builtins.python3)
 # xargs runs other commands, so the shell itself supplies it (simulators.lab.shell.Shell.xargs).
 PATHS["xargs"] = BIN + "xargs"

@@ -51,6 +51,7 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null, for, while, if, case,
              bash FILE, source FILE, <(...), source <(kubectl completion bash), complete
+  host       whoami, id, hostname, uname -a, sudo COMMAND, command -v NAME
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
   watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f

@@ -70,6 +70,10 @@ def streams(name: str, result: Output) -> tuple[str, str]:
 
 
 ONLY_IN_LOOPS = "only meaningful in a `for', `while', or `until' loop"
+SUDO_USAGE = (
+    "usage: sudo [-AbEHknPS] [-C num] [-D directory] [-g group] [-h host] [-p prompt]"
+    " [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]"
+)
 # A subshell's undo (Shell.snapshot): variables, exports, aliases, positional parameters.
 Kept = tuple[dict[str, str], list[str], dict[str, str], list[str]]
 
@@ -269,6 +273,10 @@ class Shell(Expansion):
             return shell_scripts.source(self, name, args)
         if name == "shift":
             return shell_scripts.shift(self, args)
+        if name == "sudo":
+            return self._sudo(args, source)
+        if name == "command":
+            return self._command_word(args, source)
         if name == "exit":
             raise shell_scripts.ScriptExit(shell_scripts.exit_status(self, args))
         if name in ("break", "continue"):
@@ -277,6 +285,42 @@ class Shell(Expansion):
             result = handler(self.ctx, args)  # raises LoopJump when it is a jump
             return result
         return handler(self.ctx, args)
+
+    def _sudo(self, args: list[str], source: Input) -> Output:
+        """`sudo [-E] [-H] [-n] [-u admin|root] COMMAND`: the command, run as it is (admin's
+        kubeconfig is the cluster's admin already); a root shell is refused."""
+        while args and args[0] in ("-E", "-H", "-n", "-u", "--preserve-env"):
+            args = args[2:] if args[0] == "-u" else args[1:]
+        if not args:
+            return Output.error(SUDO_USAGE)
+        name, rest = args[0], args[1:]
+        if name.startswith("-") or (name in ("su", "bash", "sh") and not rest):
+            return Output.error("sudo: a root shell is not available in this lab")
+        handler = self._command(name) if "/" not in name else self._path_command(name)
+        if handler is None:
+            return Output.error(f"sudo: {name}: command not found")
+        return self._call(name, handler, rest, source)
+
+    def _command_word(self, args: list[str], source: Input) -> Output:
+        """bash's `command`: `-v` says how each name would run (an alias as `alias` prints
+        it, a builtin by its name, a program by its path), `-V` as `type` does; else the
+        command run as it is."""
+        if args[:1] in (["-v"], ["-V"]):
+            if args[0] == "-V":
+                return commands.type_(self.ctx, args[1:])
+            found = []
+            for name in args[1:]:
+                if name in self.state.aliases:
+                    found.append(f"alias {name}='{self.state.aliases[name]}'")
+                elif name in self.commands:
+                    found.append(commands.PATHS.get(name, name))
+            return Output("\n".join(found), 0 if found else 1)  # bash: any one found
+        if not args:
+            return Output()
+        handler = self._command(args[0]) if "/" not in args[0] else self._path_command(args[0])
+        if handler is None:
+            return Output.error(f"bash: {args[0]}: command not found", 127)
+        return self._call(args[0], handler, args[1:], source)
 
     def _assigned_value(self, word: Word, name: str) -> str:
         first = word.parts[0]
