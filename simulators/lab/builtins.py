@@ -436,13 +436,21 @@ def export(ctx: Context, args: list[str]) -> Output:
 
 
 def unset(ctx: Context, args: list[str]) -> Output:
+    """`unset NAME`: the variable, or else the function; `-v` variables only, `-f` functions."""
     errors = []
+    mode = ""
     for arg in args:
         if arg in ("-v", "-f", "--"):
+            mode = arg if arg != "--" else mode
+            continue
+        if mode == "-f":
+            ctx.shell.functions.pop(arg, None)
             continue
         if not _NAME.fullmatch(arg):
             errors.append(f"bash: unset: `{arg}': not a valid identifier")
             continue
+        if mode != "-v" and arg not in ctx.shell.variables:
+            ctx.shell.functions.pop(arg, None)
         ctx.shell.unset(arg)
     return Output("", 1 if errors else 0, stderr="\n".join(errors))
 

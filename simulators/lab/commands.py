@@ -75,6 +75,8 @@ def type_(ctx: Context, args: list[str]) -> Output:
     for name in args:
         if name in ctx.shell.aliases:
             out.append(f"{name} is aliased to `{ctx.shell.aliases[name]}'")
+        elif name in ctx.shell.functions:  # its body as typed (bash prints it reformatted)
+            out.append(f"{name} is a function\n{name} () \n{ctx.shell.functions[name]}")
         elif name in PATHS:
             out.append(f"{name} is {PATHS[name]}")
         elif name in REGISTRY:
@@ -201,7 +203,7 @@ register("complete", shell_complete.complete)
 # The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`.
 for _name in ("bash", "sh"):
     register(_name, _shell_only(_name), path="/usr/bin/" + _name)
-for _name in ("source", ".", "shift", "exit"):
+for _name in ("source", ".", "shift", "exit", "return", "local"):
     register(_name, _shell_only(_name))
 register("break", shell_compound.jump("break"))
 register("continue", shell_compound.jump("continue"))

@@ -43,6 +43,8 @@ class ShellState:
     pending: list[str] = field(default_factory=list)
     # `complete`'s specifications, by command name: the options as typed (`-o default -F f`).
     completions: dict[str, str] = field(default_factory=dict)
+    # Functions by name: the text of each one's body (simulators.lab.shell_functions).
+    functions: dict[str, str] = field(default_factory=dict)
 
     def environment(self) -> dict[str, str]:
         """The exported variables: what a command started now sees."""
@@ -72,6 +74,7 @@ class ShellState:
             "status": self.status,
             "pending": list(self.pending),
             "completions": dict(self.completions),
+            "functions": dict(self.functions),
         }
 
     @classmethod
@@ -86,4 +89,5 @@ class ShellState:
             status=int(data.get("status", 0)),
             pending=[str(line) for line in data.get("pending") or []],
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
+            functions={str(k): str(v) for k, v in (data.get("functions") or {}).items()},
         )

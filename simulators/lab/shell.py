@@ -19,6 +19,7 @@ from simulators.lab import (
     kubectl,
     runai,
     shell_compound,
+    shell_functions,
     shell_scripts,
     xargs,
 )
@@ -74,8 +75,9 @@ SUDO_USAGE = (
     "usage: sudo [-AbEHknPS] [-C num] [-D directory] [-g group] [-h host] [-p prompt]"
     " [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]"
 )
-# A subshell's undo (Shell.snapshot): variables, exports, aliases, positional parameters.
-Kept = tuple[dict[str, str], list[str], dict[str, str], list[str]]
+# A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, positional
+# parameters.
+Kept = tuple[dict[str, str], list[str], dict[str, str], dict[str, str], list[str]]
 
 
 class Shell(Expansion):
@@ -98,6 +100,10 @@ class Shell(Expansion):
         # A script's $1... and $0 (shell_scripts), and how many scripts run inside one another.
         self.positional: list[str] = []
         self.zero = "-bash"
+        # The running functions' saved values of their `local` variables, innermost last, and
+        # how many `source`d files are running (both may `return`).
+        self.frames: list[dict[str, str | None]] = []
+        self.sourcing = 0
         self.scripts = 0
 
     def another(self) -> Shell:
@@ -122,12 +128,12 @@ class Shell(Expansion):
         if "\x00" in text:
             return Output.error("bash: warning: command substitution: ignored null byte", 2)
         try:
-            program = parse(expand_aliases(tokenize(text), self.state.aliases))
+            program = parse(expand_aliases(tokenize(text), self.state.aliases), text)
         except Incomplete as exc:
             if "here-document" not in str(exc):
                 return Output.error(str(exc), 2)
             # bash warns and runs the command with what the here-document has.
-            program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases))
+            program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases), text)
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
         pieces = shell_compound.Pieces()
@@ -180,11 +186,17 @@ class Shell(Expansion):
     def snapshot(self) -> Kept:
         """What a subshell may change and its end undoes: variables, exports, aliases, $1..."""
         state = self.state
-        return dict(state.variables), list(state.exported), dict(state.aliases), self.positional
+        return (
+            dict(state.variables),
+            list(state.exported),
+            dict(state.aliases),
+            dict(state.functions),
+            self.positional,
+        )
 
     def restore(self, kept: Kept) -> None:
         state = self.state
-        state.variables, state.exported, state.aliases, self.positional = kept
+        state.variables, state.exported, state.aliases, state.functions, self.positional = kept
 
     @contextmanager
     def subshell(self) -> Iterator[None]:
@@ -194,6 +206,10 @@ class Shell(Expansion):
             yield
         finally:
             self.restore(kept)
+
+    def define_function(self, name: str, source: str) -> str | None:
+        """`name() { ...; }` run: kept (shell_functions.define); bash's error line if not."""
+        return shell_functions.define(self, name, source)
 
     @contextmanager
     def own_fds(self) -> Iterator[None]:
@@ -246,7 +262,12 @@ class Shell(Expansion):
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
-        handler = self._command(name) if "/" not in name else self._path_command(name)
+        if "/" in name:
+            handler: Builtin | None = self._path_command(name)
+        elif name in self.state.functions:
+            handler = _function_marker
+        else:
+            handler = self._command(name)
         if handler is None:
             return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
@@ -263,8 +284,16 @@ class Shell(Expansion):
             out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
 
-    def _call(self, name: str, handler: Builtin, args: list[str], source: Input) -> Output:
-        """A tool, or the shell's own `read`, `break` and `continue`."""
+    def _call(
+        self, name: str, handler: Builtin, args: list[str], source: Input, functions: bool = True
+    ) -> Output:
+        """A function (unless not `functions`), a tool, or the shell's own builtins."""
+        if functions and name in self.state.functions:
+            return shell_functions.call(self, name, args, source)
+        if name == "return":
+            return shell_functions.return_(self, args)
+        if name == "local":
+            return shell_functions.local(self, args)
         if name == "read":
             return shell_compound.read(self.ctx, args, source)
         if name in ("bash", "sh"):
@@ -296,10 +325,10 @@ class Shell(Expansion):
         name, rest = args[0], args[1:]
         if name.startswith("-") or (name in ("su", "bash", "sh") and not rest):
             return Output.error("sudo: a root shell is not available in this lab")
-        handler = self._command(name) if "/" not in name else self._path_command(name)
+        handler = self.commands.get(name) if "/" not in name else self._path_command(name)
         if handler is None:
             return Output.error(f"sudo: {name}: command not found")
-        return self._call(name, handler, rest, source)
+        return self._call(name, handler, rest, source, functions=False)
 
     def _command_word(self, args: list[str], source: Input) -> Output:
         """bash's `command`: `-v` says how each name would run (an alias as `alias` prints
@@ -317,10 +346,11 @@ class Shell(Expansion):
             return Output("\n".join(found), 0 if found else 1)  # bash: any one found
         if not args:
             return Output()
-        handler = self._command(args[0]) if "/" not in args[0] else self._path_command(args[0])
+        name = args[0]
+        handler = self.commands.get(name) if "/" not in name else self._path_command(name)
         if handler is None:
-            return Output.error(f"bash: {args[0]}: command not found", 127)
-        return self._call(args[0], handler, args[1:], source)
+            return Output.error(f"bash: {name}: command not found", 127)
+        return self._call(name, handler, args[1:], source, functions=False)
 
     def _assigned_value(self, word: Word, name: str) -> str:
         first = word.parts[0]
@@ -481,6 +511,11 @@ class Shell(Expansion):
         if name == "runai":
             return sorted(set(runai.complete(self.ctx, rest, current)))
         return commands.complete(self.ctx, name, rest, current)
+
+
+def _function_marker(ctx: Context, args: list[str]) -> Output:
+    """A function's handler as _command finds it: Shell._call runs the function instead."""
+    raise AssertionError("functions are run by Shell._call")
 
 
 def _fds(fd: int) -> tuple[int, ...]:

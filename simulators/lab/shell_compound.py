@@ -168,6 +168,11 @@ def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces:
 
 def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
     kind = compound.kind
+    if kind == "function":
+        problem = shell.define_function(compound.name, compound.source)
+        if problem:
+            pieces.say(shell, "err", problem)
+        return 1 if problem else 0
     if kind == "if":
         for condition, body in compound.clauses:
             if run_list(shell, condition, source, pieces) == 0:

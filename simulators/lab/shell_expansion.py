@@ -47,6 +47,8 @@ class Expansion:
     positional: list[str]
     zero: str
     scripts: int
+    frames: list[dict[str, str | None]]
+    sourcing: int
     depth: int
     stray: list[str]
     _substituted: bool
@@ -242,12 +244,14 @@ class Expansion:
         if default is not None:
             base, op, text, takes_word = default
             if not takes_word:
-                return "" if op.endswith("+") else state.variables.get(base, "")
+                return "" if op.endswith("+") else self._set_value(base) or ""
             word = "".join(self._expand_parts(word_parts(text, in_quotes), split=False)[0])
             if op.endswith("?"):
                 # Interactive bash drops the rest of the command line.
                 unset = "parameter null or not set" if op == ":?" else "parameter not set"
                 raise Aborted(f"bash: {base}: {word or unset}")
+            if op.endswith("=") and not _is_name(base):
+                raise Refused(f"bash: ${base}: cannot assign in this way")
             if op.endswith("="):
                 state.set(base, word)
             return word
@@ -267,11 +271,22 @@ class Expansion:
         `+` for a set one); None for any other parameter."""
         for op in DEFAULTS:
             base, sep, text = name.partition(op)
-            if sep and _is_name(base):
-                value = self.state.variables.get(base)
+            if sep and (_is_name(base) or base.isdigit() or base in ("@", "*")):
+                value = self._set_value(base)
                 empty = value is None or (op.startswith(":") and value == "")
                 return base, op, text, empty != op.endswith("+")
         return None
+
+    def _set_value(self, base: str) -> str | None:
+        """A variable's or a positional parameter's value; None if it is not set."""
+        if _is_name(base):
+            return self.state.variables.get(base)
+        if base in ("@", "*"):
+            return " ".join(self.positional) if self.positional else None
+        index = int(base[-9:]) if len(base) < 10 else 0
+        if index == 0:
+            return self.zero
+        return self.positional[index - 1] if index <= len(self.positional) else None
 
     def _chosen_word(self, name: str) -> list[Part] | None:
         """The word of `${v:-word}` or `${v:+word}` when the operator takes it, as parts to
@@ -300,8 +315,9 @@ class Expansion:
             inner.depth = self.depth
             inner.capturing = 1
             inner.positional, inner.zero, inner.scripts = self.positional, self.zero, self.scripts
+            inner.frames, inner.sourcing = self.frames, self.sourcing  # function nesting
             try:
-                program = parse(expand_aliases(tokenize(text), self.state.aliases))
+                program = parse(expand_aliases(tokenize(text), self.state.aliases), text)
             except ShellSyntaxError as exc:
                 raise Refused(str(exc)) from None
             pieces = shell_compound.Pieces()

@@ -11,6 +11,7 @@ anything: simulators.lab.shell does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,7 +31,9 @@ from simulators.lab.shell_syntax import (
 _ENDS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}"})
 _STARTS = frozenset({"if", "for", "while", "until", "case", "{"})
 # Reserved words bash has that this grammar does not read: refused in one line.
-_REFUSED = frozenset({"select", "function", "coproc"})
+_REFUSED = frozenset({"select", "coproc"})
+# A function's name: bash (not in POSIX mode) takes more than a variable's.
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
 # Compound commands nested deeper than this are refused rather than followed.
 MAX_DEPTH = 16
 
@@ -66,6 +69,8 @@ class Compound:
     items: list[tuple[list[Word], List]] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     arithmetic: list[str] = field(default_factory=list)
+    # "function": `name` and the text of its body, a compound command (with its redirections).
+    source: str = ""
 
 
 Command = Simple | Compound
@@ -81,9 +86,10 @@ class Pipeline:
 List = list[tuple[str, Pipeline]]
 
 
-def parse(tokens: list[Token]) -> List:
-    """Tokens to a list of pipelines, compound commands within."""
-    parser = _Parser(tokens)
+def parse(tokens: list[Token], source: str = "") -> List:
+    """Tokens to a list of pipelines, compound commands within. `source`: the text the
+    tokens were read from, where a function definition's body is kept from."""
+    parser = _Parser(tokens, source)
     program = parser.list_until(frozenset())
     if parser.i < len(tokens):
         raise parser.near(parser.tokens[parser.i])
@@ -102,8 +108,9 @@ def needs_more(text: str) -> bool:
 
 
 class _Parser:
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], source: str = "") -> None:
         self.tokens = tokens
+        self.source = source
         self.i = 0
         self.depth = 0
 
@@ -202,6 +209,8 @@ class _Parser:
         word = self.reserved()
         if word in _REFUSED:
             raise ShellSyntaxError(f"bash: {word}: not available in this lab")
+        if word == "function" or (word is not None and self._parens_follow()):
+            return self._function()
         if word in _STARTS:
             self.depth += 1
             if self.depth > MAX_DEPTH:
@@ -373,6 +382,36 @@ class _Parser:
         self.i += 1
         self.depth -= 1
         return Compound("subshell", body=body, redirects=self.redirects_after())
+
+    def _parens_follow(self) -> bool:
+        """`NAME ( )` where a command starts: a function's definition."""
+        after = self.tokens[self.i + 1 : self.i + 3]
+        return [t.text for t in after if isinstance(t, Op)] == ["(", ")"] and len(after) == 2
+
+    def _function(self) -> Compound:
+        """`NAME () BODY` or `function NAME [()] BODY`, BODY a compound command; its text is
+        kept (the shell keeps functions as text, as `declare -f` shows them)."""
+        if self.reserved() == "function":
+            self.i += 1
+        name = self.reserved()
+        if name is None or name in _STARTS or name in _ENDS or not _FUNCTION_NAME.fullmatch(name):
+            raise self.near(self.peek())
+        self.i += 1
+        if self.op() == "(":
+            self.i += 1
+            if self.op() != ")":
+                raise self.near(self.peek())
+            self.i += 1
+        self.skip_newlines()
+        first = self.peek()
+        if self.reserved() not in _STARTS and self.op() != "(":
+            raise self.near(first)
+        self.command()
+        last = self.tokens[self.i - 1]
+        start, end = getattr(first, "start", -1), getattr(last, "end", -1)
+        if not self.source or start < 0 or end <= start:
+            raise ShellSyntaxError(f"bash: {name}: this function's definition cannot be kept")
+        return Compound("function", name=name, source=self.source[start:end])
 
     def _group(self) -> Compound:
         body = self.nonempty(self.list_until(frozenset({"}"})))

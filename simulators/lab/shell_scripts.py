@@ -30,6 +30,14 @@ class ScriptExit(Exception):
         self.code = code
 
 
+class FunctionReturn(Exception):
+    """`return N`: the function (or the sourced file) ends with status N."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 def exit_status(shell: Shell, args: list[str]) -> int:
     """`exit [N]`'s status: N modulo 256, or the last command's."""
     if not args:
@@ -118,7 +126,7 @@ def _run(
     if shell.scripts >= MAX_DEPTH:
         return Output.error("bash: scripts nested too deep for this lab")
     try:
-        program = parse(tokenize(text))
+        program = parse(tokenize(text), text)
     except Incomplete as exc:
         return Output.error(str(exc).replace("bash:", "bash: line 1:", 1), 2)
     except ShellSyntaxError as exc:
@@ -133,18 +141,24 @@ def _run(
     pieces = shell_compound.Pieces()
     kept = shell.snapshot() if own_process else None
     if own_process:
-        # A new bash sees the environment only: exported variables, no aliases.
+        # A new bash sees the environment only: exported variables, no aliases or functions.
         shell.state.variables = shell.state.environment()
         shell.state.aliases = {}
+        shell.state.functions = {}
+    else:
+        shell.sourcing += 1
     try:
         code = shell_compound.run_list(shell, program, None, pieces)
     except ScriptExit as done:
+        code = done.code
+    except FunctionReturn as done:  # `return` in a sourced file ends it
         code = done.code
     except Aborted as aborted:
         pieces.say(shell, "err", str(aborted))
         code = 1
     finally:
         shell.scripts -= 1
+        shell.sourcing -= 0 if own_process else 1
         shell.positional, shell.zero, shell.loops = saved
         if kept is not None:
             shell.restore(kept)

@@ -65,6 +65,9 @@ class Word:
     text: str
     quoted: bool = False
     parts: list[Part] = field(default_factory=list)
+    # Where it was typed in the text tokenize read (-1: made otherwise, by an alias).
+    start: int = field(default=-1, compare=False)
+    end: int = field(default=-1, compare=False)
 
     @property
     def plain(self) -> bool:
@@ -76,6 +79,8 @@ class Word:
 class Op:
     text: str
     fd: int | None = None  # the N of `N>`, `N>>`, `N<`, `N>&`
+    start: int = field(default=-1, compare=False)
+    end: int = field(default=-1, compare=False)
 
 
 @dataclass
@@ -142,6 +147,7 @@ class _Lexer:
         self.tokens: list[Token] = []
         self.parts: list[Part] = []
         self.in_word = False
+        self.word_start = 0  # where the word being read began
         self.heredocs: list[HereDoc] = []
         self.heredoc_strip: bool | None = None  # after `<<` (False) or `<<-` (True)
         # Inside `[[ ... ]]`: `&&`, `||`, `(`, `)`, `<` and `>` are the expression's words.
@@ -157,7 +163,7 @@ class _Lexer:
         parts = _merge(self.parts)
         text = "".join(_as_typed(p) for p in parts)
         quoted = any(p.kind == "quoted" or p.in_quotes for p in parts)
-        word = Word(text, quoted, parts)
+        word = Word(text, quoted, parts, self.word_start, self.i)
         self.parts, self.in_word = [], False
         if self.heredoc_strip is not None:
             doc = HereDoc(
@@ -176,6 +182,8 @@ class _Lexer:
         self.tokens.append(word)
 
     def add(self, kind: str, value: str, in_quotes: bool = False) -> None:
+        if not self.in_word:
+            self.word_start = self.i
         self.parts.append(Part(kind, value, in_quotes))
         self.in_word = True
 
@@ -309,7 +317,7 @@ class _Lexer:
         self.flush()
         if self.heredoc_strip is not None and not self.lenient:
             raise ShellSyntaxError(f"bash: syntax error near unexpected token `{op}'")
-        self.tokens.append(Op(op, fd))
+        self.tokens.append(Op(op, fd, self.i, self.i + len(op)))
         self.i += len(op)
         if op in ("<<", "<<-"):
             self.heredoc_strip = op == "<<-"
@@ -342,6 +350,8 @@ class _Lexer:
 
     def double_quoted(self) -> None:
         text, n = self.text, len(self.text)
+        if not self.in_word:
+            self.word_start = self.i
         self.i += 1
         buf: list[str] = []
         self.in_word = True
@@ -550,8 +560,10 @@ def expand_aliases(tokens: list[Token], aliases: dict[str, str]) -> list[Token]:
             expanded = _alias_tokens(tok, aliases, frozenset())
             out.extend(expanded)
             value = aliases.get(tok.text, "") if expanded != [tok] else ""
-            # NAME=value keeps the next word in command position; so does an alias ending in " ".
-            command_position = _assignment(tok) or value.endswith(" ")
+            # NAME=value keeps the next word in command position; so does an alias ending in " "
+            # and a reserved word a command follows (`{ k get po; }`, `then k ...`).
+            reserved = tok.plain and tok.text in _WORDS_BEFORE_COMMANDS and tok.text != "for"
+            command_position = _assignment(tok) or value.endswith(" ") or reserved
             continue
         out.append(tok)
         if isinstance(tok, Op):

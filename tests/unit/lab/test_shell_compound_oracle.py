@@ -28,6 +28,7 @@ CONDITIONS = [
 SIMPLE = [
     'echo "$# [$1]"', "shift", 'printf "<%s>" "$@"; echo', 'echo "[$x]"', "echo $v $a",
     'printf "<%s>\\n" "$b"', "v=$x$v", "n=1", ":", 'echo "$?"', "false", 'echo "$a|$b"', "true",
+    'echo "${1:-none} ${2-unset} ${1:+set} [${@:-empty}]"',
 ]  # fmt: skip
 # The C-style loops count with i and j; these never change them, so every loop ends.
 ARITHMETIC = ["i < 2", "k++", "i == j", "m += 2", "0", "i % 2", "k = i * 3", "--k"]
