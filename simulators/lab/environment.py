@@ -29,6 +29,11 @@ DEFAULT_VARIABLES = {
     "USER": "admin",
 }
 DEFAULT_ALIASES = {"k": "kubectl"}
+# An interactive login's `set -o` options that are on (bash 5.2 on Ubuntu 22.04).
+DEFAULT_OPTIONS = (
+    "braceexpand", "emacs", "hashall", "histexpand", "history", "interactive-comments",
+    "monitor",
+)  # fmt: skip
 
 
 @dataclass
@@ -45,6 +50,8 @@ class ShellState:
     completions: dict[str, str] = field(default_factory=dict)
     # Functions by name: the text of each one's body (simulators.lab.shell_functions).
     functions: dict[str, str] = field(default_factory=dict)
+    # `set -o`'s options that are on (simulators.lab.shell_options).
+    options: list[str] = field(default_factory=lambda: list(DEFAULT_OPTIONS))
 
     def environment(self) -> dict[str, str]:
         """The exported variables: what a command started now sees."""
@@ -75,6 +82,7 @@ class ShellState:
             "pending": list(self.pending),
             "completions": dict(self.completions),
             "functions": dict(self.functions),
+            "options": list(self.options),
         }
 
     @classmethod
@@ -90,4 +98,5 @@ class ShellState:
             pending=[str(line) for line in data.get("pending") or []],
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
             functions={str(k): str(v) for k, v in (data.get("functions") or {}).items()},
+            options=[str(o) for o in data.get("options") or DEFAULT_OPTIONS],
         )

@@ -20,6 +20,7 @@ from simulators.lab import (
     runai,
     shell_compound,
     shell_functions,
+    shell_options,
     shell_scripts,
     xargs,
 )
@@ -75,9 +76,9 @@ SUDO_USAGE = (
     "usage: sudo [-AbEHknPS] [-C num] [-D directory] [-g group] [-h host] [-p prompt]"
     " [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]"
 )
-# A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, positional
-# parameters.
-Kept = tuple[dict[str, str], list[str], dict[str, str], dict[str, str], list[str]]
+# A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, `set`'s options,
+# positional parameters.
+Kept = tuple[dict[str, str], list[str], dict[str, str], dict[str, str], list[str], list[str]]
 
 
 class Shell(Expansion):
@@ -104,6 +105,7 @@ class Shell(Expansion):
         # how many `source`d files are running (both may `return`).
         self.frames: list[dict[str, str | None]] = []
         self.sourcing = 0
+        self.conditions = 0  # conditions running (if, while): `set -e` lets them fail
         self.scripts = 0
 
     def another(self) -> Shell:
@@ -158,7 +160,7 @@ class Shell(Expansion):
         The first command reads `source` (a compound command's stdin), the others the pipe."""
         stdin: str | Input = source if source is not None else ""
         errors: list[str] = []
-        out, code = "", 0
+        out, code, failed = "", 0, 0
         # bash runs each command of a pipe in a subshell: what they set is gone after it.
         kept = self.snapshot() if len(pipeline.commands) > 1 else None
         try:
@@ -166,21 +168,29 @@ class Shell(Expansion):
                 last = index == len(pipeline.commands) - 1
                 try:
                     if isinstance(cmd, Compound):
-                        out, err, code = shell_compound.run_piped(self, cmd, stdin, last)
+                        piped = kept is not None
+                        out, err, code = shell_compound.run_piped(self, cmd, stdin, last, piped)
                     else:
                         out, err, code = self._simple(cmd, stdin, last)
                 except Aborted as exc:
                     if kept is None:
                         raise  # no pipe, no subshell: the whole command line stops
                     out, err, code = "", str(exc), 1
+                except shell_scripts.ScriptExit as done:
+                    if kept is None:
+                        raise
+                    out, err, code = "", "", done.code  # `f | cat`, f exiting: its pipe goes on
                 if err:
                     errors.append(err)
+                failed = code or failed  # `set -o pipefail`: the last that failed
                 budget.check_output(len(out), "bash")
                 if index < len(pipeline.commands) - 1:
                     stdin = out
         finally:
             if kept is not None:
                 self.restore(kept)
+        if "pipefail" in self.state.options:
+            code = failed
         return out, "\n".join(errors), code
 
     def snapshot(self) -> Kept:
@@ -191,12 +201,20 @@ class Shell(Expansion):
             list(state.exported),
             dict(state.aliases),
             dict(state.functions),
+            list(state.options),
             self.positional,
         )
 
     def restore(self, kept: Kept) -> None:
         state = self.state
-        state.variables, state.exported, state.aliases, state.functions, self.positional = kept
+        (
+            state.variables,
+            state.exported,
+            state.aliases,
+            state.functions,
+            state.options,
+            self.positional,
+        ) = kept
 
     @contextmanager
     def subshell(self) -> Iterator[None]:
@@ -290,6 +308,8 @@ class Shell(Expansion):
         """A function (unless not `functions`), a tool, or the shell's own builtins."""
         if functions and name in self.state.functions:
             return shell_functions.call(self, name, args, source)
+        if name == "set":
+            return shell_options.set_(self, args)
         if name == "return":
             return shell_functions.return_(self, args)
         if name == "local":

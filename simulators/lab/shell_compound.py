@@ -105,16 +105,33 @@ class Input:
 
 
 def run_list(shell: Shell, program: List, source: Input | None, pieces: Pieces) -> int:
-    """Run `;`/`&&`/`||` joined pipelines; their output goes to `pieces`; the last status."""
+    """Run `;`/`&&`/`||` joined pipelines; their output goes to `pieces`; the last status.
+    With `set -e`, a failure that is not a condition ends the script or line (ScriptExit)."""
     code = shell.state.status
-    for connector, pipeline in program:
+    for index, (connector, pipeline) in enumerate(program):
         if connector == "&&" and code != 0:
             continue
         if connector == "||" and code == 0:
             continue
         code = run_pipeline(shell, pipeline, source, pieces)
         shell.state.status = code
+        if code and "errexit" in shell.state.options and not shell.conditions:
+            listed = index + 1 < len(program) and program[index + 1][0] in ("&&", "||")
+            # A loop, `if` or group failed by its own commands, which `set -e` judged there.
+            only = pipeline.commands[0] if len(pipeline.commands) == 1 else None
+            judged = isinstance(only, Compound) and only.kind not in ("subshell", "arith")
+            if not listed and not pipeline.negated and not judged:
+                raise ScriptExit(code)
     return code
+
+
+def condition(shell: Shell, program: List, source: Input | None, pieces: Pieces) -> int:
+    """An `if`'s, `elif`'s, `while`'s or `until`'s condition: `set -e` does not end on it."""
+    shell.conditions += 1
+    try:
+        return run_list(shell, program, source, pieces)
+    finally:
+        shell.conditions -= 1
 
 
 def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces: Pieces) -> int:
@@ -122,7 +139,15 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
     if isinstance(only, Compound) and not only.redirects:
         code = run_compound(shell, only, source, pieces)  # its lines interleaved as they come
     else:
-        out, err, code = shell.pipeline(pipeline, source)
+        try:
+            out, err, code = shell.pipeline(pipeline, source)
+        except (ScriptExit, Aborted) as stop:
+            out, err = stop.shown or ("", "")
+            stop.shown = None
+            for kind, text in (("err", err), ("out", out)):
+                if text:
+                    pieces.say(shell, kind, text)
+            raise
         for kind, text in (("err", err), ("out", out)):
             if text:
                 pieces.say(shell, kind, text)
@@ -131,11 +156,16 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
 
 
 def run_piped(
-    shell: Shell, compound: Compound, stdin: str | Input | None, last: bool = False
+    shell: Shell,
+    compound: Compound,
+    stdin: str | Input | None,
+    last: bool = False,
+    subshell: bool = False,
 ) -> tuple[str, str, int]:
     """A compound command in a pipe or with redirections: (stdout exactly, stderr's lines,
     status), as a simple command's. Its stdout is captured (not a terminal's) unless it is
-    the pipe's `last` and not redirected."""
+    the pipe's `last` and not redirected. In a `subshell` (one of several in a pipe), an
+    `exit`, a `set -e` failure or a `set -u` error ends it alone, its output kept."""
     with shell.own_fds():  # `done < <(kubectl get nodes)`
         pieces = Pieces()
         source = Input(stdin) if isinstance(stdin, str) else stdin
@@ -151,6 +181,15 @@ def run_piped(
         shell.capturing += captured
         try:
             code = run_compound(shell, compound, source, pieces)
+        except (ScriptExit, Aborted) as stop:
+            if not subshell:
+                # `while ...; done < f` under `set -e`: what it printed first still shows.
+                out, err, _ = shell.route(pieces.stdout(), pieces.stderr(), 1, targets)
+                stop.shown = (out, err)
+                raise
+            if isinstance(stop, Aborted):
+                pieces.say(shell, "err", str(stop))
+            code = stop.code if isinstance(stop, ScriptExit) else 1
         finally:
             shell.capturing -= captured
         return shell.route(pieces.stdout(), pieces.stderr(), code, targets)
@@ -174,8 +213,8 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
             pieces.say(shell, "err", problem)
         return 1 if problem else 0
     if kind == "if":
-        for condition, body in compound.clauses:
-            if run_list(shell, condition, source, pieces) == 0:
+        for test, body in compound.clauses:
+            if condition(shell, test, source, pieces) == 0:
                 return run_list(shell, body, source, pieces)
         if compound.otherwise is not None:
             return run_list(shell, compound.otherwise, source, pieces)
@@ -236,8 +275,8 @@ def _turns(
                 return code
             body = compound.body
         else:
-            condition, body = compound.clauses[0]
-            held = run_list(shell, condition, source, pieces)
+            guard, body = compound.clauses[0]
+            held = condition(shell, guard, source, pieces)
             if (held == 0) != (compound.kind == "while"):
                 return code
         index += 1

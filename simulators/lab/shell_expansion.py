@@ -212,7 +212,11 @@ class Expansion:
             if problem:
                 raise Refused(problem)
 
-        get = lambda name: state.variables.get(name, "")  # noqa: E731
+        def get(name: str) -> str:
+            if name not in state.variables:
+                self._unbound(name)
+            return state.variables.get(name, "")
+
         try:
             evaluator = shell_arithmetic.Evaluator(get, assign)
             return evaluator.evaluate(self._expand_text(expression))
@@ -233,12 +237,19 @@ class Expansion:
             return " ".join(self.positional)
         if name.isdigit():
             index = int(name[-9:]) if len(name) < 10 else 0
-            return self.positional[index - 1] if 0 < index <= len(self.positional) else ""
+            if 0 < index <= len(self.positional):
+                return self.positional[index - 1]
+            self._unbound(f"${name}")
+            return ""
         if name in ("-", "!"):
             return ""
         if name.startswith("#") and _is_name(name[1:]):
+            if name[1:] not in state.variables:
+                self._unbound(name[1:])
             return str(len(state.variables.get(name[1:], "")))
         if _is_name(name):
+            if name not in state.variables:
+                self._unbound(name)
             return state.variables.get(name, "")
         default = self._default(name)
         if default is not None:
@@ -264,6 +275,11 @@ class Expansion:
             except shell_parameters.BadSubstitution as bad:
                 raise Refused(f"bash: {bad}") from None
         raise Refused(f"bash: ${{{name}}}: bad substitution")
+
+    def _unbound(self, name: str) -> None:
+        """`set -u`: a parameter that is not set stops the line (or the script)."""
+        if "nounset" in self.state.options:
+            raise Aborted(f"bash: {name}: unbound variable")
 
     def _default(self, name: str) -> tuple[str, str, str, bool] | None:
         """`${base<op>text}` with one of bash's DEFAULTS operators: base, op, text, and whether

@@ -23,11 +23,14 @@ MAX_DEPTH = 8
 
 
 class ScriptExit(Exception):
-    """`exit N` inside a script or a subshell: it ends there with status N."""
+    """`exit N` inside a script or a subshell (or a `set -e` failure): it ends there with
+    status N. `shown`: what a redirected compound command printed before it, (stdout,
+    stderr), for the list it ends to show."""
 
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
+        self.shown: tuple[str, str] | None = None
 
 
 class FunctionReturn(Exception):

@@ -39,7 +39,10 @@ class Refused(Exception):
 
 class Aborted(Exception):
     """An expansion error after which interactive bash drops the rest of the command line
-    (`${v:?message}`); in a pipe's command or a `$(...)`, only that subshell's."""
+    (`${v:?message}`, `set -u`); in a pipe's command or a `$(...)`, only that subshell's.
+    `shown`: what a redirected compound command printed before it (as ScriptExit's)."""
+
+    shown: tuple[str, str] | None = None
 
 
 class Incomplete(ShellSyntaxError):

@@ -91,8 +91,9 @@ def commands_(draw: st.DrawFn, depth: int, in_loop: bool) -> str:
     return f"{{ {draw(bodies(inner, in_loop))}; }}"
 
 
-def _bash(script: str) -> str:
-    done = subprocess.run(
+def run_bash(script: str) -> subprocess.CompletedProcess[str]:
+    """This machine's bash 5.2 running `script` (`bash -c`) in the C.UTF-8 locale."""
+    return subprocess.run(
         ["bash", "-c", script],
         capture_output=True,
         text=True,
@@ -100,6 +101,10 @@ def _bash(script: str) -> str:
         check=False,
         timeout=20,
     )
+
+
+def _bash(script: str) -> str:
+    done = run_bash(script)
     assert not done.stderr, (script, done.stderr)  # the generator makes no error
     return done.stdout.rstrip("\n")
 
