@@ -79,3 +79,20 @@ def test_the_admin_hosts_text_tools_answer_as_gnus_and_bashs_do(page: Page) -> N
     lines = page.locator(".xterm-rows > div")
     expect(lines.filter(has_text=re.compile(r"^Z3B1\s*$"))).to_have_count(1)
     expect(lines.filter(has_text=re.compile(r"^3\s*$"))).to_have_count(1)
+
+
+def test_a_function_typed_over_lines_and_a_script_made_executable_run_in_the_terminal(
+    page: Page,
+) -> None:
+    open_terminal(page)
+    rows = page.locator(".xterm-rows")
+    enter(page, "gpus() {")
+    expect(rows_matching(page, r"^>\s*$")).to_have_count(1)
+    enter(page, "  kubectl get nodes -o name | grep -c gpu")
+    enter(page, "}")
+    enter(page, "gpus")
+    expect(rows_matching(page, r"^3\s*$")).to_have_count(1)
+    enter(page, "printf '#!/bin/bash\\necho ran $1\\n' > run.sh; ./run.sh")
+    expect(rows).to_contain_text("bash: ./run.sh: Permission denied")
+    enter(page, "chmod +x run.sh && ./run.sh now")
+    expect(rows).to_contain_text("ran now")
