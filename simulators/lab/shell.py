@@ -310,6 +310,11 @@ class Shell(Expansion):
             return shell_functions.call(self, name, args, source)
         if name == "set":
             return shell_options.set_(self, args)
+        if name == "let":  # each argument an arithmetic expression; status 1 if the last is 0
+            if not args:
+                return Output.error("bash: let: expression expected")
+            values = [self.arithmetic(expression, "let") for expression in args]
+            return Output("", 0 if values[-1] else 1)
         if name == "return":
             return shell_functions.return_(self, args)
         if name == "local":

@@ -30,6 +30,11 @@ def test_process_substitution_reads_as_bashs_does(lab: LabSession, line: str) ->
     assert lab.run(line).output.rstrip("\n") == _bash(line)
 
 
+def test_let_evaluates_each_argument_and_fails_on_a_last_zero_as_bash(lab: LabSession) -> None:
+    line = 'let x=3+4 "y = x * 2"; echo $x $y $?; let z=0; echo $?; let n++ n++; echo $n $?'
+    assert lab.run(line).output == _bash(line)
+
+
 def test_a_process_substitutions_file_is_gone_after_its_command(lab: LabSession) -> None:
     assert lab.run("cat <(echo a) >/dev/null; cat /dev/fd/63").output == (
         "cat: /dev/fd/63: No such file or directory"
