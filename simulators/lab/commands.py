@@ -12,6 +12,7 @@ from simulators.lab import (
     awk,
     builtins,
     conditions,
+    diff,
     editor,
     files,
     filetools,
@@ -135,6 +136,13 @@ register("runai", runai.run, path="/usr/local/bin/runai")
 register("helm", helm.run, path="/usr/local/bin/helm")
 register("ls", files.ls, path=BIN + "ls", files=True, options=["-l", "-a", "-h", "-1", "-t"])
 register("cat", files.cat, path=BIN + "cat", files=True)
+register(
+    "diff",
+    diff.diff,
+    path=BIN + "diff",
+    files=True,
+    options=["-u", "-c", "-q", "-s", "-i", "-b", "-w", "-B", "-N"],
+)
 register("rm", filetools.rm, path=BIN + "rm", files=True, options=["-f", "-r", "-i", "-v"])
 register("cp", filetools.cp, path=BIN + "cp", files=True, options=["-i", "-n", "-p", "-v"])
 register("mv", filetools.mv, path=BIN + "mv", files=True, options=["-f", "-i", "-n", "-v"])

@@ -46,7 +46,7 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   files      ls, cat, less, more, head, tail, cp, mv, rm, touch, chmod +x FILE (then ./FILE),
              sed -i 's/old/new/g' FILE, > and >> redirects, basename, dirname,
              cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
-  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d, column -t,
+  text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d, column -t, diff -u,
              nl, paste, tac, rev, seq: ... | jq -r '.items[].metadata.name'
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null, for, while, if, case,
