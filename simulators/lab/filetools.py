@@ -12,7 +12,6 @@ Compared with the real tools on generated sequences in tests/unit/lab/test_filet
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 from simulators.lab import files
@@ -26,19 +25,15 @@ _HOME_FORMS = frozenset({".", "./", "~", "~/", HOME, HOME + "/"})
 _OTHER_FOLDERS = frozenset({"..", "../", "/", "/home", "/home/", "/tmp", "/tmp/"})
 
 
-class _Elsewhere(Exception):
-    """An operand outside the home folder."""
-
-
 def _is_home(path: str) -> bool:
     return path in _HOME_FORMS
 
 
-def _name(path: str) -> str:
-    """The home folder's file `path` names; _Elsewhere for any other place."""
+def _name(path: str) -> str | None:
+    """The home folder's file `path` names; None for any other place (no file there)."""
     name = files.normalize(path)
     if not name or "/" in name or name in (".", ".."):
-        raise _Elsewhere(path)
+        return None
     return name
 
 
@@ -89,19 +84,16 @@ def _rm(ctx: Context, args: list[str]) -> Output:
                 errors.append("rm: use --no-preserve-root to override this failsafe")
             elif _is_home(path):
                 # Its files go; the folder itself is /home's, which admin cannot write.
-                for name in sorted(state.files):
-                    files.remove(ctx, name)
+                for each in sorted(state.files):
+                    files.remove(ctx, each)
                     if "v" in opts:
-                        out.append(f"removed '{path.rstrip('/')}/{name}'")
+                        out.append(f"removed '{path.rstrip('/')}/{each}'")
                 errors.append(f"rm: cannot remove '{path}': Permission denied")
             else:
                 errors.append(f"rm: cannot remove '{path}': Permission denied")
             continue
-        try:
-            name = _name(path)
-        except _Elsewhere:
-            name = ""
-        if name not in state.files:
+        name = _name(path)
+        if name is None or name not in state.files:
             if not force:
                 errors.append(f"rm: cannot remove '{path}': No such file or directory")
             continue
@@ -135,11 +127,7 @@ def _copy_or_move(ctx: Context, args: list[str], tool_name: str) -> Output:
     into = _is_home(target)
     state = ctx.world.state
     if len(sources) > 1 and not into:
-        try:
-            exists = _name(target) in state.files
-        except _Elsewhere:
-            exists = False
-        if exists:
+        if _name(target) in state.files:
             return Output.error(f"{tool_name}: target '{target}': Not a directory")
         return Output.error(f"{tool_name}: target '{target}': No such file or directory")
     out: list[str] = []
@@ -148,16 +136,12 @@ def _copy_or_move(ctx: Context, args: list[str], tool_name: str) -> Output:
     seen: set[str] = set()
     for source in sources:
         if into and tool_name == "cp":
-            try:
-                again = _name(source) in seen
-            except _Elsewhere:
-                again = False
-            if again:
+            name = _name(source)
+            if name in seen:
                 errors.append(f"cp: warning: source file '{source}' specified more than once")
                 continue
-            with contextlib.suppress(_Elsewhere):
-                if _name(source) in state.files:  # the same file, known by its inode
-                    seen.add(_name(source))
+            if name is not None and name in state.files:  # the same file, known by its inode
+                seen.add(name)
         problem = _one(ctx, tool_name, opts, (source, target, into), out, errors)
         if problem:
             errors.append(problem)
@@ -181,16 +165,12 @@ def _one(
         if tool_name == "cp" and not ("r" in opts or "R" in opts or "a" in opts):
             return f"cp: -r not specified; omitting directory '{source}'"
         return _elsewhere(tool_name, source)
-    try:
-        name = _name(source)
-    except _Elsewhere:
-        name = ""
-    if name not in state.files:
+    name = _name(source)
+    if name is None or name not in state.files:
         return f"{tool_name}: cannot stat '{source}': No such file or directory"
     shown = f"{target.rstrip('/')}/{name}" if into else target
-    try:
-        dest = name if into else _name(target)
-    except _Elsewhere:
+    dest = name if into else _name(target)
+    if dest is None:
         return _elsewhere(tool_name, target)
     exists = dest in state.files
     if exists and "n" in opts:
@@ -236,9 +216,8 @@ def _touch(ctx: Context, args: list[str]) -> Output:
     for path in operands:
         if _is_home(path) or path in _OTHER_FOLDERS:
             continue
-        try:
-            name = _name(path)
-        except _Elsewhere:
+        name = _name(path)
+        if name is None:
             errors.append(f"touch: cannot touch '{path}': No such file or directory")
             continue
         if name in ctx.world.state.files or "c" in opts:
@@ -335,11 +314,8 @@ def _chmod(ctx: Context, args: list[str]) -> Output:
             failed = True
             errors.append(_elsewhere("chmod", path))
             continue
-        try:
-            name = _name(path)
-        except _Elsewhere:
-            name = ""
-        if name not in ctx.world.state.files:
+        name = _name(path)
+        if name is None or name not in ctx.world.state.files:
             failed = True
             if "v" in opts:
                 out.append(f"'{path}' could not be accessed")
