@@ -280,12 +280,7 @@ class Shell(Expansion):
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
-        if "/" in name:
-            handler: Builtin | None = self._path_command(name)
-        elif name in self.state.functions:
-            handler = _function_marker
-        else:
-            handler = self._command(name)
+        handler = _function_marker if name in self.state.functions else self._program(name)
         if handler is None:
             return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
@@ -350,7 +345,7 @@ class Shell(Expansion):
         name, rest = args[0], args[1:]
         if name.startswith("-") or (name in ("su", "bash", "sh") and not rest):
             return Output.error("sudo: a root shell is not available in this lab")
-        handler = self.commands.get(name) if "/" not in name else self._path_command(name)
+        handler = self._program(name)
         if handler is None:
             return Output.error(f"sudo: {name}: command not found")
         return self._call(name, handler, rest, source, functions=False)
@@ -372,7 +367,7 @@ class Shell(Expansion):
         if not args:
             return Output()
         name = args[0]
-        handler = self.commands.get(name) if "/" not in name else self._path_command(name)
+        handler = self._program(name)
         if handler is None:
             return Output.error(f"bash: {name}: command not found", 127)
         return self._call(name, handler, args[1:], source, functions=False)
@@ -383,9 +378,12 @@ class Shell(Expansion):
         value = "".join(self._expand_parts(rest, split=False)[0] or [""])
         return value
 
-    def _path_command(self, path: str) -> Builtin:
-        """A command word with a `/`: a file run as a script (shell_scripts.run_path)."""
-        return lambda ctx, args: shell_scripts.run_path(self, path, args)
+    def _program(self, name: str) -> Builtin | None:
+        """A command word that is no function: with a `/`, a file run as a script
+        (shell_scripts.run_path); else a tool or builtin (_command), None if there is none."""
+        if "/" in name:
+            return lambda ctx, args: shell_scripts.run_path(self, name, args)
+        return self._command(name)
 
     def _command(self, name: str) -> Builtin | None:
         return self.xargs if name == "xargs" else self.commands.get(name)

@@ -34,6 +34,12 @@ class Pieces(list[tuple[str, str]]):
         self.append((kind, text))
         shell.shown += len(text) + 1
 
+    def said(self, shell: Shell, out: str, err: str) -> None:
+        """A command's stdout and stderr as a pipeline returns them: stderr first, as shown."""
+        for kind, text in (("err", err), ("out", out)):
+            if text:
+                self.say(shell, kind, text)
+
     def stdout(self) -> str:
         return "".join(text for kind, text in self if kind == "out")
 
@@ -142,15 +148,10 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
         try:
             out, err, code = shell.pipeline(pipeline, source)
         except (ScriptExit, Aborted) as stop:
-            out, err = stop.shown or ("", "")
+            pieces.said(shell, *(stop.shown or ("", "")))
             stop.shown = None
-            for kind, text in (("err", err), ("out", out)):
-                if text:
-                    pieces.say(shell, kind, text)
             raise
-        for kind, text in (("err", err), ("out", out)):
-            if text:
-                pieces.say(shell, kind, text)
+        pieces.said(shell, out, err)
         budget.check_output(shell.shown, "bash")
     return (0 if code else 1) if pipeline.negated else code
 
