@@ -9,6 +9,7 @@ the cluster. ``simulators.cluster.store`` calls them on every write.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Iterator
@@ -363,6 +364,20 @@ def _job_selector(job: Obj, spec: Obj, template: Obj) -> None:
         labels.setdefault(key, value)
 
 
+def _string_data(secret: Obj) -> None:
+    """A Secret's ``stringData`` is write-only: the API server's conversion writes each value
+    into ``data`` (base64, over a value of the same key) and stores no ``stringData``."""
+    given = secret.pop("stringData", None)
+    if not isinstance(given, dict) or not given:
+        return
+    data = secret.get("data")
+    data = dict(data) if isinstance(data, dict) else {}
+    for key, value in given.items():
+        text = value if isinstance(value, str) else str(value)
+        data[key] = base64.b64encode(text.encode()).decode()
+    secret["data"] = data
+
+
 def apply_defaults(
     info: ResourceInfo, obj: Obj, cluster: ClusterAPI, *, creating: bool = False
 ) -> None:
@@ -447,6 +462,7 @@ def apply_defaults(
         obj.setdefault("status", {"loadBalancer": {}})
     elif kind == "Secret":
         obj.setdefault("type", "Opaque")
+        _string_data(obj)
     elif kind == "CronJob":
         _default_pod_spec(kinds.cronjob_defaults(obj.setdefault("spec", {})))
     elif kind in kinds.DEFAULTS and creating:

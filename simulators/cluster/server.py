@@ -52,7 +52,6 @@ from simulators.cluster.request import (
     scale_of,
 )
 from simulators.cluster.served import ServedCluster
-from simulators.cluster.store import MockCluster
 from simulators.cluster.streaming import StreamingHandler
 
 TICK_SECONDS = 1.0
@@ -269,7 +268,7 @@ class Handler(StreamingHandler):
         if query.get("dryRun") == "All" and method in ("POST", "PUT", "PATCH", "DELETE"):
             # A server-side dry run goes through every rule on a copy that is then dropped.
             with world.lock:
-                api = MockCluster.from_json(api.to_json(), api.registry)
+                api = api.dry_run()
             advance = _nothing
         if target.subresource == "log":
             if method != "GET":

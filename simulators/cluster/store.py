@@ -98,6 +98,8 @@ class MockCluster(ContainerIO):
         # Called on every write: the lab sets its command's pacing here while the controllers
         # run (budget.give_way), so a long step gives way to other learners write by write.
         self.give_way: Callable[[], None] = _nothing
+        # A store made by dry_run: its writes answer as a server's dry run does.
+        self.dry = False
         if bootstrap:
             for ns in SYSTEM_NAMESPACES:
                 self.create("namespaces", {"metadata": {"name": ns}})
@@ -368,7 +370,10 @@ class MockCluster(ContainerIO):
         self._record(info, "ADDED", new)
         if info.plural == "namespaces":
             lifecycle.populate_namespace(self, str(meta["name"]))
-        return copy_obj(new)
+        created = copy_obj(new)
+        if self.dry:
+            created["metadata"].pop("resourceVersion", None)
+        return created
 
     def _store_update(
         self, info: ResourceInfo, old: Obj, new: Obj, *, subresource: str | None
@@ -437,7 +442,10 @@ class MockCluster(ContainerIO):
             return lifecycle.remove(self, info, ns, str(meta_old["name"]))
         self._put(info, (ns, str(meta_old["name"])), new)
         self._record(info, "MODIFIED", new, counted=not unseen)
-        return copy_obj(new)
+        updated = copy_obj(new)
+        if self.dry:
+            updated["metadata"]["resourceVersion"] = meta_old["resourceVersion"]
+        return updated
 
     def update(
         self,
@@ -568,6 +576,15 @@ class MockCluster(ContainerIO):
         bucket is copied by the first write to it), not the objects' size: a lab started from
         a ticket's template world (simulators.lab.world)."""
         return saved.fork(self)
+
+    def dry_run(self) -> MockCluster:
+        """A fork whose writes go through every rule and answer as the API server answers a
+        dry run (``?dryRun=All``): the caller drops it, so nothing is kept. As the apiserver's
+        DryRunnableStorage, a created object comes back with no resourceVersion (none was
+        stored) and an updated one with the stored version's."""
+        other = self.fork()
+        other.dry = True
+        return other
 
     def pack_idle(self) -> None:
         """Hold what this store changed since its fork packed until it is read again

@@ -399,6 +399,18 @@ def script_of(
     return _built(changed[0], changed[1], head)
 
 
+def unified(old: str, new: str, names: tuple[str, str], moment: datetime) -> str:
+    """`diff -u -N OLD NEW` of two texts as GNU prints it, both files of time `moment`: the two
+    header lines and the hunks, or "" when the texts are the same (kubectl diff's files)."""
+    a, b = files.lines_ended(old), files.lines_ended(new)
+    script = script_of(a, b, 0, False, False, 3)
+    style = out.Style("unified", 3, False, 0, False, False)
+    if not out.differs(script, a, b, style):
+        return ""
+    headers = (out.header(names[0], moment, "unified"), out.header(names[1], moment, "unified"))
+    return out.render(script, a, b, style, headers)
+
+
 # ---------------------------------------------------------------------------- the tool
 
 

@@ -69,6 +69,9 @@ class Answer:
     seconds: float = 0.0  # the lab's kubectl call alone (in process), for the benchmark
 
 
+# kubectl diff's folders (os.MkdirTemp's random numbers) and its files' times (when written).
+DIFF_FOLDER = re.compile(r"/tmp/(LIVE|MERGED)-\d+")
+DIFF_TIME = re.compile(r"\t\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{9} [+-]\d{4}$", re.MULTILINE)
 RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
 # Objects a command creates get a fresh uid on each side; timestamps come from two clocks.
 UID = re.compile(r'("?uid"?:\s*)"?[0-9a-f-]{36}"?')
@@ -82,6 +85,7 @@ def mask(text: str) -> str:
     see its evictions in another order and count a different number of updates.
     """
     out = []
+    text = DIFF_TIME.sub("\t<time>", DIFF_FOLDER.sub(r"/tmp/\1-<n>", text))
     text = UID.sub(r"\1<uid>", RESOURCE_VERSION.sub(r'\1"<rv>"', text))
     for line in TIMESTAMP.sub("<time>", text).split("\n"):
         masked = AGE.sub("<age>", line)
@@ -118,6 +122,15 @@ class Oracle:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.kubeconfig = tmp / "kubeconfig"
         self.cache = tmp / "kube-cache"
+        self.tools = tmp / "tools"
+        self.tools.mkdir(exist_ok=True)
+        if not (self.tools / "diff").exists():
+            (self.tools / "diff").symlink_to("/usr/bin/diff")
+
+    def write_file(self, name: str, body: str) -> None:
+        """A file in the lab's home folder and the real kubectl's working folder alike."""
+        self.files[name] = body
+        (self.tmp / name).write_text(body, encoding="utf-8")
 
     def reset(self) -> None:
         """Both copies rebuilt from the seed, served on the same port (so the real kubectl's
@@ -148,9 +161,11 @@ class Oracle:
         words = shlex.split(line)[1:]
         env = {**os.environ, "KUBECONFIG": str(self.kubeconfig), "KUBECACHEDIR": str(self.cache)}
         # No editor on this PATH: kubectl edit of a missing object fails before it needs one.
+        # Only diff, which kubectl diff runs.
         env.pop("KUBE_EDITOR", None)
         env.pop("EDITOR", None)
-        env["PATH"] = "/nonexistent"
+        env.pop("KUBECTL_EXTERNAL_DIFF", None)
+        env["PATH"] = str(self.tools)
         result = subprocess.run(
             # The cache folder from KUBECACHEDIR: a flag before the verb would make a mistyped
             # verb a plugin name ("flags cannot be placed before plugin name").

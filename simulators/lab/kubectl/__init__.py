@@ -26,6 +26,7 @@ from simulators.lab.kubectl import (
     create,
     delete,
     describe,
+    diff,
     drain,
     edit,
     events,
@@ -70,6 +71,7 @@ VERBS: dict[str, Verb] = {
     "create": Verb(apply.CREATE_FLAGS, apply.run_create),
     "delete": Verb(delete.FLAGS, delete.run),
     "describe": Verb(describe.FLAGS, describe.run),
+    "diff": Verb(diff.FLAGS, diff.run),
     "drain": Verb(drain.FLAGS, drain.run),
     "edit": Verb(edit.FLAGS, edit.run),
     "events": Verb(events.FLAGS, events.run),
@@ -130,6 +132,7 @@ Troubleshooting and Debugging Commands:
   events          List events
 
 Advanced Commands:
+  diff            Diff the live version against a would-be applied version
   apply           Apply a configuration to a resource by file name or stdin
   patch           Update fields of a resource
   replace         Replace a resource by file name or stdin
@@ -305,7 +308,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         return _starting(_names(ctx, info.key, _ns(words) if info.namespaced else None), current)
     if sub == "rollout" and not positionals:
         return _starting(["history", "pause", "restart", "resume", "status", "undo"], current)
-    if sub in ("apply", "create", "replace") and words[-1] in ("-f", "--filename"):
+    if sub in ("apply", "create", "diff", "replace") and words[-1] in ("-f", "--filename"):
         return _starting(sorted(ctx.world.state.files), current)
     return []
 

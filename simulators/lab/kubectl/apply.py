@@ -14,6 +14,7 @@ from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import create as generators
 from simulators.lab.kubectl import create_role, create_secret, create_token
+from simulators.lab.kubectl.apply_patch import three_way
 from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
 from simulators.lab.tool import Context, Output
 
@@ -163,6 +164,16 @@ def _dry(parsed: Parsed) -> str:
     return ""
 
 
+def _writer(cluster: ClusterAPI, parsed: Parsed) -> ClusterAPI | None:
+    """Where the command writes: the cluster; under --dry-run=server a copy that goes through
+    every rule and is dropped (a store's dry_run); none under a client dry run."""
+    dry = _dry(parsed)
+    if not dry:
+        return cluster
+    fork = getattr(cluster, "dry_run", None) if dry == " (server dry run)" else None
+    return fork() if fork is not None else None
+
+
 def _with_ns(doc: Obj, ns: str | None) -> Obj:
     obj = copy.deepcopy(doc)
     if ns is not None:
@@ -174,9 +185,10 @@ def _create(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
 ) -> str:
     name = (doc.get("metadata") or {}).get("name", "")
-    if not _dry(parsed):
+    writer = _writer(cluster, parsed)
+    if writer is not None:
         try:
-            created = cluster.create(info.key, _with_ns(doc, ns), ns)
+            created = writer.create(info.key, _with_ns(doc, ns), ns)
         except ApiError as exc:
             if exc.reason in ("AlreadyExists", "NotFound", "Forbidden", "BadRequest"):
                 exc = ApiError(
@@ -190,32 +202,21 @@ def _create(
     return f"{kind_name(info)}/{name} created{_dry(parsed)}"
 
 
-def _subset(want: Any, have: Any) -> bool:
-    if isinstance(want, dict):
-        return isinstance(have, dict) and all(_subset(v, have.get(k)) for k, v in want.items())
-    if isinstance(want, list):
-        return (
-            isinstance(have, list)
-            and len(want) == len(have)
-            and all(_subset(w, h) for w, h in zip(want, have, strict=True))
-        )
-    return bool(want == have or str(want) == str(have))
-
-
 def go_json(value: Any) -> str:
     """encoding/json's Marshal: sorted keys, compact, <, > and & escaped."""
     text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _unchanged(doc: Obj, current: Obj, annotation: str) -> bool:
-    """Nothing to patch: the last applied configuration is this one and the object still has it."""
-    meta = current.get("metadata") or {}
-    if (meta.get("annotations") or {}).get(LAST_APPLIED) != annotation:
-        return False
-    body = {k: v for k, v in doc.items() if k not in ("metadata", "status")}
-    own = doc.get("metadata") or {}
-    return _subset(body, current) and _subset(own.get("labels") or {}, meta.get("labels") or {})
+def last_applied(obj: Obj) -> Obj | None:
+    """The object's last applied configuration, as apply reads it back (None if there is none
+    or it is not a JSON object)."""
+    text = ((obj.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _apply(
@@ -238,9 +239,10 @@ def _apply(
     except ApiError as exc:
         if exc.reason != "NotFound":
             raise
-        if not _dry(parsed):
+        writer = _writer(cluster, parsed)
+        if writer is not None:
             try:
-                cluster.create(info.key, applied, ns)
+                writer.create(info.key, applied, ns)
             except ApiError as failed:  # cmdutil.AddSourceToErr("creating", ...)
                 if failed.reason not in ("AlreadyExists", "Forbidden", "BadRequest"):
                     raise
@@ -251,7 +253,8 @@ def _apply(
                     failed.details,
                 ) from None
         return f"{kind_name(info)}/{name} created{_dry(parsed)}"
-    if _unchanged(doc, current, annotation):
+    patch = three_way(last_applied(current), applied, current, strategic=not info.custom)
+    if not patch:
         return f"{kind_name(info)}/{name} unchanged{_dry(parsed)}"
     warning = ""
     if LAST_APPLIED not in ((current.get("metadata") or {}).get("annotations") or {}):
@@ -261,10 +264,11 @@ def _apply(
             "created declaratively by either kubectl create --save-config or kubectl apply. The "
             "missing annotation will be patched automatically.\n"
         )
-    patch = {k: v for k, v in applied.items() if k not in ("apiVersion", "kind", "status")}
-    if not _dry(parsed):
+    patch_type = "merge" if info.custom else "strategic"
+    writer = _writer(cluster, parsed)
+    if writer is not None:
         try:
-            cluster.patch(info.key, name, patch, ns, patch_type="strategic")
+            writer.patch(info.key, name, patch, ns, patch_type=patch_type)
         except ApiError as exc:
             if exc.reason not in ("Invalid",):
                 exc = ApiError(

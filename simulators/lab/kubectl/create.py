@@ -372,7 +372,7 @@ def submit(
     ns = namespace(parsed) if info.namespaced else None
     try:
         if dry == "server":
-            fork = getattr(cluster, "fork", None)
+            fork = getattr(cluster, "dry_run", None)
             if fork is not None:
                 # A server dry run goes through every rule the create would, on a copy that is
                 # then dropped, and answers with the object as the server would store it.

@@ -153,7 +153,7 @@ def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int, dr
         return f"skipped rollback (current template already matches revision {to_revision})"
     ops = [{"op": "replace", "path": "/spec/template", "value": template}]
     ns = obj["metadata"].get("namespace")
-    fork = getattr(cluster, "fork", None) if dry == "server" else None
+    fork = getattr(cluster, "dry_run", None) if dry == "server" else None
     if dry != "server":
         cluster.patch(info.key, name, ops, ns, patch_type="json")
     elif fork is not None:

@@ -259,6 +259,28 @@ def test_a_server_side_dry_run_changes_nothing(port: int, world: ServedCluster) 
     assert world.steps == 0
 
 
+def test_a_dry_run_answers_as_the_apiserver_with_the_stored_version_or_none(
+    port: int, world: ServedCluster
+) -> None:
+    stored = world.api.get("nodes", "gpu-node1")["metadata"]["resourceVersion"]
+    _, patched = call(
+        port,
+        "PATCH",
+        "/api/v1/nodes/gpu-node1?dryRun=All",
+        {"metadata": {"labels": {"dry": "run"}}},
+        {"Content-Type": "application/merge-patch+json"},
+    )
+    code, created = call(
+        port,
+        "POST",
+        "/api/v1/namespaces/default/configmaps?dryRun=All",
+        {"metadata": {"name": "fresh"}, "data": {"a": "1"}},
+    )
+    assert patched["metadata"]["resourceVersion"] == stored
+    assert code == 201 and created["metadata"]["uid"]
+    assert "resourceVersion" not in created["metadata"]
+
+
 def test_following_a_log_streams_new_lines_until_the_pod_goes(
     port: int, world: ServedCluster
 ) -> None:

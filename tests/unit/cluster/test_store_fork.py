@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from simulators.cluster.api import ApiError
 from simulators.cluster.store import MockCluster
 
 
@@ -81,3 +84,29 @@ def test_a_forks_write_keeps_the_unchanged_parts_of_the_original_object_not_copi
     assert "labels" not in before["metadata"] and after["metadata"]["labels"] == {"mine": "yes"}
     fork.patch("configmaps", "settings", {"data": {"big": "changed"}})
     assert original.get("configmaps", "settings")["data"]["big"] == "x" * 1000
+
+
+def test_a_dry_run_store_checks_every_rule_and_its_original_keeps_nothing() -> None:
+    original = small_cluster()
+    before = state(original)
+    dry = original.dry_run()
+    changed = dry.patch("configmaps", "settings", {"data": {"a": "2"}})
+    stored = original.get("configmaps", "settings")["metadata"]["resourceVersion"]
+    assert changed["data"] == {"a": "2"}
+    assert changed["metadata"]["resourceVersion"] == stored
+    assert (
+        "resourceVersion" not in dry.create("configmaps", {"metadata": {"name": "n"}})["metadata"]
+    )
+    with pytest.raises(ApiError, match="already exists"):
+        dry.create("configmaps", {"metadata": {"name": "settings"}})
+    assert state(original) == before
+
+
+def test_a_secrets_string_data_is_stored_in_data_as_base64() -> None:
+    store = MockCluster(seed=1)
+    secret = store.create(
+        "secrets",
+        {"metadata": {"name": "s"}, "data": {"a": "YQ==", "k": "b2xk"}, "stringData": {"k": "v"}},
+    )
+    assert "stringData" not in secret
+    assert secret["data"] == {"a": "YQ==", "k": "dg=="}
