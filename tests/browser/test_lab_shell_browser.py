@@ -96,3 +96,15 @@ def test_a_function_typed_over_lines_and_a_script_made_executable_run_in_the_ter
     expect(rows).to_contain_text("bash: ./run.sh: Permission denied")
     enter(page, "chmod +x run.sh && ./run.sh now")
     expect(rows).to_contain_text("ran now")
+
+
+def test_kubectl_diff_shows_a_change_to_a_file_before_it_is_applied(page: Page) -> None:
+    open_terminal(page)
+    rows = page.locator(".xterm-rows")
+    enter(page, "kubectl create configmap cfg --from-literal=a=1 --dry-run=client -o yaml > c.yaml")
+    enter(page, 'kubectl apply -f c.yaml && sed -i \'s/a: "1"/a: "2"/\' c.yaml')
+    expect(rows).to_contain_text("configmap/cfg created")
+    enter(page, "kubectl diff -f c.yaml; echo status $?")
+    expect(rows_matching(page, r'^-\s+a: "1"\s*$')).to_have_count(1)
+    expect(rows_matching(page, r'^\+\s+a: "2"\s*$')).to_have_count(1)
+    expect(rows).to_contain_text("status 1")
