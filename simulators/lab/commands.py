@@ -211,7 +211,7 @@ register("complete", shell_complete.complete)
 # The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`.
 for _name in ("bash", "sh"):
     register(_name, _shell_only(_name), path="/usr/bin/" + _name)
-for _name in ("source", ".", "shift", "exit", "return", "local", "set", "let"):
+for _name in ("source", ".", "shift", "exit", "return", "local", "set", "let", "eval"):
     register(_name, _shell_only(_name))
 register("break", shell_compound.jump("break"))
 register("continue", shell_compound.jump("continue"))

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from simulators.lab import shell_random
+
 HOME = "/home/admin"
 MAX_VARIABLES = 256
 MAX_VALUE_BYTES = 64 * 1024
@@ -52,6 +54,16 @@ class ShellState:
     functions: dict[str, str] = field(default_factory=dict)
     # `set -o`'s options that are on (simulators.lab.shell_options).
     options: list[str] = field(default_factory=lambda: list(DEFAULT_OPTIONS))
+    # $RANDOM's generator (simulators.lab.shell_random): its state (None: not started yet)
+    # and the number it gave last.
+    random: int | None = None
+    random_last: int = 0
+
+    def next_random(self, lab_seed: int) -> int:
+        """$RANDOM: the next number, from the lab's seed if nothing seeded it."""
+        state = shell_random.start(lab_seed) if self.random is None else self.random
+        self.random, self.random_last = shell_random.following(state, self.random_last)
+        return self.random_last
 
     def environment(self) -> dict[str, str]:
         """The exported variables: what a command started now sees."""
@@ -63,6 +75,8 @@ class ShellState:
             return f"bash: {name}: too many variables in this lab"
         if len(value.encode("utf-8", errors="replace")) > MAX_VALUE_BYTES:
             return f"bash: {name}: value too long for this lab"
+        if name == "RANDOM":  # `RANDOM=N` seeds the generator
+            self.random, self.random_last = shell_random.seed_of(value), 0
         self.variables[name] = value
         if export and name not in self.exported:
             self.exported.append(name)
@@ -83,6 +97,8 @@ class ShellState:
             "completions": dict(self.completions),
             "functions": dict(self.functions),
             "options": list(self.options),
+            "random": self.random,
+            "random_last": self.random_last,
         }
 
     @classmethod
@@ -99,4 +115,6 @@ class ShellState:
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
             functions={str(k): str(v) for k, v in (data.get("functions") or {}).items()},
             options=[str(o) for o in data.get("options") or DEFAULT_OPTIONS],
+            random=None if data.get("random") is None else int(data["random"]) & 0xFFFFFFFF,
+            random_last=int(data.get("random_last", 0)),
         )

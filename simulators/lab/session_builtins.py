@@ -50,8 +50,8 @@ HELP_TEXT = """Commands on this admin host (kadmin):
              nl, paste, tac, rev, seq: ... | jq -r '.items[].metadata.name'
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null, for, while, if, case,
-             name() { ...; }, set -euo pipefail, bash FILE, source FILE, <(...), complete,
-             source <(kubectl completion bash)
+             name() { ...; }, set -euo pipefail, set -x, bash [-x] FILE, source FILE,
+             eval, $RANDOM, <(...), complete, source <(kubectl completion bash)
   host       whoami, id, hostname, uname -a, sudo COMMAND, command -v NAME
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too

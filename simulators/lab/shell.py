@@ -22,6 +22,7 @@ from simulators.lab import (
     shell_functions,
     shell_options,
     shell_scripts,
+    shell_xtrace,
     xargs,
 )
 from simulators.lab.budget import BudgetExceeded
@@ -107,6 +108,8 @@ class Shell(Expansion):
         self.sourcing = 0
         self.conditions = 0  # conditions running (if, while): `set -e` lets them fail
         self.scripts = 0
+        self.trace_base = 0  # `set -x`: the $(...) depth its PS4 counts from (shell_xtrace)
+        self.evals = 0  # `eval`s running inside one another (shell_scripts.MAX_EVAL_NESTING)
 
     def another(self) -> Shell:
         return Shell(self.ctx, {})
@@ -242,15 +245,22 @@ class Shell(Expansion):
     def _simple(self, cmd: Simple, stdin: str | Input, last: bool) -> tuple[str, str, int]:
         self.stray = []
         self._substituted = False
+        trace: list[str] = []
         try:
             with self.own_fds():
-                return self._run_simple(cmd, stdin, last)
+                out, err, code = self._run_simple(cmd, stdin, last, trace)
         except Refused as exc:
-            return "", "\n".join([*self.stray, str(exc)]), 1
+            out, err, code = "", "\n".join([*self.stray, str(exc)]), 1
+        if trace:  # `set -x`: on the shell's stderr, before the command's own redirections
+            err = "\n".join([*trace, err] if err else trace)
+        return out, err, code
 
-    def _run_simple(self, cmd: Simple, given: str | Input, last: bool) -> tuple[str, str, int]:
+    def _run_simple(
+        self, cmd: Simple, given: str | Input, last: bool, trace: list[str]
+    ) -> tuple[str, str, int]:
         """One command; `last` in its pipe (its stdout goes on to the terminal unless
-        redirected, or captured by a compound command in a pipe or a $(...))."""
+        redirected, or captured by a compound command in a pipe or a $(...)). Under `set -x`
+        its expansions' stderr and its trace lines go to `trace`."""
         words = list(cmd.words)
         assignments: list[tuple[str, str]] = []
         while words and assignment(words[0]) is not None:
@@ -264,6 +274,9 @@ class Shell(Expansion):
             argv.extend([self.unsplit(word)] if whole else self.expand(word))
             if len(argv) > MAX_FIELDS:
                 raise Refused("bash: too many arguments for this lab")
+        if shell_xtrace.on(self):
+            trace.extend([*self.stray, *shell_xtrace.command(self, assignments, argv)])
+            self.stray = []
         source = given if isinstance(given, Input) else None
         stdin, targets = self.redirections(
             cmd.redirects, source.rest() if source is not None else str(given)
@@ -272,6 +285,8 @@ class Shell(Expansion):
             source = Input(stdin)
         if not argv:
             for name, value in assignments:
+                if name == "RANDOM":  # bash's integer variable: its value is arithmetic
+                    value = str(self.arithmetic(value))
                 problem = self.state.set(name, value)
                 if problem:
                     raise Refused(problem)
@@ -280,12 +295,17 @@ class Shell(Expansion):
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
-        handler = _function_marker if name in self.state.functions else self._program(name)
-        if handler is None:
+        # A function runs before a builtin or a program of its name: looked up here only.
+        function = name in self.state.functions
+        handler = None if function else self._program(name)
+        if handler is None and not function:
             return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
         try:
-            result = self._call(name, handler, args, source)
+            if handler is None:
+                result = shell_functions.call(self, name, args, source)
+            else:
+                result = self._call(name, handler, args, source)
         finally:
             self.ctx.stdin, self.ctx.env = "", {}
         out, err = streams(name, result)
@@ -297,12 +317,8 @@ class Shell(Expansion):
             out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
 
-    def _call(
-        self, name: str, handler: Builtin, args: list[str], source: Input, functions: bool = True
-    ) -> Output:
-        """A function (unless not `functions`), a tool, or the shell's own builtins."""
-        if functions and name in self.state.functions:
-            return shell_functions.call(self, name, args, source)
+    def _call(self, name: str, handler: Builtin, args: list[str], source: Input) -> Output:
+        """A tool, or the shell's own builtins (a function is run by _run_simple)."""
         if name == "set":
             return shell_options.set_(self, args)
         if name == "let":  # each argument an arithmetic expression; status 1 if the last is 0
@@ -318,6 +334,8 @@ class Shell(Expansion):
             return shell_compound.read(self.ctx, args, source)
         if name in ("bash", "sh"):
             return shell_scripts.bash(self, name, args)
+        if name == "eval":
+            return shell_scripts.eval_(self, args, source)
         if name in ("source", "."):
             return shell_scripts.source(self, name, args)
         if name == "shift":
@@ -348,7 +366,7 @@ class Shell(Expansion):
         handler = self._program(name)
         if handler is None:
             return Output.error(f"sudo: {name}: command not found")
-        return self._call(name, handler, rest, source, functions=False)
+        return self._call(name, handler, rest, source)
 
     def _command_word(self, args: list[str], source: Input) -> Output:
         """bash's `command`: `-v` says how each name would run (an alias as `alias` prints
@@ -370,7 +388,7 @@ class Shell(Expansion):
         handler = self._program(name)
         if handler is None:
             return Output.error(f"bash: {name}: command not found", 127)
-        return self._call(name, handler, args[1:], source, functions=False)
+        return self._call(name, handler, args[1:], source)
 
     def _assigned_value(self, word: Word, name: str) -> str:
         first = word.parts[0]
@@ -534,11 +552,6 @@ class Shell(Expansion):
         if name == "runai":
             return sorted(set(runai.complete(self.ctx, rest, current)))
         return commands.complete(self.ctx, name, rest, current)
-
-
-def _function_marker(ctx: Context, args: list[str]) -> Output:
-    """A function's handler as _command finds it: Shell._call runs the function instead."""
-    raise AssertionError("functions are run by Shell._call")
 
 
 def _fds(fd: int) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget
+from simulators.lab import budget, shell_xtrace
 from simulators.lab.shell_grammar import Compound, List, Pipeline
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import Aborted, Refused
@@ -238,14 +238,18 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
     if kind == "case":
         return _case(shell, compound, source, pieces)
     if kind == "arith":
+        _trace(shell, compound, pieces, compound.arithmetic[0])
         return 0 if shell.arithmetic(compound.arithmetic[0], "((") else 1
     return _loop(shell, compound, source, pieces)
 
 
 def _loop(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
     turns: list[str] = []
-    if compound.kind == "for":
-        turns = [field for word in compound.words or [] for field in shell.expand(word)]
+    words = compound.words
+    if compound.kind == "for" and words is None:
+        turns = list(shell.positional)  # `for n; do`: the positional parameters
+    elif compound.kind == "for" and words is not None:
+        turns = _expanded(shell, pieces, lambda: [f for word in words for f in shell.expand(word)])
     shell.loops += 1
     try:
         return _turns(shell, compound, turns, source, pieces)
@@ -261,6 +265,7 @@ def _turns(
         if compound.kind == "for":
             if index >= len(turns):
                 return code
+            _trace(shell, compound, pieces)
             problem = shell.state.set(compound.name, turns[index])
             if problem:
                 pieces.say(shell, "err", problem)
@@ -270,8 +275,10 @@ def _turns(
             # The step runs before every turn but the first (after a `continue` too).
             start, test, step = compound.arithmetic
             first = step if index else start
+            _trace(shell, compound, pieces, first)
             if first.strip():
                 shell.arithmetic(first, "((")
+            _trace(shell, compound, pieces, test)
             if test.strip() and not shell.arithmetic(test, "(("):
                 return code
             body = compound.body
@@ -300,9 +307,30 @@ def _turn(shell: Shell) -> None:
     budget.check_time()
 
 
+def _expanded[T](shell: Shell, pieces: Pieces, expand: Callable[[], T]) -> T:
+    """A compound command's own expansion (a `for`'s words, a `case`'s word): the stderr of
+    its `$(...)` (and their `set -x` lines) shown after it."""
+    saved, shell.stray = shell.stray, []
+    try:
+        value = expand()
+    finally:
+        strays, shell.stray = shell.stray, saved
+    for line in strays:
+        pieces.say(shell, "err", line)
+    return value
+
+
+def _trace(shell: Shell, compound: Compound, pieces: Pieces, expression: str = "") -> None:
+    """`set -x`: a `for` turn's, a `case`'s or an arithmetic expression's line."""
+    if shell_xtrace.on(shell):
+        pieces.say(shell, "err", shell_xtrace.compound(shell, compound, expression))
+
+
 def _case(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
     assert compound.subject is not None
-    subject = shell.unsplit(compound.subject)
+    _trace(shell, compound, pieces)
+    subject_word = compound.subject
+    subject = _expanded(shell, pieces, lambda: shell.unsplit(subject_word))
     for patterns, body in compound.items:
         for pattern in patterns:
             if fnmatch.fnmatchcase(subject, shell.pattern(pattern)):

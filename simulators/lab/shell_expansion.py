@@ -50,6 +50,8 @@ class Expansion:
     frames: list[dict[str, str | None]]
     sourcing: int
     depth: int
+    trace_base: int
+    evals: int
     stray: list[str]
     _substituted: bool
     turns: int
@@ -213,6 +215,8 @@ class Expansion:
                 raise Refused(problem)
 
         def get(name: str) -> str:
+            if name == "RANDOM":
+                return self._random()
             if name not in state.variables:
                 self._unbound(name)
             return state.variables.get(name, "")
@@ -247,6 +251,8 @@ class Expansion:
             if name[1:] not in state.variables:
                 self._unbound(name[1:])
             return str(len(state.variables.get(name[1:], "")))
+        if name == "RANDOM":
+            return self._random()
         if _is_name(name):
             if name not in state.variables:
                 self._unbound(name)
@@ -276,6 +282,10 @@ class Expansion:
                 raise Refused(f"bash: {bad}") from None
         raise Refused(f"bash: ${{{name}}}: bad substitution")
 
+    def _random(self) -> str:
+        """$RANDOM: a new number each time (simulators.lab.shell_random)."""
+        return str(self.state.next_random(self.ctx.world.state.seed))
+
     def _unbound(self, name: str) -> None:
         """`set -u`: a parameter that is not set stops the line (or the script)."""
         if "nounset" in self.state.options:
@@ -288,13 +298,16 @@ class Expansion:
         for op in DEFAULTS:
             base, sep, text = name.partition(op)
             if sep and (_is_name(base) or base.isdigit() or base in ("@", "*")):
-                value = self._set_value(base)
+                value = self._set_value(base, draw=False)
                 empty = value is None or (op.startswith(":") and value == "")
                 return base, op, text, empty != op.endswith("+")
         return None
 
-    def _set_value(self, base: str) -> str | None:
-        """A variable's or a positional parameter's value; None if it is not set."""
+    def _set_value(self, base: str, draw: bool = True) -> str | None:
+        """A variable's or a positional parameter's value; None if it is not set. $RANDOM
+        is a new number only when its value is used (`draw`), always set and not empty."""
+        if base == "RANDOM":
+            return self._random() if draw else "0"
         if _is_name(base):
             return self.state.variables.get(base)
         if base in ("@", "*"):
@@ -328,10 +341,11 @@ class Expansion:
         try:
             inner = self.another()
             inner.commands = self.commands
-            inner.depth = self.depth
+            inner.depth, inner.trace_base = self.depth, self.trace_base
             inner.capturing = 1
             inner.positional, inner.zero, inner.scripts = self.positional, self.zero, self.scripts
             inner.frames, inner.sourcing = self.frames, self.sourcing  # function nesting
+            inner.evals = self.evals
             try:
                 program = parse(expand_aliases(tokenize(text), self.state.aliases), text)
             except ShellSyntaxError as exc:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, shell_compound
+from simulators.lab import budget
 from simulators.lab.shell_grammar import parse
-from simulators.lab.shell_scripts import FunctionReturn
+from simulators.lab.shell_scripts import FunctionReturn, run_body
 from simulators.lab.shell_syntax import ShellSyntaxError, expand_aliases, tokenize
 from simulators.lab.tool import Output
 
@@ -46,24 +46,17 @@ def call(shell: Shell, name: str, args: list[str], source: Input) -> Output:
         program = parse(expand_aliases(tokenize(text), shell.state.aliases), source=text)
     except ShellSyntaxError as exc:
         return Output.error(str(exc), 2)
-    saved = (shell.positional, shell.loops, shell.stray)
-    shell.positional, shell.loops = list(args), 0
     frame: dict[str, str | None] = {}
     shell.frames.append(frame)
-    pieces = shell_compound.Pieces()
     try:
-        code = shell_compound.run_list(shell, program, source, pieces)
-    except FunctionReturn as done:
-        code = done.code
+        return run_body(shell, program, source, args)
     finally:
         shell.frames.pop()
-        shell.positional, shell.loops, shell.stray = saved
         for variable, value in frame.items():
             if value is None:
                 shell.state.unset(variable)
             else:
                 shell.state.variables[variable] = value
-    return Output.exactly(pieces.stdout(), code, pieces.stderr())
 
 
 def return_(shell: Shell, args: list[str]) -> Output:

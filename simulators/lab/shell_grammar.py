@@ -69,7 +69,8 @@ class Compound:
     items: list[tuple[list[Word], List]] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
     arithmetic: list[str] = field(default_factory=list)
-    # "function": `name` and the text of its body, a compound command (with its redirections).
+    # "function": `name` and the text of its body, a compound command (with its redirections);
+    # "for": its words as typed, "case": its word as typed (what `set -x` shows).
     source: str = ""
 
 
@@ -316,12 +317,19 @@ class _Parser:
             if self.op() not in (";", "\n"):
                 raise self.near(self.peek())
             self.i += 1
+            compound.source = " ".join(self.typed(word) for word in compound.words)
         elif self.op() == ";":
             self.i += 1
         self.expect("do")
         compound.body = self.nonempty(self.list_until(frozenset({"done"})))
         self.expect("done")
         return compound
+
+    def typed(self, word: Word) -> str:
+        """A word as it was typed (its text, for one an alias made)."""
+        if self.source and 0 <= word.start < word.end:
+            return self.source[word.start : word.end]
+        return word.text
 
     def _c_for(self, token: Arith) -> Compound:
         expressions = token.expression.split(";")
@@ -342,7 +350,7 @@ class _Parser:
             raise self.near(subject)
         self.i += 1
         self.expect("in")
-        compound = Compound("case", subject=subject)
+        compound = Compound("case", subject=subject, source=self.typed(subject))
         while True:
             self.skip_newlines()
             if self.reserved() == "esac":

@@ -2,11 +2,12 @@
 positional parameters (`set -- a b`), and the listings (`set` prints the variables, `set -o`
 and `set +o` the options) as bash 5.2 prints them for an interactive login.
 
-Three options change what the shell does: `errexit` (-e: a command that fails outside a
+Four options change what the shell does: `errexit` (-e: a command that fails outside a
 condition, an `&&`/`||` list but its last command, or a `!` ends the script, or the typed
 line), `nounset` (-u: expanding a variable that is not set stops the line, or the script,
-with bash's message) and `pipefail` (a pipe's status is its last failing command's). Turning
-on one the lab does not do (xtrace, noclobber, ...) is refused in one line; setting an option
+with bash's message), `pipefail` (a pipe's status is its last failing command's) and
+`xtrace` (-x: each command traced on stderr, simulators.lab.shell_xtrace). Turning on one
+the lab does not do (noclobber, verbose, ...) is refused in one line; setting an option
 to what it already is does nothing, as in bash. The options are kept with the lab
 (ShellState.options).
 """
@@ -34,7 +35,7 @@ LETTERS = {
     "p": "privileged", "v": "verbose", "x": "xtrace",
 }  # fmt: skip
 # The ones the lab's shell changes its ways for; any other may only stay as it is.
-DONE = frozenset({"errexit", "nounset", "pipefail"})
+DONE = frozenset({"errexit", "nounset", "pipefail", "xtrace"})
 USAGE = "set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"
 
 

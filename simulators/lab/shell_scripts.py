@@ -1,6 +1,7 @@
-"""Scripts on the admin host: `bash FILE [ARGS]` and `sh FILE` (in a subshell of their own),
-`bash -c COMMAND [NAME [ARGS]]`, and `source FILE [ARGS]` or `. FILE` (in this shell: what
-it sets stays), a file of the home folder written with the editors or a redirection. Inside,
+"""Scripts on the admin host: `bash [-x] FILE [ARGS]` and `sh FILE` (in a subshell of their
+own; `-x` traces it), `bash -c COMMAND [NAME [ARGS]]`, `source FILE [ARGS]` or `. FILE` (in
+this shell: what it sets stays), a file of the home folder written with the editors or a
+redirection, and `eval ARGS` (the words as a line, in this shell). Inside,
 `$1`... `$#`, `$@`, `$*` and `$0`, `shift [N]`, and `exit [N]` that ends the script (or a
 `( ... )`) with that status. Nested at most MAX_DEPTH deep (a script that runs itself stops
 there, in one line); every turn of their loops and every command counts against the command's
@@ -11,15 +12,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, files, shell_compound
-from simulators.lab.shell_grammar import parse
-from simulators.lab.shell_syntax import Aborted, Incomplete, Refused, ShellSyntaxError, tokenize
+from simulators.lab import budget, files, shell_compound, shell_xtrace
+from simulators.lab.environment import MAX_PENDING_BYTES
+from simulators.lab.shell_grammar import List, parse
+from simulators.lab.shell_syntax import (
+    Aborted,
+    Incomplete,
+    Refused,
+    ShellSyntaxError,
+    expand_aliases,
+    tokenize,
+)
 from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
     from simulators.lab.shell import Shell
+    from simulators.lab.shell_compound import Input
 
 MAX_DEPTH = 8
+# `eval`s running inside one another (bash's only bound is its stack).
+MAX_EVAL_NESTING = 32
 
 
 class ScriptExit(Exception):
@@ -62,19 +74,23 @@ def shift(shell: Shell, args: list[str]) -> Output:
 
 
 def bash(shell: Shell, name: str, args: list[str]) -> Output:
-    """`bash`/`sh` with a script file or `-c COMMAND`, in a subshell."""
+    """`bash`/`sh` [-x] with a script file or `-c COMMAND`, in a subshell (`-x`: traced)."""
+    letters = ""
+    while args and args[0][:1] == "-" and len(args[0]) > 1 and set(args[0][1:]) <= set("xc"):
+        letters, args = letters + args[0][1:], args[1:]
+    xtrace = "x" in letters
+    if "c" in letters:
+        if not args:
+            return Output.error(f"bash: {name}: -c: option requires an argument", 2)
+        return _run(shell, args[0], args[1:2] or [name], args[2:], True, xtrace)
     if not args:
         return Output.error(f"bash: {name}: an interactive shell is not available in this lab")
-    if args[0] == "-c":
-        if len(args) < 2:
-            return Output.error(f"bash: {name}: -c: option requires an argument", 2)
-        return _run(shell, args[1], args[2:3] or [name], args[3:], own_process=True)
     if args[0].startswith("-") and args[0] != "-":
         return Output.error(f"bash: {name}: {args[0]}: options are not available in this lab", 2)
     text = files.read(shell.ctx, args[0])
     if text is None:
         return Output.error(f"{name}: {args[0]}: No such file or directory", 127)
-    return _run(shell, text, [args[0]], args[1:], own_process=True)
+    return _run(shell, text, [args[0]], args[1:], True, xtrace)
 
 
 # The interpreters a `#!` line may name that are this host's bash.
@@ -123,9 +139,10 @@ def _run(
     zero: list[str] | None,
     positional: list[str] | None,
     own_process: bool,
+    xtrace: bool = False,
 ) -> Output:
     """The script's stdout and stderr, and its status. `zero`: its $0 (None: the caller's);
-    `positional`: its $1... (None: the caller's)."""
+    `positional`: its $1... (None: the caller's); `xtrace`: a new bash's `-x`."""
     if shell.scripts >= MAX_DEPTH:
         return Output.error("bash: scripts nested too deep for this lab")
     try:
@@ -134,35 +151,100 @@ def _run(
         return Output.error(str(exc).replace("bash:", "bash: line 1:", 1), 2)
     except ShellSyntaxError as exc:
         return Output.error(str(exc), 2)
-    saved = (shell.positional, shell.zero, shell.loops)
-    if positional is not None:
-        shell.positional = list(positional)
-    if zero is not None:
-        shell.zero = zero[0]
-    shell.loops = 0
-    shell.scripts += 1
-    pieces = shell_compound.Pieces()
     kept = shell.snapshot() if own_process else None
+    trace_base = shell.trace_base
     if own_process:
         # A new bash sees the environment only: exported variables, no aliases or functions.
         shell.state.variables = shell.state.environment()
         shell.state.aliases = {}
         shell.state.functions = {}
+        # Its `set -x` is its own (`-x`), its PS4 levels counted from one again.
+        options = [option for option in shell.state.options if option != "xtrace"]
+        shell.state.options = [*options, "xtrace"] if xtrace else options
+        shell.trace_base = shell_xtrace.indirection(shell)
     else:
         shell.sourcing += 1
+    shell.scripts += 1
     try:
-        code = shell_compound.run_list(shell, program, None, pieces)
-    except ScriptExit as done:
+        # `return` in a sourced file ends it; `exit` or a `set -u` stop ends the script.
+        return run_body(shell, program, None, positional, zero, script=True)
+    finally:
+        shell.scripts -= 1
+        shell.trace_base = trace_base
+        shell.sourcing -= 0 if own_process else 1
+        if kept is not None:
+            shell.restore(kept)
+
+
+def eval_(shell: Shell, args: list[str], source: Input) -> Output:
+    """`eval ARGS...`: the arguments joined with spaces, run as a command line in this shell
+    (what it sets stays; `break`, `return` and `exit` in it act where eval runs); the status
+    its last command's, 0 when there is none."""
+    text = " ".join(args)
+    if shell.evals >= MAX_EVAL_NESTING:
+        return Output.error("bash: eval: nested too deep for this lab")
+    for line in text.split("\n"):
+        too_long = budget.line_too_long(line)
+        if too_long:
+            return Output.error(too_long, 2)
+    if len(text) > MAX_PENDING_BYTES:
+        return Output.error("bash: eval: command too long for this lab (over 64 KiB)", 2)
+    try:
+        try:
+            program = parse(expand_aliases(tokenize(text), shell.state.aliases), text)
+        except Incomplete as exc:
+            if "here-document" not in str(exc):
+                raise
+            # bash warns and runs the command with what the here-document has.
+            lenient = tokenize(text, lenient=True)
+            program = parse(expand_aliases(lenient, shell.state.aliases), text)
+    except ShellSyntaxError as exc:
+        return Output.error(str(exc), 2)
+    if not program:
+        return Output()
+    saved = shell.stray
+    shell.evals += 1
+    pieces = shell_compound.Pieces()
+    try:
+        code = shell_compound.run_list(shell, program, source, pieces)
+    finally:
+        shell.evals -= 1
+        shell.stray = saved
+    return Output.exactly(pieces.stdout(), code, pieces.stderr())
+
+
+def run_body(
+    shell: Shell,
+    program: List,
+    source: Input | None,
+    positional: list[str] | None,
+    zero: list[str] | None = None,
+    script: bool = False,
+) -> Output:
+    """What a function call and a script share: `program` run with `positional` as its $1...
+    (None: the caller's) and `zero` its $0, outside the caller's loops; ended early by
+    `return` (and, in a `script`, by `exit` or a `set -u` stop); the caller's parameters,
+    loops and command-substitution errors back after it. Its stdout, stderr and status."""
+    saved = (shell.positional, shell.zero, shell.loops, shell.stray)
+    if positional is not None:
+        shell.positional = list(positional)
+    if zero is not None:
+        shell.zero = zero[0]
+    shell.loops = 0
+    pieces = shell_compound.Pieces()
+    try:
+        code = shell_compound.run_list(shell, program, source, pieces)
+    except FunctionReturn as done:
         code = done.code
-    except FunctionReturn as done:  # `return` in a sourced file ends it
+    except ScriptExit as done:
+        if not script:
+            raise  # `exit` in a function ends the shell it runs in
         code = done.code
     except Aborted as aborted:
+        if not script:
+            raise
         pieces.say(shell, "err", str(aborted))
         code = 1
     finally:
-        shell.scripts -= 1
-        shell.sourcing -= 0 if own_process else 1
-        shell.positional, shell.zero, shell.loops = saved
-        if kept is not None:
-            shell.restore(kept)
+        shell.positional, shell.zero, shell.loops, shell.stray = saved
     return Output.exactly(pieces.stdout(), code, pieces.stderr())

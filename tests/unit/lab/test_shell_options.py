@@ -48,10 +48,11 @@ def test_set_o_lists_an_interactive_logins_options(lab: LabSession) -> None:
     assert "emacs          \ton" in listing
     assert "xtrace         \toff" in listing
     assert lab.run("set +o | head -2").output == "set +o allexport\nset -o braceexpand"
+    assert "xtrace         \ton" in lab.run("set -x; set -o").output
 
 
 def test_an_option_the_lab_does_not_do_is_refused_in_one_line(lab: LabSession) -> None:
-    assert lab.run("set -x; echo $?").output == "bash: set: xtrace: not available in this lab\n1"
+    assert lab.run("set -C; echo $?").output == "bash: set: noclobber: not available in this lab\n1"
     assert lab.run("set -o emacs; echo $?").output == "0"  # already on: nothing to do
     assert lab.run("set -o bogus; echo $?").output == "bash: set: bogus: invalid option name\n2"
 
