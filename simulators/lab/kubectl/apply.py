@@ -15,7 +15,13 @@ from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import create as generators
 from simulators.lab.kubectl import create_role, create_secret, create_token
 from simulators.lab.kubectl.apply_patch import three_way
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text, kind_name
+from simulators.lab.kubectl.common import (
+    COMMON,
+    KubectlError,
+    dry_run_writer,
+    error_text,
+    kind_name,
+)
 from simulators.lab.tool import Context, Output
 
 _FILE_FLAGS = [
@@ -165,16 +171,12 @@ def _dry(parsed: Parsed) -> str:
 
 
 def _writer(cluster: ClusterAPI, parsed: Parsed) -> ClusterAPI | None:
-    """Where the command writes: the cluster; under --dry-run=server a copy that goes through
-    every rule and is dropped (a store's dry_run); none under a client dry run."""
-    dry = _dry(parsed)
-    if not dry:
-        return cluster
-    fork = getattr(cluster, "dry_run", None) if dry == " (server dry run)" else None
-    return fork() if fork is not None else None
+    """Where the command writes (common.dry_run_writer) under its --dry-run."""
+    mode = {"": "", " (dry run)": "client", " (server dry run)": "server"}[_dry(parsed)]
+    return dry_run_writer(cluster, mode)
 
 
-def _with_ns(doc: Obj, ns: str | None) -> Obj:
+def with_namespace(doc: Obj, ns: str | None) -> Obj:
     obj = copy.deepcopy(doc)
     if ns is not None:
         obj.setdefault("metadata", {})["namespace"] = ns
@@ -188,7 +190,7 @@ def _create(
     writer = _writer(cluster, parsed)
     if writer is not None:
         try:
-            created = writer.create(info.key, _with_ns(doc, ns), ns)
+            created = writer.create(info.key, with_namespace(doc, ns), ns)
         except ApiError as exc:
             if exc.reason in ("AlreadyExists", "NotFound", "Forbidden", "BadRequest"):
                 exc = ApiError(
@@ -230,7 +232,7 @@ def _apply(
             f'Name: "", Namespace: "{ns or ""}"\n'
             f'from server for: "{source}": resource name may not be empty'
         )
-    applied = _with_ns(doc, ns)
+    applied = with_namespace(doc, ns)
     applied.setdefault("metadata", {}).setdefault("annotations", {})
     annotation = go_json(applied) + "\n"
     applied["metadata"]["annotations"][LAST_APPLIED] = annotation
@@ -285,7 +287,7 @@ def _replace(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
 ) -> str:
     name = str((doc.get("metadata") or {}).get("name", ""))
-    obj = _with_ns(doc, ns)
+    obj = with_namespace(doc, ns)
     label = f"{kind_name(info)}/{name}"
     if parsed.has("force"):
         lines = []

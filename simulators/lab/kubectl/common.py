@@ -41,6 +41,17 @@ def dry_run(parsed: Parsed) -> str:
     )
 
 
+def dry_run_writer(cluster: ClusterAPI, mode: str) -> ClusterAPI | None:
+    """Where a command writes under the dry-run strategy `mode` ("", "client" or "server"):
+    the cluster itself; for a server dry run a copy that goes through every rule and is then
+    dropped (a store's ``dry_run``), or None where the cluster has none (a real cluster's
+    client); None for a client dry run, which never asks the server."""
+    if not mode:
+        return cluster
+    fork = getattr(cluster, "dry_run", None) if mode == "server" else None
+    return fork() if fork is not None else None
+
+
 def dry_suffix(mode: str) -> str:
     """What kubectl appends to a result line under a dry run."""
     return {"client": " (dry run)", "server": " (server dry run)"}.get(mode, "")

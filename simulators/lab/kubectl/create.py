@@ -14,6 +14,7 @@ from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     KubectlError,
     dry_run,
+    dry_run_writer,
     dry_suffix,
     error_text,
     kind_name,
@@ -371,16 +372,13 @@ def submit(
         obj["metadata"]["namespace"] = explicit
     ns = namespace(parsed) if info.namespaced else None
     try:
-        if dry == "server":
-            fork = getattr(cluster, "dry_run", None)
-            if fork is not None:
-                # A server dry run goes through every rule the create would, on a copy that is
-                # then dropped, and answers with the object as the server would store it.
-                obj = fork().create(resource, obj, ns)
-            else:
-                _exists(cluster, resource, name, ns)
-        elif not dry:
-            obj = cluster.create(resource, obj, ns)
+        writer = dry_run_writer(cluster, dry)
+        if writer is not None:
+            # A server dry run goes through every rule the create would, on a copy that is
+            # then dropped, and answers with the object as the server would store it.
+            obj = writer.create(resource, obj, ns)
+        elif dry == "server":
+            _exists(cluster, resource, name, ns)
     except ApiError as exc:
         if failure:
             return Output(f"error: {failure} {exc.message}", 1)

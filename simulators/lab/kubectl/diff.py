@@ -32,9 +32,10 @@ from simulators.lab.kubectl.apply import (
     mapping,
     read_sources,
     target_namespace,
+    with_namespace,
 )
 from simulators.lab.kubectl.apply_patch import three_way
-from simulators.lab.kubectl.common import COMMON, KubectlError, error_text
+from simulators.lab.kubectl.common import COMMON, KubectlError, dry_run_writer, error_text
 from simulators.lab.kubectl.printing import to_yaml
 from simulators.lab.tool import Context, Output
 
@@ -106,9 +107,7 @@ def _pairs(ctx: Context, parsed: Parsed) -> dict[str, tuple[Obj | None, Obj]]:
         for doc in documents(text, source):
             info = mapping(cluster, doc, source)
             ns = target_namespace(info, doc, parsed)
-            local = copy.deepcopy(doc)
-            if ns is not None:
-                local.setdefault("metadata", {})["namespace"] = ns
+            local = with_namespace(doc, ns)
             if not wanted(local):
                 continue
             live, merged = _versions(cluster, info, local, ns, server_side)
@@ -127,19 +126,19 @@ def _versions(
         if exc.reason != "NotFound":
             raise
         live = None
-    fork = getattr(cluster, "dry_run", None)
+    writer = dry_run_writer(cluster, "server")
     if live is None:
-        if fork is None:
+        if writer is None:
             return None, local
-        return None, fork().create(info.key, local, ns)
+        return None, writer.create(info.key, local, ns)
     last = None if server_side else last_applied(live)
     patch = three_way(last, _without_last_applied(local), live, strategic=not info.custom)
     if not patch:
         return live, live  # apply.Patcher sends nothing: the merged object is the live one
-    if fork is None:
+    if writer is None:
         return live, live
     kind = "merge" if info.custom else "strategic"
-    return live, fork().patch(info.key, name, patch, ns, patch_type=kind)
+    return live, writer.patch(info.key, name, patch, ns, patch_type=kind)
 
 
 def _without_last_applied(local: Obj) -> Obj:

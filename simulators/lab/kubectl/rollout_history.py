@@ -11,7 +11,7 @@ import copy
 from typing import Any
 
 from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
-from simulators.lab.kubectl.common import KubectlError, kind_name, read_list
+from simulators.lab.kubectl.common import KubectlError, dry_run_writer, kind_name, read_list
 from simulators.lab.kubectl.describe_common import Writer, write_pod_template
 from simulators.lab.kubectl.go_order import struct_order
 from simulators.lab.kubectl.printing import object_text, to_json, to_yaml
@@ -153,12 +153,10 @@ def undo(cluster: ClusterAPI, info: ResourceInfo, obj: Obj, to_revision: int, dr
         return f"skipped rollback (current template already matches revision {to_revision})"
     ops = [{"op": "replace", "path": "/spec/template", "value": template}]
     ns = obj["metadata"].get("namespace")
-    fork = getattr(cluster, "dry_run", None) if dry == "server" else None
-    if dry != "server":
-        cluster.patch(info.key, name, ops, ns, patch_type="json")
-    elif fork is not None:
-        # A server dry run: every rule the patch would meet, on a copy that is then dropped.
-        fork().patch(info.key, name, ops, ns, patch_type="json")
+    # A server dry run: every rule the patch would meet, on a copy that is then dropped.
+    writer = dry_run_writer(cluster, dry)
+    if writer is not None:
+        writer.patch(info.key, name, ops, ns, patch_type="json")
     return "rolled back"
 
 
