@@ -29,7 +29,7 @@ from simulators.lab.budget import BudgetExceeded
 from simulators.lab.environment import MAX_PENDING_BYTES
 from simulators.lab.shell_compound import Input, TooManyTurns
 from simulators.lab.shell_expansion import Expansion
-from simulators.lab.shell_grammar import Compound, Pipeline, Redirect, Simple, parse
+from simulators.lab.shell_grammar import Compound, List, Pipeline, Redirect, Simple, parse
 from simulators.lab.shell_syntax import (
     Aborted,
     HereDoc,
@@ -123,24 +123,35 @@ class Shell(Expansion):
         self.state.status = result.code
         return result
 
-    def _execute(self, text: str) -> Output:
+    def parsed(self, text: str, typed: bool = True) -> List | Output:
+        """`text` as a program, or bash's one-line refusal of it (status 2): a line over the
+        lab's limit, a text over 64 KiB, a syntax error, and for a line `typed` at the prompt
+        a null byte (`eval`'s words are `typed` False). An unfinished here-document runs with
+        what it has, as bash warns and does."""
         for line in text.split("\n"):
             too_long = budget.line_too_long(line)
             if too_long:
                 return Output.error(too_long, 2)
         if len(text) > MAX_PENDING_BYTES:
-            return Output.error("bash: command too long for this lab (over 64 KiB)", 2)
-        if "\x00" in text:
+            who = "bash" if typed else "bash: eval"
+            return Output.error(f"{who}: command too long for this lab (over 64 KiB)", 2)
+        if typed and "\x00" in text:
             return Output.error("bash: warning: command substitution: ignored null byte", 2)
         try:
-            program = parse(expand_aliases(tokenize(text), self.state.aliases), text)
-        except Incomplete as exc:
-            if "here-document" not in str(exc):
-                return Output.error(str(exc), 2)
-            # bash warns and runs the command with what the here-document has.
-            program = parse(expand_aliases(tokenize(text, lenient=True), self.state.aliases), text)
+            try:
+                return parse(expand_aliases(tokenize(text), self.state.aliases), text)
+            except Incomplete as exc:
+                if "here-document" not in str(exc):
+                    raise
+                lenient = tokenize(text, lenient=True)
+                return parse(expand_aliases(lenient, self.state.aliases), text)
         except ShellSyntaxError as exc:
             return Output.error(str(exc), 2)
+
+    def _execute(self, text: str) -> Output:
+        program = self.parsed(text)
+        if isinstance(program, Output):
+            return program
         pieces = shell_compound.Pieces()
         self.shown = self.turns = self.loops = 0
         try:

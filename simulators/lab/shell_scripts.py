@@ -13,14 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simulators.lab import budget, files, shell_compound, shell_xtrace
-from simulators.lab.environment import MAX_PENDING_BYTES
 from simulators.lab.shell_grammar import List, parse
 from simulators.lab.shell_syntax import (
     Aborted,
     Incomplete,
     Refused,
     ShellSyntaxError,
-    expand_aliases,
     tokenize,
 )
 from simulators.lab.tool import Output
@@ -180,26 +178,11 @@ def eval_(shell: Shell, args: list[str], source: Input) -> Output:
     """`eval ARGS...`: the arguments joined with spaces, run as a command line in this shell
     (what it sets stays; `break`, `return` and `exit` in it act where eval runs); the status
     its last command's, 0 when there is none."""
-    text = " ".join(args)
     if shell.evals >= MAX_EVAL_NESTING:
         return Output.error("bash: eval: nested too deep for this lab")
-    for line in text.split("\n"):
-        too_long = budget.line_too_long(line)
-        if too_long:
-            return Output.error(too_long, 2)
-    if len(text) > MAX_PENDING_BYTES:
-        return Output.error("bash: eval: command too long for this lab (over 64 KiB)", 2)
-    try:
-        try:
-            program = parse(expand_aliases(tokenize(text), shell.state.aliases), text)
-        except Incomplete as exc:
-            if "here-document" not in str(exc):
-                raise
-            # bash warns and runs the command with what the here-document has.
-            lenient = tokenize(text, lenient=True)
-            program = parse(expand_aliases(lenient, shell.state.aliases), text)
-    except ShellSyntaxError as exc:
-        return Output.error(str(exc), 2)
+    program = shell.parsed(" ".join(args), typed=False)
+    if isinstance(program, Output):
+        return program
     if not program:
         return Output()
     saved = shell.stray
