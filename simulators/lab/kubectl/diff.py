@@ -78,21 +78,17 @@ def _checked(parsed: Parsed) -> None:
         raise KubectlError("error: kustomize is not available in this lab: use -f with files")
     if not parsed.all("filename"):
         raise KubectlError("error: must specify one of -f and -k")
-    if _on(parsed, "force-conflicts") and not _on(parsed, "server-side"):
+    if parsed.has("force-conflicts") and not parsed.has("server-side"):
         raise KubectlError("error: --force-conflicts only works with --server-side")
-    if _on(parsed, "prune"):
+    if parsed.has("prune"):
         raise KubectlError("error: --prune is not available in this lab's kubectl diff")
     if parsed.positionals:
         args = " ".join(parsed.positionals)
         raise KubectlError(
             f"error: Unexpected args: [{args}]\nSee 'kubectl diff -h' for help and examples"
         )
-    if _on(parsed, "recursive"):
+    if parsed.has("recursive"):
         raise KubectlError("error: -R is not available in this lab: its home has no folders")
-
-
-def _on(parsed: Parsed, key: str) -> bool:
-    return parsed.has(key) and (parsed.value(key) or "true") != "false"
 
 
 def _pairs(ctx: Context, parsed: Parsed) -> dict[str, tuple[Obj | None, Obj]]:
@@ -101,7 +97,7 @@ def _pairs(ctx: Context, parsed: Parsed) -> dict[str, tuple[Obj | None, Obj]]:
     _checked(parsed)
     cluster: ClusterAPI = ctx.api
     wanted = label_matcher(parsed.value("selector") or "")
-    server_side = _on(parsed, "server-side")
+    server_side = parsed.has("server-side")
     pairs: dict[str, tuple[Obj | None, Obj]] = {}
     for source, text in read_sources(ctx, parsed, "diff"):
         for doc in documents(text, source):
@@ -156,11 +152,11 @@ def _shown(
     info: ResourceInfo, live: Obj | None, merged: Obj, parsed: Parsed
 ) -> tuple[Obj | None, Obj]:
     live, merged = copy.deepcopy(live), copy.deepcopy(merged)
-    if not _on(parsed, "show-managed-fields"):
+    if not parsed.has("show-managed-fields"):
         for obj in (live, merged):
             if obj is not None:
                 (obj.get("metadata") or {}).pop("managedFields", None)
-    if info.kind == "Secret" and info.api_version == "v1" and not _on(parsed, "show-secrets"):
+    if info.kind == "Secret" and info.api_version == "v1" and not parsed.has("show-secrets"):
         _mask(live, merged)
         if live is None:
             return _NULL, merged
@@ -181,19 +177,17 @@ def _mask(before: Obj | None, after: Obj) -> None:
     """diff.Masker: every data value of a Secret hidden, a changed one marked on both sides."""
     old = before.get("data") if before is not None else None
     new = after.get("data")
-    old = old if isinstance(old, dict) else None
-    new = new if isinstance(new, dict) else None
-    for key in list(old or {}):
-        assert old is not None
-        if new is not None and key in new:
-            if old[key] != new[key]:
-                old[key], new[key] = BEFORE, AFTER
-                continue
+    old = old if isinstance(old, dict) else {}
+    new = new if isinstance(new, dict) else {}
+    for key in old:
+        if key in new and old[key] != new[key]:
+            old[key], new[key] = BEFORE, AFTER
+            continue
+        if key in new:
             new[key] = MASK
         old[key] = MASK
-    for key in list(new or {}):
-        assert new is not None
-        if old is None or key not in old:
+    for key in new:
+        if key not in old:
             new[key] = MASK
 
 

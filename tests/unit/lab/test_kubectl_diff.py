@@ -96,3 +96,13 @@ def test_the_terminal_completes_diff_and_its_files() -> None:
     session = lab()
     assert "diff" in session.complete("kubectl di")
     assert session.complete("kubectl diff -f c") == ["cm.yaml"]
+
+
+def test_a_flag_set_to_false_is_as_if_it_were_not_given() -> None:
+    session = lab()
+    session.run("kubectl create secret generic s --from-literal=pw=old")
+    session.run(
+        "kubectl create secret generic s --from-literal=pw=new --dry-run=client -o yaml > s.yaml"
+    )
+    masked = session.run("kubectl diff -f s.yaml --show-secrets=false --prune=false").output
+    assert "+  pw: '*** (after)'" in masked.splitlines()
