@@ -21,7 +21,7 @@ from typing import Any
 from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.printers_cluster import CLUSTER_PRINTERS
 from simulators.cluster.printers_core import CORE_PRINTERS, pod_cells
-from simulators.cluster.printers_workloads import WORKLOAD_PRINTERS
+from simulators.cluster.printers_workloads import SCALE_PRINTER, WORKLOAD_PRINTERS
 from simulators.cluster.tablecells import (
     Cell,
     Printer,
@@ -37,6 +37,7 @@ __all__ = [
     "format_labels",
     "human_duration",
     "pod_cells",
+    "scale_table",
     "since",
     "table",
 ]
@@ -205,6 +206,28 @@ def table(
         "rows": rows,
     }
     return result
+
+
+def scale_table(
+    api: ClusterAPI,
+    scales: Iterable[Obj],
+    *,
+    include_object: str = "Object",
+    resource_version: str = "",
+) -> Obj:
+    """A Table of autoscaling/v1 Scales (the ``scale`` subresource), in printers.go's columns."""
+    defs, row_of = SCALE_PRINTER
+    now = api.now()
+    return {
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": {"resourceVersion": resource_version} if resource_version else {},
+        "columnDefinitions": [_definition(name, kind, prio) for name, kind, prio in defs],
+        "rows": [
+            {"cells": row_of(scale, now), "object": _row_object(scale, include_object)}
+            for scale in scales
+        ],
+    }
 
 
 def _info(api: ClusterAPI, resource: str) -> ResourceInfo:

@@ -142,6 +142,27 @@ def _job_row(obj: Obj, now: datetime) -> list[Cell]:
     ]
 
 
+def _scale_row(obj: Obj, now: datetime) -> list[Cell]:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return [
+        metadata(obj).get("name", ""),
+        int(spec.get("replicas") or 0),
+        int(status.get("replicas") or 0),
+        age(obj, now),
+    ]
+
+
+# An autoscaling/v1 Scale (a workload's scale subresource), as printers.go prints one.
+SCALE_PRINTER: Printer = (
+    (
+        ("Name", "string", 0),
+        ("Desired", "integer", 0),
+        ("Available", "integer", 0),
+        ("Age", "string", 0),
+    ),
+    _scale_row,
+)
+
 WORKLOAD_PRINTERS: dict[str, Printer] = {
     "deployments.apps": (
         (

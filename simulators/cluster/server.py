@@ -37,7 +37,7 @@ from simulators.cluster.discovery import (
 )
 from simulators.cluster.fields import check_fields
 from simulators.cluster.patches import apply_patch
-from simulators.cluster.printers import table
+from simulators.cluster.printers import scale_table, table
 from simulators.cluster.request import (
     PATCH_TYPES,
     REVIEWS,
@@ -52,6 +52,7 @@ from simulators.cluster.request import (
     scale_of,
 )
 from simulators.cluster.served import ServedCluster
+from simulators.cluster.store import MockCluster
 from simulators.cluster.streaming import StreamingHandler
 
 TICK_SECONDS = 1.0
@@ -308,7 +309,7 @@ class Handler(StreamingHandler):
             )
             return
         if target.subresource == "scale":
-            self._scale(method, target)
+            self._scale(method, target, api, advance)
             return
         if target.subresource == "token":
             if method != "POST":
@@ -403,7 +404,9 @@ class Handler(StreamingHandler):
         if method == "GET":
             with world.lock:
                 obj = api.get(key, name, target.namespace)
-                if self._wants_table() and sub is None:
+                # The status subresource answers with the object, and its table as the
+                # object's own (KEP-2590: StatusREST's ConvertToTable is the store's).
+                if self._wants_table() and sub in (None, "status"):
                     obj = object_table(api, key, obj, query)
             self._send_json(200, obj)
             return
@@ -477,15 +480,24 @@ class Handler(StreamingHandler):
             return
         raise method_not_allowed()
 
-    def _scale(self, method: str, target: Target) -> None:
-        """The ``scale`` subresource: an autoscaling/v1 Scale over ``spec.replicas``."""
+    def _scale(
+        self, method: str, target: Target, api: MockCluster, advance: Callable[[], None]
+    ) -> None:
+        """The ``scale`` subresource: an autoscaling/v1 Scale over ``spec.replicas``, on `api`
+        (a dry run's copy, or the world's store), then `advance`."""
         world = self.world
-        api = world.api
         key, name, ns = target.info.key, target.name or "", target.namespace
 
         if method == "GET":
             with world.lock:
-                self._send_json(200, scale_of(api.get(key, name, ns)))
+                scale = scale_of(api.get(key, name, ns))
+                if self._wants_table():
+                    include = self._query().get("includeObject", "Metadata")
+                    version = scale["metadata"].get("resourceVersion", "")
+                    scale = scale_table(
+                        api, [scale], include_object=include, resource_version=version
+                    )
+                self._send_json(200, scale)
             return
         if method not in ("PUT", "PATCH"):
             raise method_not_allowed()
@@ -506,7 +518,7 @@ class Handler(StreamingHandler):
                     f"{replicas}: must be greater than or equal to 0",
                 )
             updated = api.patch(key, name, {"spec": {"replicas": replicas}}, ns)
-        world.advance()
+        advance()
         self._send_json(200, scale_of(updated))
 
     def _binding(self, method: str, namespace: str, name: str | None) -> None:

@@ -138,6 +138,8 @@ def _parse(template: str) -> list[_Node]:
             decl, pipe = _declared(inner, template)
             stack[-1][1].append(_Node("action", pipe=pipe, decl=decl))
     text = template[pos:]
+    if "{{" in text:
+        raise TemplateError(_parse_error(template, _unclosed(text.partition("{{")[2])))
     if trim_next:
         text = text.lstrip()
     if text:
@@ -145,6 +147,16 @@ def _parse(template: str) -> list[_Node]:
     if len(stack) != 1:
         raise TemplateError(_parse_error(template, "unexpected EOF"))
     return root
+
+
+def _unclosed(inside: str) -> str:
+    """What Go's lexer says of an action with no `}}`: the first brace it cannot lex (outside
+    quotes), else that the action is unclosed."""
+    bare = re.sub(r'"(?:\\.|[^"\\])*"|`[^`]*`', "", inside)
+    brace = re.search(r"[{}]", bare)
+    if brace is None:
+        return "unclosed action"
+    return f"bad character U+{ord(brace.group()):04X} '{brace.group()}'"
 
 
 def _parse_error(template: str, what: str) -> str:

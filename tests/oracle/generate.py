@@ -469,6 +469,62 @@ def patch_delete(d: Draw, more: bool) -> Case:
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
 
 
+# --template beside -o, as PrintFlags reads the pair (printing.output_format).
+TEMPLATE_PAIRS = [
+    "--template={{.metadata.name}}",
+    "-o jsonpath --template={.metadata.name}",
+    "-o go-template --template={{.kind}}",
+    "-o jsonpath={.kind} --template={.metadata.name}",
+    "-o yaml --template={{.kind}}",
+    "--template=",
+]
+
+
+def print_flags(d: Draw, more: bool) -> Case:
+    """The commands that print what they changed, with every printer option (-o, --template)
+    and dry run: patch, label, annotate, taint, scale (and its preconditions), set image; and
+    get with --template and --subresource."""
+    out = d.pick([*PRINTED_OUTPUTS, *TEMPLATE_PAIRS])
+    dry = d.pick(["", "", "--dry-run=client", "--dry-run=server"])
+    kind = d.kind_with_objects()
+    obj = d.obj(kind.key)
+    assert obj is not None
+    target, ns = f"{kind.names[0]} {obj.name}", d.ns_flag(obj)
+    node = d.obj("nodes")
+    lines = [
+        (f"kubectl label {target} {ns} lab-print=yes --overwrite {dry} {out}", "label"),
+        (f"kubectl annotate {target} {ns} lab-print- {dry} {out}", "annotate"),
+        (
+            f"kubectl patch {target} {ns} --type merge "
+            + """-p '{"metadata":{"labels":{"lab":"p"}}}' """
+            + f"{dry} {out}",
+            "patch",
+        ),
+        (f"kubectl patch {target} {ns} -p '{{}}' {dry} {out}", "patch"),
+        (f"kubectl get {target} {ns} {out}", "get"),
+    ]
+    if node is not None:
+        effect = d.pick(["NoSchedule", "PreferNoSchedule"])
+        lines.append((f"kubectl taint node {node.name} lab=x:{effect} {dry} {out}", "taint"))
+        lines.append((f"kubectl taint node {node.name} lab=x:{effect}- {dry} {out}", "taint"))
+    for key in ("deployments.apps", "statefulsets.apps", "replicasets.apps"):
+        work = d.obj(key)
+        if work is None:
+            continue
+        wns, name = d.ns_flag(work), f"{key.split('.')[0]}/{work.name}"
+        size = work.raw.get("spec", {}).get("replicas", 1)
+        pre = d.pick(["", f"--current-replicas={size}", f"--current-replicas={size + 1}"])
+        lines.append((f"kubectl scale {name} {wns} --replicas={size} {pre} {dry} {out}", "scale"))
+        sub = d.pick(["status", "scale", "status", "foo"])
+        lines.append((f"kubectl get {name} {wns} --subresource={sub} {out}", "get"))
+        container = work.raw["spec"]["template"]["spec"]["containers"][0]
+        image = d.pick([container["image"], "registry.local/img:v9"])
+        line = f"kubectl set image {name} {wns} {container['name']}={image} {dry} {out}"
+        lines.append((line, "set"))
+    line, verb = d.pick(lines)
+    return Case(d.world.ticket, join_words(*line.split(" ")), verb, out, writes=True)
+
+
 FAMILIES: dict[str, tuple[Family, float]] = {
     "get-list": (get_list, 6.0),
     "get-one": (get_one, 5.0),
@@ -484,6 +540,7 @@ FAMILIES: dict[str, tuple[Family, float]] = {
     "daemon-ops": (daemon_ops, 0.5),
     "create": (create_ops, 1.0),
     "patch-delete": (patch_delete, 1.0),
+    "print-flags": (print_flags, 1.5),
 }
 
 

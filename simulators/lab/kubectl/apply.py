@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from simulators.cluster import patches
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.documents import DocumentError, load_yaml_all
 from simulators.lab import files
@@ -22,13 +24,14 @@ from simulators.lab.kubectl.common import (
     error_text,
     kind_name,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
 _FILE_FLAGS = [
     *COMMON,
     Flag("filename", long="filename", short="f", takes_value=True),
     Flag("dry-run", long="dry-run", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("recursive", long="recursive", short="R"),
     Flag("validate", long="validate", takes_value=True),
     Flag("save-config", long="save-config"),
@@ -48,7 +51,7 @@ CREATE_FLAGS = [
 RUN_FLAGS = [
     *COMMON,
     Flag("dry-run", long="dry-run", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     *generators.FLAGS,
 ]
 REPLACE_FLAGS = [
@@ -138,27 +141,42 @@ def target_namespace(info: ResourceInfo, doc: Obj, parsed: Parsed) -> str | None
     return str(own or given or "default")
 
 
+@dataclass
+class Done:
+    """What apply, create -f or replace did to one object: kubectl prints `obj` through its
+    PrintFlags (`label operation` without -o), after `before` (a warning, a deletion)."""
+
+    label: str
+    operation: str
+    obj: Obj
+    before: str = ""
+
+
 def _each(ctx: Context, parsed: Parsed, verb: str, one: Any) -> Output:
     cluster = ctx.api
-    out: list[str] = []
+    texts: list[str] = []
     code = 0
     for source, text in read_sources(ctx, parsed, verb):
         docs = documents(text, source)
         if not docs:
-            out.append(f"error: no objects passed to {verb}")
+            texts.append(f"error: no objects passed to {verb}\n")
             code = 1
         for doc in docs:
             try:
                 info = mapping(cluster, doc, source)
                 ns = target_namespace(info, doc, parsed)
-                out.append(one(cluster, info, doc, ns, source, parsed))
+                done: Done = one(cluster, info, doc, ns, source, parsed)
+                texts.append(done.before)
+                # The printer is made once the object is written (a bad -o refuses after).
+                output = object_output(parsed)
+                texts.append(object_text(done.obj, done.label, output, done.operation, typed=False))
             except KubectlError as exc:
-                out.append(str(exc))
+                texts.append(f"{exc}\n")
                 code = 1
             except ApiError as exc:
-                out.append(error_text(exc))
+                texts.append(f"{error_text(exc)}\n")
                 code = 1
-    return Output("\n".join(out), code)
+    return Output(printed(texts), code)
 
 
 def _dry(parsed: Parsed) -> str:
@@ -185,12 +203,12 @@ def with_namespace(doc: Obj, ns: str | None) -> Obj:
 
 def _create(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
-) -> str:
-    name = (doc.get("metadata") or {}).get("name", "")
+) -> Done:
+    created = with_namespace(doc, ns)  # a client dry run prints the file's object
     writer = _writer(cluster, parsed)
     if writer is not None:
         try:
-            created = writer.create(info.key, with_namespace(doc, ns), ns)
+            created = writer.create(info.key, created, ns)
         except ApiError as exc:
             if exc.reason in ("AlreadyExists", "NotFound", "Forbidden", "BadRequest"):
                 exc = ApiError(
@@ -200,8 +218,8 @@ def _create(
                     exc.details,
                 )
             raise exc from None
-        name = created["metadata"]["name"]
-    return f"{kind_name(info)}/{name} created{_dry(parsed)}"
+    name = (created.get("metadata") or {}).get("name", "")
+    return Done(f"{kind_name(info)}/{name}", f"created{_dry(parsed)}", created)
 
 
 def go_json(value: Any) -> str:
@@ -223,7 +241,7 @@ def last_applied(obj: Obj) -> Obj | None:
 
 def _apply(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
-) -> str:
+) -> Done:
     name = str((doc.get("metadata") or {}).get("name", ""))
     if not name:
         raise KubectlError(
@@ -232,6 +250,7 @@ def _apply(
             f'Name: "", Namespace: "{ns or ""}"\n'
             f'from server for: "{source}": resource name may not be empty'
         )
+    label = f"{kind_name(info)}/{name}"
     applied = with_namespace(doc, ns)
     applied.setdefault("metadata", {}).setdefault("annotations", {})
     annotation = go_json(applied) + "\n"
@@ -242,9 +261,10 @@ def _apply(
         if exc.reason != "NotFound":
             raise
         writer = _writer(cluster, parsed)
+        created = applied
         if writer is not None:
             try:
-                writer.create(info.key, applied, ns)
+                created = writer.create(info.key, applied, ns)
             except ApiError as failed:  # cmdutil.AddSourceToErr("creating", ...)
                 if failed.reason not in ("AlreadyExists", "Forbidden", "BadRequest"):
                     raise
@@ -254,10 +274,10 @@ def _apply(
                     f'error when creating "{source}": {failed.message}',
                     failed.details,
                 ) from None
-        return f"{kind_name(info)}/{name} created{_dry(parsed)}"
+        return Done(label, f"created{_dry(parsed)}", created)
     patch = three_way(last_applied(current), applied, current, strategic=not info.custom)
     if not patch:
-        return f"{kind_name(info)}/{name} unchanged{_dry(parsed)}"
+        return Done(label, f"unchanged{_dry(parsed)}", current)
     warning = ""
     if LAST_APPLIED not in ((current.get("metadata") or {}).get("annotations") or {}):
         warning = (
@@ -268,9 +288,11 @@ def _apply(
         )
     patch_type = "merge" if info.custom else "strategic"
     writer = _writer(cluster, parsed)
+    # A client dry run prints the live object with the patch made to it, unchecked.
+    patched = patches.apply_patch(patches.copy_obj(current), patch, patch_type)
     if writer is not None:
         try:
-            writer.patch(info.key, name, patch, ns, patch_type=patch_type)
+            patched = writer.patch(info.key, name, patch, ns, patch_type=patch_type)
         except ApiError as exc:
             if exc.reason not in ("Invalid",):
                 exc = ApiError(
@@ -280,27 +302,35 @@ def _apply(
                     exc.details,
                 )
             raise exc from None
-    return f"{warning}{kind_name(info)}/{name} configured{_dry(parsed)}"
+    return Done(label, f"configured{_dry(parsed)}", patched, warning)
 
 
 def _replace(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
-) -> str:
+) -> Done:
     name = str((doc.get("metadata") or {}).get("name", ""))
-    obj = with_namespace(doc, ns)
+    obj = with_namespace(doc, ns)  # a client dry run prints the file's object
     label = f"{kind_name(info)}/{name}"
+    writer = _writer(cluster, parsed)
     if parsed.has("force"):
-        lines = []
-        if not _dry(parsed):
+        deleted = ""
+        if writer is not None:
             try:
-                cluster.delete(info.key, name, ns, grace_period=0)
-                lines.append(f'{kind_name(info)} "{name}" deleted')
+                writer.delete(info.key, name, ns, grace_period=0)
+                # Said by delete's own printer, which knows only -o name.
+                deleted = f'{kind_name(info)} "{name}" deleted'
+                if info.namespaced:
+                    deleted += f" from {ns} namespace"
+                if parsed.value("output") == "name":
+                    deleted = label
+                deleted += "\n"
             except ApiError as exc:
                 if exc.reason != "NotFound":
                     raise
-            cluster.create(info.key, obj, ns)
-        lines.append(f"{label} replaced{_dry(parsed)}")
-        return "\n".join(lines)
+            obj = writer.create(info.key, obj, ns)
+        return Done(label, f"replaced{_dry(parsed)}", obj, deleted)
+    if writer is None:
+        return Done(label, f"replaced{_dry(parsed)}", obj)
     try:
         current = cluster.get(info.key, name, ns)
     except ApiError as exc:
@@ -310,9 +340,7 @@ def _replace(
             ) from None
         raise
     obj.setdefault("metadata", {})["resourceVersion"] = current["metadata"].get("resourceVersion")
-    if not _dry(parsed):
-        cluster.update(info.key, obj, ns)
-    return f"{label} replaced{_dry(parsed)}"
+    return Done(label, f"replaced{_dry(parsed)}", writer.update(info.key, obj, ns))
 
 
 def run_apply(ctx: Context, parsed: Parsed) -> Output:
@@ -326,4 +354,6 @@ def run_create(ctx: Context, parsed: Parsed) -> Output:
 
 
 def run_replace(ctx: Context, parsed: Parsed) -> Output:
+    if parsed.has("force") and _dry(parsed):
+        raise KubectlError("error: --dry-run can not be used when --force is set")
     return _each(ctx, parsed, "replace", _replace)

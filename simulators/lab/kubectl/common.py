@@ -27,6 +27,8 @@ COMMON = [
 
 
 DRY_RUN = Flag("dry-run", long="dry-run", takes_value=True)
+# What the API server answers for a subresource the kind does not have (--subresource).
+NO_SUBRESOURCE = "Error from server (NotFound): the server could not find the requested resource"
 
 
 def dry_run(parsed: Parsed) -> str:

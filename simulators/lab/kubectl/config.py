@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError
+from simulators.lab.kubectl.printing import (
+    PRINT_FLAGS,
+    object_output,
+    object_text,
+    to_json,
+    to_yaml,
+)
 from simulators.lab.kubectl.tabwriter import table
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
     *COMMON,
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("minify", long="minify"),
     Flag("raw", long="raw"),
     Flag("flatten", long="flatten"),
@@ -21,25 +28,35 @@ USER = "kubernetes-admin"
 CONTEXT = f"{USER}@{CLUSTER}"
 SERVER = "https://10.0.0.10:6443"
 
-VIEW = f"""apiVersion: v1
-clusters:
-- cluster:
-    certificate-authority-data: DATA+OMITTED
-    server: {SERVER}
-  name: {CLUSTER}
-contexts:
-- context:
-    cluster: {CLUSTER}
-    user: {USER}
-  name: {CONTEXT}
-current-context: {CONTEXT}
-kind: Config
-preferences: {{}}
-users:
-- name: {USER}
-  user:
-    client-certificate-data: DATA+OMITTED
-    client-key-data: DATA+OMITTED"""
+# The lab's kubeconfig as kubectl config view reads it (clientcmd's v1.Config, its fields in
+# the struct's order for -o json); the key and certificates are never shown: kubectl's
+# ShortenConfig prints DATA+OMITTED for them, and the lab has none to show with --raw.
+OMITTED = "DATA+OMITTED"
+CONFIG = {
+    "kind": "Config",
+    "apiVersion": "v1",
+    "clusters": [
+        {"name": CLUSTER, "cluster": {"server": SERVER, "certificate-authority-data": OMITTED}}
+    ],
+    "users": [
+        {"name": USER, "user": {"client-certificate-data": OMITTED, "client-key-data": OMITTED}}
+    ],
+    "contexts": [{"name": CONTEXT, "context": {"cluster": CLUSTER, "user": USER}}],
+    "current-context": CONTEXT,
+}
+
+
+def view(parsed: Parsed) -> Output:
+    """kubectl config view: yaml by default, or any -o its PrintFlags take (-o name knows no
+    name for a Config: `config/<unknown>`, as kubectl prints it)."""
+    output = object_output(parsed) if parsed.value("output") or parsed.value("template") else ""
+    if output in ("", "yaml"):
+        return Output(to_yaml(CONFIG).rstrip("\n"))
+    if output == "name":
+        return Output("config/<unknown>")
+    if output == "json":
+        return Output(to_json(CONFIG, sort_keys=False))
+    return Output(object_text(CONFIG, "", output, "").removesuffix("\n"))
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
@@ -70,7 +87,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if action == "get-users":
         return Output(f"NAME\n{USER}")
     if action == "view":
-        return Output(VIEW)
+        return view(parsed)
     if action in ("use-context", "use"):
         if rest[:1] == [CONTEXT]:
             return Output(f'Switched to context "{CONTEXT}".')

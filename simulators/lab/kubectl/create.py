@@ -31,7 +31,7 @@ from simulators.lab.kubectl.create_names import (
 from simulators.lab.kubectl.create_role import role_generator
 from simulators.lab.kubectl.create_secret import secret_generator
 from simulators.lab.kubectl.create_token import create_token
-from simulators.lab.kubectl.printing import check_object_output, object_text
+from simulators.lab.kubectl.printing import object_output, object_text
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -353,8 +353,7 @@ def submit(
 ) -> Output:
     """Create `obj` (or not, under --dry-run) and print what kubectl prints for it; `failure`
     is the words some generators put before the server's refusal ("failed to create secret")."""
-    output = parsed.value("output") or ""
-    check_object_output(output)
+    output = object_output(parsed)
     dry = dry_run(parsed)
     cluster: ClusterAPI = ctx.api
     name = obj["metadata"]["name"]

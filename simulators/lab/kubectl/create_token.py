@@ -14,7 +14,7 @@ from simulators.cluster.api import ApiError, Obj
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import KubectlError, namespace
 from simulators.lab.kubectl.create_names import one_name
-from simulators.lab.kubectl.printing import check_object_output, object_text
+from simulators.lab.kubectl.printing import object_output, object_text
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -112,9 +112,7 @@ def create_token(ctx: Context, parsed: Parsed, names: list[str]) -> Output:
                 f"error: unknown flag: --{flag}\nSee 'kubectl create token --help' for usage."
             )
     name = one_name("create token", names)
-    output = parsed.value("output")
-    if output:
-        check_object_output(output)
+    output = object_output(parsed)
     seconds = _validate(parsed)
     spec: Obj = {}
     if parsed.all("audience"):

@@ -16,6 +16,7 @@ from simulators.lab.kubectl.common import (
     targets,
 )
 from simulators.lab.kubectl.create import submit
+from simulators.lab.kubectl.printing import PRINT_FLAGS
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -27,7 +28,7 @@ FLAGS = [
     Flag("type", long="type", takes_value=True),
     Flag("protocol", long="protocol", takes_value=True),
     Flag("selector", long="selector", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
 ]
 _TYPES = {"clusterip": "ClusterIP", "nodeport": "NodePort", "loadbalancer": "LoadBalancer"}
 

@@ -8,9 +8,11 @@ import json
 from simulators.cluster import printers
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.discovery import KUBERNETES_VERSION
+from simulators.cluster.request import scale_of
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
+    NO_SUBRESOURCE,
     KubectlError,
     Target,
     error_text,
@@ -23,10 +25,12 @@ from simulators.lab.kubectl.common import (
 )
 from simulators.lab.kubectl.printing import (
     OUTPUT_ERROR,
+    PRINT_FLAGS,
     TableOptions,
     custom_columns,
     evaluate_template,
     list_doc,
+    output_format,
     render,
     sort_objects,
     table_rows,
@@ -38,7 +42,7 @@ from simulators.lab.tool import Context, Output
 FLAGS = [
     *COMMON,
     Flag("all-namespaces", long="all-namespaces", short="A"),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("label-columns", long="label-columns", short="L", takes_value=True),
     Flag("show-labels", long="show-labels"),
     Flag("selector", long="selector", short="l", takes_value=True),
@@ -52,7 +56,9 @@ FLAGS = [
     Flag("show-kind", long="show-kind"),
     Flag("chunk-size", long="chunk-size", takes_value=True),
     Flag("raw", long="raw", takes_value=True),
+    Flag("subresource", long="subresource", takes_value=True),
 ]
+
 
 OUTPUTS = ("", "wide", "yaml", "json", "name")
 TEMPLATED = ("jsonpath=", "jsonpath-as-json=", "custom-columns=", "go-template=")
@@ -74,11 +80,17 @@ def fetch(
     scope = ns if target.info.namespaced else None
     selector = parsed.value("selector") or ""
     fields = parsed.value("field-selector") or ""
+    sub = parsed.value("subresource")
     if target.names:
         objs = []
         for name in target.names:
+            if sub is not None and sub not in target.info.subresources:
+                errors.append(NO_SUBRESOURCE)
+                continue
             try:
-                objs.append(cluster.get(resource, name, scope))
+                obj = cluster.get(resource, name, scope)
+                # A status subresource is the object; a scale one its autoscaling/v1 Scale.
+                objs.append(scale_of(obj) if sub == "scale" else obj)
             except ApiError as exc:
                 if not (exc.reason == "NotFound" and parsed.has("ignore-not-found")):
                     errors.append(error_text(exc))
@@ -133,6 +145,19 @@ def raw(cluster: ClusterAPI, path: str) -> Output:
     return Output(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
 
+def _output(parsed: Parsed) -> str:
+    """-o (with --template) as get's printer takes it, or the error it refuses it with."""
+    output = output_format(parsed)
+    if output.partition("=")[0] == "template":  # kubectl's other name for go-template
+        output = "go-" + output
+    check_output(output)
+    if output in ("jsonpath", "jsonpath-as-json", "go-template"):
+        raise KubectlError("error: template format specified but no template given")
+    if output == "custom-columns":
+        raise KubectlError("error: custom-columns format specified but no custom columns given")
+    return output
+
+
 def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
     raw_path = parsed.value("raw")
@@ -140,22 +165,30 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if parsed.positionals:
             raise KubectlError("error: arguments may not be passed when --raw is specified")
         return raw(cluster, raw_path)
-    output = parsed.value("output") or ""
-    check_output(output)
-    if output in ("jsonpath", "jsonpath-as-json", "go-template"):
-        raise KubectlError("error: template format specified but no template given")
-    if output == "custom-columns":
-        raise KubectlError("error: custom-columns format specified but no custom columns given")
+    try:
+        output = _output(parsed)
+        printer_error = None
+    except KubectlError as exc:
+        output, printer_error = "", exc
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
     groups = targets(cluster, parsed.positionals, all_namespaces=all_ns)
+    scales = parsed.value("subresource") == "scale"
+    if parsed.value("subresource") is not None and any(not g.names for g in groups):
+        raise KubectlError("error: subresource cannot be used when bulk resources are specified")
     if (parsed.value("selector") or parsed.value("field-selector")) and any(
         g.names for g in groups
     ):
         raise KubectlError("error: name cannot be provided when a selector is specified")
     errors: list[str] = []
-    fetched = [(g, fetch(cluster, g, ns, parsed, errors)) for g in groups]
     single = len(groups) == 1 and len(groups[0].names) == 1
+    if printer_error is not None:
+        # kubectl makes its printer once it has something to print: one named object it could
+        # not get is all it says.
+        if single and not fetch(cluster, groups[0], ns, parsed, errors):
+            return _result("", errors)
+        raise printer_error
+    fetched = [(g, fetch(cluster, g, ns, parsed, errors)) for g in groups]
     sort_by = parsed.value("sort-by")
     if sort_by:
         try:
@@ -175,7 +208,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             return _result("", errors)
         if output == "name":
             text = "\n".join(
-                f"{kind_name(g.info)}/{meta(o).get('name', '')}"
+                f"{'scale.autoscaling' if scales else kind_name(g.info)}/{meta(o).get('name', '')}"
                 for g, objs in fetched
                 for o in objs
             )
@@ -199,7 +232,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     for group, objs in fetched:
         if not objs:
             continue
-        table = printers.table(cluster, group.info.key, objs, wide=output == "wide")
+        if scales:
+            table = printers.scale_table(cluster, objs)
+        else:
+            table = printers.table(cluster, group.info.key, objs, wide=output == "wide")
         opts = TableOptions(
             wide=output == "wide",
             no_headers=parsed.has("no-headers"),

@@ -19,7 +19,7 @@ from simulators.lab.kubectl.common import (
     namespace,
     targets,
 )
-from simulators.lab.kubectl.printing import OUTPUT_ERROR, list_doc, to_json, to_yaml
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -31,7 +31,7 @@ FLAGS = [
     Flag("field-selector", long="field-selector", takes_value=True),
     DRY_RUN,
     Flag("list", long="list"),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("resource-version", long="resource-version", takes_value=True),
 ]
 
@@ -107,6 +107,8 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
             "<resource>/<name>"
         )
     changes, remove = _parse(specs, annotate)
+    if parsed.has("list") and parsed.value("output"):
+        raise KubectlError("error: --list and --output may not be specified together")
     if not changes and not remove and not parsed.has("list"):
         raise KubectlError(
             f"error: at least one {'annotation' if annotate else 'label'} update is required"
@@ -117,10 +119,7 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
     out: list[str] = []
     errors: list[str] = []
     dry = dry_run(parsed)
-    output = parsed.value("output") or ""
-    if output not in ("", "name", "yaml", "json"):
-        raise KubectlError(OUTPUT_ERROR.format(output))
-    printed: list[Obj] = []
+    texts: list[str] = []
     for group in groups:
         scope = ns if group.info.namespaced else None
         objs: list[Obj] = []
@@ -179,20 +178,19 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
                 message = "unlabeled" if not annotate else verb
             else:
                 message = f"not {verb}" if not annotate else verb
-            result = obj
-            if output in ("yaml", "json"):
-                # What a dry run prints: the object as the change would leave it.
-                result = copy.deepcopy(obj)
-                values = dict(current)
-                values.update({k: changes[k] for k in added})
-                for key in removed:
-                    values.pop(key, None)
-                result["metadata"][field] = values
+            # kubectl prints the object it read with the change made to it (label.go), each
+            # with a printer of its own: no List, no `---` between two.
+            result = copy.deepcopy(obj)
+            values = dict(current)
+            values.update({k: changes[k] for k in added})
+            for key in removed:
+                values.pop(key, None)
+            result["metadata"][field] = values
             if (added or removed) and not dry:
                 patch: dict[str, object] = {k: changes[k] for k in added}
                 patch.update({k: None for k in removed})
                 try:
-                    result = cluster.patch(
+                    cluster.patch(
                         group.info.key,
                         name,
                         {"metadata": {field: patch}},
@@ -202,14 +200,16 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
                 except ApiError as exc:
                     errors.append(error_text(exc))
                     continue
-            if output == "name":
-                out.append(f"{kind_name(group.info)}/{name}")
-            elif output:
-                printed.append(result)
-            else:
-                out.append(f"{kind_name(group.info)}/{name} {message}{dry_suffix(dry)}")
-    if printed:
-        doc = printed[0] if len(printed) == 1 else list_doc(printed)
-        out.append(to_yaml(doc).rstrip("\n") if output == "yaml" else to_json(doc))
-    text = "\n".join([*out, *errors])
-    return Output(text, 1 if errors else 0)
+            if out:
+                texts.append("\n".join(out) + "\n")
+                out = []
+            try:
+                output = object_output(parsed)  # the printer is made once the object is changed
+            except KubectlError as exc:
+                errors.append(str(exc))
+                break
+            label = f"{kind_name(group.info)}/{name}"
+            texts.append(object_text(result, label, output, message + dry_suffix(dry), typed=False))
+    if out:
+        texts.append("\n".join(out) + "\n")
+    return Output(printed(texts, errors), 1 if errors else 0)

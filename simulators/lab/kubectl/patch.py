@@ -6,21 +6,24 @@ from typing import Any
 
 import yaml
 
-from simulators.cluster import documents
+from simulators.cluster import documents, patches
 from simulators.cluster.api import ApiError
+from simulators.cluster.request import scale_of
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
     DRY_RUN,
+    NO_SUBRESOURCE,
     KubectlError,
     dry_run,
-    dry_suffix,
+    dry_run_writer,
     error_text,
     kind_name,
     namespace,
     see,
     targets,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -29,7 +32,7 @@ FLAGS = [
     Flag("type", long="type", takes_value=True),
     Flag("subresource", long="subresource", takes_value=True),
     DRY_RUN,
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("filename", long="filename", short="f", takes_value=True),
 ]
 
@@ -72,26 +75,42 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError("error: You must provide one or more resources by argument or filename.")
     groups = targets(cluster, parsed.positionals, verb="patch")
     ns = namespace(parsed)
+    dry = dry_run(parsed)
     out: list[str] = []
     for group in groups:
         scope = ns if group.info.namespaced else None
         if not group.names:
             raise KubectlError("error: resource(s) were provided, but no name was specified")
+        sub = parsed.value("subresource")
+        if sub is not None and sub not in group.info.subresources:
+            return Output(printed(out, [NO_SUBRESOURCE]), 1)
         for name in group.names:
             try:
                 before = cluster.get(group.info.key, name, scope)
-                dry = dry_run(parsed)
-                if dry:
-                    out.append(f"{kind_name(group.info)}/{name} patched{dry_suffix(dry)}")
-                    continue
-                after = cluster.patch(
-                    group.info.key,
-                    name,
-                    body,
-                    scope,
-                    patch_type=TYPES[kind],
-                    subresource=parsed.value("subresource"),
-                )
+                # A client's dry run patches the object it read, unchecked, as kubectl does; a
+                # server dry run a copy of the store that is then dropped.
+                writer = dry_run_writer(cluster, dry)
+                after = before
+                if dry == "client":
+                    if kind == "strategic" and group.info.custom:
+                        info = group.info
+                        message = (
+                            "error: strategic merge patch is not supported for "
+                            f"{info.api_version}, Kind={info.kind} locally, try --type merge"
+                        )
+                        return Output(printed(out, [message]), 1)
+                    after = patches.apply_patch(
+                        before if kind == "json" else patches.copy_obj(before), body, TYPES[kind]
+                    )
+                elif writer is not None:
+                    after = writer.patch(
+                        group.info.key,
+                        name,
+                        body,
+                        scope,
+                        patch_type=TYPES[kind],
+                        subresource=parsed.value("subresource"),
+                    )
             except ApiError as exc:
                 if exc.code == 415 and kind == "strategic":
                     # kubectl names the media type and the kind the server refused it for.
@@ -101,13 +120,25 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                         "error: application/strategic-merge-patch+json is not supported by "
                         f"{version}, Kind={info.kind}: {exc.message}"
                     )
-                    return Output("\n".join([*out, message]), 1)
-                return Output("\n".join([*out, error_text(exc)]), 1)
+                    return Output(printed(out, [message]), 1)
+                return Output(printed(out, [error_text(exc)]), 1)
+            # kubectl patch names no dry run: its printer's operation is set after the
+            # dry-run suffix would have been added (patch.go's ToPrinter).
+            label = f"{kind_name(group.info)}/{name}"
+            if sub == "scale":  # the server answers with the Scale it changed
+                before, after, label = (
+                    scale_of(before),
+                    scale_of(after),
+                    f"scale.autoscaling/{name}",
+                )
             changed = _strip(before) != _strip(after)
-            out.append(
-                f"{kind_name(group.info)}/{name} {'patched' if changed else 'patched (no change)'}"
-            )
-    return Output("\n".join(out))
+            operation = "patched" if changed else "patched (no change)"
+            try:
+                output = object_output(parsed)  # made once the patch is sent (patch.go)
+            except KubectlError as exc:
+                return Output(printed(out, [str(exc)]), 1)
+            out.append(object_text(after, label, output, operation, typed=False))
+    return Output(printed(out))
 
 
 def _strip(obj: dict[str, Any]) -> dict[str, Any]:

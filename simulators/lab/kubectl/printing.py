@@ -12,6 +12,7 @@ import yaml
 
 from simulators.cluster.api import Obj, ResourceInfo
 from simulators.lab import budget, gotemplate, jsonpath
+from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.go_order import struct_order
@@ -351,6 +352,46 @@ def evaluate_template(kind: str, template: str, data: Any) -> str:
 # expose, rollout restart|pause|resume|undo) that take a template after `=`.
 _TEMPLATE_FORMATS = ("jsonpath", "jsonpath-as-json", "go-template", "template")
 
+# kubectl's PrintFlags, the same two flags on every command that prints objects.
+OUTPUT = Flag("output", long="output", short="o", takes_value=True)
+TEMPLATE = Flag("template", long="template", takes_value=True)
+PRINT_FLAGS = [OUTPUT, TEMPLATE]
+# The formats --template gives its template to (the file forms take it as a file's name).
+_TEMPLATED_BY_FLAG = (*_TEMPLATE_FORMATS, "custom-columns")
+
+
+def output_format(parsed: Parsed, error: str = OUTPUT_ERROR) -> str:
+    """-o as kubectl's PrintFlags.ToPrinter reads it beside --template: --template alone is
+    `-o go-template`; a bare template format (`-o jsonpath`) takes it as its template; one that
+    has its own (`-o jsonpath=...`) matches no printer (`error`, the command's list of formats);
+    any other format ignores it, as an empty --template is ignored."""
+    output = parsed.value("output")
+    template = parsed.value("template") or ""
+    if not template:
+        return output or ""
+    if output is None:
+        return f"go-template={template}"
+    kind, equals, _ = output.partition("=")
+    if kind in _TEMPLATED_BY_FLAG:
+        if equals:
+            raise KubectlError(error.format(output))
+        return f"{output}={template}"
+    return output
+
+
+def printed(texts: list[str], errors: list[str] | None = None) -> str:
+    """What a command that prints objects shows: each object's text as object_text gave it
+    (a template's without a newline of its own), then its errors (stderr), one a line."""
+    return ("".join(texts) + "\n".join(errors or [])).removesuffix("\n")
+
+
+def object_output(parsed: Parsed) -> str:
+    """The -o of a command that prints the objects it sent or changed, checked as its
+    PrintFlags check it (check_object_output)."""
+    output = output_format(parsed, CREATE_OUTPUT_ERROR)
+    check_object_output(output)
+    return output
+
 
 def check_object_output(output: str) -> None:
     """Refuse what PrintFlags.ToPrinter refuses: an unknown format, or a template format with
@@ -365,18 +406,19 @@ def check_object_output(output: str) -> None:
     raise KubectlError(CREATE_OUTPUT_ERROR.format(output))
 
 
-def object_text(obj: Obj, label: str, output: str, operation: str) -> str:
+def object_text(obj: Obj, label: str, output: str, operation: str, *, typed: bool = True) -> str:
     """One object as PrintFlags' printer writes it to stdout, newlines included: `label
     operation` (no -o), `label` (-o name), yaml, json, or a template's text as it stands.
     Commands make a printer per object, so a yaml stream has no `---` between objects.
-    `output` has passed check_object_output."""
+    `output` has passed check_object_output. A typed object's json keeps its Go struct's field
+    order; an unstructured one's (what patch, label, scale and taint read) is sorted."""
     kind, _, template = output.partition("=")
     if output == "":
         return f"{label} {operation}\n"
     if output == "name":
         return f"{label}\n"
     if output == "yaml":
-        return to_yaml(struct_order(obj))
+        return to_yaml(struct_order(obj) if typed else obj)
     if output == "json":
-        return to_json(struct_order(obj), sort_keys=False) + "\n"
+        return to_json(struct_order(obj), sort_keys=False) + "\n" if typed else to_json(obj) + "\n"
     return evaluate_template("go-template" if kind == "template" else kind, template, obj)

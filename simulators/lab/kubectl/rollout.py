@@ -21,7 +21,13 @@ from simulators.lab.kubectl.common import (
     see,
     targets,
 )
-from simulators.lab.kubectl.printing import check_object_output, object_text
+from simulators.lab.kubectl.printing import (
+    CREATE_OUTPUT_ERROR,
+    PRINT_FLAGS,
+    check_object_output,
+    object_text,
+    output_format,
+)
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -31,7 +37,7 @@ FLAGS = [
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("revision", long="revision", takes_value=True),
     Flag("to-revision", long="to-revision", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
     Flag("dry-run", long="dry-run", takes_value=True),
 ]
 
@@ -89,7 +95,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     revision = _revision(parsed, "revision") if action == "history" else 0
     if revision < 0:
         raise KubectlError(f"error: revision must be a positive integer: {revision}")
-    output = parsed.value("output") or ""
+    output = output_format(parsed, CREATE_OUTPUT_ERROR)
     if action == "history":
         check_object_output(output)
     cluster = ctx.api

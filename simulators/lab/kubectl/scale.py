@@ -1,56 +1,107 @@
-"""kubectl scale --replicas=N for Deployments, ReplicaSets and StatefulSets."""
+"""kubectl scale --replicas=N for Deployments, ReplicaSets and StatefulSets, with its
+preconditions (--current-replicas, --resource-version) and PrintFlags (-o, --template)."""
 
 from __future__ import annotations
 
-from simulators.cluster.api import ApiError
+from simulators.cluster.api import ApiError, Obj, ResourceInfo
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
     DRY_RUN,
     KubectlError,
     dry_run,
+    dry_run_writer,
     dry_suffix,
     error_text,
     kind_name,
+    meta,
     namespace,
+    see,
     targets,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
-FLAGS = [*COMMON, DRY_RUN, Flag("replicas", long="replicas", takes_value=True)]
+FLAGS = [
+    *COMMON,
+    DRY_RUN,
+    *PRINT_FLAGS,
+    Flag("replicas", long="replicas", takes_value=True),
+    Flag("current-replicas", long="current-replicas", takes_value=True),
+    Flag("resource-version", long="resource-version", takes_value=True),
+]
+
+
+def _count(parsed: Parsed, flag: str, default: int) -> int:
+    text = parsed.value(flag)
+    if text is None:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise KubectlError(
+            f'error: invalid argument "{text}" for "--{flag}" flag: strconv.ParseInt: parsing '
+            f'"{text}": invalid syntax\n' + see("scale")
+        ) from None
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
-    text = parsed.value("replicas")
-    if text is None:
+    if parsed.value("replicas") is None:
         raise KubectlError('error: required flag(s) "replicas" not set')
-    try:
-        replicas = int(text)
-    except ValueError:
-        raise KubectlError(
-            f'error: invalid argument "{text}" for "--replicas" flag: strconv.ParseInt: parsing '
-            f'"{text}": invalid syntax'
-        ) from None
+    replicas = _count(parsed, "replicas", 0)
+    current = _count(parsed, "current-replicas", -1)
+    version = parsed.value("resource-version") or ""
     if replicas < 0:
         raise KubectlError(
             "error: The --replicas=COUNT flag is required, and COUNT must be greater than or "
             "equal to 0"
         )
+    if current < -1:
+        raise KubectlError("error: The --current-replicas must specify an integer of -1 or greater")
+    output = object_output(parsed)
     dry = dry_run(parsed)
     cluster = ctx.api
     ns = namespace(parsed)
-    out: list[str] = []
+    # kubectl reads every object first (errors kept for the end), then scales what it found.
+    found: list[tuple[ResourceInfo, Obj]] = []
+    errors: list[str] = []
     for group in targets(cluster, parsed.positionals, verb="scale"):
         if group.info.key not in ("deployments.apps", "replicasets.apps", "statefulsets.apps"):
             return Output(f'error: no scaler has been implemented for "{group.info.kind}"', 1)
         for name in group.names:
             try:
-                if dry:
-                    # A dry run reads the object (so a missing one fails) and changes nothing.
-                    cluster.get(group.info.key, name, ns)
-                else:
-                    cluster.patch(group.info.key, name, {"spec": {"replicas": replicas}}, ns)
+                found.append((group.info, cluster.get(group.info.key, name, ns)))
             except ApiError as exc:
-                return Output("\n".join([*out, error_text(exc)]), 1)
-            out.append(f"{kind_name(group.info)}/{name} scaled{dry_suffix(dry)}")
-    return Output("\n".join(out))
+                errors.append(error_text(exc))
+    if version and len(found) > 1:
+        raise KubectlError("error: cannot use --resource-version with multiple resources")
+    out: list[str] = []
+    for info, obj in found:
+        name = str(meta(obj).get("name", ""))
+        try:
+            if dry != "client":
+                _check(obj, current, version)
+                writer = dry_run_writer(cluster, dry)
+                if writer is not None:
+                    writer.patch(info.key, name, {"spec": {"replicas": replicas}}, ns)
+        except ApiError as exc:
+            return Output(printed(out, [error_text(exc)]), 1)
+        except KubectlError as exc:
+            return Output(printed(out, [str(exc)]), 1)
+        # kubectl prints the object it read, its spec.replicas set to the new size.
+        shown = {**obj, "spec": {**(obj.get("spec") or {}), "replicas": replicas}}
+        operation = "scaled" + dry_suffix(dry)
+        text = object_text(shown, f"{kind_name(info)}/{name}", output, operation, typed=False)
+        out.append(text)
+    return Output(printed(out, errors), 1 if errors else 0)
+
+
+def _check(obj: dict[str, object], current: int, version: str) -> None:
+    """kubectl's ScalePrecondition, checked against the object's scale before it is changed."""
+    spec = obj.get("spec")
+    size = spec.get("replicas", 1) if isinstance(spec, dict) else 1
+    stored = meta(obj).get("resourceVersion", "")
+    if current != -1 and size != current:
+        raise KubectlError(f"error: Expected replicas to be {current}, was {size}")
+    if version and stored != version:
+        raise KubectlError(f"error: Expected resource version to be {version}, was {stored}")

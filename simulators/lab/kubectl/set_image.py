@@ -13,12 +13,14 @@ from simulators.lab.kubectl.common import (
     DRY_RUN,
     KubectlError,
     dry_run,
+    dry_run_writer,
     dry_suffix,
     error_text,
     kind_name,
     namespace,
     targets,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -26,7 +28,7 @@ FLAGS = [
     DRY_RUN,
     Flag("all", long="all"),
     Flag("selector", long="selector", short="l", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
 ]
 
 HELP = """Configure application resources.
@@ -83,6 +85,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             if not resources
             else "error: at least one image update is required"
         )
+    output = object_output(parsed)
     cluster = ctx.api
     ns = namespace(parsed)
     dry = dry_run(parsed)
@@ -93,34 +96,31 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             try:
                 obj = cluster.get(group.info.key, name, scope)
             except ApiError as exc:
-                return Output("\n".join([*out, error_text(exc)]), 1)
+                return Output(printed(out, [error_text(exc)]), 1)
             updated = copy.deepcopy(obj)
             spec = _pod_spec(group.info.key, updated)
             if spec is None:
-                return Output(
-                    "\n".join(
-                        [
-                            *out,
-                            f"error: cannot set image on {kind_name(group.info)}/{name}: "
-                            "no pod template",
-                        ]
-                    ),
-                    1,
+                message = (
+                    f"error: cannot set image on {kind_name(group.info)}/{name}: no pod template"
                 )
+                return Output(printed(out, [message]), 1)
             containers = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
             for container, image in changes.items():
                 matched = [c for c in containers if container in ("*", c.get("name"))]
                 if not matched:
-                    return Output(
-                        "\n".join([*out, f'error: unable to find container named "{container}"']),
-                        1,
-                    )
+                    message = f'error: unable to find container named "{container}"'
+                    return Output(printed(out, [message]), 1)
                 for c in matched:
                     c["image"] = image
-            if not dry:
+            if updated == obj:
+                continue  # nothing to change: kubectl sends no patch and prints nothing
+            writer = dry_run_writer(cluster, dry)
+            if writer is not None:
                 try:
-                    cluster.update(group.info.key, updated, scope)
+                    updated = writer.update(group.info.key, updated, scope)
                 except ApiError as exc:
-                    return Output("\n".join([*out, error_text(exc)]), 1)
-            out.append(f"{kind_name(group.info)}/{name} image updated{dry_suffix(dry)}")
-    return Output("\n".join(out))
+                    return Output(printed(out, [error_text(exc)]), 1)
+            label = f"{kind_name(group.info)}/{name}"
+            text = object_text(updated, label, output, "image updated" + dry_suffix(dry))
+            out.append(text)
+    return Output(printed(out))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from simulators.cluster import patches
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import format_time
 from simulators.lab.flags import Flag, Parsed
@@ -14,10 +15,11 @@ from simulators.lab.kubectl.common import (
     DRY_RUN,
     KubectlError,
     dry_run,
-    dry_suffix,
+    dry_run_writer,
     error_text,
     usage,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -26,7 +28,7 @@ FLAGS = [
     Flag("overwrite", long="overwrite"),
     Flag("all", long="all"),
     Flag("selector", long="selector", short="l", takes_value=True),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
 ]
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _KEY = re.compile(
@@ -36,33 +38,47 @@ _KEY = re.compile(
 
 
 def _parse(specs: list[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """kubectl's parseTaints: `KEY[=VALUE]:EFFECT` adds; the same, or `KEY`, with a trailing
+    `-` removes (by key and effect; a value there is read and ignored)."""
     add: list[dict[str, Any]] = []
     remove: list[dict[str, Any]] = []
     for spec in specs:
-        if spec.endswith("-"):
-            key, _, effect = spec[:-1].partition(":")
-            if effect and effect not in EFFECTS:
-                raise KubectlError(
-                    f"error: invalid taint effect: {effect}, unsupported taint effect\n"
-                    f"{usage('taint')}"
-                )
-            remove.append({"key": key, **({"effect": effect} if effect else {})})
+        removing = spec.endswith("-")
+        taint = _taint(spec.removesuffix("-") if removing else spec, spec)
+        if removing:
+            taint.pop("value", None)
+            remove.append(taint)
             continue
-        head, sep, effect = spec.rpartition(":")
-        if not sep:
+        if "effect" not in taint:
             raise KubectlError(f"error: invalid taint spec: {spec}\n{usage('taint')}")
-        key, _, value = head.partition("=")
+        add.append(taint)
+    return add, remove
+
+
+def _taint(text: str, spec: str) -> dict[str, Any]:
+    """kubectl's parseTaint: `KEY=VALUE:EFFECT`, `KEY:EFFECT` or `KEY`."""
+    parts = text.split(":")
+    if len(parts) > 2:
+        raise KubectlError(f"error: invalid taint spec: {spec}\n{usage('taint')}")
+    key, value, effect = parts[0], "", ""
+    if len(parts) == 2:
+        effect = parts[1]
         if effect not in EFFECTS:
             raise KubectlError(
                 f"error: invalid taint effect: {effect}, unsupported taint effect\n{usage('taint')}"
             )
-        if not _KEY.match(key):
+        pair = parts[0].split("=")
+        if len(pair) > 2:
             raise KubectlError(f"error: invalid taint spec: {spec}\n{usage('taint')}")
-        taint: dict[str, Any] = {"key": key, "effect": effect}
-        if value:
-            taint["value"] = value
-        add.append(taint)
-    return add, remove
+        key, value = pair[0], pair[1] if len(pair) == 2 else ""
+    if not _KEY.match(key):
+        raise KubectlError(f"error: invalid taint spec: {spec}\n{usage('taint')}")
+    taint: dict[str, Any] = {"key": key}
+    if value:
+        taint["value"] = value
+    if effect:
+        taint["effect"] = effect
+    return taint
 
 
 def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -110,16 +126,11 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if not parsed.has("overwrite"):
             clash = [t["key"] for t in add for o in old if _same(t, o)]
             if clash:
-                return Output(
-                    "\n".join(
-                        [
-                            *out,
-                            f"error: node {node_name} already has {','.join(clash)} taint(s) "
-                            "with same effect(s) and --overwrite is false",
-                        ]
-                    ),
-                    1,
+                message = (
+                    f"error: node {node_name} already has {','.join(clash)} taint(s) "
+                    "with same effect(s) and --overwrite is false"
                 )
+                return Output(printed(out, [message]), 1)
         new = [dict(t) for t in add]
         for taint in new:
             if taint["effect"] == "NoExecute":
@@ -146,19 +157,28 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 deleted = True
             new = kept
         if missing:
-            return Output("\n".join([*out, *(f"error: {m}" for m in missing)]), 1)
+            return Output(printed(out, [f"error: {m}" for m in missing]), 1)
         if (added and deleted) or parsed.has("overwrite"):
             operation = "modified"
         elif added:
             operation = "tainted"
         else:
             operation = "untainted"
-        if not dry:
+        # kubectl makes each node's printer once its taints are worked out, before it writes.
+        try:
+            output = object_output(parsed)
+        except KubectlError as exc:
+            return Output(printed(out, [str(exc)]), 1)
+        change = {"spec": {"taints": new or None}}
+        shown = patches.merge_patch(patches.copy_obj(node), change)
+        writer = dry_run_writer(cluster, dry)
+        if writer is not None:
             try:
-                cluster.patch(
-                    "nodes", node_name, {"spec": {"taints": new or None}}, patch_type="merge"
-                )
+                shown = writer.patch("nodes", node_name, change, patch_type="merge")
             except ApiError as exc:
-                return Output("\n".join([*out, error_text(exc)]), 1)
-        out.append(f"node/{node_name} {operation}{dry_suffix(dry)}")
-    return Output("\n".join(out))
+                return Output(printed(out, [error_text(exc)]), 1)
+        # Its printer's operation is set after the dry-run suffix would have been added
+        # (taint.go's ToPrinter): kubectl taint names no dry run.
+        text = object_text(shown, f"node/{node_name}", output, operation)
+        out.append(text)
+    return Output(printed(out))

@@ -2,7 +2,9 @@
 
 ``port-forward``, ``attach``, ``cp`` and ``debug`` need a process inside a pod, and so does an
 interactive ``run`` (``-i``/``--stdin``, alone or as ``-it``): the lab's kubectl says so in the
-words the API server uses for the real kubectl, before parsing anything else.
+words the API server uses for the real kubectl, before parsing anything else. kubectl's other
+commands the lab does not serve (``autoscale``, ``proxy``, ...) say why in one line too, where
+they would otherwise be "unknown" and suggest themselves.
 """
 
 from __future__ import annotations
@@ -11,6 +13,19 @@ from simulators.cluster.unsupported import limit
 from simulators.lab.tool import Output
 
 VERBS = ("port-forward", "attach", "cp", "debug")
+# kubectl's other commands, which need what the lab's cluster and admin host do not have.
+ABSENT = {
+    "autoscale": "autoscale is not available in this lab: its cluster serves no autoscaling API "
+    "and runs no metrics server",
+    "certificate": "certificate is not available in this lab: its cluster serves no "
+    "certificate signing requests",
+    "proxy": "proxy is not available in this lab: nothing on the admin host can listen on a port",
+    "kustomize": "kustomize is not available in this lab: its home folder holds no "
+    "kustomization folders",
+    "kuberc": "kuberc is not available in this lab: its kubectl reads no preferences file",
+    "plugin": "plugin is not available in this lab: the admin host has no kubectl plugins",
+    "options": "options is not available in this lab: see kubectl --help",
+}
 
 
 def _interactive(args: list[str]) -> bool:
@@ -28,6 +43,8 @@ def refusal(verb: str, args: list[str]) -> Output | None:
     """``error: <the lab's limit>`` for a verb it cannot serve, else None."""
     if verb in VERBS:
         return Output.error(f"error: {limit(verb)}")
+    if verb in ABSENT:
+        return Output.error(f"error: {ABSENT[verb]}")
     if verb == "run" and _interactive(args):
         return Output.error(f"error: {limit('run -i')}")
     return None

@@ -168,6 +168,29 @@ def test_scale_reads_and_writes_replicas(port: int) -> None:
     assert code == 422
 
 
+def test_a_dry_run_of_the_scale_subresource_answers_and_changes_nothing(port: int) -> None:
+    path = "/apis/apps/v1/namespaces/runai/deployments/runai-scheduler/scale"
+    patch = {"Content-Type": "application/merge-patch+json"}
+    code, scale = call(port, "PATCH", path + "?dryRun=All", {"spec": {"replicas": 4}}, patch)
+    assert (code, scale["spec"]["replicas"]) == (200, 4)
+    assert call(port, "GET", path)[1]["spec"]["replicas"] == 1
+
+
+def test_the_status_and_scale_subresources_answer_tables_of_their_own(port: int) -> None:
+    """KEP-2590: the status subresource's table is the object's; the scale subresource's has
+    printers.go's scale columns."""
+    table = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
+    base = "/apis/apps/v1/namespaces/runai/deployments/runai-scheduler"
+    _code, status = call(port, "GET", base + "/status", headers=table)
+    _code, whole = call(port, "GET", base, headers=table)
+    assert status["columnDefinitions"] == whole["columnDefinitions"]
+    assert status["rows"][0]["cells"] == whole["rows"][0]["cells"]
+    _code, scale = call(port, "GET", base + "/scale", headers=table)
+    names = [column["name"] for column in scale["columnDefinitions"]]
+    assert names == ["Name", "Desired", "Available", "Age"]
+    assert scale["rows"][0]["cells"][:2] == ["runai-scheduler", 1]
+
+
 def test_watch_streams_changes_then_ends_at_its_timeout(port: int) -> None:
     listed = call(port, "GET", "/api/v1/namespaces/default/configmaps")[1]
     since = listed["metadata"]["resourceVersion"]

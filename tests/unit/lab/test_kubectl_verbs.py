@@ -232,7 +232,7 @@ def test_replace_force_deletes_and_recreates(lab: Lab) -> None:
     lab.files["cm.yaml"] = CONFIGMAP
     lab.run("kubectl create -f cm.yaml")
     assert lab.out("kubectl replace --force -f cm.yaml") == (
-        'configmap "cfg" deleted\nconfigmap/cfg replaced'
+        'configmap "cfg" deleted from default namespace\nconfigmap/cfg replaced'
     )
 
 
