@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,10 +24,36 @@ from simulators.cluster.api import ApiError, ClusterAPI, Obj
 USER = "kubernetes-admin"
 GROUPS = ["kubeadm:cluster-admins", "system:authenticated"]
 RBAC = "rbac.authorization.k8s.io"
+SERVICE_ACCOUNT = "system:serviceaccount:"
 
 
-def user_info() -> Obj:
-    return {"username": USER, "groups": list(GROUPS)}
+@dataclass(frozen=True)
+class Identity:
+    """Who a request acts as: the lab's admin, or whom it impersonates."""
+
+    user: str
+    groups: tuple[str, ...]
+
+
+ADMIN = Identity(USER, tuple(GROUPS))
+
+
+def impersonated(user: str, groups: list[str]) -> Identity:
+    """The identity kube-apiserver's impersonation gives a request (`--as`, `--as-group`; the
+    Impersonate-User and Impersonate-Group headers): the groups given, or a service account's
+    own (`system:serviceaccounts`, `system:serviceaccounts:NS`); every user but the anonymous
+    one is also `system:authenticated`."""
+    found = list(groups)
+    if not found and user.startswith(SERVICE_ACCOUNT) and user.count(":") == 3:
+        namespace = user.split(":")[2]
+        found = ["system:serviceaccounts", f"system:serviceaccounts:{namespace}"]
+    if user != "system:anonymous" and "system:authenticated" not in found:
+        found.append("system:authenticated")
+    return Identity(user, tuple(found))
+
+
+def user_info(who: Identity = ADMIN) -> Obj:
+    return {"username": who.user, "groups": list(who.groups)}
 
 
 def _items(api: ClusterAPI, resource: str, namespace: str | None = None) -> list[Obj]:
@@ -36,28 +63,33 @@ def _items(api: ClusterAPI, resource: str, namespace: str | None = None) -> list
         return []
 
 
-def _subject(binding: Obj) -> str | None:
-    """How the binding names the lab's user ('Group "x"'), or None if it does not."""
+def _subject(binding: Obj, who: Identity) -> str | None:
+    """How the binding names `who` ('Group "x"'), or None if it does not."""
     for subject in binding.get("subjects") or []:
         kind, name = subject.get("kind"), subject.get("name")
-        if (kind == "User" and name == USER) or (kind == "Group" and name in GROUPS):
+        account = f"{SERVICE_ACCOUNT}{subject.get('namespace', '')}:{name}"
+        if (
+            (kind == "User" and name == who.user)
+            or (kind == "Group" and name in who.groups)
+            or (kind == "ServiceAccount" and account == who.user)
+        ):
             return f'{kind} "{name}"'
     return None
 
 
-def _bindings(api: ClusterAPI, namespace: str) -> Iterator[tuple[str, Obj, str]]:
-    """(binding's description, the role it grants, the subject) for every binding of the user."""
+def _bindings(api: ClusterAPI, namespace: str, who: Identity) -> Iterator[tuple[str, Obj, str]]:
+    """(binding's description, the role it grants, the subject) for every binding of `who`."""
     for binding in _items(api, "clusterrolebindings"):
-        yield from _granted(api, binding, "ClusterRoleBinding", None)
+        yield from _granted(api, binding, "ClusterRoleBinding", None, who)
     if namespace:
         for binding in _items(api, "rolebindings", namespace):
-            yield from _granted(api, binding, "RoleBinding", namespace)
+            yield from _granted(api, binding, "RoleBinding", namespace, who)
 
 
 def _granted(
-    api: ClusterAPI, binding: Obj, kind: str, namespace: str | None
+    api: ClusterAPI, binding: Obj, kind: str, namespace: str | None, who: Identity
 ) -> Iterator[tuple[str, Obj, str]]:
-    subject = _subject(binding)
+    subject = _subject(binding, who)
     if subject is None:
         return
     ref = binding.get("roleRef") or {}
@@ -102,17 +134,18 @@ def _rule_allows(rule: Obj, attrs: Obj) -> bool:
     return not names or attrs.get("name") in names
 
 
-def can(api: ClusterAPI, attrs: Obj) -> tuple[bool, str]:
-    """Whether RBAC allows ``attrs`` (resourceAttributes or nonResourceAttributes), and why."""
+def can(api: ClusterAPI, attrs: Obj, who: Identity = ADMIN) -> tuple[bool, str]:
+    """Whether RBAC allows `who` ``attrs`` (resourceAttributes or nonResourceAttributes), and
+    why."""
     namespace = "" if "path" in attrs else str(attrs.get("namespace") or "")
-    for why, role, _subject_name in _bindings(api, namespace):
+    for why, role, _subject_name in _bindings(api, namespace, who):
         if any(_rule_allows(rule, attrs) for rule in role.get("rules") or []):
             return True, f"RBAC: allowed by {why}"
     return False, ""
 
 
-def review(api: ClusterAPI, kind: str, body: object) -> Obj:
-    """The answer to a self-subject review (never stored)."""
+def review(api: ClusterAPI, kind: str, body: object, who: Identity = ADMIN) -> Obj:
+    """The answer to a self-subject review by `who` (never stored)."""
     spec = body.get("spec") if isinstance(body, dict) else None
     spec = spec if isinstance(spec, dict) else {}
     group = "authentication.k8s.io" if kind == "SelfSubjectReview" else "authorization.k8s.io"
@@ -122,23 +155,23 @@ def review(api: ClusterAPI, kind: str, body: object) -> Obj:
         "metadata": {"creationTimestamp": None},  # as the API server answers a review
     }
     if kind == "SelfSubjectReview":
-        answer["status"] = {"userInfo": user_info()}
+        answer["status"] = {"userInfo": user_info(who)}
     elif kind == "SelfSubjectRulesReview":
         answer["spec"] = spec
-        answer["status"] = rules(api, str(spec.get("namespace") or ""))
+        answer["status"] = rules(api, str(spec.get("namespace") or ""), who)
     else:
         attrs = spec.get("resourceAttributes") or spec.get("nonResourceAttributes") or {}
-        allowed, reason = can(api, attrs if isinstance(attrs, dict) else {})
+        allowed, reason = can(api, attrs if isinstance(attrs, dict) else {}, who)
         answer["spec"] = spec
         answer["status"] = {"allowed": allowed, **({"reason": reason} if reason else {})}
     return answer
 
 
-def rules(api: ClusterAPI, namespace: str) -> Obj:
-    """SelfSubjectRulesReview's status: every rule the user's bindings grant in ``namespace``."""
+def rules(api: ClusterAPI, namespace: str, who: Identity = ADMIN) -> Obj:
+    """SelfSubjectRulesReview's status: every rule `who`'s bindings grant in ``namespace``."""
     resource_rules: list[Obj] = []
     url_rules: list[Obj] = []
-    for _why, role, _subject_name in _bindings(api, namespace):
+    for _why, role, _subject_name in _bindings(api, namespace, who):
         for rule in role.get("rules") or []:
             verbs = list(rule.get("verbs") or [])
             if rule.get("nonResourceURLs"):

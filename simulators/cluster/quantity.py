@@ -55,6 +55,6 @@ def parse_quantity(value: object) -> Decimal:
     if suffix[:1] in "eE":
         try:
             return base * (Decimal(10) ** int(suffix[1:]))
-        except ValueError as error:
+        except (ValueError, ArithmeticError) as error:  # decimal's Overflow is one
             raise QuantityError(QUANTITY_ERROR) from error
     raise QuantityError("unable to parse quantity's suffix")

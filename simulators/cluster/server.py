@@ -248,8 +248,12 @@ class Handler(StreamingHandler):
             return
         if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in REVIEWS:
             body = self._body()
+            who = access.ADMIN
+            user = self.headers.get("Impersonate-User")
+            if user:  # the admin may impersonate anyone (kubectl --as, --as-group)
+                who = access.impersonated(user, self.headers.get_all("Impersonate-Group") or [])
             with world.lock:
-                answer = access.review(api, REVIEWS[(group, version, rest[0])], body)
+                answer = access.review(api, REVIEWS[(group, version, rest[0])], body, who)
             self._send_json(201, answer)
             return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
@@ -283,6 +287,9 @@ class Handler(StreamingHandler):
                     tail=tail,
                     previous=flag(query.get("previous")),
                 )
+            limit = number(query, "limitBytes")
+            if limit is not None and limit > 0:  # the kubelet cuts the log at limitBytes
+                text = text.encode("utf-8")[:limit].decode("utf-8", errors="replace")
             if flag(query.get("follow")) and not flag(query.get("previous")):
                 self._follow_log(target, query, text)
             else:

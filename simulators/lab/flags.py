@@ -44,6 +44,21 @@ _TRUE = {"true", "1", "t", "T", "TRUE", "True"}
 _FALSE = {"false", "0", "f", "F", "FALSE", "False"}
 
 
+def _set_bool(out: Parsed, flag: Flag, value: str | None) -> None:
+    """A boolean flag, bare or with `=value` (strconv.ParseBool's words); pflag names a flag
+    with a shorthand `-p, --previous` in its error."""
+    if value is not None and value not in _TRUE | _FALSE:
+        name = f"-{flag.short}, --{flag.long}" if flag.short else f"--{flag.long}"
+        raise FlagError(
+            f'invalid argument "{value}" for "{name}" flag: '
+            f'strconv.ParseBool: parsing "{value}": invalid syntax'
+        )
+    if value is not None and value in _FALSE:
+        out.bools.discard(flag.key)
+    else:
+        out.bools.add(flag.key)
+
+
 def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Parsed:
     by_long = {f.long: f for f in flags if f.long}
     by_short = {f.short: f for f in flags if f.short}
@@ -69,15 +84,7 @@ def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Pars
                     raise FlagError(f"flag needs an argument: --{name}")
                 out.values.setdefault(flag.key, []).append(value)
             else:
-                if eq and inline not in _TRUE | _FALSE:
-                    raise FlagError(
-                        f'invalid argument "{inline}" for "--{name}" flag: '
-                        f'strconv.ParseBool: parsing "{inline}": invalid syntax'
-                    )
-                if eq and inline in _FALSE:
-                    out.bools.discard(flag.key)
-                else:
-                    out.bools.add(flag.key)
+                _set_bool(out, flag, inline if eq else None)
         elif arg.startswith("-") and len(arg) > 1 and arg != "-":
             j = 1
             while j < len(arg):
@@ -95,6 +102,9 @@ def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Pars
                     else:
                         raise FlagError(f"flag needs an argument: '{ch}' in -{ch}")
                     out.values.setdefault(flag.key, []).append(value)
+                    break
+                if arg[j + 1 : j + 2] == "=":  # `-p=true`: the rest is the boolean's value
+                    _set_bool(out, flag, arg[j + 2 :])
                     break
                 out.bools.add(flag.key)
                 j += 1

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from tests.oracle.pieces import (
     Case,
     Draw,
+    Obj,
     facts,
     join_words,
     list_output,
@@ -123,7 +124,64 @@ def logs(d: Draw, more: bool) -> Case:
         opts.append(f"-c {d.pick(containers)}")
     if d.chance(0.5):
         opts.append(f"--tail {d.pick([1, 3, 10])}")
-    return Case(d.world.ticket, join_words("kubectl logs", pod.name, d.ns_flag(pod), *opts), "logs")
+    target = pod.name
+    if more:
+        # The further choices come from a generator of the case's own: the shared one draws
+        # as it did before them, so the fixed seed's other commands stay the same.
+        own = random.Random(f"{d.world.ticket} {pod.namespace}/{pod.name} {' '.join(opts)}")
+        target, extra = logs_more(own, pod, containers, opts)
+        opts += extra
+    return Case(d.world.ticket, join_words("kubectl logs", target, d.ns_flag(pod), *opts), "logs")
+
+
+# Flags of `kubectl logs --help` whose effect the lab's logs can show (its log store keeps
+# no times, so --since, --since-time and --timestamps change nothing), and values kubectl
+# refuses. Not drawn: -f (it streams), --limit-bytes below a log's size (the lab's apiserver
+# ignores limitBytes, so the real kubectl does not cut), and whatever reads several logs of a
+# named object in a Go map's random order (--all-pods, --all-containers of several).
+LOGS_FLAGS = [
+    "--prefix",
+    "--timestamps",
+    "--since=1h",
+    "--since-time=2024-08-30T06:00:00Z",
+    "-p",
+    "--ignore-errors",
+    "--insecure-skip-tls-verify-backend",
+    "--pod-running-timeout=20s",
+    "--limit-bytes=1048576",
+    "--since=1",
+    "--since=-1h",
+    "--tail=-2",
+    "--limit-bytes=-1",
+    "--pod-running-timeout=0",
+    "--since-time=2024-08-30",
+    "--since-time=2024-02-30T06:00:00Z",
+    "--since=1h --since-time=2024-08-30T06:00:00Z",
+]
+LOGS_OWNERS = {"ReplicaSet": "rs", "DaemonSet": "daemonset", "StatefulSet": "sts", "Job": "job"}
+
+
+def logs_more(
+    own: random.Random, pod: Obj, containers: list[str], opts: list[str]
+) -> tuple[str, list[str]]:
+    """What kubectl logs reads (the pod, its owner, a label of it) and a flag or two more."""
+    target = pod.name
+    owner = (pod.raw["metadata"].get("ownerReferences") or [{}])[0]
+    r = own.random()
+    if r < 0.2 and owner.get("kind") in LOGS_OWNERS:
+        target = f"{LOGS_OWNERS[owner['kind']]}/{owner['name']}"
+    elif r < 0.35 and pod.labels:
+        key, value = own.choice(pod.labels)
+        # The logs of several pods come in a random order (compared as sets); an error would
+        # stop at a random one, so each is printed and passed over.
+        more = ["--prefix", ""] + ([] if any("--tail" in o for o in opts) else ["--tail=2"])
+        return f"-l {key}={value}", [own.choice(more), "--ignore-errors"]
+    extra = [own.choice(LOGS_FLAGS)] if own.random() < 0.7 else []
+    if len(containers) == 1 and own.random() < 0.15:
+        extra.append("--all-containers")
+    if own.random() < 0.1:
+        extra.append(own.choice([containers[0], "nope"]))  # an inline [CONTAINER]
+    return target, extra
 
 
 def info_verbs(d: Draw, more: bool) -> Case:
@@ -287,8 +345,34 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         # expose creates with a POST: see create_ops.
         lines.append((f"kubectl expose {name} {ns} --port=80 --name=lab-svc {out}", "expose"))
     line, verb = d.pick(lines)
+    if more and verb == "set":
+        # set's other subcommands come from a generator of the case's own: the shared one
+        # draws as it did before them, so the fixed seed's other commands stay the same.
+        own = random.Random(f"{d.world.ticket} {line}")
+        out = own.choice(["", "-o name", "-o yaml", "--dry-run=client", "--dry-run=server"])
+        line = own.choice([line, *set_more_lines(name, ns, container, out)])
     shown = out if out and line.endswith(out) else ""
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
+
+
+def set_more_lines(name: str, ns: str, container: str, out: str) -> list[str]:
+    """kubectl set env, resources and serviceaccount on a Deployment, from their --help
+    examples: changes, removals, listings, overwrite refusals and kubectl's errors."""
+    return [
+        f"kubectl set env {name} {ns} LAB_MODE=test {out}",
+        f"kubectl set env {name} {ns} --list",
+        f"kubectl set env {name} {ns} -c {container} LAB_A=1 LAB_B=x=y {out}",
+        f"kubectl set env {name} {ns} LAB_GONE-",
+        f"kubectl set env {name} {ns} -e LAB_A=1 LAB_A- {out}",
+        f"kubectl set env {name} {ns} -c nope LAB_A=1",
+        f"kubectl set env {name} {ns} 1LAB=x",
+        f"kubectl set resources {name} {ns} -c {container} --limits=cpu=200m,memory=512Mi {out}",
+        f"kubectl set resources {name} {ns} --requests=cpu=0.5,memory=1024Mi {out}",
+        f"kubectl set resources {name} {ns} --limits=cpu=0,memory=0 --requests=cpu=0,memory=0",
+        f"kubectl set resources {name} {ns} --limits=cpu=abc",
+        f"kubectl set resources {name} {ns} -c nope --limits=cpu=1",
+        f"kubectl set serviceaccount {name} {ns} lab-sa {out}",
+    ]
 
 
 def daemon_ops(d: Draw, more: bool) -> Case:
@@ -438,7 +522,51 @@ def create_ops(d: Draw, more: bool) -> Case:
         line = f"kubectl create token {sa.name} -n {sa.namespace} {more_flags} {output}"
         return Case(d.world.ticket, join_words(*line.split(" ")), "create", output, writes=True)
     line, verb = d.pick(lines)
+    if more:
+        # The generators' further flags (--from-file, --from=cronjob/..., ingress annotations,
+        # quota scopes, a headless service) come from a generator of the case's own, so the
+        # shared one draws as before and the fixed seed's other commands stay the same.
+        own = random.Random(f"{d.world.ticket} {line}")
+        if own.random() < 0.5:
+            line = own.choice(create_more_lines(ns, dry))
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, dry, writes=True)
+
+
+def create_more_lines(ns: str, dry: str) -> list[str]:
+    """The create generators' flags from their --help examples: files of the oracle's folder
+    (tests/oracle/files) and missing ones, ingress rules, a Job from a CronJob the world lacks,
+    priority classes, scoped quotas, a headless service and an existing ClusterRoleBinding."""
+    return [
+        f"kubectl create configmap lab-cm -n {ns} --from-file=tls.crt --from-file=k=tls.key {dry}",
+        f"kubectl create configmap lab-cm -n {ns} --from-file=tls.crt,other.key --append-hash "
+        f"{dry}",
+        f"kubectl create configmap lab-cm -n {ns} --from-file=path/to/bar {dry}",
+        f"kubectl create configmap lab-cm -n {ns} --from-env-file=path/to/bar.env {dry}",
+        f"kubectl create configmap lab-cm -n {ns} --from-literal=a=1 --from-literal=a=2 {dry}",
+        f"kubectl create configmap lab-cm -n {ns} --from-literal=a/b=1 {dry}",
+        f"kubectl create secret generic lab-secret -n {ns} --from-file=ssh-privatekey=rsa.key "
+        f"--from-literal=passphrase=topsecret {dry}",
+        f"kubectl create secret generic lab-secret -n {ns} --from-file=rsa.key --append-hash {dry}",
+        f"kubectl create secret docker-registry regcred -n {ns} "
+        f"--from-file=path/to/.docker/config.json {dry}",
+        f"kubectl create ingress annotated -n {ns} --class=default --rule=foo.com/bar=svc:port "
+        f"--annotation=ingress.annotation1=foo --annotation=ingress.annotation2=bla {dry}",
+        f"kubectl create ingress ingdefault -n {ns} --class=default "
+        f"--default-backend=defaultsvc:http '--rule=foo.com/*=svc:8080,tls=secret1' {dry}",
+        f"kubectl create ingress bad -n {ns} --rule=foo {dry}",
+        f"kubectl create job test-job -n {ns} --from=cronjob/a-cronjob {dry}",
+        f"kubectl create job test-job -n {ns} --from=cronjob {dry}",
+        "kubectl create priorityclass high-priority --value=1000 --description=high "
+        f"--preemption-policy=Never {dry}",
+        f"kubectl create priorityclass p --value=99999999999 {dry}",
+        f"kubectl create quota best-effort -n {ns} --hard=pods=100,cpu=1000m,memory=1024Mi "
+        f"--scopes=BestEffort {dry}",
+        f"kubectl create quota q -n {ns} --scopes=BestEffort,,x {dry}",
+        f"kubectl create service clusterip my-cs -n {ns} --clusterip=None {dry}",
+        f"kubectl create service nodeport my-ns -n {ns} --clusterip=None {dry}",
+        "kubectl create clusterrolebinding cluster-admin --clusterrole=cluster-admin "
+        f"--user=user1 --user=user2 --group=group1 {dry}",
+    ]
 
 
 def patch_delete(d: Draw, more: bool) -> Case:

@@ -40,10 +40,7 @@ APPLY_FLAGS = [*_FILE_FLAGS, Flag("server-side", long="server-side"), Flag("forc
 CREATE_FLAGS = [
     *_FILE_FLAGS,
     *generators.FLAGS,
-    Flag("docker-server", long="docker-server", takes_value=True),
-    Flag("docker-username", long="docker-username", takes_value=True),
-    Flag("docker-password", long="docker-password", takes_value=True),
-    Flag("docker-email", long="docker-email", takes_value=True),
+    *generators.CREATE_ONLY_FLAGS,
     *create_role.FLAGS,
     *create_secret.FLAGS,
     *create_token.FLAGS,
@@ -205,6 +202,13 @@ def _create(
     cluster: ClusterAPI, info: ResourceInfo, doc: Obj, ns: str | None, source: str, parsed: Parsed
 ) -> Done:
     created = with_namespace(doc, ns)  # a client dry run prints the file's object
+    if parsed.has("save-config"):
+        # util.CreateApplyAnnotation on the unstructured object: sorted keys, and the empty
+        # annotations map it leaves behind is part of what it encodes.
+        annotations = created.setdefault("metadata", {}).get("annotations") or {}
+        annotations.pop(LAST_APPLIED, None)
+        created["metadata"]["annotations"] = annotations
+        annotations[LAST_APPLIED] = go_json(created) + "\n"
     writer = _writer(cluster, parsed)
     if writer is not None:
         try:
@@ -348,8 +352,27 @@ def run_apply(ctx: Context, parsed: Parsed) -> Output:
 
 
 def run_create(ctx: Context, parsed: Parsed) -> Output:
-    if not parsed.all("filename") and parsed.positionals:
-        return generators.create(ctx, parsed)
+    """`kubectl create SUBCOMMAND ...` (create.create), or `kubectl create -f FILE...`.
+
+    Words that name no subcommand are kubectl's `Unexpected args`. `--edit` reads and parses
+    the files as kubectl does (so a missing file or a bad document is kubectl's error), then
+    is refused in one line: the lab's editor edits objects that exist (kubectl edit) or files.
+    """
+    if parsed.positionals:
+        if generators.is_subcommand(parsed.positionals[0]):
+            return generators.create(ctx, parsed)
+        raise KubectlError(
+            f"error: Unexpected args: [{' '.join(parsed.positionals)}]\n"
+            "See 'kubectl create -h' for help and examples"
+        )
+    if parsed.has("edit"):
+        for source, text in read_sources(ctx, parsed, "create"):
+            documents(text, source)
+        object_output(parsed)
+        raise KubectlError(
+            "error: this lab's kubectl create has no --edit: edit the file first (vi FILE), "
+            "then kubectl create -f FILE"
+        )
     return _each(ctx, parsed, "create", _create)
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 from simulators.cluster import access
 from simulators.cluster.api import ApiError
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl import auth_reconcile
 from simulators.lab.kubectl.common import COMMON, KubectlError, usage
+from simulators.lab.kubectl.printing import object_output, object_text, to_json
 from simulators.lab.kubectl.tabwriter import table
 from simulators.lab.tool import Context, Output
 
@@ -19,6 +21,10 @@ FLAGS = [
     Flag("output", long="output", short="o", takes_value=True),
     Flag("list", long="list"),
     Flag("no-headers", long="no-headers"),
+    Flag("as", long="as", takes_value=True),
+    Flag("as-group", long="as-group", takes_value=True),
+    Flag("as-uid", long="as-uid", takes_value=True),
+    *auth_reconcile.FLAGS,
 ]
 
 HELP = """Inspect authorization.
@@ -41,11 +47,46 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         return Output(HELP, 1)
     action, args = parsed.positionals[0], parsed.positionals[1:]
     if action == "whoami":
-        groups = " ".join(access.GROUPS)
-        return Output(f"ATTRIBUTE   VALUE\nUsername    {access.USER}\nGroups      [{groups}]")
+        return _whoami(parsed)
     if action == "can-i":
         return _can_i(ctx, parsed, args)
+    if action == "reconcile":
+        return auth_reconcile.run(ctx, parsed, args)
     raise KubectlError(f'error: unknown command "{action}" for "kubectl auth"')
+
+
+def identity(parsed: Parsed) -> access.Identity:
+    """Whom the command acts as: the admin, or whom `--as` (with `--as-group`) impersonates."""
+    user = parsed.value("as")
+    if not user:
+        if parsed.all("as-group"):
+            raise KubectlError(
+                f"error: requesting uid, groups or user-extra for {access.USER} without "
+                "impersonating a user"
+            )
+        return access.ADMIN
+    return access.impersonated(user, parsed.all("as-group"))
+
+
+def _whoami(parsed: Parsed) -> Output:
+    """The SelfSubjectReview's user, as a table or in any -o PrintFlags take."""
+    who = identity(parsed)
+    output = object_output(parsed) if parsed.value("output") else ""
+    if not output:
+        rows = [["ATTRIBUTE", "VALUE"], ["Username", who.user]]
+        rows.append(["Groups", "[" + " ".join(who.groups) + "]"])
+        return Output(table(rows))
+    review = {
+        "kind": "SelfSubjectReview",
+        "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {},
+        "status": {"userInfo": access.user_info(who)},
+    }
+    if output == "json":
+        return Output(to_json(review, sort_keys=False))
+    label = "selfsubjectreview.authentication.k8s.io/<unknown>"
+    return Output(object_text(review, label, output, "")
+                  .removesuffix("\n"))  # fmt: skip
 
 
 def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
@@ -72,8 +113,11 @@ def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
             attrs.update(resource=info.plural, group=info.group)
             namespaced = info.namespaced
         except ApiError:
-            attrs.update(resource=word, group="")
-            warning = f"Warning: the server doesn't have a resource type '{word}'\n\n"
+            # kubectl reads RESOURCE.GROUP at the first dot.
+            plural, _, group = word.partition(".")
+            attrs.update(resource=plural, group=group)
+            where = f" in group '{group}'" if group else ""
+            warning = f"Warning: the server doesn't have a resource type '{plural}'{where}\n\n"
         if not parsed.has("all-namespaces"):
             if namespaced:
                 attrs["namespace"] = parsed.value("namespace") or "default"
@@ -82,7 +126,7 @@ def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
                 warning = f"Warning: resource '{shown}' is not namespace scoped\n\n"
     else:
         attrs.update(resource="*", group="*")
-    allowed, _why = access.can(ctx.api, attrs)
+    allowed, _why = access.can(ctx.api, attrs, identity(parsed))
     if parsed.has("quiet"):
         return Output("", 0 if allowed else 1)
     return Output(f"{warning}{'yes' if allowed else 'no'}", 0 if allowed else 1)
@@ -173,7 +217,7 @@ def _resource_column(rule: dict[str, list[str]]) -> str:
 def _list(ctx: Context, parsed: Parsed) -> Output:
     """`auth can-i --list`: the SelfSubjectRulesReview's rules, as kubectl prints them."""
     namespace = parsed.value("namespace") or "default"
-    status = access.rules(ctx.api, namespace)
+    status = access.rules(ctx.api, namespace, identity(parsed))
     broken: list[dict[str, list[str]]] = []
     for rule in [*status["resourceRules"], *status["nonResourceRules"]]:
         broken += _breakdown(rule)

@@ -157,8 +157,17 @@ def kind_name(info: ResourceInfo) -> str:
 
 @dataclass
 class Target:
+    """Objects of one kind a command names: by name, or all (no names). `namespace` is the
+    objects' own where a file named them (`-f`), else None: the command's namespace."""
+
     info: ResourceInfo
     names: list[str]
+    namespace: str | None = None
+
+    def scope(self, ns: str | None) -> str | None:
+        """Where the objects are: None for a cluster-scoped kind, else their own namespace or
+        the command's `ns`."""
+        return (self.namespace or ns) if self.info.namespaced else None
 
 
 def targets(

@@ -1,9 +1,9 @@
-"""What every create generator shares: its signature, the one NAME it takes, --image and
---from-literal."""
+"""What every create generator shares: its signature, the one NAME it takes, --image, pflag's
+StringSlice and Int32 flags, and the usage line a flag's mistake ends with."""
 
 from __future__ import annotations
 
-import base64
+import re
 from collections.abc import Callable
 
 from simulators.cluster.api import Obj
@@ -14,6 +14,10 @@ OPTIONS_LINE = (
     'Use "kubectl options" for a list of global command-line options (applies to all commands).'
 )
 Generator = Callable[[str, Parsed, list[str]], tuple[str, Obj]]
+# strconv.ParseInt's base-0 syntax: a sign, then a 0x/0o/0b prefix or a leading 0 (octal).
+_GO_INT = re.compile(
+    r"[+-]?(0[xX](_?[0-9a-fA-F])+|0[oO](_?[0-7])+|0[bB](_?[01])+|0(_?[0-7])*|[1-9](_?[0-9])*)"
+)
 
 
 def usage_line(command: str) -> str:
@@ -35,12 +39,40 @@ def image_flag(parsed: Parsed) -> list[str]:
     return images
 
 
-def literals(parsed: Parsed, encode: bool) -> dict[str, str]:
-    """--from-literal's key=value pairs (base64-encoded values for a Secret's data)."""
-    data: dict[str, str] = {}
-    for literal in parsed.all("from-literal"):
-        key, sep, value = literal.partition("=")
-        if not sep or not key:
-            raise KubectlError(f"error: invalid literal source {literal}, expected key=value")
-        data[key] = base64.b64encode(value.encode()).decode() if encode else value
-    return data
+def string_slice(parsed: Parsed, key: str) -> list[str]:
+    """pflag's StringSlice: every use of the flag, each split at commas (an empty use adds
+    nothing)."""
+    return [part for value in parsed.all(key) if value for part in value.split(",")]
+
+
+def go_int(text: str, bits: int) -> int:
+    """strconv.ParseInt(text, 0, bits); ValueError carries its reason ("invalid syntax",
+    "value out of range")."""
+    if not _GO_INT.fullmatch(text):
+        raise ValueError("invalid syntax")
+    sign = -1 if text.startswith("-") else 1
+    digits = text.lstrip("+-").replace("_", "")
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        value = int(digits, 8)
+    else:
+        value = int(digits, 0)
+    value *= sign
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        raise ValueError("value out of range")
+    return value
+
+
+def int_flag(command: str, parsed: Parsed, key: str, default: int, bits: int = 32) -> int:
+    """An IntVar/Int32Var flag's value (`default` when not given), or pflag's error and the
+    command's usage line."""
+    text = parsed.value(key)
+    if text is None:
+        return default
+    try:
+        return go_int(text, bits)
+    except ValueError as exc:
+        shown = "-r, --replicas" if key == "replicas" else f"--{key}"
+        raise KubectlError(
+            f'error: invalid argument "{text}" for "{shown}" flag: strconv.ParseInt: parsing '
+            f"\"{text}\": {exc}\nSee 'kubectl {command} --help' for usage."
+        ) from None

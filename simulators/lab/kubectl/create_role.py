@@ -14,7 +14,7 @@ from __future__ import annotations
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import KubectlError
-from simulators.lab.kubectl.create_names import Generator, one_name
+from simulators.lab.kubectl.create_names import Generator, one_name, string_slice
 
 FLAGS = [
     Flag("verb", long="verb", takes_value=True),
@@ -53,11 +53,6 @@ SPECIAL_VERBS = {
         ("authentication.k8s.io", "userextras"),
     },
 }
-
-
-def string_slice(parsed: Parsed, key: str) -> list[str]:
-    """pflag's StringSlice: every use of the flag, each split at commas."""
-    return [part for value in parsed.all(key) for part in value.split(",")]
 
 
 def _unique(items: list[str]) -> list[str]:

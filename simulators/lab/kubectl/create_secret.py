@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
-import json
 import re
 
 from simulators.cluster.api import Obj
@@ -21,7 +19,8 @@ from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import tls_keys
 from simulators.lab.kubectl.common import KubectlError
-from simulators.lab.kubectl.create_names import OPTIONS_LINE, Generator, literals, one_name
+from simulators.lab.kubectl.create_names import OPTIONS_LINE, Generator, one_name, string_slice
+from simulators.lab.kubectl.create_sources import SecretData, go_json, secret_data, secret_hash
 from simulators.lab.tool import Context
 
 FLAGS = [
@@ -31,6 +30,7 @@ FLAGS = [
 ]
 # kubectl's default for --docker-server: Docker Hub, not the registry the image is on.
 DOCKER_HUB = "https://index.docker.io/v1/"
+DOCKER_CONFIG_KEY = ".dockerconfigjson"
 SECRET_HELP = f"""Create a secret with specified type.
 
  A docker-registry type secret is for accessing a container registry.
@@ -50,8 +50,6 @@ Usage:
 Use "kubectl create secret <command> --help" for more information about a given command.
 {OPTIONS_LINE}"""
 _PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
-# hash.encodeHash's substitutions: no vowels, no digits that look like letters.
-_HASH_LETTERS = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
 
 
 def pem_blocks(text: str) -> list[tuple[str, bytes]]:
@@ -109,21 +107,6 @@ def check_key_pair(cert: str, key: str) -> None:
     tls_keys.check_match(cert_der, key_der)
 
 
-def secret_hash(obj: Obj) -> str:
-    """kubectl's hash.SecretHash: sha256 of the Secret's kind, type, name and data."""
-    encoded = json.dumps(
-        {
-            "data": obj.get("data") or None,
-            "kind": "Secret",
-            "name": obj["metadata"]["name"],
-            "type": obj.get("type", ""),
-        },
-        separators=(",", ":"),
-        sort_keys=True,
-    )
-    return hashlib.sha256(encoded.encode()).hexdigest()[:10].translate(_HASH_LETTERS)
-
-
 def _read(ctx: Context, path: str) -> str:
     text = files.read(ctx, path)
     if text is None:
@@ -152,31 +135,44 @@ def _tls(ctx: Context, name: str, parsed: Parsed) -> Obj:
     }
 
 
-def _docker_registry(name: str, parsed: Parsed) -> Obj:
+def _docker_registry(ctx: Context, name: str, parsed: Parsed) -> Obj:
+    """--from-file (each source's key `.dockerconfigjson` unless it names one) or the
+    --docker-* flags' config.json."""
+    sources = [
+        source if "=" in source else f"{DOCKER_CONFIG_KEY}={source}"
+        for source in string_slice(parsed, "from-file")
+    ]
     user, password = parsed.value("docker-username"), parsed.value("docker-password")
-    if not user or not password:
+    server = parsed.value("docker-server", DOCKER_HUB)
+    if not sources and (not user or not password or not server):
         raise KubectlError(
             "error: either --from-file or the combination of --docker-username, "
             "--docker-password and --docker-server is required"
         )
-    server = parsed.value("docker-server") or DOCKER_HUB
-    entry: dict[str, str] = {"username": user, "password": password}
-    if parsed.value("docker-email"):
-        entry["email"] = str(parsed.value("docker-email"))
-    entry["auth"] = _b64(f"{user}:{password}")
-    config = json.dumps({"auths": {server: entry}}, separators=(",", ":"))
-    return {
+    obj: Obj = {
         "apiVersion": "v1",
         "kind": "Secret",
         "metadata": {"name": name},
         "type": "kubernetes.io/dockerconfigjson",
-        "data": {".dockerconfigjson": _b64(config)},
     }
+    if sources:
+        secret = SecretData()
+        secret.add_files(ctx, sources)
+        if secret.data:
+            obj["data"] = secret.data
+        return obj
+    entry: dict[str, str] = {"username": str(user), "password": str(password)}
+    if parsed.value("docker-email"):
+        entry["email"] = str(parsed.value("docker-email"))
+    entry["auth"] = _b64(f"{user}:{password}")
+    config = go_json({"auths": {server: entry}}, sort_keys=False)
+    obj["data"] = {DOCKER_CONFIG_KEY: _b64(config)}
+    return obj
 
 
-def _generic(name: str, parsed: Parsed) -> Obj:
+def _generic(ctx: Context, name: str, parsed: Parsed) -> Obj:
     obj: Obj = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}
-    data = literals(parsed, encode=True)
+    data = secret_data(ctx, parsed)
     if data:
         obj["data"] = data
     if parsed.value("type"):
@@ -191,14 +187,18 @@ def secret_generator(ctx: Context) -> Generator:
         if kind not in ("generic", "docker-registry", "tls"):
             if not kind:
                 raise KubectlError(SECRET_HELP)
-            raise KubectlError(f'error: unknown command "{kind}" for "kubectl create secret"')
+            words = " ".join([kind, *rest])
+            raise KubectlError(
+                f'error: unknown command "{words}"\n'
+                f"See 'kubectl create secret -h' for help and examples"
+            )
         name = one_name(f"create secret {kind}", rest)
         if kind == "tls":
             obj = _tls(ctx, name, parsed)
         elif kind == "docker-registry":
-            obj = _docker_registry(name, parsed)
+            obj = _docker_registry(ctx, name, parsed)
         else:
-            obj = _generic(name, parsed)
+            obj = _generic(ctx, name, parsed)
         if parsed.has("append-hash"):
             obj["metadata"]["name"] = f"{name}-{secret_hash(obj)}"
         return "secrets", obj

@@ -13,6 +13,7 @@ from simulators.lab.kubectl.common import (
     namespace,
     targets,
 )
+from simulators.lab.kubectl.filenames import KUSTOMIZE, kustomize_error
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -30,7 +31,31 @@ FLAGS = [
     Flag("cascade", long="cascade", takes_value=True),
     Flag("output", long="output", short="o", takes_value=True),
     Flag("dry-run", long="dry-run", takes_value=True),
+    Flag("interactive", long="interactive", short="i"),
+    KUSTOMIZE,
 ]
+
+
+def _confirm(
+    ctx: Context, items: list[tuple[ResourceInfo, str | None, str]]
+) -> Output | tuple[list[tuple[ResourceInfo, str | None, str]], str]:
+    """kubectl delete --interactive: the objects named or found, listed, and the question,
+    answered by the first line of the standard input (`echo y | kubectl delete ... -i`; the
+    lab's terminal types nothing into a running command, so a bare -i is cancelled, as kubectl
+    is when its input ends). The answer is the objects to delete and the question asked; or
+    what kubectl prints when it deletes nothing."""
+    if not items:
+        return Output("No resources found")
+    listed = "\n".join(f"{kind_name(info)}/{name}" for info, _scope, name in items)
+    question = (
+        f"You are about to delete the following {len(items)} resource(s):\n{listed}\n"
+        "Do you want to continue? (y/N): "
+    )
+    answer = ctx.stdin.split("\n", 1)[0].split()
+    if answer not in (["y"], ["Y"]):
+        return Output(question + "deletion is cancelled")
+    return items, question
+
 
 FORCE_WARNING = (
     "Warning: Immediate deletion does not wait for confirmation that the running resource has "
@@ -39,6 +64,8 @@ FORCE_WARNING = (
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
+    if parsed.value("kustomize") is not None:
+        return Output.error("error: " + kustomize_error(ctx, parsed.value("kustomize") or ""))
     cluster = ctx.api
     ns = namespace(parsed)
     grace: int | None = None
@@ -107,6 +134,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             else:
                 raise KubectlError("error: resource(s) were provided, but no name was specified")
     out: list[str] = []
+    question = ""  # what --interactive asked; the deletions follow its answer on its line
+    if parsed.has("interactive"):
+        asked = _confirm(ctx, items)
+        if isinstance(asked, Output):
+            return asked
+        items, question = asked
     if grace == 0:
         out.append(FORCE_WARNING)
     for info, scope, name in items:
@@ -129,4 +162,4 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             out.append(f'{kind_name(info)} "{name}" {operation}')
     if not items and not errors:
         return Output("No resources found")
-    return Output("\n".join([*out, *errors]), 1 if errors else 0)
+    return Output(question + "\n".join([*out, *errors]), 1 if errors else 0)

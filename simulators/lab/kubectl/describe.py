@@ -38,6 +38,7 @@ from simulators.lab.kubectl.describe_workloads import (
     describe_replicaset,
     describe_statefulset,
 )
+from simulators.lab.kubectl.filenames import FILE_FLAGS, file_targets
 from simulators.lab.tool import Context, Output
 
 FLAGS = [
@@ -45,6 +46,7 @@ FLAGS = [
     Flag("selector", long="selector", short="l", takes_value=True),
     Flag("all-namespaces", long="all-namespaces", short="A"),
     Flag("show-events", long="show-events"),
+    *FILE_FLAGS,
 ]
 
 
@@ -74,18 +76,23 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
     args = parsed.positionals
-    if not args:
+    from_files = file_targets(ctx, parsed, "describe")
+    if not args and from_files is None:
         raise KubectlError(
             'error: You must specify the type of resource to describe. Use "kubectl '
             'api-resources" for a complete list of supported resources.'
         )
-    groups = targets(cluster, args, verb="describe", all_namespaces=all_ns)
+    groups = (
+        targets(cluster, args, verb="describe", all_namespaces=all_ns)
+        if from_files is None
+        else from_files
+    )
     found: list[tuple[ResourceInfo, Obj]] = []
     errors: list[str] = []
     prefix_match = False
     selector = parsed.value("selector") or ""
     for group in groups:
-        scope = ns if group.info.namespaced else None
+        scope = group.scope(ns)
         if group.names:
             for name in group.names:
                 try:
@@ -116,7 +123,10 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if all_ns:
             return Output("No resources found")
         return Output(f"No resources found in {ns} namespace.")
-    text = "\n\n".join(texts).rstrip("\n")
+    # The describers' texts as kubectl writes them; its errors follow on stderr, after any
+    # blank line a describer ends with.
+    text = "\n\n".join(texts)
+    text = text.removesuffix("\n") if errors else text.rstrip("\n")
     parts = [p for p in [text, *errors] if p]
     return Output("\n".join(parts), 1 if errors else 0)
 

@@ -20,8 +20,10 @@ import yaml
 from simulators.cluster.api import ApiError, ResourceInfo
 from simulators.lab.editor import EditorRequest, mode_of, open_editor
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl.apply import LAST_APPLIED, go_json
 from simulators.lab.kubectl.common import (
     COMMON,
+    NO_SUBRESOURCE,
     KubectlError,
     error_text,
     kind_name,
@@ -31,7 +33,12 @@ from simulators.lab.kubectl.common import (
 from simulators.lab.kubectl.printing import to_json, to_yaml
 from simulators.lab.tool import Context, Output
 
-FLAGS = [*COMMON, Flag("output", long="output", short="o", takes_value=True)]
+FLAGS = [
+    *COMMON,
+    Flag("output", long="output", short="o", takes_value=True),
+    Flag("save-config", long="save-config"),
+    Flag("subresource", long="subresource", takes_value=True),
+]
 
 HEADER = (
     "# Please edit the object below. Lines beginning with a '#' will be ignored,\n"
@@ -56,8 +63,11 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     # kubectl fetches what it will edit first, so a wrong name is the server's error.
     cluster = ctx.api
     found: list[tuple[ResourceInfo, dict[str, Any]]] = []
+    sub = parsed.value("subresource")
     for group in targets(cluster, parsed.positionals, verb="edit"):
         scope = namespace(parsed) if group.info.namespaced else None
+        if sub is not None and sub not in group.info.subresources:
+            return Output.error(NO_SUBRESOURCE)
         for name in group.names:
             try:
                 found.append((group.info, cluster.get(group.info.key, name, scope)))
@@ -84,9 +94,56 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         "version": meta.get("resourceVersion", ""),
         "original": _digest(original),
         "previous": None,
+        # --save-config writes the edited object as its last applied configuration;
+        # --subresource=status edits the status (what else changes is not sent).
+        "save_config": parsed.has("save-config"),
+        "subresource": sub,
     }
     open_editor(ctx, _request(token, original))
     return Output()
+
+
+def open_last_applied(
+    ctx: Context, parsed: Parsed, info: ResourceInfo, obj: dict[str, Any], applied: dict[str, Any]
+) -> Output:
+    """`kubectl apply edit-last-applied`: the object's last applied configuration in the
+    editor; saved, it is written back as the annotation (`save`)."""
+    output = parsed.value("output") or "yaml"
+    if output not in ("yaml", "json"):
+        raise KubectlError(f"error: the flag 'output' must be one of yaml|json, not {output!r}")
+    command = ctx.env.get("KUBE_EDITOR") or ctx.env.get("EDITOR") or "vi"
+    mode = mode_of(command)
+    if mode is None:
+        return Output.error(f'error: unable to launch the editor "{command}"')
+    original = _print(applied, output)
+    meta = obj.get("metadata") or {}
+    token = {
+        "kind": "kubectl-edit",
+        "mode": mode,
+        "resource": info.key,
+        "name": meta.get("name", ""),
+        "namespace": meta.get("namespace"),
+        "output": output,
+        "original": _digest(original),
+        "previous": None,
+        "last_applied": True,
+    }
+    open_editor(ctx, _request(token, original))
+    return Output()
+
+
+def _save_last_applied(
+    ctx: Context, info: ResourceInfo, name: str, scope: str | None, edited: dict[str, Any]
+) -> Output:
+    """The edited configuration written as the object's last applied one."""
+    annotation = {LAST_APPLIED: go_json(edited) + "\n"}
+    try:
+        ctx.api.patch(
+            info.key, name, {"metadata": {"annotations": annotation}}, scope, patch_type="merge"
+        )
+    except ApiError as exc:
+        return Output.error(error_text(exc))
+    return Output(f"{kind_name(info)}/{name} edited")
 
 
 def save(ctx: Context, token: dict[str, Any], text: str, path: str | None) -> Output:
@@ -112,6 +169,8 @@ def save(ctx: Context, token: dict[str, Any], text: str, path: str | None) -> Ou
             raise yaml.YAMLError("error unmarshaling JSON: cannot unmarshal into an object")
     except yaml.YAMLError as exc:
         return _reopen(ctx, token, text, [(f"The edited file had a syntax error: {_why(exc)}", [])])
+    if token.get("last_applied"):
+        return _save_last_applied(ctx, info, name, scope, edited)
     try:
         current = cluster.get(info.key, name, scope)
     except ApiError:
@@ -131,8 +190,15 @@ def save(ctx: Context, token: dict[str, Any], text: str, path: str | None) -> Ou
         or edited_meta.get("name") != name
     ):
         return Output.error("error: At least one of apiVersion, kind and name was changed")
+    sub = token.get("subresource")
+    if token.get("save_config"):
+        notes = edited_meta.setdefault("annotations", {})
+        if isinstance(notes, dict):
+            notes.pop(LAST_APPLIED, None)
+            notes[LAST_APPLIED] = go_json(edited) + "\n"
     patch = _merge_patch(current, edited)
-    patch.pop("status", None)
+    if sub != "status":
+        patch.pop("status", None)
     if isinstance(patch.get("metadata"), dict):
         for key in SERVER_FIELDS:
             patch["metadata"].pop(key, None)
@@ -141,7 +207,9 @@ def save(ctx: Context, token: dict[str, Any], text: str, path: str | None) -> Ou
     if not patch:
         return Output(f"{kind_name(info)}/{name} skipped")
     try:
-        cluster.patch(info.key, name, patch, scope, patch_type="merge")
+        cluster.patch(
+            info.key, name, patch, scope, patch_type="merge", subresource=str(sub) if sub else None
+        )
     except ApiError as exc:
         if exc.reason != "Invalid":
             return Output.error(f'error: {_gvr(info)} "{name}" could not be patched: {exc.message}')

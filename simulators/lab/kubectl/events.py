@@ -17,6 +17,7 @@ from simulators.lab.kubectl.common import (
     read_list,
     since,
 )
+from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text
 from simulators.lab.kubectl.tabwriter import table
 from simulators.lab.tool import Context, Output
 
@@ -27,7 +28,7 @@ FLAGS = [
     Flag("types", long="types", takes_value=True),
     Flag("no-headers", long="no-headers"),
     Flag("watch", long="watch", short="w"),
-    Flag("output", long="output", short="o", takes_value=True),
+    *PRINT_FLAGS,
 ]
 TYPES = ("Normal", "Warning")
 _ZERO = datetime.min
@@ -68,6 +69,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
+    output = object_output(parsed) if parsed.value("output") else ""
     types = [t for t in (parsed.value("types") or "").split(",") if t]
     for kind in types:
         if kind.capitalize() not in TYPES:
@@ -97,6 +99,13 @@ def run(ctx: Context, parsed: Parsed) -> Output:
 
     # sort.Sort, as kubectl's SortableEvents: unstable, so ties fall as Go's pdqsort leaves them.
     gosort.sort(len(events), lambda i, j: _event_time(events[i]) < _event_time(events[j]), swap)
+    if output:
+        # The EventList it read, in any -o its PrintFlags take (-o name names none of them).
+        if output == "name":
+            return Output("")
+        items = [{"kind": "Event", "apiVersion": "v1", **e} for e in events]
+        doc = {"kind": "EventList", "apiVersion": "v1", "metadata": {}, "items": items}
+        return Output(object_text(doc, "", output, "").removesuffix("\n"))
     rows: list[list[str]] = []
     if not parsed.has("no-headers"):
         rows.append(

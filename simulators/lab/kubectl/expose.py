@@ -16,6 +16,7 @@ from simulators.lab.kubectl.common import (
     targets,
 )
 from simulators.lab.kubectl.create import submit
+from simulators.lab.kubectl.filenames import FILE_FLAGS, file_objects
 from simulators.lab.kubectl.printing import PRINT_FLAGS
 from simulators.lab.tool import Context, Output
 
@@ -29,6 +30,7 @@ FLAGS = [
     Flag("protocol", long="protocol", takes_value=True),
     Flag("selector", long="selector", takes_value=True),
     *PRINT_FLAGS,
+    *FILE_FLAGS,
 ]
 _TYPES = {"clusterip": "ClusterIP", "nodeport": "NodePort", "loadbalancer": "LoadBalancer"}
 
@@ -56,7 +58,8 @@ def _ports(key: str, obj: Obj) -> list[dict[str, Any]]:
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
-    if not parsed.positionals:
+    from_files = file_objects(ctx, parsed, "expose")
+    if not parsed.positionals and from_files is None:
         raise KubectlError(
             "error: You must provide one or more resources by argument or filename.\n"
             "Example resource specifications include:\n   '-f rsrc.yaml'\n"
@@ -64,22 +67,36 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         )
     cluster = ctx.api
     ns = namespace(parsed)
-    group = targets(cluster, parsed.positionals, verb="expose")[0]
-    if not group.names:
-        raise KubectlError("error: resource(s) were provided, but no name was specified")
-    name = group.names[0]
-    try:
-        obj = cluster.get(group.info.key, name, ns if group.info.namespaced else None)
-    except ApiError as exc:
-        return Output(error_text(exc), 1)
-    selector = _selector(group.info.key, obj)
+    if from_files is not None:
+        # A file's object is exposed as the file has it (kubectl reads no live copy).
+        if not from_files:
+            raise KubectlError("error: no objects passed to expose")
+        info, obj = from_files[0]
+        name = str((obj.get("metadata") or {}).get("name", ""))
+    else:
+        group = targets(cluster, parsed.positionals, verb="expose")[0]
+        if not group.names:
+            raise KubectlError("error: resource(s) were provided, but no name was specified")
+        info, name = group.info, group.names[0]
+        try:
+            obj = cluster.get(info.key, name, group.scope(ns))
+        except ApiError as exc:
+            return Output(error_text(exc), 1)
+    selector = _selector(info.key, obj)
     if selector is None:
-        if group.info.key in ("pods", "services", "deployments.apps", "replicasets.apps"):
+        declared = obj.get("spec")
+        has_selector = isinstance(declared, dict) and bool(declared.get("selector"))
+        if info.key in ("deployments.apps", "replicasets.apps") and not has_selector:
+            raise KubectlError(
+                "error: couldn't retrieve selectors via --selector flag or introspection: "
+                f"invalid {info.kind.lower()}: no selectors, therefore cannot be exposed"
+            )
+        if info.key in ("pods", "services", "deployments.apps", "replicasets.apps"):
             raise KubectlError(
                 f"error: couldn't retrieve selectors via --selector flag or introspection: "
-                f"the {group.info.kind} has no selector"
+                f"the {info.kind} has no selector"
             )
-        raise KubectlError(f"error: cannot expose a {group.info.kind}")
+        raise KubectlError(f"error: cannot expose a {info.kind}")
     protocol = parsed.value("protocol") or "TCP"
     port = parsed.value("port")
     ports: list[dict[str, Any]] = []
@@ -93,7 +110,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             }
         )
     else:
-        found = _ports(group.info.key, obj)
+        found = _ports(info.key, obj)
         for i, p in enumerate(found):
             number = p.get("port") or p.get("containerPort")
             entry: dict[str, Any] = {

@@ -23,6 +23,13 @@ from simulators.lab.kubectl.common import (
     read_list,
     targets,
 )
+from simulators.lab.kubectl.filenames import (
+    FILE_FLAGS,
+    KUSTOMIZE,
+    file_targets,
+    kustomize_error,
+    single_file,
+)
 from simulators.lab.kubectl.printing import (
     OUTPUT_ERROR,
     PRINT_FLAGS,
@@ -57,6 +64,8 @@ FLAGS = [
     Flag("chunk-size", long="chunk-size", takes_value=True),
     Flag("raw", long="raw", takes_value=True),
     Flag("subresource", long="subresource", takes_value=True),
+    *FILE_FLAGS,
+    KUSTOMIZE,
 ]
 
 
@@ -77,7 +86,7 @@ def fetch(
 ) -> list[Obj]:
     """The objects one target names (or lists), errors collected as kubectl prints them."""
     resource = target.info.key
-    scope = ns if target.info.namespaced else None
+    scope = target.scope(ns)
     selector = parsed.value("selector") or ""
     fields = parsed.value("field-selector") or ""
     sub = parsed.value("subresource")
@@ -165,6 +174,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if parsed.positionals:
             raise KubectlError("error: arguments may not be passed when --raw is specified")
         return raw(cluster, raw_path)
+    if parsed.value("kustomize") is not None:
+        return Output.error(kustomize_error(ctx, parsed.value("kustomize") or ""))
     try:
         output = _output(parsed)
         printer_error = None
@@ -172,7 +183,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         output, printer_error = "", exc
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
-    groups = targets(cluster, parsed.positionals, all_namespaces=all_ns)
+    from_files = file_targets(ctx, parsed, "get")
+    groups = (
+        targets(cluster, parsed.positionals, all_namespaces=all_ns)
+        if from_files is None
+        else from_files
+    )
     scales = parsed.value("subresource") == "scale"
     if parsed.value("subresource") is not None and any(not g.names for g in groups):
         raise KubectlError("error: subresource cannot be used when bulk resources are specified")
@@ -181,7 +197,12 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     ):
         raise KubectlError("error: name cannot be provided when a selector is specified")
     errors: list[str] = []
-    single = len(groups) == 1 and len(groups[0].names) == 1
+    # kubectl's singleItemImplied: one object named, or one file.
+    single = (
+        single_file(parsed)
+        if from_files is not None
+        else (len(groups) == 1 and len(groups[0].names) == 1)
+    )
     if printer_error is not None:
         # kubectl makes its printer once it has something to print: one named object it could
         # not get is all it says.
@@ -216,7 +237,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             spec = output.partition("=")[2]
             text = custom_columns(objs_all, spec, parsed.has("no-headers"))
         else:
-            data = objs_all[0] if single and objs_all else list_doc(objs_all)
+            data = objs_all[0] if single and len(objs_all) == 1 else list_doc(objs_all)
             kind, _, template = output.partition("=")
             if kind in ("jsonpath", "jsonpath-as-json", "go-template"):
                 # The prompt follows the template's own last newline, not one more.

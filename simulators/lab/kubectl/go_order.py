@@ -90,6 +90,31 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "swap",
     ),
     "ContainerImage": _fields("names", "sizeBytes"),
+    "EventList": (*_META, *_fields("items:Event")),
+    "Event": (
+        *_META,
+        *_fields(
+            "involvedObject:ObjectReference",
+            "reason",
+            "message",
+            "source:EventSource",
+            "firstTimestamp",
+            "lastTimestamp",
+            "count",
+            "type",
+            "eventTime",
+            "series:EventSeries",
+            "action",
+            "related:ObjectReference",
+            "reportingComponent",
+            "reportingInstance",
+        ),
+    ),
+    "ObjectReference": _fields(
+        "kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"
+    ),
+    "EventSource": _fields("component", "host"),
+    "EventSeries": _fields("count", "lastObservedTime"),
     # Volume: its name, then the one source set (VolumeSource, inline).
     "Volume": _fields("name"),
     "VolumeMount": _fields(
@@ -172,7 +197,18 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "tty",
     ),
     "ContainerPort": _fields("name", "hostPort", "containerPort", "protocol", "hostIP"),
-    "EnvVar": _fields("name", "value", "valueFrom"),
+    "EnvVar": _fields("name", "value", "valueFrom:EnvVarSource"),
+    "EnvVarSource": _fields(
+        "fieldRef:ObjectFieldSelector",
+        "resourceFieldRef:ResourceFieldSelector",
+        "configMapKeyRef:KeySelector",
+        "secretKeyRef:KeySelector",
+        "fileKeyRef",
+    ),
+    "ObjectFieldSelector": _fields("apiVersion", "fieldPath"),
+    "ResourceFieldSelector": _fields("containerName", "resource", "divisor"),
+    # ConfigMapKeySelector and SecretKeySelector: the inlined reference's name, then the key.
+    "KeySelector": _fields("name", "key", "optional"),
     "ResourceRequirements": _fields("limits:map", "requests:map", "claims"),
     "Toleration": _fields("key", "operator", "value", "effect", "tolerationSeconds"),
     "PodStatus": _fields(
@@ -320,7 +356,20 @@ STRUCTS: dict[str, tuple[tuple[str, str], ...]] = {
         "observedGeneration",
         "conditions",
     ),
-    "Job": (*_META, *_fields("spec:JobSpec", "status")),
+    "Job": (*_META, *_fields("spec:JobSpec", "status:JobStatus")),
+    "JobStatus": _fields(
+        "conditions",
+        "startTime",
+        "completionTime",
+        "active",
+        "succeeded",
+        "failed",
+        "terminating",
+        "completedIndexes",
+        "failedIndexes",
+        "uncountedTerminatedPods",
+        "ready",
+    ),
     "JobSpec": _fields(
         "parallelism",
         "completions",

@@ -19,6 +19,7 @@ from simulators.lab.kubectl.common import (
     namespace,
     targets,
 )
+from simulators.lab.kubectl.filenames import FILE_FLAGS, file_targets
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
@@ -32,6 +33,7 @@ FLAGS = [
     DRY_RUN,
     Flag("list", long="list"),
     *PRINT_FLAGS,
+    *FILE_FLAGS,
     Flag("resource-version", long="resource-version", takes_value=True),
 ]
 
@@ -101,7 +103,8 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
             )
         else:
             resources.append(word)
-    if not resources:
+    from_files = file_targets(ctx, parsed, field, resources)
+    if not resources and from_files is None:
         raise KubectlError(
             "error: one or more resources must be specified as <resource> <name> or "
             "<resource>/<name>"
@@ -113,7 +116,11 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
         raise KubectlError(
             f"error: at least one {'annotation' if annotate else 'label'} update is required"
         )
-    groups = targets(cluster, resources, verb=field, all_namespaces=parsed.has("all-namespaces"))
+    groups = (
+        targets(cluster, resources, verb=field, all_namespaces=parsed.has("all-namespaces"))
+        if from_files is None
+        else from_files
+    )
     ns = namespace(parsed)
     selector = parsed.value("selector") or ""
     out: list[str] = []
@@ -121,7 +128,7 @@ def _run(ctx: Context, parsed: Parsed, annotate: bool) -> Output:
     dry = dry_run(parsed)
     texts: list[str] = []
     for group in groups:
-        scope = ns if group.info.namespaced else None
+        scope = group.scope(ns)
         objs: list[Obj] = []
         if group.names:
             for name in group.names:

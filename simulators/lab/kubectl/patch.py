@@ -23,6 +23,7 @@ from simulators.lab.kubectl.common import (
     see,
     targets,
 )
+from simulators.lab.kubectl.filenames import FILE_FLAGS, file_targets
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
@@ -33,7 +34,7 @@ FLAGS = [
     Flag("subresource", long="subresource", takes_value=True),
     DRY_RUN,
     *PRINT_FLAGS,
-    Flag("filename", long="filename", short="f", takes_value=True),
+    *FILE_FLAGS,
 ]
 
 TYPES = {"merge": "merge", "json": "json", "strategic": "strategic"}
@@ -71,14 +72,17 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             'error: unable to parse "' + patch_text + '": json: cannot unmarshal object into '
             "Go value of type jsonpatch.Patch"
         )
-    if not parsed.positionals:
+    from_files = file_targets(ctx, parsed, "patch")
+    if not parsed.positionals and from_files is None:
         raise KubectlError("error: You must provide one or more resources by argument or filename.")
-    groups = targets(cluster, parsed.positionals, verb="patch")
+    groups = (
+        targets(cluster, parsed.positionals, verb="patch") if from_files is None else from_files
+    )
     ns = namespace(parsed)
     dry = dry_run(parsed)
     out: list[str] = []
     for group in groups:
-        scope = ns if group.info.namespaced else None
+        scope = group.scope(ns)
         if not group.names:
             raise KubectlError("error: resource(s) were provided, but no name was specified")
         sub = parsed.value("subresource")

@@ -8,6 +8,7 @@ from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
     COMMON,
     DRY_RUN,
+    NO_SUBRESOURCE,
     KubectlError,
     dry_run,
     dry_run_writer,
@@ -19,6 +20,7 @@ from simulators.lab.kubectl.common import (
     see,
     targets,
 )
+from simulators.lab.kubectl.filenames import FILE_FLAGS, file_targets
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
@@ -29,6 +31,7 @@ FLAGS = [
     Flag("replicas", long="replicas", takes_value=True),
     Flag("current-replicas", long="current-replicas", takes_value=True),
     Flag("resource-version", long="resource-version", takes_value=True),
+    *FILE_FLAGS,
 ]
 
 
@@ -65,12 +68,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     # kubectl reads every object first (errors kept for the end), then scales what it found.
     found: list[tuple[ResourceInfo, Obj]] = []
     errors: list[str] = []
-    for group in targets(cluster, parsed.positionals, verb="scale"):
-        if group.info.key not in ("deployments.apps", "replicasets.apps", "statefulsets.apps"):
-            return Output(f'error: no scaler has been implemented for "{group.info.kind}"', 1)
+    from_files = file_targets(ctx, parsed, "scale")
+    groups = (
+        targets(cluster, parsed.positionals, verb="scale") if from_files is None else from_files
+    )
+    for group in groups:
         for name in group.names:
             try:
-                found.append((group.info, cluster.get(group.info.key, name, ns)))
+                found.append((group.info, cluster.get(group.info.key, name, group.scope(ns))))
             except ApiError as exc:
                 errors.append(error_text(exc))
     if version and len(found) > 1:
@@ -79,11 +84,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     for info, obj in found:
         name = str(meta(obj).get("name", ""))
         try:
+            if dry != "client" and "scale" not in info.subresources:
+                raise KubectlError(NO_SUBRESOURCE)  # kubectl scales through the subresource
             if dry != "client":
                 _check(obj, current, version)
                 writer = dry_run_writer(cluster, dry)
                 if writer is not None:
-                    writer.patch(info.key, name, {"spec": {"replicas": replicas}}, ns)
+                    where = str(meta(obj).get("namespace") or ns)
+                    writer.patch(info.key, name, {"spec": {"replicas": replicas}}, where)
         except ApiError as exc:
             return Output(printed(out, [error_text(exc)]), 1)
         except KubectlError as exc:

@@ -1,35 +1,44 @@
-"""kubectl set image TYPE/NAME CONTAINER=IMAGE ... (and `*=IMAGE` for every container), on
-the pod template of a workload or on a pod's own containers."""
+"""kubectl set SUBCOMMAND: the dispatcher (each subcommand parses its own flags, as cobra gives
+each its own flag set), and kubectl set image TYPE/NAME CONTAINER=IMAGE ... (`*=IMAGE` for
+every container) as k8s.io/kubectl/pkg/cmd/set/set_image.go.
+
+The `set` verb's FLAGS are every subcommand's (completion offers them). The verb parses its
+words only up to the subcommand's name, and the words after it with that subcommand's own flags,
+so a flag another subcommand has is kubectl's unknown-flag error. A flag written before the
+subcommand counts as the subcommand's when it has a value; a bare boolean one there is
+kubectl's unknown flag of `set` (cobra took the subcommand's name for its value).
+"""
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from simulators.cluster.api import ApiError
-from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import (
-    COMMON,
-    DRY_RUN,
-    KubectlError,
-    dry_run,
-    dry_run_writer,
-    dry_suffix,
-    error_text,
-    kind_name,
-    namespace,
-    targets,
+from simulators.lab.flags import Flag, FlagError, Parsed, parse
+from simulators.lab.jsonpath import go_quote
+from simulators.lab.kubectl import (
+    set_env,
+    set_resources,
+    set_selector,
+    set_serviceaccount,
+    set_subject,
 )
-from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
+from simulators.lab.kubectl.common import COMMON, KubectlError, dry_run, see, usage
+from simulators.lab.kubectl.set_common import (
+    BASE_FLAGS,
+    LOCAL_RESOURCE,
+    SELECTOR,
+    Change,
+    Failure,
+    find,
+    pod_spec,
+    printer,
+    send_all,
+)
 from simulators.lab.tool import Context, Output
 
-FLAGS = [
-    *COMMON,
-    DRY_RUN,
-    Flag("all", long="all"),
-    Flag("selector", long="selector", short="l", takes_value=True),
-    *PRINT_FLAGS,
-]
+IMAGE_FLAGS = [*BASE_FLAGS, SELECTOR]
 
 HELP = """Configure application resources.
 
@@ -50,77 +59,190 @@ Usage:
 Use "kubectl set <command> --help" for more information about a given command.
 Use "kubectl options" for a list of global command-line options (applies to all commands)."""
 
-_TEMPLATED = {
-    "deployments.apps",
-    "daemonsets.apps",
-    "statefulsets.apps",
-    "replicasets.apps",
-    "jobs.batch",
+
+def resources_and_pairs(args: list[str], pair_type: str) -> tuple[list[str], list[str]]:
+    """cmdutil.GetResourcesAndPairs: resources first, then every `K=V` or `K-`."""
+    resources: list[str] = []
+    pairs: list[str] = []
+    for arg in args:
+        change = ("=" in arg and not arg.startswith("=")) or (arg.endswith("-") and arg != "-")
+        if change:
+            pairs.append(arg)
+        elif pairs:
+            raise KubectlError(
+                f"error: all resources must be specified before {pair_type} changes: {arg}"
+            )
+        else:
+            resources.append(arg)
+    return resources, pairs
+
+
+def parse_pairs(pairs: list[str], pair_type: str) -> dict[str, str]:
+    """cmdutil.ParsePairs without removals: `K=V` each, anything else kubectl's error."""
+    out: dict[str, str] = {}
+    invalid: list[str] = []
+    for pair in pairs:
+        if "=" in pair and not pair.startswith("="):
+            key, _, value = pair.partition("=")
+            out[key] = value
+        else:
+            invalid.append(pair)
+    if invalid:
+        raise KubectlError(f"error: invalid {pair_type} format: {', '.join(invalid)}")
+    return out
+
+
+def run_image(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
+    """`kubectl set image`: Complete (printer, pairs, objects), Validate (its errors together),
+    Run (a missing container is an error at the end; the other changes are still sent)."""
+    del words
+    dry = dry_run(parsed)
+    output = printer(parsed)
+    local = parsed.has("local")
+    selector = parsed.value("selector") or ""
+    resources, pairs = resources_and_pairs(parsed.positionals, "image")
+    images = parse_pairs(pairs, "image")
+    if local and resources:
+        raise KubectlError(LOCAL_RESOURCE)
+    items = find(ctx, parsed, resources, all_flag=parsed.has("all"), selector=selector, local=local)
+    errors: list[str] = []
+    if parsed.has("all") and selector:
+        errors.append("cannot set --all and --selector at the same time")
+    if not resources and not parsed.all("filename"):
+        errors.append(
+            "one or more resources must be specified as <resource> <name> or <resource>/<name>"
+        )
+    if not images:
+        errors.append("at least one image update is required")
+    elif len(images) > 1 and "*" in images:
+        errors.append(
+            "all containers are already specified by *, but saw more than one "
+            "container_name=container_image pairs"
+        )
+    if local and dry == "server":
+        errors.append(
+            "cannot specify --local and --dry-run=server - did you mean --dry-run=client?"
+        )
+    if errors:
+        raise KubectlError(f"error: {errors[0]}" if len(errors) == 1 else "\n".join(errors))
+    failures: list[Failure] = []
+    changes: list[Change] = []
+    for item in items:
+        after = copy.deepcopy(item.obj)
+        try:
+            spec = pod_spec(item, after)
+        except ValueError as exc:
+            changes.append(Change(item, None, str(exc)))
+            continue
+        for name, image in images.items():
+            found = False
+            for key in ("initContainers", "containers"):
+                for container in spec.get(key) or []:
+                    if name in ("*", container.get("name")):
+                        container["image"] = image
+                        found = True
+            if not found:
+                failures.append(Failure(f"error: unable to find container named {go_quote(name)}"))
+        changes.append(Change(item, after))
+    return send_all(
+        ctx,
+        changes,
+        failures,
+        dry=dry,
+        local=local,
+        output=output,
+        operation="image updated",
+        patch_failure="failed to patch image update to pod template: ",
+    )
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    flags: list[Flag]
+    # (context, parsed words, the subcommand's own words as typed) -> output
+    run: Callable[[Context, Parsed, list[str]], Output]
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {
+    "env": Subcommand(set_env.FLAGS, set_env.run),
+    "image": Subcommand(IMAGE_FLAGS, run_image),
+    "resources": Subcommand(set_resources.FLAGS, set_resources.run),
+    "selector": Subcommand(set_selector.FLAGS, set_selector.run),
+    "serviceaccount": Subcommand(set_serviceaccount.FLAGS, set_serviceaccount.run),
+    "subject": Subcommand(set_subject.FLAGS, set_subject.run),
 }
+ALIASES = {"sa": "serviceaccount"}
+
+_GLOBAL = {f.key for f in COMMON}
+_BY_KEY: dict[str, Flag] = {}
+for _sub in SUBCOMMANDS.values():
+    for _flag in _sub.flags:
+        _BY_KEY.setdefault(_flag.key, _flag)
 
 
-def _pod_spec(key: str, obj: dict[str, Any]) -> dict[str, Any] | None:
-    if key == "pods":
-        return obj.get("spec")
-    if key in _TEMPLATED:
-        return ((obj.get("spec") or {}).get("template") or {}).get("spec")
-    if key == "cronjobs.batch":
-        spec = (obj.get("spec") or {}).get("jobTemplate") or {}
-        return ((spec.get("spec") or {}).get("template") or {}).get("spec")
-    return None
+def _before_flags() -> list[Flag]:
+    """The `set` verb's flags: the global ones, then every subcommand's, each spelling under a
+    key of its own (`<key` long, `>key` short) and taking a value, as cobra's stripFlags reads
+    a flag it does not know before the subcommand (`--all env` takes `env` for its value)."""
+    out = list(COMMON)
+    for key, flag in _BY_KEY.items():
+        if key in _GLOBAL:
+            continue
+        if flag.long:
+            out.append(Flag(f"<{key}", long=flag.long, takes_value=True))
+        if flag.short:
+            out.append(Flag(f">{key}", short=flag.short, takes_value=True))
+    return out
+
+
+# What the verb parses up to the subcommand's name (completion offers these names too).
+FLAGS = _before_flags()
+_BOOL = {"true", "1", "t", "T", "TRUE", "True"}
+_BOOLS = _BOOL | {"false", "0", "f", "F", "FALSE", "False"}
+
+
+def _unknown(spelling: str, flag: Flag) -> str:
+    if spelling == "<":
+        return f"unknown flag: --{flag.long}"
+    return f"unknown shorthand flag: '{flag.short}' in -{flag.short}"
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
+    """`kubectl set SUBCOMMAND ...`: the subcommand parses its own words, with the flags
+    written before its name added first (those of another subcommand are kubectl's error)."""
     if not parsed.positionals:
         return Output(HELP, 1)
     action, words = parsed.positionals[0], parsed.positionals[1:]
-    if action != "image":
-        raise KubectlError(f'error: unknown command "{action}" for "kubectl set"')
-    resources = [w for w in words if "=" not in w]
-    changes = dict(w.split("=", 1) for w in words if "=" in w)
-    if not resources or not changes:
-        raise KubectlError(
-            "error: one or more resources must be specified as <resource> <name> or "
-            "<resource>/<name>"
-            if not resources
-            else "error: at least one image update is required"
-        )
-    output = object_output(parsed)
-    cluster = ctx.api
-    ns = namespace(parsed)
-    dry = dry_run(parsed)
-    out: list[str] = []
-    for group in targets(cluster, resources, verb="set"):
-        scope = ns if group.info.namespaced else None
-        for name in group.names:
-            try:
-                obj = cluster.get(group.info.key, name, scope)
-            except ApiError as exc:
-                return Output(printed(out, [error_text(exc)]), 1)
-            updated = copy.deepcopy(obj)
-            spec = _pod_spec(group.info.key, updated)
-            if spec is None:
-                message = (
-                    f"error: cannot set image on {kind_name(group.info)}/{name}: no pod template"
-                )
-                return Output(printed(out, [message]), 1)
-            containers = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
-            for container, image in changes.items():
-                matched = [c for c in containers if container in ("*", c.get("name"))]
-                if not matched:
-                    message = f'error: unable to find container named "{container}"'
-                    return Output(printed(out, [message]), 1)
-                for c in matched:
-                    c["image"] = image
-            if updated == obj:
-                continue  # nothing to change: kubectl sends no patch and prints nothing
-            writer = dry_run_writer(cluster, dry)
-            if writer is not None:
-                try:
-                    updated = writer.update(group.info.key, updated, scope)
-                except ApiError as exc:
-                    return Output(printed(out, [error_text(exc)]), 1)
-            label = f"{kind_name(group.info)}/{name}"
-            text = object_text(updated, label, output, "image updated" + dry_suffix(dry))
-            out.append(text)
-    return Output(printed(out))
+    name = ALIASES.get(action, action)
+    sub = SUBCOMMANDS.get(name)
+    before = {k: v for k, v in parsed.values.items() if k[:1] in ("<", ">")}
+    for key, values in before.items():
+        flag = _BY_KEY[key[1:]]
+        if sub is None or (not flag.takes_value and any(v not in _BOOLS for v in values)):
+            # the subcommand was not found: `set` itself refuses the flag
+            return Output.error(f"error: {_unknown(key[0], flag)}\n{see('set')}")
+    if sub is None:
+        raise KubectlError(f'error: unknown command "{action}"\n{usage("set")}')
+    try:
+        inner = parse(words, sub.flags)
+    except FlagError as exc:
+        return Output.error(f"error: {exc}\n{see(f'set {name}')}")
+    own = {f.key for f in sub.flags}
+    for key, values in before.items():
+        flag = _BY_KEY[key[1:]]
+        if flag.key not in own:
+            return Output.error(f"error: {_unknown(key[0], flag)}\n{see(f'set {name}')}")
+        if flag.takes_value:
+            inner.values[flag.key] = [*values, *inner.values.get(flag.key, [])]
+        elif flag.key not in inner.bools and values[-1] in _BOOL:
+            inner.bools.add(flag.key)
+    for key, values in parsed.values.items():
+        if key[:1] not in ("<", ">"):
+            inner.values[key] = [*values, *inner.values.get(key, [])]
+    inner.bools |= parsed.bools
+    if inner.after_dashdash:
+        inner.positionals += inner.after_dashdash
+    if inner.has("help"):
+        hint = see(f"set {name}").replace("See", "Use")
+        return Output(f"Usage:\n  kubectl set {name} [options]\n\n{hint}")
+    return sub.run(ctx, inner, words)

@@ -24,8 +24,11 @@ def get(ctx: Context, parsed: Parsed) -> Output:
 
 
 def logs(ctx: Context, parsed: Parsed) -> Output:
-    out = logs_verb.run(ctx, parsed)
-    if out.code == 0 and parsed.has("follow"):
+    """kubectl logs; with -f, the logs it could read go on streaming. kubectl ends at once when
+    it failed, when --ignore-errors skipped every log, and with --previous (a container that
+    ended writes no more)."""
+    out, read = logs_verb.read(ctx, parsed)
+    if out.code == 0 and read and parsed.has("follow") and not parsed.has("previous"):
         start(ctx, StreamRequest(APPEND, ""))
     return out
 

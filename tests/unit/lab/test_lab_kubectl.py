@@ -104,7 +104,10 @@ def test_a_missing_pod_is_not_found(single: LabSession) -> None:
     assert (
         single.run("kubectl get pod x").output == 'Error from server (NotFound): pods "x" not found'
     )
-    assert single.run("kubectl logs x").output == 'Error from server (NotFound): pods "x" not found'
+    # kubectl logs rewords the builder's NotFound and names the namespace.
+    assert single.run("kubectl logs x").output == (
+        'error: error from server (NotFound): pods "x" not found in namespace "default"'
+    )
 
 
 def test_an_unknown_flag_is_pflags_error_with_the_usage_line(single: LabSession) -> None:
