@@ -77,12 +77,29 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         return Output.error("error: edit cancelled, no objects found.")
     if len(found) > 1:
         return Output.error("error: this lab's kubectl edit opens one object at a time; name one")
+    info, obj = found[0]
+    meta = obj.get("metadata") or {}
+    # --save-config writes the edited object as its last applied configuration;
+    # --subresource=status edits the status (what else changes is not sent).
+    extra = {"save_config": parsed.has("save-config"), "subresource": sub}
+    return _open(ctx, info, obj, obj, output, version=meta.get("resourceVersion", ""), **extra)
+
+
+def _open(
+    ctx: Context,
+    info: ResourceInfo,
+    obj: dict[str, Any],
+    shown: dict[str, Any],
+    output: str,
+    **extra: Any,
+) -> Output:
+    """`shown` printed as `output` in the editor KUBE_EDITOR or EDITOR names (vi by default);
+    the token names `obj`, with `extra` for `save`."""
     command = ctx.env.get("KUBE_EDITOR") or ctx.env.get("EDITOR") or "vi"
     mode = mode_of(command)
     if mode is None:
         return Output.error(f'error: unable to launch the editor "{command}"')
-    info, obj = found[0]
-    original = _print(obj, output)
+    original = _print(shown, output)
     meta = obj.get("metadata") or {}
     token = {
         "kind": "kubectl-edit",
@@ -91,13 +108,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         "name": meta.get("name", ""),
         "namespace": meta.get("namespace"),
         "output": output,
-        "version": meta.get("resourceVersion", ""),
         "original": _digest(original),
         "previous": None,
-        # --save-config writes the edited object as its last applied configuration;
-        # --subresource=status edits the status (what else changes is not sent).
-        "save_config": parsed.has("save-config"),
-        "subresource": sub,
+        **extra,
     }
     open_editor(ctx, _request(token, original))
     return Output()
@@ -111,25 +124,7 @@ def open_last_applied(
     output = parsed.value("output") or "yaml"
     if output not in ("yaml", "json"):
         raise KubectlError(f"error: the flag 'output' must be one of yaml|json, not {output!r}")
-    command = ctx.env.get("KUBE_EDITOR") or ctx.env.get("EDITOR") or "vi"
-    mode = mode_of(command)
-    if mode is None:
-        return Output.error(f'error: unable to launch the editor "{command}"')
-    original = _print(applied, output)
-    meta = obj.get("metadata") or {}
-    token = {
-        "kind": "kubectl-edit",
-        "mode": mode,
-        "resource": info.key,
-        "name": meta.get("name", ""),
-        "namespace": meta.get("namespace"),
-        "output": output,
-        "original": _digest(original),
-        "previous": None,
-        "last_applied": True,
-    }
-    open_editor(ctx, _request(token, original))
-    return Output()
+    return _open(ctx, info, obj, applied, output, last_applied=True)
 
 
 def _save_last_applied(

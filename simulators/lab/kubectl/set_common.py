@@ -24,6 +24,7 @@ from simulators.lab.kubectl.common import (
     COMMON,
     DRY_RUN,
     KubectlError,
+    dry_run,
     dry_run_writer,
     dry_suffix,
     error_text,
@@ -521,3 +522,24 @@ def send_all(
         failures=failures,
     )
     return answer(texts, failures)
+
+
+def complete(ctx: Context, parsed: Parsed) -> tuple[str, str, bool, list[Item]]:
+    """Complete and Validate of a subcommand whose arguments are all objects (set resources,
+    set subject), in kubectl's order: the dry-run strategy, the printer, --local (no names
+    beside it), the objects, --local with a server dry run, --all with a selector. Returns
+    (dry, output, local, items)."""
+    dry = dry_run(parsed)
+    output = printer(parsed)
+    local = parsed.has("local")
+    selector = parsed.value("selector") or ""
+    if local and parsed.positionals:
+        raise KubectlError(LOCAL_RESOURCE)
+    items = find(
+        ctx, parsed, parsed.positionals, all_flag=parsed.has("all"), selector=selector, local=local
+    )
+    if local and dry == "server":
+        raise KubectlError(LOCAL_SERVER)
+    if parsed.has("all") and selector:
+        raise KubectlError(ALL_AND_SELECTOR)
+    return dry, output, local, items

@@ -9,19 +9,15 @@ import re
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import KubectlError, dry_run
+from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.set_common import (
-    ALL_AND_SELECTOR,
     BASE_FLAGS,
     CONTAINERS,
-    LOCAL_RESOURCE,
-    LOCAL_SERVER,
     SELECTOR,
     Change,
     Failure,
-    find,
+    complete,
     pod_spec,
-    printer,
     select_containers,
     send_all,
 )
@@ -160,19 +156,7 @@ def _same(current: object, wanted: str) -> bool:
 def run(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
     """`kubectl set resources`: Complete (printer, objects), Validate, Run."""
     del words
-    dry = dry_run(parsed)
-    output = printer(parsed)
-    local = parsed.has("local")
-    selector = parsed.value("selector") or ""
-    if local and parsed.positionals:
-        raise KubectlError(LOCAL_RESOURCE)
-    items = find(
-        ctx, parsed, parsed.positionals, all_flag=parsed.has("all"), selector=selector, local=local
-    )
-    if local and dry == "server":
-        raise KubectlError(LOCAL_SERVER)
-    if parsed.has("all") and selector:
-        raise KubectlError(ALL_AND_SELECTOR)
+    dry, output, local, items = complete(ctx, parsed)
     limits_spec = parsed.value("limits") or ""
     requests_spec = parsed.value("requests") or ""
     if not limits_spec and not requests_spec:

@@ -8,17 +8,13 @@ import copy
 from typing import Any
 
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl.common import KubectlError, dry_run, namespace
+from simulators.lab.kubectl.common import KubectlError, namespace
 from simulators.lab.kubectl.set_common import (
-    ALL_AND_SELECTOR,
     BASE_FLAGS,
-    LOCAL_RESOURCE,
-    LOCAL_SERVER,
     SELECTOR,
     Change,
     Failure,
-    find,
-    printer,
+    complete,
     send_all,
 )
 from simulators.lab.tool import Context, Output
@@ -58,19 +54,7 @@ def wanted(parsed: Parsed) -> list[dict[str, str]]:
 def run(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
     """`kubectl set subject`: Complete (printer, objects), Validate, Run."""
     del words
-    dry = dry_run(parsed)
-    output = printer(parsed)
-    local = parsed.has("local")
-    selector = parsed.value("selector") or ""
-    if local and parsed.positionals:
-        raise KubectlError(LOCAL_RESOURCE)
-    items = find(
-        ctx, parsed, parsed.positionals, all_flag=parsed.has("all"), selector=selector, local=local
-    )
-    if local and dry == "server":
-        raise KubectlError(LOCAL_SERVER)
-    if parsed.has("all") and selector:
-        raise KubectlError(ALL_AND_SELECTOR)
+    dry, output, local, items = complete(ctx, parsed)
     if not (parsed.all("user") or parsed.all("group") or parsed.all("serviceaccount")):
         raise KubectlError(
             "error: you must specify at least one value of user, group or serviceaccount"
