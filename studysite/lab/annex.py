@@ -37,16 +37,19 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
 import json
 import logging
 import os
 import select
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
@@ -56,6 +59,7 @@ from studysite.interpreter import SERVING_ENVIRONMENT
 from studysite.lab import store
 from studysite.lab.accounts import EXAM_PREFIX, account
 from studysite.lab.kinds import kind_of
+from studysite.lab.process_lock import Slots
 from studysite.lab.saved import prepare_lab
 
 log = logging.getLogger(__name__)
@@ -392,6 +396,38 @@ def lower_priority() -> None:
             os.nice(NICENESS)
 
 
+class IdleRunner:
+    """The annex's runner: a command's work on the idle thread, in one of the idle slots."""
+
+    def __init__(self, idle: ThreadPoolExecutor, slots: Slots) -> None:
+        self.idle, self.slots = idle, slots
+
+    def __call__[T](self, work: Callable[[], T]) -> T:
+        with self.slots.held():
+            return self.idle.submit(work).result()
+
+
+def idle_slots() -> Slots:
+    """The idle cores the annexes of every web process of this site share: half the machine's.
+
+    Idle priority keeps an annex's work off the cores the web processes want, but not out of
+    what they share with it (caches, memory): with two web processes on two cores, their two
+    annexes kept both cores busy with the heaviest sessions' work and the quiet learners' p99
+    beside them rose from about 1.0 to 1.2-2.1 times alone, where one annex left it at about
+    1.0 (tests/benchmarks/bench_heavy.py; docs/performance.md, round 54). So an annex runs its
+    idle thread's work only in one of these slots, named after the database the site uses."""
+    database = settings.DATABASES["default"]
+    name = str(database.get("NAME") or "")
+    in_memory = not name or name == ":memory:" or "mode=memory" in name
+    if str(database["ENGINE"]).endswith("sqlite3") and not in_memory:
+        stem = f"{name}.annex"
+    else:
+        where = f"{database.get('HOST')}:{database.get('PORT')}/{name}"
+        digest = hashlib.sha256(where.encode()).hexdigest()[:16]
+        stem = str(Path(tempfile.gettempdir()) / f"studysite-annex-{os.getuid()}-{digest}")
+    return Slots(stem, (os.cpu_count() or 1) // 2)
+
+
 def main() -> None:
     """The annex's entry point (`manage.py labannex`)."""
     idle = ThreadPoolExecutor(1, thread_name_prefix="lab-annex-idle", initializer=lower_priority)
@@ -400,7 +436,4 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
 
-    def when_idle[T](work: Callable[[], T]) -> T:
-        return idle.submit(work).result()
-
-    serve(sys.stdin.buffer, replies, when_idle)
+    serve(sys.stdin.buffer, replies, IdleRunner(idle, idle_slots()))

@@ -46,3 +46,40 @@ class ProcessLock:
         if key not in self.files:
             self.files[key] = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         return self.files[key]
+
+
+class Slots:
+    """At most `count` holders at once across every process that names the same `stem` (the
+    files `stem.0` .. `stem.N-1`, one exclusive `flock` each). A holder takes a free one if
+    there is one, else waits its turn on one of them. One holder per process at a time (a
+    process's descriptors are its own: not for threads)."""
+
+    def __init__(self, stem: str, count: int) -> None:
+        self.paths = [f"{stem}.{number}" for number in range(max(1, count))]
+        self.files = ProcessLock()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        descriptors = [
+            descriptor
+            for descriptor in (self.files._descriptor(path) for path in self.paths)
+            if descriptor is not None
+        ]
+        if not descriptors:  # no flock here
+            yield
+            return
+        taken = None
+        for descriptor in descriptors:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue
+            taken = descriptor
+            break
+        if taken is None:
+            taken = descriptors[os.getpid() % len(descriptors)]
+            fcntl.flock(taken, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(taken, fcntl.LOCK_UN)

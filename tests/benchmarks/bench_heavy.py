@@ -18,14 +18,15 @@ own round trips, and the attackers' client never takes a core from the server, a
 other machines never do.
 
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
-        [--workers 0] [--rounds 1] [--windows 0] [--heavy scale,alias bomb,300 columns|newcomers]
-        [--page-process 1]
+        [--workers 0[,1,...]] [--rounds 1] [--windows 0]
+        [--heavy scale,alias bomb,300 columns|newcomers] [--page-process 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
 import statistics
@@ -169,11 +170,20 @@ async def run_once(
     return tally
 
 
+def server_name(workers: int) -> str:
+    return f"granian, {workers} worker{'s' if workers > 1 else ''}" if workers else "daphne"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--workers", type=int, default=0, help="granian workers (0: daphne)")
+    parser.add_argument(
+        "--workers",
+        default="0",
+        help="comma-separated servers, measured in turn each round: 0 is daphne, N granian "
+        "with N workers (as scripts/serve-production runs it)",
+    )
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument(
         "--windows", type=float, default=0.0, help="also print p50/p99 per window of N seconds"
@@ -188,36 +198,55 @@ def main() -> None:
     )
     args = parser.parse_args()
     heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in (*HEAVY, NEWCOMERS)]
-    ratios = []
-    pooled: dict[bool, list[float]] = {False: [], True: []}
-    with running_server(workers=args.workers, PAGE_PROCESS=args.page_process) as server:
-        # Every seed's starting world and the annexes, before any clock runs.
-        asyncio.run(warm(server, [server.new_session() for _ in range(24)]))
-        where = f"granian, {args.workers} workers" if args.workers else "daphne, one process"
+    workers = [int(item) for item in args.workers.split(",")]
+    ratios: dict[int, list[float]] = {count: [] for count in workers}
+    pooled: dict[int, dict[bool, list[float]]] = {c: {False: [], True: []} for c in workers}
+    with contextlib.ExitStack() as servers:
+        # Every server started and warmed (each seed's starting world, the annexes) before any
+        # clock runs; those not being measured sit idle.
+        started = {
+            count: servers.enter_context(
+                running_server(workers=count, PAGE_PROCESS=args.page_process)
+            )
+            for count in workers
+        }
+        for server in started.values():
+            asyncio.run(warm(server, [server.new_session() for _ in range(24)]))
         print(f"\n{args.sessions} quiet learners, a command a second for {args.seconds:.0f} s")
-        print(f"({where}); beside: {', '.join(heavy)}")
+        print(f"beside: {', '.join(heavy)}; servers: {', '.join(map(server_name, workers))}")
         print(HEADER)
         for number in range(1, args.rounds + 1):
-            p99 = {}
-            for beside in (False, True) if number % 2 else (True, False):
-                label = "beside the heaviest" if beside else "quiet learners only"
-                before = server.rss_kib()
-                tally = asyncio.run(run_once(server, args.seconds, args.sessions, beside, heavy))
-                p99[beside] = report(f"{number}: {label}", tally, args.sessions, args.windows)
-                pooled[beside] += tally.times
-                print(
-                    f"    server RSS {before / 1024:.0f} MiB before, "
-                    f"{server.rss_kib() / 1024:.0f} MiB after"
-                )
-            ratios.append(p99[True] / p99[False])
-            print(f"{number}: p99 beside the heaviest / alone: {ratios[-1]:.2f}")
-    print(f"\np99 ratio median {statistics.median(ratios):.2f} (goal: at most 1.20)")
+            for count, server in started.items():
+                name = f"{number}"
+                if len(workers) > 1:
+                    print(f"{number}: {server_name(count)}")
+                p99 = {}
+                for beside in (False, True) if number % 2 else (True, False):
+                    label = "beside the heaviest" if beside else "quiet learners only"
+                    before = server.rss_kib()
+                    tally = asyncio.run(
+                        run_once(server, args.seconds, args.sessions, beside, heavy)
+                    )
+                    p99[beside] = report(f"{name}: {label}", tally, args.sessions, args.windows)
+                    pooled[count][beside] += tally.times
+                    print(
+                        f"    server RSS {before / 1024:.0f} MiB before, "
+                        f"{server.rss_kib() / 1024:.0f} MiB after"
+                    )
+                ratios[count].append(p99[True] / p99[False])
+                print(f"{name}: p99 beside the heaviest / alone: {ratios[count][-1]:.2f}")
+    for count in workers:
+        summary(server_name(count), ratios[count], pooled[count])
+
+
+def summary(name: str, ratios: list[float], pooled: dict[bool, list[float]]) -> None:
+    print(f"\n{name}: p99 ratio median {statistics.median(ratios):.2f} (goal: at most 1.20)")
     # A run's p99 is its 3rd-slowest of 300 replies (20 sessions, 15 s), and the ratio of two
     # such figures swings with one slow reply either side. All rounds' replies together give
     # the p99 from four times as many.
     alone, beside_ = (percentile(pooled[flag], 0.99) for flag in (False, True))
     print(
-        f"p99 of every round's replies: {beside_:.1f} ms beside, {alone:.1f} ms alone, "
+        f"{name}: p99 of every round's replies: {beside_:.1f} ms beside, {alone:.1f} ms alone, "
         f"ratio {beside_ / alone:.2f} ({len(pooled[True])} and {len(pooled[False])} replies)"
     )
 
