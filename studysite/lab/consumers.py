@@ -52,6 +52,7 @@ from simulators.lab import (
     CommandResult,
     LabSession,
     editor,
+    sliced_json,
     streams,
 )
 from studysite import rates, sessions
@@ -240,7 +241,7 @@ def open_terminal(session_key: str, ticket: str) -> tuple[store.OpenLab, str]:
     A lab never typed in is not saved yet (store.peek_lab): its first line saves it."""
     opened = store.peek_lab(session_key, ticket)
     with store.reading(opened) as lab:
-        return opened, json.dumps(replay_frame(lab))
+        return opened, sliced_json.dumps(replay_frame(lab))
 
 
 # The open stream of each lab in this process, by its saved id: one at a time, so a learner
@@ -521,7 +522,8 @@ class LabConsumer(AsyncWebsocketConsumer):
 
     async def send_json(self, content: dict[str, Any]) -> None:
         if not self.closed:
-            await self.send(text_data=json.dumps(content))
+            # A long output in pieces: the interpreter's lock changes hands between them.
+            await self.send(text_data=sliced_json.dumps(content))
 
 
 class NoRouteConsumer(AsyncWebsocketConsumer):
