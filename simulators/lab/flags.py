@@ -28,6 +28,9 @@ class Parsed:
     bools: set[str] = field(default_factory=set)
     positionals: list[str] = field(default_factory=list)
     after_dashdash: list[str] | None = None
+    # The booleans given at all, true or false (pflag's Changed): `--attach=false` is here and
+    # not in `bools`.
+    changed: set[str] = field(default_factory=set)
 
     def value(self, key: str, default: str | None = None) -> str | None:
         vals = self.values.get(key)
@@ -53,6 +56,7 @@ def _set_bool(out: Parsed, flag: Flag, value: str | None) -> None:
             f'invalid argument "{value}" for "{name}" flag: '
             f'strconv.ParseBool: parsing "{value}": invalid syntax'
         )
+    out.changed.add(flag.key)
     if value is not None and value in _FALSE:
         out.bools.discard(flag.key)
     else:
@@ -107,6 +111,7 @@ def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Pars
                     _set_bool(out, flag, arg[j + 2 :])
                     break
                 out.bools.add(flag.key)
+                out.changed.add(flag.key)
                 j += 1
         else:
             out.positionals.append(arg)

@@ -597,6 +597,73 @@ def patch_delete(d: Draw, more: bool) -> Case:
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, writes=True)
 
 
+def run_ops(d: Draw, more: bool) -> Case:
+    """kubectl run's own flags (run.go and its BasicPod generator): labels, annotations, env,
+    ports and --expose, restart and pull policies, --privileged, a command and its args,
+    --overrides of each type, --save-config; and its mistakes, each in kubectl's order. Attached
+    runs (-i, --attach) are left out: the lab refuses them in its own words."""
+    ns = d.pick(d.world.namespaces)
+    dry = d.pick(
+        [
+            "--dry-run=client -o yaml",
+            "--dry-run=client",
+            "--dry-run=client -o json",
+            "--dry-run=server -o yaml",
+            "-o name",
+            "",
+        ]
+    )
+    smi = "--image=nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+    lines = [
+        f"kubectl run web -n {ns} --image=nginx:1.27 --port=8080 {dry}",
+        f"kubectl run web -n {ns} --image=nginx -l app=web,tier=fe --annotations=team=ml "
+        f"--annotations=owner=kadmin=x {dry}",
+        f"kubectl run web -n {ns} --image=nginx --env=MODE=train --env=URL=http://a?b=c {dry}",
+        f"kubectl run smoke -n {ns} {smi} --restart=Never {dry} -- nvidia-smi -L",
+        f"kubectl run smoke -n {ns} --image=busybox --restart=OnFailure --command {dry} "
+        "-- sleep 60",
+        f"kubectl run smoke -n {ns} --image=busybox a b {dry} -- c d",
+        f"kubectl run web -n {ns} --image=nginx --privileged --image-pull-policy=Always {dry}",
+        f"kubectl run web -n {ns} --image=nginx --port=80 --expose {dry}",
+        f"kubectl run web -n {ns} --image=nginx --port=80 --expose -l app=web {dry}",
+        f"kubectl run web -n {ns} --image=nginx --save-config {dry}",
+        f"kubectl run web -n {ns} --image=nginx "
+        """--overrides='{"spec":{"nodeSelector":{"nvidia.com/gpu.present":"true"}}}' """
+        f"{dry}",
+        f"kubectl run web -n {ns} --image=nginx --override-type=strategic --overrides="
+        """'{"spec":{"containers":[{"name":"web","resources":{"limits":{"cpu":"1"}}}]}}' """
+        f"{dry}",
+        f"kubectl run web -n {ns} --image=nginx --override-type=json "
+        """--overrides='[{"op":"add","path":"/spec/hostNetwork","value":true}]' """
+        f"{dry}",
+    ]
+    mistakes = [
+        f"kubectl run web -n {ns} --image=nginx --replicas=2",
+        f"kubectl run web -n {ns} --image=busybox -t",
+        f"kubectl run web -n {ns} --image=nginx --rm",
+        f"kubectl run web -n {ns} --image=busybox -it --dry-run=client -o yaml",
+        f"kubectl run web -n {ns} --image=nginx --restart=Sometimes",
+        f"kubectl run web -n {ns} --image=nginx --image-pull-policy=Maybe",
+        f"kubectl run web -n {ns} --image=nginx -l app",
+        f"kubectl run web -n {ns} --image=nginx --env=1A=b",
+        f"kubectl run web -n {ns} --image=nginx --annotations=a",
+        f"kubectl run web -n {ns} --image=Nginx",
+        f"kubectl run web -n {ns} --image=nginx --port=http",
+        f"kubectl run web -n {ns} --image=nginx --expose",
+        f"kubectl run web -n {ns} --image=nginx --pod-running-timeout=0s",
+        f"kubectl run -n {ns} --image=nginx -- web",
+        f"kubectl run web -n {ns} --image=nginx --overrides='{{\"spec\":'",
+        f"kubectl run web -n {ns} --image=nginx --override-type=json "
+        """--overrides='[{"op":"remove","path":"/spec/nope"}]'""",
+    ]
+    pod = d.obj("pods")
+    if pod is not None and pod.namespace:
+        mistakes.append(f"kubectl run {pod.name} -n {pod.namespace} --image=nginx")
+    line = d.pick(lines) if d.chance(0.6) else d.pick(mistakes)
+    shown = dry if dry and dry in line else ""
+    return Case(d.world.ticket, join_words(*line.split(" ")), "run", shown, writes=True)
+
+
 # --template beside -o, as PrintFlags reads the pair (printing.output_format).
 TEMPLATE_PAIRS = [
     "--template={{.metadata.name}}",
@@ -669,6 +736,7 @@ FAMILIES: dict[str, tuple[Family, float]] = {
     "create": (create_ops, 1.0),
     "patch-delete": (patch_delete, 1.0),
     "print-flags": (print_flags, 1.5),
+    "run": (run_ops, 1.0),
 }
 
 

@@ -28,9 +28,6 @@ LEFT: dict[str, str] = {
     "kubectl apply -k dir/": NO_FOLDER,
     "kubectl get -k dir/": NO_FOLDER,
     "kubectl delete -k dir": NO_FOLDER,
-    'kubectl run nginx --image=nginx --overrides=\'{ "apiVersion": "v1", "spec": { ... } }\'': (
-        "run --overrides is not served yet"
-    ),
 }
 
 SERVER = re.compile(r"https?://[0-9.]+:\d+")

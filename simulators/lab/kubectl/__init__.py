@@ -24,7 +24,6 @@ from simulators.lab.kubectl import (
     completion,
     config,
     cordon,
-    create,
     delete,
     describe,
     diff,
@@ -47,6 +46,7 @@ from simulators.lab.kubectl import (
     version,
     wait,
 )
+from simulators.lab.kubectl import run as run_verb
 from simulators.lab.kubectl.common import KubectlError, error_text, see
 from simulators.lab.kubectl.unserved import refusal
 from simulators.lab.tool import Context, Output
@@ -85,7 +85,7 @@ VERBS: dict[str, Verb] = {
     "patch": Verb(patch.FLAGS, patch.run),
     "replace": Verb(apply.REPLACE_FLAGS, apply.run_replace),
     "rollout": Verb(rollout.FLAGS, streaming.rollout),
-    "run": Verb(apply.RUN_FLAGS, create.run),
+    "run": Verb(run_verb.FLAGS, run_verb.run),
     "scale": Verb(scale.FLAGS, scale.run),
     "set": Verb(set_image.FLAGS, set_image.run, interspersed=False),
     "taint": Verb(taint.FLAGS, taint.run),
@@ -176,7 +176,7 @@ def run(ctx: Context, args: list[str]) -> Output:
     if not rest or rest[0] in ("-h", "--help", "help"):
         return Output(HELP)
     sub, tail = rest[0], [*before, *rest[1:]]
-    if (refused := refusal(sub, tail)) is not None:
+    if (refused := refusal(sub)) is not None:
         return refused
     verb = VERBS.get(sub)
     if verb is None:

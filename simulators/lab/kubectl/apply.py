@@ -45,12 +45,6 @@ CREATE_FLAGS = [
     *create_secret.FLAGS,
     *create_token.FLAGS,
 ]
-RUN_FLAGS = [
-    *COMMON,
-    Flag("dry-run", long="dry-run", takes_value=True),
-    *PRINT_FLAGS,
-    *generators.FLAGS,
-]
 REPLACE_FLAGS = [
     *_FILE_FLAGS,
     Flag("force", long="force"),

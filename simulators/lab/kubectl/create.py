@@ -1,7 +1,8 @@
 """kubectl create's generators (`create namespace|configmap|secret|deployment|service|job|
 cronjob|serviceaccount|priorityclass|quota|role|clusterrole|rolebinding|clusterrolebinding|pdb|
-ingress NAME ...`) and kubectl run: the object kubectl builds client-side, then created, or
-printed under --dry-run (which changes nothing). `create token` (create_token) stores nothing.
+ingress NAME ...`): the object kubectl builds client-side, then created, or printed under
+--dry-run (which changes nothing). `create token` (create_token) stores nothing; kubectl run
+is its own verb (run).
 
 Each generator returns (resource, object) as kubectl's own generator fills it, so
 `--dry-run=client -o yaml` prints the same manifest; `-n` given explicitly sets the namespace.
@@ -36,7 +37,8 @@ from simulators.lab.kubectl.go_order import struct_order
 from simulators.lab.kubectl.printing import object_output, object_text
 from simulators.lab.tool import Context, Output
 
-# The flags kubectl run shares with the generators (apply.RUN_FLAGS).
+# The generators' flags (each subcommand takes its own: check_flags), and -l, --env and
+# --command, which none takes: check_flags refuses them as pflag names them.
 FLAGS = [
     Flag("image", long="image", takes_value=True),
     Flag("replicas", long="replicas", short="r", takes_value=True),
@@ -66,7 +68,7 @@ FLAGS = [
     Flag("external-name", long="external-name", takes_value=True),
 ]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
-# The generators' flags kubectl run does not have (apply.CREATE_FLAGS adds them).
+# More of the generators' flags (apply.CREATE_FLAGS adds them).
 CREATE_ONLY_FLAGS = [
     Flag("from-file", long="from-file", takes_value=True),
     Flag("from-env-file", long="from-env-file", takes_value=True),
@@ -374,52 +376,6 @@ def create(ctx: Context, parsed: Parsed) -> Output:
     return out
 
 
-def _int(flag: str, text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise KubectlError(
-            f'error: invalid argument "{text}" for "--{flag}" flag: strconv.ParseInt: parsing '
-            f'"{text}": invalid syntax'
-        ) from None
-
-
-def run(ctx: Context, parsed: Parsed) -> Output:
-    """`kubectl run NAME --image=IMAGE [--labels] [--port] [--env] [-- COMMAND...]`: a Pod."""
-    image = image_flag(parsed)[-1]
-    name = one_name("run", parsed.positionals[:1] if parsed.positionals else [])
-    labels: dict[str, str] = {"run": name}
-    if parsed.value("labels"):
-        labels = {}
-        for pair in str(parsed.value("labels")).split(","):
-            key, _, value = pair.partition("=")
-            labels[key] = value
-    container: Obj = {"image": image, "name": name, "resources": {}}
-    args = list(parsed.after_dashdash or []) + parsed.positionals[1:]
-    if args:
-        container["command" if parsed.has("command") else "args"] = args
-    envs = parsed.all("env")
-    if envs:
-        container["env"] = [
-            {"name": e.partition("=")[0], "value": e.partition("=")[2]} for e in envs
-        ]
-    if parsed.value("port"):
-        container["ports"] = [{"containerPort": _int("port", str(parsed.value("port")))}]
-    restart = parsed.value("restart") or "Always"
-    obj: Obj = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"labels": labels, "name": name},
-        "spec": {
-            "containers": [container],
-            "dnsPolicy": "ClusterFirst",
-            "restartPolicy": restart,
-        },
-        "status": {},
-    }
-    return submit(ctx, parsed, "pods", obj, "created")
-
-
 def submit(
     ctx: Context, parsed: Parsed, resource: str, obj: Obj, verb: str, failure: str = ""
 ) -> Output:
@@ -454,7 +410,7 @@ def submit(
             if obj.get("kind") == "ResourceQuota":
                 obj = typed_status(obj)
         elif dry == "server":
-            _exists(cluster, resource, name, ns)
+            exists(cluster, resource, name, ns)
     except ApiError as exc:
         if failure:
             return Output(f"error: {failure} {exc.message}", 1)
@@ -496,7 +452,7 @@ def _printed_offline(obj: Obj, output: str, name: str) -> Output:
     )
 
 
-def _exists(cluster: ClusterAPI, resource: str, name: str, ns: str | None) -> None:
+def exists(cluster: ClusterAPI, resource: str, name: str, ns: str | None) -> None:
     """A server dry run still fails where the create would: an object of that name exists."""
     try:
         cluster.get(resource, name, ns)

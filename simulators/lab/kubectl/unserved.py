@@ -1,8 +1,8 @@
 """The verbs the lab's cluster cannot serve: one line naming the limit (``unsupported.LIMITS``).
 
-``port-forward``, ``attach``, ``cp`` and ``debug`` need a process inside a pod, and so does an
-interactive ``run`` (``-i``/``--stdin``, alone or as ``-it``): the lab's kubectl says so in the
-words the API server uses for the real kubectl, before parsing anything else. kubectl's other
+``port-forward``, ``attach``, ``cp`` and ``debug`` need a process inside a pod: the lab's
+kubectl says so in the words the API server uses for the real kubectl, before parsing anything
+else (an attached ``run`` is refused by run itself, after kubectl's own checks). kubectl's other
 commands the lab does not serve (``autoscale``, ``proxy``, ...) say why in one line too, where
 they would otherwise be "unknown" and suggest themselves.
 """
@@ -28,23 +28,10 @@ ABSENT = {
 }
 
 
-def _interactive(args: list[str]) -> bool:
-    for arg in args:
-        if arg == "--":
-            return False
-        if arg in ("--stdin", "--stdin=true") or (
-            arg.startswith("-") and not arg.startswith("--") and "i" in arg[1:].split("=")[0]
-        ):
-            return True
-    return False
-
-
-def refusal(verb: str, args: list[str]) -> Output | None:
+def refusal(verb: str) -> Output | None:
     """``error: <the lab's limit>`` for a verb it cannot serve, else None."""
     if verb in VERBS:
         return Output.error(f"error: {limit(verb)}")
     if verb in ABSENT:
         return Output.error(f"error: {ABSENT[verb]}")
-    if verb == "run" and _interactive(args):
-        return Output.error(f"error: {limit('run -i')}")
     return None

@@ -6,6 +6,8 @@ import shlex
 from types import SimpleNamespace
 from typing import Any
 
+import yaml
+
 from simulators.cluster.store import MockCluster
 from simulators.lab import kubectl, nvidia_smi
 from simulators.lab.tool import Context, Output
@@ -48,6 +50,14 @@ class Lab:
 
     def out(self, line: str) -> str:
         return self.run(line).text
+
+    def yaml(self, line: str) -> dict[str, Any]:
+        """The line's output read as one YAML document (the line must succeed)."""
+        result = self.run(line)
+        assert result.code == 0, result.text
+        loaded = yaml.safe_load(result.text)
+        assert isinstance(loaded, dict)
+        return loaded
 
 
 def build() -> Lab:

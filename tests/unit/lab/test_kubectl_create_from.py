@@ -5,10 +5,8 @@ priority classes, quotas, headless services, and the errors kubectl 1.36 prints 
 from __future__ import annotations
 
 import base64
-from typing import Any
 
 import pytest
-import yaml
 
 from tests.unit.lab.kubectl_cluster import Lab, build
 
@@ -16,14 +14,6 @@ from tests.unit.lab.kubectl_cluster import Lab, build
 @pytest.fixture
 def lab() -> Lab:
     return build()
-
-
-def _yaml(lab: Lab, line: str) -> dict[str, Any]:
-    result = lab.run(line)
-    assert result.code == 0, result.text
-    loaded = yaml.safe_load(result.text)
-    assert isinstance(loaded, dict)
-    return loaded
 
 
 def test_a_file_that_is_not_there_is_kubectls_error_reading_it(lab: Lab) -> None:
@@ -36,7 +26,7 @@ def test_a_file_that_is_not_there_is_kubectls_error_reading_it(lab: Lab) -> None
 
 def test_a_file_becomes_a_key_named_after_it(lab: Lab) -> None:
     lab.files["bar"] = "A=1\n"
-    cm = _yaml(lab, "kubectl create configmap my-config --from-file=bar -o yaml")
+    cm = lab.yaml("kubectl create configmap my-config --from-file=bar -o yaml")
     assert cm["data"] == {"bar": "A=1\n"}
     assert cm["metadata"]["namespace"] == "default"
 
@@ -44,8 +34,7 @@ def test_a_file_becomes_a_key_named_after_it(lab: Lab) -> None:
 def test_keys_can_be_given_for_each_file(lab: Lab) -> None:
     lab.files["file1.txt"] = "one"
     lab.files["file2.txt"] = "two"
-    cm = _yaml(
-        lab,
+    cm = lab.yaml(
         "kubectl create configmap my-config --from-file=key1=file1.txt "
         "--from-file=key2=file2.txt --dry-run=client -o yaml",
     )
@@ -56,7 +45,7 @@ def test_keys_can_be_given_for_each_file(lab: Lab) -> None:
 def test_the_home_folder_gives_one_key_per_file(lab: Lab) -> None:
     lab.files["b.txt"] = "bee"
     lab.files["a.txt"] = "ay"
-    cm = _yaml(lab, "kubectl create configmap all --from-file=. --dry-run=client -o yaml")
+    cm = lab.yaml("kubectl create configmap all --from-file=. --dry-run=client -o yaml")
     assert cm["data"] == {"a.txt": "ay", "b.txt": "bee"}
 
 
@@ -69,7 +58,7 @@ def test_an_env_file_skips_comments_and_blank_lines_and_keeps_values_as_written(
     lab: Lab,
 ) -> None:
     lab.files["bar.env"] = "# comment\n\nA=1\n  B=two words  \nC=\nD=x=y\n"
-    cm = _yaml(lab, "kubectl create configmap my-config --from-env-file=bar.env -o yaml")
+    cm = lab.yaml("kubectl create configmap my-config --from-env-file=bar.env -o yaml")
     assert cm["data"] == {"A": "1", "B": "two words  ", "C": "", "D": "x=y"}
 
 
@@ -121,8 +110,7 @@ def test_append_hash_names_the_configmap_after_its_content(lab: Lab) -> None:
 def test_a_generic_secret_takes_files_under_their_own_keys_and_literals(lab: Lab) -> None:
     lab.files["id_rsa"] = "PRIV\nKEY"
     lab.files["id_rsa.pub"] = "ssh-rsa AAA"
-    secret = _yaml(
-        lab,
+    secret = lab.yaml(
         "kubectl create secret generic my-secret --from-file=ssh-privatekey=id_rsa "
         "--from-file=ssh-publickey=id_rsa.pub --from-literal=passphrase=topsecret -o yaml",
     )
@@ -143,8 +131,7 @@ def test_two_env_files_with_the_same_key_are_refused_for_a_secret(lab: Lab) -> N
 
 def test_a_docker_registry_secret_from_a_config_file_is_keyed_dockerconfigjson(lab: Lab) -> None:
     lab.files["config.json"] = '{"auths":{}}'
-    secret = _yaml(
-        lab,
+    secret = lab.yaml(
         "kubectl create secret docker-registry my-secret --from-file=config.json "
         "--dry-run=client -o yaml",
     )
@@ -162,8 +149,7 @@ def test_a_missing_docker_config_file_is_kubectls_error_reading_it(lab: Lab) -> 
 
 
 def test_an_annotated_ingress_carries_its_annotations_and_class(lab: Lab) -> None:
-    ing = _yaml(
-        lab,
+    ing = lab.yaml(
         'kubectl create ingress annotated --class=default --rule="foo.com/bar=svc:port" '
         "--annotation ingress.annotation1=foo --annotation ingress.annotation2=bla -o yaml",
     )
@@ -181,8 +167,7 @@ def test_an_annotated_ingress_carries_its_annotations_and_class(lab: Lab) -> Non
 
 
 def test_an_ingress_with_a_default_backend_and_tls_rule(lab: Lab) -> None:
-    ing = _yaml(
-        lab,
+    ing = lab.yaml(
         "kubectl create ingress ingdefault --class=default --default-backend=defaultsvc:http "
         '--rule="foo.com/*=svc:8080,tls=secret1" --dry-run=client -o yaml',
     )
@@ -233,8 +218,8 @@ def test_a_job_from_a_cronjob_is_owned_by_it_and_runs_its_template(lab: Lab) -> 
         'kubectl create cronjob hello --image=busybox:1.28 --schedule="*/1 * * * *" -- echo hi'
     )
     assert created.text == "cronjob.batch/hello created"
-    cron_uid = _yaml(lab, "kubectl get cronjob hello -o yaml")["metadata"]["uid"]
-    job = _yaml(lab, "kubectl create job test-job --from=cronjob/hello -o yaml")
+    cron_uid = lab.yaml("kubectl get cronjob hello -o yaml")["metadata"]["uid"]
+    job = lab.yaml("kubectl create job test-job --from=cronjob/hello -o yaml")
     meta = job["metadata"]
     assert meta["annotations"] == {"cronjob.kubernetes.io/instantiate": "manual"}
     assert meta["ownerReferences"] == [
@@ -287,8 +272,7 @@ def test_a_job_from_mistake_is_kubectls_error(lab: Lab, line: str, message: str)
 
 
 def test_a_priority_class_keeps_its_description_and_preemption_policy(lab: Lab) -> None:
-    pc = _yaml(
-        lab,
+    pc = lab.yaml(
         'kubectl create priorityclass high-priority --value=1000 --description="high priority" '
         '--preemption-policy="Never" -o yaml',
     )
@@ -309,8 +293,7 @@ def test_a_priority_value_beyond_int32_is_pflags_error(lab: Lab) -> None:
 
 
 def test_a_best_effort_quota_has_its_scope_and_canonical_quantities(lab: Lab) -> None:
-    quota = _yaml(
-        lab,
+    quota = lab.yaml(
         "kubectl create quota best-effort --hard=pods=100,cpu=1000m,memory=1024Mi "
         "--scopes=BestEffort --dry-run=client -o yaml",
     )
@@ -341,8 +324,8 @@ def test_a_quota_mistake_is_kubectls_error(lab: Lab, line: str, message: str) ->
 
 
 def test_a_headless_service_needs_no_port(lab: Lab) -> None:
-    svc = _yaml(
-        lab, 'kubectl create service clusterip my-cs --clusterip="None" --dry-run=client -o yaml'
+    svc = lab.yaml(
+        'kubectl create service clusterip my-cs --clusterip="None" --dry-run=client -o yaml'
     )
     assert svc["spec"] == {"clusterIP": "None", "selector": {"app": "my-cs"}, "type": "ClusterIP"}
 
@@ -353,8 +336,8 @@ def test_a_clusterip_service_without_ports_is_refused(lab: Lab) -> None:
 
 
 def test_a_service_port_is_named_after_its_spec(lab: Lab) -> None:
-    svc = _yaml(
-        lab, "kubectl create service clusterip my-cs --tcp=80,443:https --dry-run=client -o yaml"
+    svc = lab.yaml(
+        "kubectl create service clusterip my-cs --tcp=80,443:https --dry-run=client -o yaml"
     )
     assert [(p["name"], p["targetPort"]) for p in svc["spec"]["ports"]] == [
         ("80", 80),
@@ -412,7 +395,7 @@ def test_words_that_name_no_subcommand_are_unexpected_args(lab: Lab) -> None:
 def test_save_config_records_what_kubectl_sent_as_the_last_applied_configuration(
     lab: Lab,
 ) -> None:
-    cm = _yaml(lab, "kubectl create cm x --from-literal=a=b --save-config -o yaml")
+    cm = lab.yaml("kubectl create cm x --from-literal=a=b --save-config -o yaml")
     assert cm["metadata"]["annotations"] == {
         "kubectl.kubernetes.io/last-applied-configuration": (
             '{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"x"},"data":{"a":"b"}}\n'
