@@ -631,7 +631,8 @@ def run_ops(d: Draw, more: bool) -> Case:
         """--overrides='{"spec":{"nodeSelector":{"nvidia.com/gpu.present":"true"}}}' """
         f"{dry}",
         f"kubectl run web -n {ns} --image=nginx --override-type=strategic --overrides="
-        """'{"spec":{"containers":[{"name":"web","resources":{"limits":{"cpu":"1"}}}]}}' """
+        """'{"spec":{"containers":[{"name":"web","resources":{"limits":{"cpu":0.5,"""
+        """"nvidia.com/gpu":1}}}]}}' """
         f"{dry}",
         f"kubectl run web -n {ns} --image=nginx --override-type=json "
         """--overrides='[{"op":"add","path":"/spec/hostNetwork","value":true}]' """

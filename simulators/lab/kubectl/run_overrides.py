@@ -16,6 +16,7 @@ from simulators.cluster import documents, fields, patches, schema
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Parsed
 from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.kubectl.create_quota import canonical_quantity
 from simulators.lab.kubectl.logs_options import go_quote
 from simulators.lab.kubectl.set_typed import typed
 
@@ -226,7 +227,30 @@ def _decoded(cluster: ClusterAPI, result: Any) -> Obj:
         raise KubectlError(f"error: {error}")
     for path in fields.unknown_fields("pods", result):
         _drop(result, path)
-    return typed(info, _omit_empty(result))
+    return _quantities(typed(info, _omit_empty(result)))
+
+
+def _quantities(pod: Obj) -> Obj:
+    """Resource quantities as a decoded Quantity prints itself (`1` for the number 1, `500m`
+    for 0.5, `1Gi` for `1024Mi`); one that is no quantity is left as written."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return pod
+    containers = [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]
+    for container in containers:
+        resources = container.get("resources") if isinstance(container, dict) else None
+        for kind in ("limits", "requests"):
+            amounts = resources.get(kind) if isinstance(resources, dict) else None
+            if not isinstance(amounts, dict):
+                continue
+            for name, amount in amounts.items():
+                if isinstance(amount, bool) or not isinstance(amount, int | float | str):
+                    continue
+                try:
+                    amounts[name] = canonical_quantity(str(amount))
+                except KubectlError:
+                    continue
+    return pod
 
 
 # The string and bool fields of a Pod an override most often sets, with their Go types.

@@ -274,3 +274,15 @@ def test_stdin_without_attaching_is_a_pod_a_client_dry_run_prints_but_the_lab_re
     result = lab.run("kubectl run t --image=busybox -i --attach=false")
     assert (result.text, result.code) == (f"error: {limit('run -i')}", 1)
     assert "t" not in _pods(lab)
+
+
+def test_an_overrides_gpu_limit_given_as_a_number_prints_as_the_quantity_kubectl_decodes(
+    lab: Lab,
+) -> None:
+    pod = lab.yaml(
+        "kubectl run g --image=busybox --dry-run=client -o yaml --overrides="
+        """'{"spec":{"containers":[{"name":"g","image":"busybox","resources":"""
+        """{"limits":{"nvidia.com/gpu":1,"cpu":0.5,"memory":"1024Mi"}}}]}}'"""
+    )
+    limits = pod["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"nvidia.com/gpu": "1", "cpu": "500m", "memory": "1Gi"}
