@@ -16,8 +16,8 @@ from simulators.cluster import documents, fields, patches, schema
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Parsed
 from simulators.lab.kubectl.common import KubectlError
-from simulators.lab.kubectl.create_quota import canonical_quantity
 from simulators.lab.kubectl.logs_options import go_quote
+from simulators.lab.kubectl.quantities import canonical
 from simulators.lab.kubectl.set_typed import typed
 
 # What the Go codec says when the override leaves something that is not an object.
@@ -247,7 +247,7 @@ def _quantities(pod: Obj) -> Obj:
                 if isinstance(amount, bool) or not isinstance(amount, int | float | str):
                     continue
                 try:
-                    amounts[name] = canonical_quantity(str(amount))
+                    amounts[name] = canonical(str(amount))
                 except KubectlError:
                     continue
     return pod

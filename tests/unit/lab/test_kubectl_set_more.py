@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simulators.lab.kubectl.set_resources import canonical
+from simulators.lab.kubectl.quantities import canonical
 from tests.unit.lab.kubectl_cluster import Lab, build
 
 
@@ -190,6 +190,9 @@ def test_the_same_quantity_again_changes_nothing_and_prints_nothing(lab: Lab) ->
         ("12e-1", "1200e-3"),
         ("0.0000000001", "1n"),
         ("0", "0"),
+        # Past int64, as the real kubectl 1.36 writes them (Go's parse of a huge quantity).
+        ("1000E", "1"),
+        ("123456789Ti", "9223372036854775807"),
     ],
 )
 def test_quantities_are_written_as_kubectl_encodes_them(given: str, sent: str) -> None:
