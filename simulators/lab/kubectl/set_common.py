@@ -361,6 +361,16 @@ def go_type(info: ResourceInfo) -> str:
     return f"*{info.version}.{info.kind}"
 
 
+def edited_pod_spec(item: Item) -> tuple[Obj, dict[str, Any]] | Change:
+    """A copy of the item's object to change and the pod spec inside it (pod_spec); or, for a
+    kind with none, the Change that records kubectl's error for it."""
+    after = copy.deepcopy(item.obj)
+    try:
+        return after, pod_spec(item, after)
+    except ValueError as exc:
+        return Change(item, None, str(exc))
+
+
 def pod_spec(item: Item, obj: Obj) -> dict[str, Any]:
     """polymorphichelpers.UpdatePodSpecForObject: the pod spec of `obj` (a pod's own, else
     its template's; made where the object has none yet), or kubectl's error for a kind that

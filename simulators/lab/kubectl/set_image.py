@@ -11,7 +11,6 @@ kubectl's unknown flag of `set` (cobra took the subcommand's name for its value)
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,8 +30,8 @@ from simulators.lab.kubectl.set_common import (
     SELECTOR,
     Change,
     Failure,
+    edited_pod_spec,
     find,
-    pod_spec,
     printer,
     send_all,
 )
@@ -128,12 +127,11 @@ def run_image(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
     failures: list[Failure] = []
     changes: list[Change] = []
     for item in items:
-        after = copy.deepcopy(item.obj)
-        try:
-            spec = pod_spec(item, after)
-        except ValueError as exc:
-            changes.append(Change(item, None, str(exc)))
+        edited = edited_pod_spec(item)
+        if isinstance(edited, Change):
+            changes.append(edited)
             continue
+        after, spec = edited
         for name, image in images.items():
             found = False
             for key in ("initContainers", "containers"):

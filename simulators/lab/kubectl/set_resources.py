@@ -4,8 +4,6 @@ kubectl encodes a resource.Quantity) set on the containers `-c` matches."""
 
 from __future__ import annotations
 
-import copy
-
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.quantities import canonical
@@ -16,7 +14,7 @@ from simulators.lab.kubectl.set_common import (
     Change,
     Failure,
     complete,
-    pod_spec,
+    edited_pod_spec,
     select_containers,
     send_all,
 )
@@ -69,12 +67,11 @@ def run(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
     failures: list[Failure] = []
     changes: list[Change] = []
     for item in items:
-        after = copy.deepcopy(item.obj)
-        try:
-            spec = pod_spec(item, after)
-        except ValueError as exc:
-            changes.append(Change(item, None, str(exc)))
+        edited = edited_pod_spec(item)
+        if isinstance(edited, Change):
+            changes.append(edited)
             continue
+        after, spec = edited
         chosen = select_containers(spec, chosen_name)
         if not chosen:
             failures.append(Failure(f"error: unable to find container named {chosen_name}"))

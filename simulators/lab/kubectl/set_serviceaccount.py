@@ -4,8 +4,6 @@ and the patch sent even when it changes nothing (so every object is reported upd
 
 from __future__ import annotations
 
-import copy
-
 from simulators.lab.flags import Parsed
 from simulators.lab.kubectl.common import KubectlError, dry_run
 from simulators.lab.kubectl.set_common import (
@@ -13,8 +11,8 @@ from simulators.lab.kubectl.set_common import (
     LOCAL_SERVER,
     Change,
     Failure,
+    edited_pod_spec,
     find,
-    pod_spec,
     printer,
     send_all,
 )
@@ -37,12 +35,12 @@ def run(ctx: Context, parsed: Parsed, words: list[str]) -> Output:
     items = find(ctx, parsed, parsed.positionals[:-1], all_flag=parsed.has("all"), local=local)
     changes: list[Change] = []
     for item in items:
-        after = copy.deepcopy(item.obj)
-        try:
-            pod_spec(item, after)["serviceAccountName"] = account
-        except ValueError as exc:
-            changes.append(Change(item, None, str(exc)))
+        edited = edited_pod_spec(item)
+        if isinstance(edited, Change):
+            changes.append(edited)
             continue
+        after, spec = edited
+        spec["serviceAccountName"] = account
         changes.append(Change(item, after))
     failures: list[Failure] = []
     return send_all(
