@@ -4,7 +4,7 @@
   413 before it is buffered, judged by Content-Length and by counting the chunks
   as they stream in. Any ASGI server that streams bodies (uvicorn, hypercorn,
   daphne) gets it from studysite.asgi.
-- `limit_daphne_bodies`: daphne (which `make serve` runs through runserver) hands
+- `limit_daphne_bodies`: daphne (which Django's `manage.py runserver` runs) hands
   bodies to Twisted, which reads them whole and parses multipart forms in memory
   before any ASGI code runs; this makes Twisted refuse them at the same limit.
 - `limit_daphne_websockets`: daphne reads a websocket's frames as fast as they come and queues

@@ -18,7 +18,7 @@ own round trips, and the attackers' client never takes a core from the server, a
 other machines never do.
 
     .venv/bin/python -m tests.benchmarks.bench_heavy [--sessions 20] [--seconds 15]
-        [--workers 0[,1,...]] [--rounds 1] [--windows 0]
+        [--workers 1[,2,0,...]] [--rounds 1] [--windows 0]
         [--heavy scale,alias bomb,300 columns|newcomers] [--page-process 1]
 """
 
@@ -180,9 +180,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument(
         "--workers",
-        default="0",
-        help="comma-separated servers, measured in turn each round: 0 is daphne, N granian "
-        "with N workers (as scripts/serve-production runs it)",
+        default="1",
+        help="comma-separated servers, measured in turn each round: N is granian with N "
+        "workers (1 as `make serve` runs it, 2 as scripts/serve-production does on a 2-core "
+        "machine), 0 is daphne (`manage.py runserver`'s)",
     )
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument(

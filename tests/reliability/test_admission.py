@@ -2,12 +2,12 @@
 
 Twelve fresh sessions each scale coredns to 400 (a full command budget each, the cluster's
 work included), wave after wave of new sessions, beside a quiet learner with history sending
-`kubectl get nodes`; on daphne (one process, as `make serve` runs it) and on granian with two
-workers (as scripts/serve-production runs it). Before studysite.lab.admission the fresh
-sessions filled the command pool and the quiet learner's p99 went to seconds; now they take
-turns in a small lane of it. `LAB_FRESH_SLOTS=6` (the whole pool) turns the rule off and the
-test fails. Marker `solo`: a p99 of wall time, so `make test` runs it alone, never beside the
-other worker's tests.
+`kubectl get nodes`; on granian with one worker (as `make serve` runs it) and two (as
+scripts/serve-production runs it on a 2-core machine), and on daphne (`manage.py runserver`'s).
+Before studysite.lab.admission the fresh sessions filled the command pool and the quiet
+learner's p99 went to seconds; now they take turns in a small lane of it. `LAB_FRESH_SLOTS=6`
+(the whole pool) turns the rule off and the test fails. Marker `solo`: a p99 of wall time, so
+`make test` runs it alone, never beside the other worker's tests.
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ WARM_PAGES = 40
 WARM_SOCKETS = 8
 
 
-@pytest.fixture(scope="module", params=[0, 2], ids=["daphne", "granian-2-workers"])
+@pytest.fixture(
+    scope="module", params=[1, 2, 0], ids=["granian-1-worker", "granian-2-workers", "daphne"]
+)
 def server(request: pytest.FixtureRequest) -> Iterator[Server]:
     # The rule's own setting comes from the environment, so that it can be turned off to see
     # this test fail (LAB_FRESH_SLOTS=6).

@@ -1,4 +1,4 @@
-"""Issue 11's findings that need a real server process (daphne, as `make serve` runs it).
+"""Issue 11's findings that need a real server process (daphne, as `manage.py runserver` runs it).
 
 9: a 100 MB body costs the server at most a few MB; 14: kill -9 during a command
 loses no acknowledged command; 3: two tabs and the form at once on one session

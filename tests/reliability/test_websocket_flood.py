@@ -1,9 +1,10 @@
-"""Issue 33, finding 6: a websocket that floods daphne without reading is closed and dropped.
+"""Issue 33, finding 6: a websocket that floods the server without reading is closed and dropped.
 
 Daphne reads a socket's frames as fast as they arrive and queues them for the application
 without bound; the lab consumer counts frames as it handles them, so a client that never read
 was never seen to flood: 1.95 M frames in 40 s, and the socket never closed. These tests flood
-a real daphne process from a raw socket that never reads, as such a client does.
+a real server process from a raw socket that never reads, as such a client does: granian with
+one worker (`make serve`'s) and daphne (`manage.py runserver`'s).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 FRAME = json.dumps({"type": "complete", "line": "kubectl get n"}).encode()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with running_server() as live:
+@pytest.fixture(scope="module", params=[1, 0], ids=["granian-1-worker", "daphne"])
+def server(request: pytest.FixtureRequest) -> Iterator[Server]:
+    with running_server(workers=request.param) as live:
         yield live
 
 
