@@ -39,11 +39,14 @@ class Behaviour:
 Rule = Callable[[ClusterAPI, Obj, dict[str, object], Obj | None], Behaviour]
 
 
-def klog(now: datetime, level: str, where: str, message: str, offset_ms: int = 0) -> str:
-    """A klog line: ``I1110 09:40:02.181735       1 main.go:317] message``."""
+def klog(
+    now: datetime, level: str, where: str, message: str, offset_ms: int = 0, pid: int = 1
+) -> str:
+    """A klog line: ``I1110 09:40:02.181735       1 main.go:317] message`` (the process id
+    right-aligned in seven places; 1 in a container)."""
     moment = now + timedelta(milliseconds=offset_ms)
     stamp = moment.strftime("%m%d %H:%M:%S.") + f"{moment.microsecond:06d}"
-    return f"{level}{stamp}       1 {where}] {message}"
+    return f"{level}{stamp} {pid:>7} {where}] {message}"
 
 
 def logrus(now: datetime, level: str, message: str, offset_s: int = 0) -> str:

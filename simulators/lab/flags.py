@@ -1,7 +1,8 @@
 """A small pflag-style parser: the one kubectl, runai and helm (all cobra tools) share.
 
 Supports `--flag value`, `--flag=value`, `-f value`, `-fvalue`, `-f=value`,
-grouped boolean shorthands (`-it`) and `--` to end the flags. Errors carry
+grouped boolean shorthands (`-it`), a bare flag's default value (`--dry-run`, pflag's
+NoOptDefVal) and `--` to end the flags. Errors carry
 pflag's own wording so each tool can print it with its usual prefix.
 """
 
@@ -16,6 +17,9 @@ class Flag:
     long: str = ""
     short: str = ""
     takes_value: bool = False
+    # pflag's NoOptDefVal: the value a flag that takes one gets when given bare (`--dry-run`),
+    # which then never takes the next word as its value.
+    no_opt: str | None = None
 
 
 class FlagError(Exception):
@@ -31,6 +35,14 @@ class Parsed:
     # The booleans given at all, true or false (pflag's Changed): `--attach=false` is here and
     # not in `bools`.
     changed: set[str] = field(default_factory=set)
+    # What the command wrote to stderr as it read its flags, in order, before anything else
+    # it prints: (file:line, message) for a klog warning, ("", line) for a plain line.
+    warned: list[tuple[str, str]] = field(default_factory=list)
+
+    def warn(self, line: str, where: str = "") -> None:
+        """Note a warning once, however often the command reads the flag that causes it."""
+        if (where, line) not in self.warned:
+            self.warned.append((where, line))
 
     def value(self, key: str, default: str | None = None) -> str | None:
         vals = self.values.get(key)
@@ -45,6 +57,11 @@ class Parsed:
 
 _TRUE = {"true", "1", "t", "T", "TRUE", "True"}
 _FALSE = {"false", "0", "f", "F", "FALSE", "False"}
+
+
+def parse_bool(value: str) -> bool | None:
+    """strconv.ParseBool: True or False for its words, None for anything else."""
+    return True if value in _TRUE else False if value in _FALSE else None
 
 
 def _set_bool(out: Parsed, flag: Flag, value: str | None) -> None:
@@ -81,6 +98,8 @@ def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Pars
             if flag.takes_value:
                 if eq:
                     value = inline
+                elif flag.no_opt is not None:
+                    value = flag.no_opt
                 elif i + 1 < len(args):
                     i += 1
                     value = args[i]
@@ -100,6 +119,8 @@ def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Pars
                     rest = arg[j + 1 :]
                     if rest:
                         value = rest[1:] if rest.startswith("=") else rest
+                    elif flag.no_opt is not None:
+                        value = flag.no_opt
                     elif i + 1 < len(args):
                         i += 1
                         value = args[i]

@@ -43,7 +43,7 @@ from simulators.lab.shell_syntax import (
     expand_aliases,
     tokenize,
 )
-from simulators.lab.tool import Context, Output
+from simulators.lab.tool import Context, Output, streams
 
 __all__ = ["CONTINUATION", "PROMPT", "Op", "ShellSyntaxError", "Word", "parse", "tokenize"]
 
@@ -52,24 +52,10 @@ CONTINUATION = "> "  # bash's PS2
 # The default; the web layer sets its own (LAB_MAX_LINE_BYTES) through budget.Limits.
 MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
 MAX_FIELDS = 4096
-# Text a tool that does not separate its streams printed as an error (to stderr, not the pipe).
-_ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
 
 Builtin = Callable[[Context, list[str]], Output]
 # Loop turns past shell_compound.MAX_TURNS stop the command with this line.
 TOO_MANY_TURNS = f"bash: loop stopped: over {shell_compound.MAX_TURNS:,} turns in one command"
-
-
-def streams(name: str, result: Output) -> tuple[str, str]:
-    """(stdout, stderr) of a tool's result: its own `stderr`, or its error text sorted out."""
-    if result.stderr:
-        return result.text, result.stderr
-    text = result.text
-    if text.startswith("No resources found"):
-        return "", text
-    if result.code != 0 and (text.startswith(_ERROR_STARTS) or text.startswith(name + ":")):
-        return "", text
-    return text, ""
 
 
 ONLY_IN_LOOPS = "only meaningful in a `for', `while', or `until' loop"

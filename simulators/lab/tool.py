@@ -21,7 +21,7 @@ class Output:
 
     A tool that keeps its error lines apart from its output (as a pipe or `2>/dev/null`
     needs) puts them in `stderr`; `text` is then stdout alone. Tools that leave `stderr`
-    empty have their text sorted by the shell (simulators.lab.shell.streams).
+    empty have their text sorted by `streams`.
     """
 
     text: str = ""
@@ -47,6 +47,23 @@ class Output:
             return cls(stdout, code, stderr, newline=False)
         newline = stdout.endswith("\n")
         return cls(stdout[:-1] if newline else stdout, code, stderr, newline=newline)
+
+
+# Text a tool that does not separate its streams printed as an error (to stderr, not the pipe).
+_ERROR_STARTS = ("error", "Error", "bash:", "Usage:", "usage:", "No resources found")
+
+
+def streams(name: str, result: Output) -> tuple[str, str]:
+    """(stdout, stderr) of the tool `name`'s result: its own `stderr`, or its error text
+    sorted out."""
+    if result.stderr:
+        return result.text, result.stderr
+    text = result.text
+    if text.startswith("No resources found"):
+        return "", text
+    if result.code != 0 and (text.startswith(_ERROR_STARTS) or text.startswith(name + ":")):
+        return "", text
+    return text, ""
 
 
 @dataclass

@@ -293,7 +293,17 @@ def label_annotate(d: Draw, more: bool) -> Case:
         ]
     )
     target = d.pick([f"{d.name_of(kind)} {obj.name}", f"{kind.names[0]}/{obj.name}"])
-    out = d.pick(["", "", "-o name", "--dry-run=client", "--dry-run=server -o yaml"])
+    out = d.pick(
+        [
+            "",
+            "",
+            "-o name",
+            "--dry-run=client",
+            "--dry-run=server -o yaml",
+            "--dry-run",
+            "--dry-run=t",
+        ]
+    )
     line = join_words(f"kubectl {verb}", target, d.ns_flag(obj), change, out)
     return Case(d.world.ticket, line, verb, out, writes=True)
 
@@ -323,7 +333,7 @@ def deployment_ops(d: Draw, more: bool) -> Case:
     container = dep.raw["spec"]["template"]["spec"]["containers"][0]["name"]
     # What restart, pause, resume and undo print the object they changed with (PrintFlags).
     out = d.pick(PRINTED_OUTPUTS)
-    undo_dry = d.pick(["", "--dry-run=client", "--dry-run=server"])
+    undo_dry = d.pick(["", "--dry-run=client", "--dry-run=server", "--dry-run"])
     lines = [
         (f"kubectl scale {name} {ns} --replicas={d.pick([0, 1, 2, 3])}", "scale"),
         (f"kubectl rollout status {name} {ns}", "rollout"),
@@ -430,6 +440,8 @@ def create_ops(d: Draw, more: bool) -> Case:
             "--dry-run=client -o jsonpath-as-json={.metadata}",
             "--dry-run=client -o wide",
             "--dry-run=client -o jsonpath",
+            "--dry-run -o yaml",
+            "--dry-run=true -o name",
         ]
     )
     if more and d.chance(0.5):

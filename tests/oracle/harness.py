@@ -76,10 +76,13 @@ RESOURCE_VERSION = re.compile(r'("?resourceVersion"?: )"\d+"')
 # Objects a command creates get a fresh uid on each side; timestamps come from two clocks.
 UID = re.compile(r'("?uid"?:\s*)"?[0-9a-f-]{36}"?')
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z")
+# A klog line's time and process id (`W1205 05:33:11.123456   12345 helpers.go:719] ...`).
+KLOG = re.compile(r"^([IWEF])\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ ", re.MULTILINE)
 
 
 def mask(text: str) -> str:
-    """AGE values masked; lines that held one compared without their column padding.
+    """AGE values masked; lines that held one compared without their column padding; klog
+    lines' times and process ids masked.
 
     resourceVersions are masked too: the real kubectl drains in parallel, so the controllers
     see its evictions in another order and count a different number of updates.
@@ -87,6 +90,7 @@ def mask(text: str) -> str:
     out = []
     text = DIFF_TIME.sub("\t<time>", DIFF_FOLDER.sub(r"/tmp/\1-<n>", text))
     text = UID.sub(r"\1<uid>", RESOURCE_VERSION.sub(r'\1"<rv>"', text))
+    text = KLOG.sub(r"\1<time> <pid> ", text)
     for line in TIMESTAMP.sub("<time>", text).split("\n"):
         masked = AGE.sub("<age>", line)
         if masked != line:
@@ -184,7 +188,9 @@ class Oracle:
         words = shlex.split(line)[1:]
         start = time.perf_counter()
         output = kubectl.run(self.ctx, words)
-        return Answer(output.text, output.code != 0, time.perf_counter() - start)
+        # As the terminal shows a tool's own stderr: first (shell_compound.Pieces.said).
+        shown = "\n".join(part for part in (output.stderr, output.text) if part)
+        return Answer(shown, output.code != 0, time.perf_counter() - start)
 
     def both(self, line: str) -> tuple[Answer, Answer]:
         """(lab, real) for one command, each on its copy of the same state."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import yaml
 
 from simulators.cluster.api import ApiError
+from simulators.controllers.runtime import klog
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl import (
@@ -49,7 +50,7 @@ from simulators.lab.kubectl import (
 from simulators.lab.kubectl import run as run_verb
 from simulators.lab.kubectl.common import KubectlError, error_text, see
 from simulators.lab.kubectl.unserved import refusal
-from simulators.lab.tool import Context, Output
+from simulators.lab.tool import Context, Output, streams
 
 
 @dataclass(frozen=True)
@@ -192,11 +193,31 @@ def run(ctx: Context, args: list[str]) -> Output:
     if parsed.has("help"):
         return Output(f"Usage:\n  kubectl {sub} [options]\n\n{see(sub).replace('See', 'Use')}")
     try:
-        return verb.run(ctx, parsed)
+        result = verb.run(ctx, parsed)
     except KubectlError as exc:
-        return Output.error(str(exc))
+        result = Output.error(str(exc))
     except ApiError as exc:
-        return Output.error(error_text(exc))
+        result = Output.error(error_text(exc))
+    return _logged_first(ctx, parsed, result)
+
+
+# The shell's own process id is 4242 ($$); each kubectl it starts gets the next ones.
+_FIRST_PID = 4243
+
+
+def _logged_first(ctx: Context, parsed: Parsed, result: Output) -> Output:
+    """What the command wrote to stderr as it read its flags (Parsed.warned), ahead of the rest
+    of its stderr: kubectl writes those lines at once, before anything else; a klog warning
+    with klog's header."""
+    if not parsed.warned:
+        return result
+    pid = _FIRST_PID + len(ctx.history)
+    now = ctx.api.now()
+    early = [
+        klog(now, "W", where, line, pid=pid) if where else line for where, line in parsed.warned
+    ]
+    out, err = streams("kubectl", result)
+    return replace(result, text=out, stderr="\n".join([*early, *([err] if err else [])]))
 
 
 # kubectl's commands in the order it registers them (it turns cobra's sorting off), which is

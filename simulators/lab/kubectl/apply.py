@@ -19,8 +19,11 @@ from simulators.lab.kubectl import create_role, create_secret, create_token
 from simulators.lab.kubectl.apply_patch import three_way
 from simulators.lab.kubectl.common import (
     COMMON,
+    DRY_RUN,
     KubectlError,
+    dry_run,
     dry_run_writer,
+    dry_suffix,
     error_text,
     kind_name,
 )
@@ -30,7 +33,7 @@ from simulators.lab.tool import Context, Output
 _FILE_FLAGS = [
     *COMMON,
     Flag("filename", long="filename", short="f", takes_value=True),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     *PRINT_FLAGS,
     Flag("recursive", long="recursive", short="R"),
     Flag("validate", long="validate", takes_value=True),
@@ -145,6 +148,7 @@ class Done:
 
 def _each(ctx: Context, parsed: Parsed, verb: str, one: Any) -> Output:
     cluster = ctx.api
+    dry_run(parsed)  # its mistakes first, as the command's Complete reads it
     texts: list[str] = []
     code = 0
     for source, text in read_sources(ctx, parsed, verb):
@@ -171,18 +175,12 @@ def _each(ctx: Context, parsed: Parsed, verb: str, one: Any) -> Output:
 
 
 def _dry(parsed: Parsed) -> str:
-    value = parsed.value("dry-run")
-    if value in ("client", "true"):
-        return " (dry run)"
-    if value == "server":
-        return " (server dry run)"
-    return ""
+    return dry_suffix(dry_run(parsed))
 
 
 def _writer(cluster: ClusterAPI, parsed: Parsed) -> ClusterAPI | None:
     """Where the command writes (common.dry_run_writer) under its --dry-run."""
-    mode = {"": "", " (dry run)": "client", " (server dry run)": "server"}[_dry(parsed)]
-    return dry_run_writer(cluster, mode)
+    return dry_run_writer(cluster, dry_run(parsed))
 
 
 def with_namespace(doc: Obj, ns: str | None) -> Obj:

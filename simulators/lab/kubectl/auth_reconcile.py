@@ -30,7 +30,7 @@ from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.apply import documents, read_sources
-from simulators.lab.kubectl.common import KubectlError, error_text, kind_name
+from simulators.lab.kubectl.common import DRY_RUN, KubectlError, dry_run, error_text, kind_name
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
 
@@ -38,7 +38,7 @@ FLAGS = [
     Flag("filename", long="filename", short="f", takes_value=True),
     Flag("recursive", long="recursive", short="R"),
     Flag("kustomize", long="kustomize", short="k", takes_value=True),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("remove-extra-permissions", long="remove-extra-permissions"),
     Flag("remove-extra-subjects", long="remove-extra-subjects"),
     Flag("show-managed-fields", long="show-managed-fields"),
@@ -56,8 +56,6 @@ PANIC = (
     "[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x1bd69c7]"
 )
 _SEPARATOR = re.compile(r"^---[ \t]*(#.*)?$", re.MULTILINE)  # yaml.YAMLReader's
-_GO_TRUE = ("1", "t", "T", "TRUE", "true", "True")  # strconv.ParseBool's words
-_GO_FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 # The Go structs a file decodes into, `field: type`: `[]T` a slice, `map` a map[string]string,
 # `any` a field kept unchecked, a key of _STRUCTS a struct, else a string type (as Go names
@@ -271,18 +269,17 @@ def _only_new(items: list[Any], others: list[Any]) -> list[Any]:
 
 
 def _dry_run(parsed: Parsed) -> bool:
-    """getClientSideDryRun: client (or a true boolean) is a dry run; server is refused."""
-    value = parsed.value("dry-run")
-    if value is None or value in ("none", "client"):
-        return value == "client"
-    if value in _GO_TRUE or value in _GO_FALSE:
-        return value in _GO_TRUE
-    if value == "server":
+    """getClientSideDryRun: client (bare, or a true boolean) is a dry run; server is refused."""
+    try:
+        mode = dry_run(parsed)
+    except KubectlError as exc:
+        raise KubectlError(
+            f"error: error accessing --dry-run flag for command reconcile: "
+            f"{str(exc).removeprefix('error: ')}"
+        ) from None
+    if mode == "server":
         raise KubectlError("error: --dry-run=server for command reconcile is not supported yet")
-    raise KubectlError(
-        "error: error accessing --dry-run flag for command reconcile: Invalid dry-run value "
-        f'({value}). Must be "none", "server", or "client".'
-    )
+    return mode == "client"
 
 
 def _kustomize_error(ctx: Context, directory: str) -> str:

@@ -8,7 +8,7 @@ from datetime import datetime
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.clock import parse_time
 from simulators.cluster.printers import human_duration
-from simulators.lab.flags import Flag, Parsed
+from simulators.lab.flags import Flag, Parsed, parse_bool
 from simulators.lab.tool import Context
 
 DEFAULT_NS = "default"
@@ -26,21 +26,65 @@ COMMON = [
 ]
 
 
-DRY_RUN = Flag("dry-run", long="dry-run", takes_value=True)
+# Bare, it is "unchanged" (cmdutil.AddDryRunFlag's NoOptDefVal): a deprecated client dry run.
+DRY_RUN = Flag("dry-run", long="dry-run", takes_value=True, no_opt="unchanged")
 # What the API server answers for a subresource the kind does not have (--subresource).
 NO_SUBRESOURCE = "Error from server (NotFound): the server could not find the requested resource"
 
 
 def dry_run(parsed: Parsed) -> str:
-    """--dry-run's strategy: "" (none), "client" or "server", as cmdutil.GetDryRunStrategy."""
+    """--dry-run's strategy: "" (none), "client" or "server", as cmdutil.GetDryRunStrategy
+    reads it: bare (`--dry-run`) or a boolean it is client or none, with klog's deprecation
+    warning noted (Parsed.warn)."""
     value = parsed.value("dry-run")
     if value is None or value == "none":
         return ""
     if value in ("client", "server"):
         return value
+    boolean = parse_bool(value)
+    if boolean is not None:
+        mode = "client" if boolean else "none"
+        parsed.warn(
+            f"--dry-run={value} is deprecated (boolean value) and can be replaced with "
+            f"--dry-run={mode}.",
+            "helpers.go:733" if boolean else "helpers.go:736",
+        )
+        return "client" if boolean else ""
+    if value == DRY_RUN.no_opt:
+        parsed.warn(
+            "--dry-run is deprecated and can be replaced with --dry-run=client.", "helpers.go:719"
+        )
+        return "client"
     raise KubectlError(
         f'error: Invalid dry-run value ({value}). Must be "none", "server", or "client".'
     )
+
+
+# DeleteFlags' --cascade; bare, it is "background".
+CASCADE = Flag("cascade", long="cascade", takes_value=True, no_opt="background")
+_CASCADES = ("background", "foreground", "orphan")
+
+
+def cascade(parsed: Parsed) -> str:
+    """DeleteFlags' --cascade strategy (GetCascadingStrategy): a strategy, or a deprecated
+    boolean with its warning noted (Parsed.warn)."""
+    value = parsed.value("cascade")
+    if value is None:
+        return "background"
+    if value in _CASCADES:
+        return value
+    boolean = parse_bool(value)
+    if boolean is None:
+        raise KubectlError(
+            f'error: invalid cascade value ({value}). Must be "background", "foreground", or '
+            '"orphan"'
+        )
+    strategy = "background" if boolean else "orphan"
+    parsed.warn(
+        f"warning: --cascade={value} is deprecated (boolean value) and can be replaced with "
+        f"--cascade={strategy}."
+    )
+    return strategy
 
 
 def dry_run_writer(cluster: ClusterAPI, mode: str) -> ClusterAPI | None:

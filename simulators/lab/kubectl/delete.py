@@ -6,8 +6,14 @@ from simulators.cluster.api import ApiError, ResourceInfo
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.apply import documents, mapping, read_sources, target_namespace
 from simulators.lab.kubectl.common import (
+    CASCADE,
     COMMON,
+    DRY_RUN,
     KubectlError,
+    cascade,
+    dry_run,
+    dry_run_writer,
+    dry_suffix,
     error_text,
     kind_name,
     namespace,
@@ -28,9 +34,9 @@ FLAGS = [
     Flag("all", long="all"),
     Flag("all-namespaces", long="all-namespaces", short="A"),
     Flag("ignore-not-found", long="ignore-not-found"),
-    Flag("cascade", long="cascade", takes_value=True),
+    CASCADE,
     Flag("output", long="output", short="o", takes_value=True),
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
     Flag("interactive", long="interactive", short="i"),
     KUSTOMIZE,
 ]
@@ -64,6 +70,7 @@ FORCE_WARNING = (
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
+    cascade(parsed)  # DeleteFlags.ToOptions, before anything else
     if parsed.value("kustomize") is not None:
         return Output.error("error: " + kustomize_error(ctx, parsed.value("kustomize") or ""))
     cluster = ctx.api
@@ -89,12 +96,19 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 f'error: invalid argument "{text}" for "--grace-period" flag: strconv.ParseInt: '
                 f'parsing "{text}": invalid syntax'
             ) from None
+    # DeleteOptions.Complete: -1 is the flag's default (the object's own grace period).
     if parsed.has("now"):
+        if grace not in (None, -1):
+            raise KubectlError("error: --now and --grace-period cannot be specified together")
         grace = 1
-    if parsed.has("force") and grace is None:
+    if grace == 0 and not parsed.has("force"):
+        grace = 1  # kubectl's guard: without --force, 0 means 1
+    if parsed.has("force") and (grace is None or grace < 0):
         grace = 0
-    if parsed.has("force") and grace not in (0, None):
-        grace = grace
+    if grace is not None and grace < 0:
+        grace = None
+    dry = dry_run(parsed)
+    writer = dry_run_writer(cluster, dry)
     items: list[tuple[ResourceInfo, str | None, str]] = []
     errors: list[str] = []
     if parsed.all("filename"):
@@ -117,6 +131,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             )
         selector = parsed.value("selector") or ""
         fields = parsed.value("field-selector") or ""
+        if parsed.has("all") and (selector or fields):  # the resource builder's SelectAllParam
+            raise KubectlError("error: setting 'all' parameter but found a non empty selector. ")
         all_ns = parsed.has("all-namespaces")
         for group in targets(cluster, parsed.positionals, verb="delete", all_namespaces=all_ns):
             scope = None if (parsed.has("all-namespaces") or not group.info.namespaced) else ns
@@ -133,6 +149,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                     items.append((group.info, m.get("namespace"), m["name"]))
             else:
                 raise KubectlError("error: resource(s) were provided, but no name was specified")
+    # DeleteOptions.Validate, once the objects are found.
+    output = parsed.value("output")
+    if output and output != "name":
+        raise KubectlError(f"error: unexpected -o output mode: {output}. We only support '-o name'")
+    if parsed.has("force") and grace is not None and grace > 0:
+        raise KubectlError(
+            "error: --force and --grace-period greater than 0 cannot be specified together"
+        )
     out: list[str] = []
     question = ""  # what --interactive asked; the deletions follow its answer on its line
     if parsed.has("interactive"):
@@ -147,10 +171,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if info.namespaced:
             operation += f" from {scope} namespace"
         try:
-            if parsed.value("dry-run") not in ("client", "server", "true"):
-                cluster.delete(info.key, name, scope, grace_period=grace)
-            else:
-                operation += " (dry run)"
+            if writer is not None:
+                writer.delete(info.key, name, scope, grace_period=grace)
+            operation += dry_suffix(dry)
         except ApiError as exc:
             if exc.reason == "NotFound" and parsed.has("ignore-not-found"):
                 continue

@@ -11,6 +11,7 @@ from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import rollout_history
 from simulators.lab.kubectl.common import (
     COMMON,
+    DRY_RUN,
     KubectlError,
     dry_run,
     dry_suffix,
@@ -38,7 +39,7 @@ FLAGS = [
     Flag("revision", long="revision", takes_value=True),
     Flag("to-revision", long="to-revision", takes_value=True),
     *PRINT_FLAGS,
-    Flag("dry-run", long="dry-run", takes_value=True),
+    DRY_RUN,
 ]
 
 HELP = """Manage the rollout of one or many resources.

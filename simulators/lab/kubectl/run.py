@@ -18,9 +18,11 @@ from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.unsupported import limit
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import (
+    CASCADE,
     COMMON,
     DRY_RUN,
     KubectlError,
+    cascade,
     dry_run,
     dry_run_writer,
     dry_suffix,
@@ -65,7 +67,7 @@ FLAGS = [
     Flag("stdin", long="stdin", short="i"),
     Flag("tty", long="tty", short="t"),
     # The flags of the deletion --rm makes (DeleteFlags), and the hidden, deprecated --record.
-    Flag("cascade", long="cascade", takes_value=True),
+    CASCADE,
     Flag("filename", long="filename", short="f", takes_value=True),
     Flag("force", long="force"),
     Flag("grace-period", long="grace-period", takes_value=True),
@@ -88,9 +90,6 @@ REFERENCE = re.compile(rf"(?:{_HOST}/)?{_PATH}(?:/{_PATH})*(?::{_TAG})?(?:@{_DIG
 _ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")
 _RESTART = ("Always", "OnFailure", "Never")
 _PULL = ("Always", "IfNotPresent", "Never")
-_CASCADE = ("background", "foreground", "orphan")
-_TRUE = ("1", "t", "T", "true", "TRUE", "True")
-_FALSE = ("0", "f", "F", "false", "FALSE", "False")
 # The attached run the lab cannot serve without stdin (-i gets the API server's own line).
 ATTACH_LIMIT = (
     "run --attach is not available in this lab: its pods have no terminal to attach to; "
@@ -100,20 +99,17 @@ ATTACH_LIMIT = (
 
 def run(ctx: Context, parsed: Parsed) -> Output:
     """`kubectl run NAME --image=IMAGE ...`."""
-    warnings = _flag_values(parsed)
-    try:
-        if not parsed.has("image"):
-            raise KubectlError('error: required flag(s) "image" not set')
-        # Complete: the dry-run strategy, the printer, the deletion's cascade.
-        dry = dry_run(parsed)
-        output = object_output(parsed)
-        warnings += _cascade(parsed.value("cascade"))
-        return _run(ctx, parsed, dry, output, warnings)
-    except KubectlError as exc:
-        raise KubectlError("\n".join([*warnings, str(exc)])) from None
+    _flag_values(parsed)
+    if not parsed.has("image"):
+        raise KubectlError('error: required flag(s) "image" not set')
+    # Complete: the dry-run strategy, the printer, the deletion's cascade.
+    dry = dry_run(parsed)
+    output = object_output(parsed)
+    cascade(parsed)
+    return _run(ctx, parsed, dry, output)
 
 
-def _run(ctx: Context, parsed: Parsed, dry: str, output: str, warnings: list[str]) -> Output:
+def _run(ctx: Context, parsed: Parsed, dry: str, output: str) -> Output:
     names = parsed.positionals
     if not names:
         raise _usage("NAME is required for run")
@@ -172,17 +168,17 @@ def _run(ctx: Context, parsed: Parsed, dry: str, output: str, warnings: list[str
         errors = [str(exc)]
     text = "".join(texts).removesuffix("\n")
     if errors:
-        return Output("\n".join(t for t in [*warnings, text, *errors] if t), 1)
-    return Output("\n".join([*warnings, text]) if warnings else text)
+        return Output("\n".join(t for t in [text, *errors] if t), 1)
+    return Output(text)
 
 
 def _usage(message: str) -> KubectlError:
     return KubectlError(f"error: {message}\n{usage('run')}")
 
 
-def _flag_values(parsed: Parsed) -> list[str]:
+def _flag_values(parsed: Parsed) -> None:
     """pflag's reading of the typed flags (an int, durations) and what it prints for a
-    deprecated one; its refusal of a value it cannot read."""
+    deprecated one (noted, Parsed.warn); its refusal of a value it cannot read."""
     for key, read in (
         ("grace-period", parse_int),
         ("timeout", parse_duration),
@@ -197,27 +193,11 @@ def _flag_values(parsed: Parsed) -> list[str]:
                     + see("run")
                 ) from None
     if "record" in parsed.bools:
-        return ["Flag --record has been deprecated, --record will be removed in the future"]
-    return []
+        parsed.warn("Flag --record has been deprecated, --record will be removed in the future")
 
 
 def _duration(parsed: Parsed, key: str, default: str) -> int:
     return parse_duration(parsed.value(key) or default)
-
-
-def _cascade(value: str | None) -> list[str]:
-    """DeleteFlags' --cascade: a strategy, or a deprecated boolean (a warning)."""
-    if value is None or value in _CASCADE:
-        return []
-    if value in _TRUE or value in _FALSE:
-        strategy = "background" if value in _TRUE else "orphan"
-        return [
-            f"warning: --cascade={value} is deprecated (boolean value) and can be replaced "
-            f"with --cascade={strategy}."
-        ]
-    raise KubectlError(
-        f'error: invalid cascade value ({value}). Must be "background", "foreground", or "orphan"'
-    )
 
 
 # ----------------------------------------------------------------------------- generators

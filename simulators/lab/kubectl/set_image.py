@@ -225,6 +225,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         inner = parse(words, sub.flags)
     except FlagError as exc:
         return Output.error(f"error: {exc}\n{see(f'set {name}')}")
+    inner.warned = parsed.warned  # what the subcommand warns of is kubectl's (Parsed.warned)
     own = {f.key for f in sub.flags}
     for key, values in before.items():
         flag = _BY_KEY[key[1:]]
