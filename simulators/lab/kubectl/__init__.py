@@ -49,6 +49,7 @@ from simulators.lab.kubectl import (
 )
 from simulators.lab.kubectl import run as run_verb
 from simulators.lab.kubectl.common import KubectlError, error_text, see
+from simulators.lab.kubectl.help import page as help_page
 from simulators.lab.kubectl.unserved import refusal
 from simulators.lab.tool import Context, Output, streams
 
@@ -174,8 +175,13 @@ def _split_globals(args: list[str]) -> tuple[list[str], list[str]]:
 
 def run(ctx: Context, args: list[str]) -> Output:
     before, rest = _split_globals(args)
-    if not rest or rest[0] in ("-h", "--help", "help"):
+    if not rest or rest[0] in ("-h", "--help"):
         return Output(HELP)
+    if rest[0] == "help":  # cobra's help command: `kubectl help create deploy`
+        if len(rest) == 1:
+            return Output(HELP)
+        found = help_page(rest[1:])
+        return Output(found if found is not None else f"Unknown help topic [`{rest[1]}`]\n{HELP}")
     sub, tail = rest[0], [*before, *rest[1:]]
     if (refused := refusal(sub)) is not None:
         return refused
@@ -191,7 +197,7 @@ def run(ctx: Context, args: list[str]) -> Output:
     except FlagError as exc:
         return Output.error(f"error: {exc}\n{see(sub)}")
     if parsed.has("help"):
-        return Output(f"Usage:\n  kubectl {sub} [options]\n\n{see(sub).replace('See', 'Use')}")
+        return Output(help_page([sub, *parsed.positionals]) or see(sub).replace("See", "Use"))
     try:
         result = verb.run(ctx, parsed)
     except KubectlError as exc:

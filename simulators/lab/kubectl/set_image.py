@@ -24,6 +24,7 @@ from simulators.lab.kubectl import (
     set_subject,
 )
 from simulators.lab.kubectl.common import COMMON, KubectlError, dry_run, see, usage
+from simulators.lab.kubectl.help import page as help_page
 from simulators.lab.kubectl.set_common import (
     BASE_FLAGS,
     LOCAL_RESOURCE,
@@ -242,6 +243,6 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if inner.after_dashdash:
         inner.positionals += inner.after_dashdash
     if inner.has("help"):
-        hint = see(f"set {name}").replace("See", "Use")
-        return Output(f"Usage:\n  kubectl set {name} [options]\n\n{hint}")
+        found = help_page(["set", name, *inner.positionals])
+        return Output(found or see(f"set {name}").replace("See", "Use"))
     return sub.run(ctx, inner, words)

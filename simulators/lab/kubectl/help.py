@@ -1,0 +1,58 @@
+"""kubectl's own help pages: `kubectl COMMAND --help`, `-h` and `kubectl help COMMAND`.
+
+The pages in help/ are kubectl 1.36's own output for every command the lab serves and each of
+their subcommands (`create deployment`, `set image`, `rollout undo`, `config view`, ...), one
+file a page, written by `python -m tests.oracle.help_pages --write` from the real binary and
+compared with it by tests/oracle/test_help_oracle.py. A page lists every flag kubectl has, the
+few the lab refuses (an attached `run`, for one) included, as the real page does.
+
+A command path is found by its words, a subcommand's alias too (`create deploy` is `create
+deployment`: each page's "Aliases:" block), the longest path the words begin with winning, as
+cobra finds the command before it reads the flag: `kubectl get pods --help` is get's page.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+HELP_DIR = Path(__file__).with_name("help")
+_WORD = re.compile(r"[a-z][a-z0-9-]*")
+
+
+def file_name(command: tuple[str, ...]) -> str:
+    """The file of a command path's page: `create_deployment.txt`."""
+    return "_".join(command) + ".txt"
+
+
+@functools.cache
+def _index() -> dict[tuple[str, ...], Path]:
+    """Every command path, and each alias of its last word, to its page's file."""
+    files = sorted(HELP_DIR.glob("*.txt"))
+    paths = {tuple(path.stem.split("_")): path for path in files}
+    index = dict(paths)
+    for command, path in paths.items():
+        text = path.read_text(encoding="utf-8")
+        if "\nAliases:\n" not in text and not text.startswith("Aliases:\n"):
+            continue
+        names = text.split("Aliases:\n", 1)[1].split("\n", 1)[0]
+        for alias in (name.strip() for name in names.split(",")):
+            index.setdefault((*command[:-1], alias), path)
+    return index
+
+
+def page(words: list[str]) -> str | None:
+    """The help page of the longest command path `words` begins with (without its final
+    newline), or None when the first word names no command the lab has a page for."""
+    path: list[str] = []
+    for word in words:
+        if not _WORD.fullmatch(word):
+            break
+        path.append(word)
+    index = _index()
+    for end in range(len(path), 0, -1):
+        found = index.get(tuple(path[:end]))
+        if found is not None:
+            return found.read_text(encoding="utf-8").removesuffix("\n")
+    return None
