@@ -29,7 +29,9 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import signal
 import statistics
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +200,9 @@ def main() -> None:
         "--page-process", default="1", choices=("0", "1"), help="PAGE_PROCESS for the server"
     )
     args = parser.parse_args()
+    # Stopped (kill, Ctrl-C), it stops the servers it started: each is a context manager, and
+    # a SIGTERM would otherwise leave them running, idle, beside the next run.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     heavy = [name.strip() for name in args.heavy.split(",") if name.strip() in (*HEAVY, NEWCOMERS)]
     workers = [int(item) for item in args.workers.split(",")]
     ratios: dict[int, list[float]] = {count: [] for count in workers}
