@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.common import COMMON, KubectlError
+from simulators.lab.kubectl.kyaml import to_kyaml
 from simulators.lab.kubectl.printing import (
     PRINT_FLAGS,
     object_output,
@@ -56,6 +57,8 @@ def view(parsed: Parsed) -> Output:
         return Output("config/<unknown>")
     if output == "json":
         return Output(to_json(CONFIG, sort_keys=False))
+    if output == "kyaml":
+        return Output(to_kyaml(CONFIG, sort_keys=False).rstrip("\n"))
     return Output(object_text(CONFIG, "", output, "").removesuffix("\n"))
 
 

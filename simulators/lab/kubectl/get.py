@@ -30,6 +30,7 @@ from simulators.lab.kubectl.filenames import (
     kustomize_error,
     single_file,
 )
+from simulators.lab.kubectl.kyaml import to_kyaml
 from simulators.lab.kubectl.printing import (
     OUTPUT_ERROR,
     PRINT_FLAGS,
@@ -69,7 +70,7 @@ FLAGS = [
 ]
 
 
-OUTPUTS = ("", "wide", "yaml", "json", "name")
+OUTPUTS = ("", "wide", "yaml", "kyaml", "json", "name")
 TEMPLATED = ("jsonpath=", "jsonpath-as-json=", "custom-columns=", "go-template=")
 
 
@@ -221,7 +222,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             fetched = [(g, []) for g, _ in fetched]
     objs_all = [o for _, objs in fetched for o in objs]
     text = ""
-    if output in ("yaml", "json", "name") or output.startswith(TEMPLATED):
+    if output in ("yaml", "kyaml", "json", "name") or output.startswith(TEMPLATED):
         if single and errors:
             # A single named object that failed: kubectl prints only the error.
             return _result("", errors)
@@ -244,6 +245,8 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 text = evaluate_template(kind, template, data).removesuffix("\n")
             elif output == "yaml":
                 text = to_yaml(data).rstrip("\n")
+            elif output == "kyaml":
+                text = to_kyaml(data).rstrip("\n")
             else:
                 text = to_json(data)
         return _result(text, errors)

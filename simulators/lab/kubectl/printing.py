@@ -16,6 +16,7 @@ from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import gosort
 from simulators.lab.kubectl.common import KubectlError, format_labels, kind_name, labels_of, meta
 from simulators.lab.kubectl.go_order import struct_order
+from simulators.lab.kubectl.kyaml import to_kyaml
 from simulators.lab.kubectl.tabwriter import table as tab_table
 
 OUTPUT_ERROR = (
@@ -397,7 +398,7 @@ def check_object_output(output: str) -> None:
     """Refuse what PrintFlags.ToPrinter refuses: an unknown format, or a template format with
     no template (kubectl's own two lines)."""
     kind, equals, template = output.partition("=")
-    if output in ("", "name", "yaml", "json") or (equals and kind in _TEMPLATE_FORMATS):
+    if output in ("", "name", "yaml", "json", "kyaml") or (equals and kind in _TEMPLATE_FORMATS):
         if equals and not template:
             raise KubectlError("error: template format specified but no template given")
         return
@@ -408,8 +409,9 @@ def check_object_output(output: str) -> None:
 
 def object_text(obj: Obj, label: str, output: str, operation: str, *, typed: bool = True) -> str:
     """One object as PrintFlags' printer writes it to stdout, newlines included: `label
-    operation` (no -o), `label` (-o name), yaml, json, or a template's text as it stands.
-    Commands make a printer per object, so a yaml stream has no `---` between objects.
+    operation` (no -o), `label` (-o name), yaml, json, kyaml, or a template's text as it stands.
+    Commands make a printer per object, so a yaml stream has no `---` between objects (a
+    kyaml document always starts with its own).
     `output` has passed check_object_output. A typed object's json keeps its Go struct's field
     order; an unstructured one's (what patch, label, scale and taint read) is sorted."""
     kind, _, template = output.partition("=")
@@ -421,4 +423,6 @@ def object_text(obj: Obj, label: str, output: str, operation: str, *, typed: boo
         return to_yaml(struct_order(obj) if typed else obj)
     if output == "json":
         return to_json(struct_order(obj), sort_keys=False) + "\n" if typed else to_json(obj) + "\n"
+    if output == "kyaml":
+        return to_kyaml(struct_order(obj), sort_keys=False) if typed else to_kyaml(obj)
     return evaluate_template("go-template" if kind == "template" else kind, template, obj)
