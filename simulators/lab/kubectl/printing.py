@@ -361,12 +361,20 @@ PRINT_FLAGS = [OUTPUT, TEMPLATE]
 _TEMPLATED_BY_FLAG = (*_TEMPLATE_FORMATS, "custom-columns")
 
 
+# JSONYamlPrintFlags and NamePrintFlags lower-case the format (cli-runtime's ToPrinter).
+_CASELESS = ("json", "yaml", "kyaml", "name")
+
+
 def output_format(parsed: Parsed, error: str = OUTPUT_ERROR) -> str:
     """-o as kubectl's PrintFlags.ToPrinter reads it beside --template: --template alone is
     `-o go-template`; a bare template format (`-o jsonpath`) takes it as its template; one that
     has its own (`-o jsonpath=...`) matches no printer (`error`, the command's list of formats);
-    any other format ignores it, as an empty --template is ignored."""
+    any other format ignores it, as an empty --template is ignored. The json, yaml, kyaml and
+    name printers' flags read their format in lower case (`-o YAML` is yaml; `-o WIDE` is no
+    format)."""
     output = parsed.value("output")
+    if output is not None and output.lower() in _CASELESS:
+        output = output.lower()
     template = parsed.value("template") or ""
     if not template:
         return output or ""

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from simulators.lab.kubectl.kyaml import json_float, is_type_ambiguous, needs_quotes, to_kyaml
+from simulators.lab.kubectl.kyaml import is_type_ambiguous, json_float, needs_quotes, to_kyaml
 from tests.unit.lab.kubectl_cluster import Lab, build
 
 

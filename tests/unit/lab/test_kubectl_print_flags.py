@@ -197,3 +197,24 @@ def test_every_command_kubectl_lists_either_runs_or_says_why_it_cannot(lab: Lab)
         assert out.code == 1 and "is not available in this lab" in out.text, command
         assert command in POD_PROCESS_VERBS or command in ABSENT
     assert "Did you mean" not in lab.out("kubectl autoscale deployment web --max=3")
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("kubectl get deployment web -o YAML", "kind: Deployment"),
+        ("kubectl get deployment web -o Name", "deployment.apps/web"),
+        ("kubectl create namespace t --dry-run=client -o JSON", '"kind": "Namespace"'),
+        ("kubectl scale deployment web --replicas=2 -o NAME", "deployment.apps/web"),
+    ],
+)
+def test_json_yaml_and_name_formats_are_read_in_any_case_as_kubectls_flags_lower_them(
+    lab: Lab, line: str, shown: str
+) -> None:
+    result = lab.run(line)
+    assert result.code == 0, result.text
+    assert shown in result.text
+
+
+def test_wide_and_the_templates_keep_their_case(lab: Lab) -> None:
+    assert lab.run("kubectl get deployments -o WIDE").code == 1
