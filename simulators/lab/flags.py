@@ -67,14 +67,15 @@ def parse_bool(value: str) -> bool | None:
 def _set_bool(out: Parsed, flag: Flag, value: str | None) -> None:
     """A boolean flag, bare or with `=value` (strconv.ParseBool's words); pflag names a flag
     with a shorthand `-p, --previous` in its error."""
-    if value is not None and value not in _TRUE | _FALSE:
+    boolean = None if value is None else parse_bool(value)
+    if value is not None and boolean is None:
         name = f"-{flag.short}, --{flag.long}" if flag.short else f"--{flag.long}"
         raise FlagError(
             f'invalid argument "{value}" for "{name}" flag: '
             f'strconv.ParseBool: parsing "{value}": invalid syntax'
         )
     out.changed.add(flag.key)
-    if value is not None and value in _FALSE:
+    if boolean is False:
         out.bools.discard(flag.key)
     else:
         out.bools.add(flag.key)

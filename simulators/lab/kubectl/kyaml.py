@@ -26,6 +26,8 @@ from decimal import Decimal
 from typing import Any
 
 from simulators.lab import budget
+from simulators.lab.flags import parse_bool
+from simulators.lab.kubectl.logs_options import parse_int
 
 _FOLD = "\\\n"
 # Escapes renderString overrides: the regular (value) map folds lines, the compact (key) one
@@ -203,9 +205,6 @@ def needs_quotes(key: str) -> bool:
 
 
 _SEXAGESIMAL = re.compile(r"[+-]?[1-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?")
-_GO_BOOLS = frozenset(
-    ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
-)
 _YAML_WORDS = frozenset(
     ("null", "~", "", "true", "y", "yes", "on", "false", "n", "no", "off", ".inf", "-.inf")
 ) | {"+.inf", ".nan"}
@@ -214,7 +213,7 @@ _YAML_WORDS = frozenset(
 def is_type_ambiguous(text: str) -> bool:
     """isTypeAmbiguous: would a YAML parser read the bare text as null, a bool, a number
     (Go's ParseInt base 0 or ParseFloat, underscores dropped), sexagesimal, or a timestamp?"""
-    if (len(text) <= 5 and text.lower() in _YAML_WORDS) or text in _GO_BOOLS:
+    if (len(text) <= 5 and text.lower() in _YAML_WORDS) or parse_bool(text) is not None:
         return True
     bare = text.replace("_", "")
     if _go_parse_int(bare) or _go_parse_float(bare):
@@ -222,24 +221,13 @@ def is_type_ambiguous(text: str) -> bool:
     return bool(_SEXAGESIMAL.fullmatch(text)) or _is_timestamp(text)
 
 
-_INT_FORMS = (
-    (re.compile(r"0[bB]([01]+)"), 2),
-    (re.compile(r"0[oO]([0-7]+)"), 8),
-    (re.compile(r"0[xX]([0-9a-fA-F]+)"), 16),
-    (re.compile(r"0([0-7]+)"), 8),
-    (re.compile(r"([1-9][0-9]*|0)"), 10),
-)
-
-
 def _go_parse_int(text: str) -> bool:
     """strconv.ParseInt(text, 0, 64) succeeds (in int64's range)."""
-    body = text[1:] if text[:1] in ("+", "-") else text
-    for form, base in _INT_FORMS:
-        match = form.fullmatch(body)
-        if match:
-            value = int(match.group(1), base) * (-1 if text.startswith("-") else 1)
-            return -(2**63) <= value < 2**63
-    return False
+    try:
+        parse_int(text)
+    except ValueError:
+        return False
+    return True
 
 
 _DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")

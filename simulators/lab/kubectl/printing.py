@@ -406,7 +406,7 @@ def check_object_output(output: str) -> None:
     """Refuse what PrintFlags.ToPrinter refuses: an unknown format, or a template format with
     no template (kubectl's own two lines)."""
     kind, equals, template = output.partition("=")
-    if output in ("", "name", "yaml", "json", "kyaml") or (equals and kind in _TEMPLATE_FORMATS):
+    if output in ("", *_CASELESS) or (equals and kind in _TEMPLATE_FORMATS):
         if equals and not template:
             raise KubectlError("error: template format specified but no template given")
         return

@@ -16,7 +16,7 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.lab import files, gotemplate
-from simulators.lab.flags import Flag, Parsed
+from simulators.lab.flags import Flag, Parsed, parse_bool
 from simulators.lab.jsonpath_parser import JsonPathError
 from simulators.lab.jsonpath_parser import parse as parse_jsonpath
 from simulators.lab.kubectl.apply import documents, mapping, target_namespace
@@ -74,8 +74,6 @@ _COMBINED = (
     "'kubectl get resource resource/<resource_name>'"
 )
 
-_TRUE = {"true", "1", "t", "T", "TRUE", "True"}
-
 
 def bool_flag(words: list[str], long: str, default: bool) -> bool:
     """A boolean flag's value as pflag reads it from the subcommand's own words (the shared
@@ -87,7 +85,7 @@ def bool_flag(words: list[str], long: str, default: bool) -> bool:
         if word == f"--{long}":
             value = True
         elif word.startswith(f"--{long}="):
-            value = word.partition("=")[2] in _TRUE
+            value = parse_bool(word.partition("=")[2]) is True
     return value
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from simulators.lab.flags import Flag, FlagError, Parsed, parse
+from simulators.lab.flags import Flag, FlagError, Parsed, parse, parse_bool
 from simulators.lab.jsonpath import go_quote
 from simulators.lab.kubectl import (
     set_env,
@@ -196,8 +196,6 @@ def _before_flags() -> list[Flag]:
 
 # What the verb parses up to the subcommand's name (completion offers these names too).
 FLAGS = _before_flags()
-_BOOL = {"true", "1", "t", "T", "TRUE", "True"}
-_BOOLS = _BOOL | {"false", "0", "f", "F", "FALSE", "False"}
 
 
 def _unknown(spelling: str, flag: Flag) -> str:
@@ -217,7 +215,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     before = {k: v for k, v in parsed.values.items() if k[:1] in ("<", ">")}
     for key, values in before.items():
         flag = _BY_KEY[key[1:]]
-        if sub is None or (not flag.takes_value and any(v not in _BOOLS for v in values)):
+        if sub is None or (not flag.takes_value and any(parse_bool(v) is None for v in values)):
             # the subcommand was not found: `set` itself refuses the flag
             return Output.error(f"error: {_unknown(key[0], flag)}\n{see('set')}")
     if sub is None:
@@ -234,7 +232,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             return Output.error(f"error: {_unknown(key[0], flag)}\n{see(f'set {name}')}")
         if flag.takes_value:
             inner.values[flag.key] = [*values, *inner.values.get(flag.key, [])]
-        elif flag.key not in inner.bools and values[-1] in _BOOL:
+        elif flag.key not in inner.bools and parse_bool(values[-1]) is True:
             inner.bools.add(flag.key)
     for key, values in parsed.values.items():
         if key[:1] not in ("<", ">"):

@@ -6,14 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from simulators.lab.flags import Parsed
+from simulators.lab.flags import Parsed, parse_bool
 from simulators.lab.kubectl import get as get_verb
 from simulators.lab.kubectl import logs as logs_verb
 from simulators.lab.kubectl import rollout as rollout_verb
 from simulators.lab.streams import APPEND, ROWS, UNTIL, WAIT, StreamRequest, start
 from simulators.lab.tool import Context, Output
-
-_FALSE = ("false", "0", "f", "F", "FALSE", "False")
 
 
 def get(ctx: Context, parsed: Parsed) -> Output:
@@ -35,7 +33,7 @@ def logs(ctx: Context, parsed: Parsed) -> Output:
 
 def rollout(ctx: Context, parsed: Parsed) -> Output:
     out = rollout_verb.run(ctx, parsed)
-    watching = (parsed.value("watch") or "true") not in _FALSE
+    watching = parse_bool(parsed.value("watch") or "true") is not False
     status = parsed.positionals[:1] == ["status"]
     if status and watching and out.code == 0 and "successfully rolled out" not in out.text:
         # kubectl keeps watching until the rollout is done (or --timeout).

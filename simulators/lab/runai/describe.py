@@ -12,7 +12,7 @@ import yaml
 from simulators.cluster.api import ApiError, Obj
 from simulators.controllers import runai as runai_ctl
 from simulators.engine.messages import gpus as fmt_gpus
-from simulators.lab.flags import Flag, Parsed
+from simulators.lab.flags import Flag, Parsed, parse_bool
 from simulators.lab.kubectl.common import parse_ts, since
 from simulators.lab.render import padded_table
 from simulators.lab.runai.common import (
@@ -53,12 +53,16 @@ LOG_FLAGS = [
     Flag("name", long="name", takes_value=True),
     Flag("help", long="help", short="h"),
 ]
-_FALSE = ("false", "0", "f", "F", "FALSE", "False")
 
 
 def describe_command(ctx: Context, wl: Obj, parsed: Parsed, args: list[str]) -> Output:
     """`runai <noun> describe NAME [-o table|json|yaml] [--pods=false ...]`."""
-    shown = {s for s in SECTIONS if not any(f"--{s}={v}" in args for v in _FALSE)}
+    turned_off = {
+        word[2:].partition("=")[0]
+        for word in args
+        if word.startswith("--") and parse_bool(word.partition("=")[2]) is False
+    }
+    shown = {s for s in SECTIONS if s not in turned_off}
     pod_limit = _limit(parsed, "pod-limit", 10)
     event_limit = _limit(parsed, "event-limit", 50)
     data = describe_data(ctx, wl, pod_limit, event_limit)
