@@ -41,9 +41,10 @@ services:
 # The site on granian with one worker process: scripts/serve-production's server, which reads
 # the HTTP and websocket protocols in its own threads, not in the interpreter that runs the
 # learners' commands (docs/performance.md, "Choosing the server"). One process keeps the
-# in-memory channel layer whole.
+# in-memory channel layer whole; `setup` has migrated, and without the manifest nothing is
+# collected (SKIP_SETUP=1).
 serve: setup
-	DEBUG=$${DEBUG:-1} WEB_WORKERS=1 STATIC_MANIFEST=0 HOST=$(HOST) PORT=$(PORT) \
+	DEBUG=$${DEBUG:-1} WEB_WORKERS=1 STATIC_MANIFEST=0 SKIP_SETUP=1 HOST=$(HOST) PORT=$(PORT) \
 		GRANIAN_LOG_LEVEL=$${GRANIAN_LOG_LEVEL:-info} PYTHON=$(PY) scripts/serve-production
 
 lint: $(VENV)/.test
