@@ -7,10 +7,16 @@ answered per second, errors (refused or dropped sockets, answers later than 10 s
 p50 and p99 of the round trip, and the two-worker/one-worker throughput ratio
 (goal: at least 1.7 on 2 cores). Prints, never asserts.
 
+At a command a second, 300 learners no longer keep even one worker busy (round 56 in
+docs/performance.md): `--pace 0.1` has each learner send a command every 0.1 s instead, ten
+times the load, so that the commands answered per second are what each server can serve rather
+than what the class asks for. A socket sending more than LAB_MAX_FRAMES_PER_SECOND (20) frames
+a second is closed as a flood, so the pace is at least 0.05 s.
+
 PostgreSQL and Redis come from the environment (`scripts/services run ...`, as
 `make bench` does) or are started here when installed.
 
-    .venv/bin/python -m tests.benchmarks.bench_scale [--learners 300] [--seconds 20]
+    .venv/bin/python -m tests.benchmarks.bench_scale [--learners 300] [--seconds 20] [--pace 1]
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ class Tally:
     errors: int = 0
 
 
-async def learner(port: int, cookie: str, seconds: float, tally: Tally) -> None:
+async def learner(port: int, cookie: str, seconds: float, pace: float, tally: Tally) -> None:
     headers = {"Origin": f"http://127.0.0.1:{port}", "Cookie": cookie}
     rng = random.Random(cookie)
     await asyncio.sleep(rng.uniform(0, 1))  # a class does not press Enter in step
@@ -61,14 +67,15 @@ async def learner(port: int, cookie: str, seconds: float, tally: Tally) -> None:
                 await socket.send(COMMAND)
                 await asyncio.wait_for(socket.recv(), ANSWER_TIMEOUT)
                 tally.times.append((time.monotonic() - sent) * 1000)
-                await asyncio.sleep(max(0.0, rng.uniform(0.8, 1.2) - (time.monotonic() - sent)))
+                wait = rng.uniform(0.8 * pace, 1.2 * pace) - (time.monotonic() - sent)
+                await asyncio.sleep(max(0.0, wait))
     except (OSError, TimeoutError, websockets.WebSocketException):
         tally.errors += 1
 
 
-async def class_of(port: int, cookies: list[str], seconds: float) -> Tally:
+async def class_of(port: int, cookies: list[str], seconds: float, pace: float) -> Tally:
     tally = Tally()
-    await asyncio.gather(*(learner(port, cookie, seconds, tally) for cookie in cookies))
+    await asyncio.gather(*(learner(port, cookie, seconds, pace, tally) for cookie in cookies))
     return tally
 
 
@@ -79,14 +86,14 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def run(services: Services, workers: int, learners: int, seconds: float) -> float:
+def run(services: Services, workers: int, learners: int, seconds: float, pace: float) -> float:
     with (
         fresh_database(services) as url,
         granian_servers(Services(url, services.redis_url), count=1, workers=workers) as (port,),
     ):
         cookies = [new_session(port) for _ in range(learners)]
         start = time.monotonic()
-        tally = asyncio.run(class_of(port, cookies, seconds))
+        tally = asyncio.run(class_of(port, cookies, seconds, pace))
         elapsed = time.monotonic() - start
     rate = len(tally.times) / elapsed
     print(
@@ -100,15 +107,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=300)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--pace", type=float, default=1.0, help="seconds between a learner's commands"
+    )
     args = parser.parse_args()
     reason = missing_services()
     if reason:
         raise SystemExit(reason)
-    print(f"{args.learners} learners, a command a second each, for {args.seconds:g} s")
+    if args.pace < 0.05:
+        raise SystemExit("--pace must be at least 0.05 s: faster, a socket is closed as a flood")
+    print(f"{args.learners} learners, a command every {args.pace:g} s each, for {args.seconds:g} s")
     print(f"{'workers':>7}  {'commands/s':>12}  {'errors':>6}  {'p50':>9}  {'p99':>9}")
     with running_services() as services:
-        one = run(services, 1, args.learners, args.seconds)
-        two = run(services, 2, args.learners, args.seconds)
+        one = run(services, 1, args.learners, args.seconds, args.pace)
+        two = run(services, 2, args.learners, args.seconds, args.pace)
     print(f"ratio two workers / one: {two / one:.2f}  (goal: at least 1.7)")
 
 

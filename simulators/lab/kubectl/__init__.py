@@ -37,6 +37,7 @@ from simulators.lab.kubectl import (
     get,
     label,
     logs,
+    options,
     patch,
     rollout,
     scale,
@@ -48,7 +49,9 @@ from simulators.lab.kubectl import (
     wait,
 )
 from simulators.lab.kubectl import run as run_verb
-from simulators.lab.kubectl.common import KubectlError, error_text, see
+from simulators.lab.kubectl.common import KubectlError, check_verbosity, error_text, see
+from simulators.lab.kubectl.find import minus_first, strip_flags
+from simulators.lab.kubectl.help import command_path, global_page, unknown_topic
 from simulators.lab.kubectl.help import page as help_page
 from simulators.lab.kubectl.unserved import refusal
 from simulators.lab.tool import Context, Output, streams
@@ -59,6 +62,8 @@ class Verb:
     flags: list[Flag]
     run: Callable[[Context, Parsed], Output]
     interspersed: bool = True
+    # What pflag's error is followed by: the verb's SetFlagErrorFunc, else see().
+    hint: str | None = None
 
 
 VERBS: dict[str, Verb] = {
@@ -84,6 +89,7 @@ VERBS: dict[str, Verb] = {
     "get": Verb(get.FLAGS, streaming.get),
     "label": Verb(label.FLAGS, label.run_label),
     "logs": Verb(logs.FLAGS, streaming.logs),
+    "options": Verb(options.FLAGS, options.run, hint=options.HINT),
     "patch": Verb(patch.FLAGS, patch.run),
     "replace": Verb(apply.REPLACE_FLAGS, apply.run_replace),
     "rollout": Verb(rollout.FLAGS, streaming.rollout),
@@ -97,92 +103,20 @@ VERBS: dict[str, Verb] = {
     "wait": Verb(wait.FLAGS, functools.partial(streaming.wait, wait.run)),
 }
 
-HELP = """kubectl controls the Kubernetes cluster manager.
-
- Find more information at: https://kubernetes.io/docs/reference/kubectl/
-
-Basic Commands (Beginner):
-  create          Create a resource from a file or from stdin
-  expose          Take a replication controller, service, deployment or pod and expose it as a new \
-Kubernetes service
-  run             Run a particular image on the cluster
-  set             Set specific features on objects
-
-Basic Commands (Intermediate):
-  explain         Get documentation for a resource
-  get             Display one or many resources
-  edit            Edit a resource on the server
-  delete          Delete resources by file names, stdin, resources and names, or by resources and \
-label selector
-
-Deploy Commands:
-  rollout         Manage the rollout of a resource
-  scale           Set a new size for a deployment, replica set, or replication controller
-
-Cluster Management Commands:
-  cluster-info    Display cluster information
-  top             Display resource (CPU/memory) usage
-  cordon          Mark node as unschedulable
-  uncordon        Mark node as schedulable
-  drain           Drain node in preparation for maintenance
-  taint           Update the taints on one or more nodes
-
-Troubleshooting and Debugging Commands:
-  describe        Show details of a specific resource or group of resources
-  logs            Print the logs for a container in a pod
-  exec            Execute a command in a container
-  auth            Inspect authorization
-  events          List events
-
-Advanced Commands:
-  diff            Diff the live version against a would-be applied version
-  apply           Apply a configuration to a resource by file name or stdin
-  patch           Update fields of a resource
-  replace         Replace a resource by file name or stdin
-  wait            Wait for a specific condition on one or many resources
-
-Settings Commands:
-  label           Update the labels on a resource
-  annotate        Update the annotations on a resource
-  completion      Output shell completion code for the specified shell (bash, zsh, fish, or \
-powershell)
-
-Other Commands:
-  api-resources   Print the supported API resources on the server
-  api-versions    Print the supported API versions on the server, in the form of "group/version"
-  config          Modify kubeconfig files
-  version         Print the client and server version information
-
-Usage:
-  kubectl [flags] [options]
-
-Use "kubectl <command> --help" for more information about a given command.
-Use "kubectl options" for a list of global command-line options (applies to all commands)."""
-
-
-def _split_globals(args: list[str]) -> tuple[list[str], list[str]]:
-    """`kubectl -n ns get pods`: global flags may come before the verb."""
-    before: list[str] = []
-    i = 0
-    while i < len(args) and args[i].startswith("-") and args[i] not in ("-h", "--help"):
-        before.append(args[i])
-        if args[i] in ("-n", "--namespace", "--context", "--kubeconfig") and i + 1 < len(args):
-            before.append(args[i + 1])
-            i += 1
-        i += 1
-    return before, args[i:]
-
 
 def run(ctx: Context, args: list[str]) -> Output:
-    before, rest = _split_globals(args)
-    if not rest or rest[0] in ("-h", "--help"):
-        return Output(HELP)
-    if rest[0] == "help":  # cobra's help command: `kubectl help create deploy`
-        if len(rest) == 1:
-            return Output(HELP)
-        found = help_page(rest[1:])
-        return Output(found if found is not None else f"Unknown help topic [`{rest[1]}`]\n{HELP}")
-    sub, tail = rest[0], [*before, *rest[1:]]
+    """One kubectl line's words (after `kubectl`): the command found as cobra finds it (find)."""
+    words = strip_flags(args, options.ROOT_FLAGS)
+    if not words:
+        return _root(args)
+    sub = words[0]
+    if sub not in COMMANDS and args[0].startswith("-") and _first_word(args) != "help":
+        # Nothing found: kubectl looks for a plugin (cobra's help command is not added yet),
+        # unless the line's first word that is not a flag is "help".
+        return Output.error(f"Error: flags cannot be placed before plugin name: {args[0]}")
+    tail = minus_first(args, sub, options.ROOT_FLAGS)
+    if sub == "help":
+        return _help(tail)
     if (refused := refusal(sub)) is not None:
         return refused
     verb = VERBS.get(sub)
@@ -194,10 +128,14 @@ def run(ctx: Context, args: list[str]) -> Output:
         return Output.error(message)
     try:
         parsed = parse(tail, verb.flags, verb.interspersed)
+        check_verbosity(parsed)
     except FlagError as exc:
-        return Output.error(f"error: {exc}\n{see(sub)}")
+        return Output.error(f"error: {exc}\n{verb.hint or see(' '.join(command_path(words)))}")
     if parsed.has("help"):
-        return Output(help_page([sub, *parsed.positionals]) or see(sub).replace("See", "Use"))
+        found = help_page([sub, *parsed.positionals])
+        return Output(found if found is not None else see(sub).replace("See", "Use"))
+    if sub == "options":  # its page shows -v as kubectl read it from the raw words
+        return options.page(args)
     try:
         result = verb.run(ctx, parsed)
     except KubectlError as exc:
@@ -205,6 +143,35 @@ def run(ctx: Context, args: list[str]) -> Output:
     except ApiError as exc:
         result = Output.error(error_text(exc))
     return _logged_first(ctx, parsed, result)
+
+
+def _help(args: list[str]) -> Output:
+    """cobra's help command (`kubectl help create deploy`): its flags read, then the page of
+    the command its words name, or "Unknown help topic" on stderr."""
+    try:
+        parsed = parse(args, options.FLAGS)
+        check_verbosity(parsed)
+    except FlagError as exc:
+        return Output.error(f"error: {exc}\nSee 'kubectl help --help' for usage.")
+    if not parsed.positionals:
+        return Output(global_page("kubectl"))
+    found = help_page(parsed.positionals)
+    if found is None:
+        return Output(text="", stderr=unknown_topic(parsed.positionals))
+    return Output(found)
+
+
+def _first_word(args: list[str]) -> str:
+    return next((word for word in args if not word.startswith("-")), "")
+
+
+def _root(args: list[str]) -> Output:
+    """kubectl itself, no command named: its flags read, then its page."""
+    try:
+        check_verbosity(parse(args, options.FLAGS))
+    except FlagError as exc:
+        return Output.error(f"error: {exc}\nSee 'kubectl --help' for usage.")
+    return Output(global_page("kubectl"))
 
 
 # The shell's own process id is 4242 ($$); each kubectl it starts gets the next ones.

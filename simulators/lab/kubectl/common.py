@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.clock import parse_time
 from simulators.cluster.printers import human_duration
-from simulators.lab.flags import Flag, Parsed, parse_bool
+from simulators.lab.flags import Flag, FlagError, Parsed, parse_bool
 from simulators.lab.tool import Context
 
 DEFAULT_NS = "default"
@@ -24,6 +25,45 @@ COMMON = [
     Flag("verbosity", long="v", short="v", takes_value=True),
     Flag("request-timeout", long="request-timeout", takes_value=True),
 ]
+
+
+def go_quote(text: str) -> str:
+    """strconv.Quote (fmt's %q) for the texts a learner types: escapes for quotes,
+    backslashes and control characters, printable characters as they are."""
+    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    escapes |= {"\v": "\\v", '"': '\\"', "\\": "\\\\"}
+    out: list[str] = []
+    for ch in text:
+        if ch in escapes:
+            out.append(escapes[ch])
+        elif ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
+
+
+_INT32 = re.compile(r"[+-]?[0-9]+")
+
+
+def check_verbosity(parsed: Parsed) -> None:
+    """klog's -v read as its Level.Set reads it (strconv.ParseInt(value, 10, 32)): a
+    FlagError in pflag's words for anything else."""
+    value = parsed.value("verbosity")
+    if value is None:
+        return
+    reason = "invalid syntax" if not _INT32.fullmatch(value) else ""
+    if not reason and not -(2**31) <= int(value) < 2**31:
+        reason = "value out of range"
+    if reason:
+        raise FlagError(
+            f'invalid argument "{value}" for "-v, --v" flag: strconv.ParseInt: '
+            f"parsing {go_quote(value)}: {reason}"
+        )
 
 
 # Bare, it is "unchanged" (cmdutil.AddDryRunFlag's NoOptDefVal): a deprecated client dry run.

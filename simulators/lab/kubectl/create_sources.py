@@ -20,7 +20,7 @@ import re
 from simulators.cluster.api import Obj
 from simulators.lab import files
 from simulators.lab.flags import Parsed
-from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.kubectl.common import KubectlError, go_quote
 from simulators.lab.kubectl.create_names import string_slice
 from simulators.lab.tool import Context
 
@@ -40,33 +40,6 @@ ENV_NAME_ERROR = (
 )
 # hash.encodeHash's substitutions: no vowels, no digits that look like letters.
 _HASH_LETTERS = str.maketrans({"0": "g", "1": "h", "3": "k", "a": "m", "e": "t"})
-
-
-def go_quote(text: str) -> str:
-    """Go's %q (strconv.Quote): double quotes, backslash escapes for quotes, backslashes and
-    characters that do not print."""
-    named = {
-        "\a": "\\a",
-        "\b": "\\b",
-        "\f": "\\f",
-        "\n": "\\n",
-        "\r": "\\r",
-        "\t": "\\t",
-        "\v": "\\v",
-    }
-    out = []
-    for char in text:
-        if char in ('"', "\\"):
-            out.append("\\" + char)
-        elif char in named:
-            out.append(named[char])
-        elif char.isprintable() or char == " ":
-            out.append(char)
-        elif ord(char) < 0x10000:
-            out.append(f"\\u{ord(char):04x}" if ord(char) > 0x7F else f"\\x{ord(char):02x}")
-        else:
-            out.append(f"\\U{ord(char):08x}")
-    return '"' + "".join(out) + '"'
 
 
 def _chdir_errors(key: str) -> list[str]:

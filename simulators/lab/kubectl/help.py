@@ -9,6 +9,9 @@ few the lab refuses (an attached `run`, for one) included, as the real page does
 A command path is found by its words, a subcommand's alias too (`create deploy` is `create
 deployment`: each page's "Aliases:" block), the longest path the words begin with winning, as
 cobra finds the command before it reads the flag: `kubectl get pods --help` is get's page.
+
+help/global/ holds the two pages that belong to no command: `kubectl --help` (kubectl.txt) and
+`kubectl options` (options.txt).
 """
 
 from __future__ import annotations
@@ -17,7 +20,10 @@ import functools
 import re
 from pathlib import Path
 
+from simulators.lab.kubectl.common import go_quote
+
 HELP_DIR = Path(__file__).with_name("help")
+GLOBAL_DIR = HELP_DIR / "global"
 _WORD = re.compile(r"[a-z][a-z0-9-]*")
 
 
@@ -42,9 +48,8 @@ def _index() -> dict[tuple[str, ...], Path]:
     return index
 
 
-def page(words: list[str]) -> str | None:
-    """The help page of the longest command path `words` begins with (without its final
-    newline), or None when the first word names no command the lab has a page for."""
+def _found(words: list[str]) -> tuple[tuple[str, ...], Path] | None:
+    """The longest command path `words` begin with that has a page, and the page's file."""
     path: list[str] = []
     for word in words:
         if not _WORD.fullmatch(word):
@@ -54,5 +59,41 @@ def page(words: list[str]) -> str | None:
     for end in range(len(path), 0, -1):
         found = index.get(tuple(path[:end]))
         if found is not None:
-            return found.read_text(encoding="utf-8").removesuffix("\n")
+            return tuple(path[:end]), found
     return None
+
+
+def page(words: list[str]) -> str | None:
+    """The help page of the longest command path `words` begins with (without its final
+    newline), or None when the first word names no command the lab has a page for."""
+    found = _found(words)
+    return None if found is None else found[1].read_text(encoding="utf-8").removesuffix("\n")
+
+
+def command_path(words: list[str]) -> tuple[str, ...]:
+    """The command `words` name, by its own names (`create deploy` is create deployment), as
+    cobra's CommandPath names it in "See 'kubectl create deployment --help'"; the first word
+    alone when it has no page."""
+    found = _found(words)
+    return tuple(found[1].stem.split("_")) if found is not None else tuple(words[:1])
+
+
+@functools.cache
+def global_page(name: str) -> str:
+    """`kubectl --help` ("kubectl") or `kubectl options` ("options"), without the final newline."""
+    return (GLOBAL_DIR / f"{name}.txt").read_text(encoding="utf-8").removesuffix("\n")
+
+
+def unknown_topic(words: list[str]) -> str:
+    """What `kubectl help WORDS` writes to stderr when WORDS name no command: cobra's "Unknown
+    help topic" with the words as Go's %#q prints a slice of them, then the root command's usage
+    (its page without the description above it)."""
+    usage = global_page("kubectl").split("\n", 3)[3]
+    return f"Unknown help topic [{' '.join(map(_go_quote, words))}]\n\n{usage}"
+
+
+def _go_quote(word: str) -> str:
+    """Go's %#q of a string: backquoted when strconv.CanBackquote allows, else %q."""
+    if "`" not in word and "\ufeff" not in word and all(c == "\t" or c.isprintable() for c in word):
+        return f"`{word}`"
+    return go_quote(word)

@@ -27,13 +27,14 @@ from simulators.lab.kubectl.common import (
     COMMON,
     KubectlError,
     error_text,
+    go_quote,
     list_error,
     namespace,
     parse_ts,
     resolve,
     usage,
 )
-from simulators.lab.kubectl.logs_options import LogsOptions, go_quote
+from simulators.lab.kubectl.logs_options import LogsOptions
 from simulators.lab.tool import Context, Output
 
 FLAGS = [

@@ -14,7 +14,7 @@ import calendar
 from dataclasses import dataclass
 
 from simulators.lab.flags import Parsed
-from simulators.lab.kubectl.common import KubectlError, see
+from simulators.lab.kubectl.common import KubectlError, go_quote, see
 
 SECOND = 1_000_000_000
 # defaultPodLogsTimeout: how long kubectl waits for a workload's first pod.
@@ -148,26 +148,6 @@ def _duration_flag(flag: str, text: str) -> int:
 
 
 # ------------------------------------------------------------------------- Go's quoting
-
-
-def go_quote(text: str) -> str:
-    """strconv.Quote (fmt's %q) for the texts a learner types: escapes for quotes,
-    backslashes and control characters, printable characters as they are."""
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    escapes |= {"\v": "\\v", '"': '\\"', "\\": "\\\\"}
-    out: list[str] = []
-    for ch in text:
-        if ch in escapes:
-            out.append(escapes[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
 
 
 def _time_quote(text: str) -> str:

@@ -27,12 +27,13 @@ from simulators.lab.kubectl.common import (
     dry_run_writer,
     dry_suffix,
     error_text,
+    go_quote,
     namespace,
     see,
     usage,
 )
 from simulators.lab.kubectl.create import exists, save_config
-from simulators.lab.kubectl.logs_options import go_quote, parse_duration, parse_int
+from simulators.lab.kubectl.logs_options import parse_duration, parse_int
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text
 from simulators.lab.kubectl.run_overrides import override
 from simulators.lab.kubectl.set_image import parse_pairs

@@ -24,7 +24,6 @@ ABSENT = {
     "kustomization folders",
     "kuberc": "kuberc is not available in this lab: its kubectl reads no preferences file",
     "plugin": "plugin is not available in this lab: the admin host has no kubectl plugins",
-    "options": "options is not available in this lab: see kubectl --help",
 }
 
 
