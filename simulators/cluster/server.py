@@ -248,12 +248,8 @@ class Handler(StreamingHandler):
             return
         if method == "POST" and len(rest) == 1 and (group, version, rest[0]) in REVIEWS:
             body = self._body()
-            who = access.ADMIN
-            user = self.headers.get("Impersonate-User")
-            if user:  # the admin may impersonate anyone (kubectl --as, --as-group)
-                who = access.impersonated(user, self.headers.get_all("Impersonate-Group") or [])
             with world.lock:
-                answer = access.review(api, REVIEWS[(group, version, rest[0])], body, who)
+                answer = access.review(api, REVIEWS[(group, version, rest[0])], body, self._who())
             self._send_json(201, answer)
             return
         if group == "" and len(rest) == 3 and rest[0] == "namespaces" and rest[2] == "bindings":
@@ -262,11 +258,26 @@ class Handler(StreamingHandler):
         target = parse_resource_path(api, group, version, rest)
         self._resource(method, target)
 
+    def _who(self) -> access.Identity:
+        """Whom the request acts as: the admin may impersonate anyone (kubectl --as)."""
+        user = self.headers.get("Impersonate-User")
+        if not user:
+            return access.ADMIN
+        return access.impersonated(user, self.headers.get_all("Impersonate-Group") or [])
+
     # ---- resources
     def _resource(self, method: str, target: Target) -> None:
         world = self.world
         api = world.api
         query = self._query()
+        if (who := self._who()) != access.ADMIN:
+            asked = access.request_verb(method, target.name, flag(query.get("watch")))
+            if target.subresource in ("exec", "attach", "portforward"):
+                asked = "create"  # a websocket's GET is authorized as the POST it replaces
+            with world.lock:
+                access.authorize(
+                    api, who, asked, target.info, target.namespace, target.name, target.subresource
+                )
         info = target.info
         key = info.key
         advance: Callable[[], None] = world.advance

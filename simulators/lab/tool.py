@@ -87,10 +87,13 @@ class Context:
     # reads them; the shell empties it after each command.
     fds: dict[str, str] = field(default_factory=dict)
 
+    # The API as another user sees it while a command impersonates one (kubectl --as).
+    acting: ClusterAPI | None = None
+
     @property
     def api(self) -> ClusterAPI:
         """The cluster as its API: the only door the tools use into the world."""
-        return self.world.api
+        return self.acting if self.acting is not None else self.world.api
 
 
 class UsageError(Exception):

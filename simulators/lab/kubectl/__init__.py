@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 
 import yaml
 
+from simulators.cluster import access
 from simulators.cluster.api import ApiError
+from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
@@ -137,11 +139,16 @@ def run(ctx: Context, args: list[str]) -> Output:
     if sub == "options":  # its page shows -v as kubectl read it from the raw words
         return options.page(args)
     try:
+        who = access.ADMIN if sub == "auth" else auth.identity(parsed)
+        if who != access.ADMIN:  # `--as`: every request authorized as that user
+            ctx.acting = Impersonating(ctx.world.api, who)
         result = verb.run(ctx, parsed)
     except KubectlError as exc:
         result = Output.error(str(exc))
     except ApiError as exc:
         result = Output.error(error_text(exc))
+    finally:
+        ctx.acting = None
     return _logged_first(ctx, parsed, result)
 
 

@@ -21,9 +21,6 @@ FLAGS = [
     Flag("output", long="output", short="o", takes_value=True),
     Flag("list", long="list"),
     Flag("no-headers", long="no-headers"),
-    Flag("as", long="as", takes_value=True),
-    Flag("as-group", long="as-group", takes_value=True),
-    Flag("as-uid", long="as-uid", takes_value=True),
     *auth_reconcile.FLAGS,
 ]
 

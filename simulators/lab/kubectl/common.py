@@ -24,6 +24,10 @@ COMMON = [
     Flag("kubeconfig", long="kubeconfig", takes_value=True),
     Flag("verbosity", long="v", short="v", takes_value=True),
     Flag("request-timeout", long="request-timeout", takes_value=True),
+    # Impersonation: every request is then authorized as that user (cluster.impersonation).
+    Flag("as", long="as", takes_value=True),
+    Flag("as-group", long="as-group", takes_value=True),
+    Flag("as-uid", long="as-uid", takes_value=True),
 ]
 
 

@@ -87,8 +87,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if from_files is None
         else from_files
     )
-    found: list[tuple[ResourceInfo, Obj]] = []
+    found: list[tuple[ResourceInfo, Obj, bool]] = []  # each with whether a list found it
     errors: list[str] = []
+    raw: list[str] = []  # the same errors, each as its own message (see _written)
     prefix_match = False
     selector = parsed.value("selector") or ""
     for group in groups:
@@ -96,7 +97,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if group.names:
             for name in group.names:
                 try:
-                    found.append((group.info, cluster.get(group.info.key, name, scope)))
+                    found.append((group.info, cluster.get(group.info.key, name, scope), False))
                 except ApiError as exc:
                     if exc.reason == "NotFound" and len(args) == 2 and "/" not in args[0]:
                         # describe matches by name prefix when the exact name is not found.
@@ -105,30 +106,56 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                             o for o in listed if str(meta(o).get("name", "")).startswith(name)
                         ]
                         if matches:
-                            found += [(group.info, o) for o in matches]
+                            found += [(group.info, o, True) for o in matches]
                             prefix_match = True
                             continue
                     errors.append(error_text(exc))
+                    raw.append(exc.message)
         else:
             try:
                 listed = cluster.list(group.info.key, scope, label_selector=selector)
             except ApiError as exc:
                 errors.append(error_text(exc))
+                raw.append(exc.message)
                 continue
-            found += [(group.info, o) for o in listed.get("items", [])]
+            found += [(group.info, o, True) for o in listed.get("items", [])]
     # kubectl shows events for one object found by its exact name (or when asked to).
     show_events = parsed.has("show-events") or (len(found) <= 1 and not errors and not prefix_match)
-    texts = [describe(cluster, info, obj, show_events) for info, obj in found]
+    texts: list[str] = []
+    failed: list[str] = []  # the describers' own errors, each once (RunDescribe's errs)
+    for info, obj, listed_here in found:
+        try:
+            if listed_here:  # a describer gets its object itself, by name
+                m = meta(obj)
+                where = str(m.get("namespace") or "") or None
+                obj = cluster.get(info.key, str(m.get("name", "")), where)
+            texts.append(describe(cluster, info, obj, show_events))
+        except ApiError as exc:
+            if error_text(exc) not in failed:
+                failed.append(error_text(exc))
     if not found and not errors:
         if all_ns:
             return Output("No resources found")
         return Output(f"No resources found in {ns} namespace.")
+    errors = _written(errors, raw, failed)
     # The describers' texts as kubectl writes them; its errors follow on stderr, after any
     # blank line a describer ends with.
     text = "\n\n".join(texts)
     text = text.removesuffix("\n") if errors else text.rstrip("\n")
     parts = [p for p in [text, *errors] if p]
     return Output("\n".join(parts), 1 if errors else 0)
+
+
+def _written(errors: list[str], raw: list[str], failed: list[str]) -> list[str]:
+    """The error lines kubectl's CheckErr writes for RunDescribe's aggregate: the resource
+    builder's errors (`errors`, each also as its bare message in `raw`) and the describers'
+    (`failed`). The builder's errors are one aggregate in it: alone, it is unwrapped and each
+    error written as the server's; beside a describer's error, it is written as its own
+    message (its errors' bare messages, in brackets when several)."""
+    if not errors or not failed:
+        return [*errors, *failed]
+    builder = raw[0] if len(raw) == 1 else f"[{', '.join(raw)}]"
+    return [builder, *failed]
 
 
 __all__ = ["describe", "describe_node", "describe_pod", "resolve", "run"]

@@ -133,13 +133,18 @@ def write_tolerations(w: Writer, title: str, tolerations: Any, initial: str = ""
         w.write(0, text + "\n")
 
 
-def write_events(cluster: ClusterAPI, w: Writer, obj: Obj) -> None:
+def write_events(cluster: ClusterAPI, w: Writer, obj: Obj, strict: bool = False) -> None:
+    """The object's events. When they cannot be listed, kubectl's searchEvents still returns
+    its empty list, which describers print as `<none>` (they ignore the error), but for a
+    `strict` one (the ConfigMap's, which returns it)."""
     m = meta(obj)
     ns = m.get("namespace") or None
     try:
         listed = read_list(cluster, "events", str(ns) if ns else None)
     except ApiError:
-        return
+        if strict:
+            raise
+        listed = []
     uid = m.get("uid")
     items = [
         e

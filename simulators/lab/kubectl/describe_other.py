@@ -37,7 +37,7 @@ def describe_configmap(cluster: ClusterAPI, cm: Obj, events: bool = True) -> str
         w.write(0, f"{key}: {len(str(binary[key])) * 3 // 4} bytes\n")
     w.write(0, "\n")
     if events:
-        write_events(cluster, w, cm)
+        write_events(cluster, w, cm, strict=True)
     return w.text()
 
 

@@ -227,7 +227,13 @@ def describe_node(cluster: ClusterAPI, node: Obj, events: bool = True) -> str:
         w.write(0, f"PodCIDRs:\t{','.join(spec['podCIDRs'])}\n")
     if spec.get("providerID"):
         w.write(0, f"ProviderID:\t{spec['providerID']}\n")
-    _node_resources(cluster, w, node)
+    try:
+        _node_resources(cluster, w, node)
+    except ApiError as exc:
+        # A user who may see the node but not its pods (canViewPods).
+        if exc.code != 403:
+            raise
+        w.write(0, "Pods:\tnot authorized\n")
     if events:
         write_events(cluster, w, node)
     return w.text()

@@ -3,7 +3,7 @@ and Jobs."""
 
 from __future__ import annotations
 
-from simulators.cluster.api import ClusterAPI, Obj
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.printers import human_duration
 from simulators.lab.kubectl.common import format_labels, meta, parse_ts, rfc1123z
 from simulators.lab.kubectl.describe_common import (
@@ -72,9 +72,13 @@ def describe_deployment(cluster: ClusterAPI, d: Obj, events: bool = True) -> str
     write_pod_template(w, spec.get("template"))
     _conditions(w, status)
     uid = m.get("uid")
+    try:  # kubectl shows the ReplicaSets it could list, and none when it could not
+        listed = cluster.list("replicasets.apps", str(m.get("namespace", ""))).get("items", [])
+    except ApiError:
+        listed = []
     sets = [
         rs
-        for rs in cluster.list("replicasets.apps", str(m.get("namespace", ""))).get("items", [])
+        for rs in listed
         if any(r.get("uid") == uid for r in meta(rs).get("ownerReferences") or [])  # type: ignore[attr-defined]
     ]
     if sets:
@@ -109,7 +113,10 @@ def describe_replicaset(cluster: ClusterAPI, rs: Obj, events: bool = True) -> st
     w.write(
         0, f"Replicas:\t{status.get('replicas', 0)} current / {spec.get('replicas', 1)} desired\n"
     )
-    _pods_status(cluster, w, rs)
+    try:
+        _pods_status(cluster, w, rs)
+    except ApiError as exc:  # a ReplicaSet's describer says so and goes on (getPodErr)
+        w.write(0, f"Pods Status:\terror in fetching pods: {exc.message}\n")
     write_pod_template(w, spec.get("template"))
     _conditions(w, status)
     if events:

@@ -210,7 +210,15 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         if single and not fetch(cluster, groups[0], ns, parsed, errors):
             return _result("", errors)
         raise printer_error
-    fetched = [(g, fetch(cluster, g, ns, parsed, errors)) for g in groups]
+    fetched: list[tuple[Target, list[Obj]]] = []
+    # The kinds of kubectl's infos: a list it got (empty or not) or a named object it got.
+    kinds: set[str] = set()
+    for group in groups:
+        before = len(errors)
+        objs = fetch(cluster, group, ns, parsed, errors)
+        fetched.append((group, objs))
+        if objs or (not group.names and len(errors) == before):
+            kinds.add(group.info.key)
     sort_by = parsed.value("sort-by")
     if sort_by:
         try:
@@ -251,7 +259,9 @@ def run(ctx: Context, parsed: Parsed) -> Output:
                 text = to_json(data)
         return _result(text, errors)
     label_columns = [c for value in parsed.all("label-columns") for c in value.split(",") if c]
-    with_kind = len(groups) > 1 or parsed.has("show-kind")
+    # kubectl's multipleGVKsRequested: what it got is of more than one kind (a kind it could
+    # not list, or no named object of which it found, does not count).
+    with_kind = parsed.has("show-kind") or len(kinds) > 1
     blocks: list[str] = []
     for group, objs in fetched:
         if not objs:
