@@ -32,6 +32,8 @@ class Parsed:
     bools: set[str] = field(default_factory=set)
     positionals: list[str] = field(default_factory=list)
     after_dashdash: list[str] | None = None
+    # The words as given, flags and all (kubectl's GetLogVerbosity reads them before cobra).
+    words: list[str] = field(default_factory=list)
     # The booleans given at all, true or false (pflag's Changed): `--attach=false` is here and
     # not in `bools`.
     changed: set[str] = field(default_factory=set)
@@ -84,7 +86,7 @@ def _set_bool(out: Parsed, flag: Flag, value: str | None) -> None:
 def parse(args: list[str], flags: list[Flag], interspersed: bool = True) -> Parsed:
     by_long = {f.long: f for f in flags if f.long}
     by_short = {f.short: f for f in flags if f.short}
-    out = Parsed()
+    out = Parsed(words=list(args))
     i = 0
     while i < len(args):
         arg = args[i]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.lab import budget
+from simulators.lab.gotext import go_quote
 from simulators.lab.jsonpath_parser import JsonPathError, Node, Param, parse
 
 __all__ = ["ExecutionError", "JsonPathError", "evaluate", "find", "go_quote", "go_sharp_v"]
@@ -339,26 +340,6 @@ def evaluate(template: str, data: Any, as_json: bool = False) -> str:
 class ExecutionError(JsonPathError):
     """A template that parsed but failed on the data (an index out of bounds, a filter on a
     map): kubectl prints the template and the data as Go's %#v sees them."""
-
-
-def go_quote(text: str) -> str:
-    """strconv.Quote: a double-quoted Go string literal."""
-    out = ['"']
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
 
 
 def go_sharp_v(value: Any) -> str:

@@ -136,8 +136,6 @@ def run(ctx: Context, args: list[str]) -> Output:
     if parsed.has("help"):
         found = help_page([sub, *parsed.positionals])
         return Output(found if found is not None else see(sub).replace("See", "Use"))
-    if sub == "options":  # its page shows -v as kubectl read it from the raw words
-        return options.page(args)
     try:
         who = access.ADMIN if sub == "auth" else auth.identity(parsed)
         if who != access.ADMIN:  # `--as`: every request authorized as that user

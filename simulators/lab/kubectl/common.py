@@ -10,6 +10,7 @@ from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.clock import parse_time
 from simulators.cluster.printers import human_duration
 from simulators.lab.flags import Flag, FlagError, Parsed, parse_bool
+from simulators.lab.gotext import go_quote
 from simulators.lab.tool import Context
 
 DEFAULT_NS = "default"
@@ -29,26 +30,6 @@ COMMON = [
     Flag("as-group", long="as-group", takes_value=True),
     Flag("as-uid", long="as-uid", takes_value=True),
 ]
-
-
-def go_quote(text: str) -> str:
-    """strconv.Quote (fmt's %q) for the texts a learner types: escapes for quotes,
-    backslashes and control characters, printable characters as they are."""
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    escapes |= {"\v": "\\v", '"': '\\"', "\\": "\\\\"}
-    out: list[str] = []
-    for ch in text:
-        if ch in escapes:
-            out.append(escapes[ch])
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
 
 
 _INT32 = re.compile(r"[+-]?[0-9]+")

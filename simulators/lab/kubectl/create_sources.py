@@ -20,7 +20,8 @@ import re
 from simulators.cluster.api import Obj
 from simulators.lab import files
 from simulators.lab.flags import Parsed
-from simulators.lab.kubectl.common import KubectlError, go_quote
+from simulators.lab.gotext import go_quote
+from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.create_names import string_slice
 from simulators.lab.tool import Context
 

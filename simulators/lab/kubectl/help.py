@@ -20,7 +20,7 @@ import functools
 import re
 from pathlib import Path
 
-from simulators.lab.kubectl.common import go_quote
+from simulators.lab.gotext import go_quote
 
 HELP_DIR = Path(__file__).with_name("help")
 GLOBAL_DIR = HELP_DIR / "global"

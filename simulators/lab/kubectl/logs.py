@@ -22,12 +22,12 @@ from datetime import datetime
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.selectors import selector_from_match_labels
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl import logs_options
 from simulators.lab.kubectl.common import (
     COMMON,
     KubectlError,
     error_text,
-    go_quote,
     list_error,
     namespace,
     parse_ts,

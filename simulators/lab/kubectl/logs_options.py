@@ -14,7 +14,8 @@ import calendar
 from dataclasses import dataclass
 
 from simulators.lab.flags import Parsed
-from simulators.lab.kubectl.common import KubectlError, go_quote, see
+from simulators.lab.gotext import go_quote
+from simulators.lab.kubectl.common import KubectlError, see
 
 SECOND = 1_000_000_000
 # defaultPodLogsTimeout: how long kubectl waits for a workload's first pod.

@@ -40,19 +40,16 @@ ROOT_FLAGS = [flag for flag in FLAGS if flag.key != "help"]
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
-    """Never called: kubectl's run() prints page(words) once the flags are read."""
-    raise AssertionError("kubectl options is printed by page()")
-
-
-def page(words: list[str]) -> Output:
     """The page, with -v's level as kubectl set it before it read any flag (log_verbosity)."""
     text = global_page("options")
-    return Output(text.replace("    -v, --v=0:", f"    -v, --v={log_verbosity(words)}:", 1))
+    level = log_verbosity(parsed.words)
+    return Output(text.replace("    -v, --v=0:", f"    -v, --v={level}:", 1))
 
 
 def log_verbosity(words: list[str]) -> int:
     """kubectl's GetLogVerbosity, which sets klog's level from the raw words before cobra
-    reads them (what `kubectl options` then shows): the word after the first `-v`/`--v`, or
+    reads them (what `kubectl options` then shows; the command's own name among them changes
+    nothing): the word after the first `-v`/`--v`, or
     what follows the `=` of the first word holding `--v=`/`-v=`, up to `--`; a level klog's
     flag takes as it is (digits), else 0."""
     found = "0"

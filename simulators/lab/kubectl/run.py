@@ -17,6 +17,7 @@ import re
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.unsupported import limit
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl.common import (
     CASCADE,
     COMMON,
@@ -27,7 +28,6 @@ from simulators.lab.kubectl.common import (
     dry_run_writer,
     dry_suffix,
     error_text,
-    go_quote,
     namespace,
     see,
     usage,

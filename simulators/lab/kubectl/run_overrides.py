@@ -15,7 +15,8 @@ from typing import Any
 from simulators.cluster import documents, fields, patches, schema
 from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.lab.flags import Parsed
-from simulators.lab.kubectl.common import KubectlError, go_quote
+from simulators.lab.gotext import go_quote
+from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.quantities import canonical
 from simulators.lab.kubectl.set_typed import typed
 

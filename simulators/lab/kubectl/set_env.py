@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.jsonpath import go_quote
+from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl import set_env_list
 from simulators.lab.kubectl.common import KubectlError, dry_run, namespace
 from simulators.lab.kubectl.set_common import (

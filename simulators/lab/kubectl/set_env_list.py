@@ -12,7 +12,7 @@ from typing import Any
 
 from simulators.cluster.api import ApiError
 from simulators.cluster.quantity import QuantityError, parse_quantity
-from simulators.lab.jsonpath import go_quote
+from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl.set_common import Item
 from simulators.lab.tool import Context
 

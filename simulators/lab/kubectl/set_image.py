@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from simulators.lab.flags import Flag, FlagError, Parsed, parse, parse_bool
-from simulators.lab.jsonpath import go_quote
+from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl import (
     set_env,
     set_resources,
