@@ -1,5 +1,7 @@
 """kubectl scale --replicas=N for Deployments, ReplicaSets and StatefulSets, with its
-preconditions (--current-replicas, --resource-version) and PrintFlags (-o, --template)."""
+preconditions (--current-replicas, --resource-version) and PrintFlags (-o, --template); the
+objects named, or every one of a type with --all, or those a selector (-l) picks, as kubectl's
+resource builder finds them."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ from simulators.lab.kubectl.common import (
     dry_suffix,
     error_text,
     kind_name,
+    list_error,
     meta,
     namespace,
+    read_list,
     see,
     targets,
 )
@@ -31,6 +35,8 @@ FLAGS = [
     Flag("replicas", long="replicas", takes_value=True),
     Flag("current-replicas", long="current-replicas", takes_value=True),
     Flag("resource-version", long="resource-version", takes_value=True),
+    Flag("all", long="all"),
+    Flag("selector", long="selector", short="l", takes_value=True),
     *FILE_FLAGS,
 ]
 
@@ -72,12 +78,27 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     groups = (
         targets(cluster, parsed.positionals, verb="scale") if from_files is None else from_files
     )
+    selector = parsed.value("selector") or ""
+    if from_files is None and selector and any(g.names for g in groups):
+        raise KubectlError("error: name cannot be provided when a selector is specified")
+    typed_only = from_files is None and any(not g.names for g in groups)
+    if typed_only and not parsed.has("all") and not selector:
+        raise KubectlError("error: resource(s) were provided, but no name was specified")
     for group in groups:
+        if not group.names:
+            try:
+                listed = read_list(cluster, group.info.key, ns, label_selector=selector)
+            except ApiError as exc:
+                errors.append(list_error(group.info, exc, selector))
+                continue
+            found += [(group.info, obj) for obj in listed]
         for name in group.names:
             try:
                 found.append((group.info, cluster.get(group.info.key, name, group.scope(ns))))
             except ApiError as exc:
                 errors.append(error_text(exc))
+    if not found and not errors:
+        raise KubectlError("error: no objects passed to scale")
     if version and len(found) > 1:
         raise KubectlError("error: cannot use --resource-version with multiple resources")
     out: list[str] = []
