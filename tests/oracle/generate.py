@@ -361,6 +361,17 @@ def deployment_ops(d: Draw, more: bool) -> Case:
         own = random.Random(f"{d.world.ticket} {line}")
         out = own.choice(["", "-o name", "-o yaml", "--dry-run=client", "--dry-run=server"])
         line = own.choice([line, *set_more_lines(name, ns, container, out)])
+    if more and verb == "scale":
+        # --all and -l, from a generator of the case's own (as set's above).
+        own = random.Random(f"{d.world.ticket} {line}")
+        size = own.choice([0, 1, 2])
+        variants = [line, f"kubectl scale deployments --all {ns} --replicas={size}"]
+        variants.append(f"kubectl scale deploy {ns} --replicas={size}")
+        if dep.labels:
+            key, value = own.choice(dep.labels)
+            more_flags = own.choice(["", "--dry-run=server -o name", f"--current-replicas={size}"])
+            variants.append(f"kubectl scale deploy -l {key}={value} {ns} --replicas=1 {more_flags}")
+        line = own.choice(variants)
     shown = out if out and line.endswith(out) else ""
     return Case(d.world.ticket, join_words(*line.split(" ")), verb, shown, writes=True)
 
