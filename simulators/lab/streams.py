@@ -50,7 +50,8 @@ WATCH_EVENTS_WIDTH = 8  # len("ADDED") + kubectl's tabwriter padding of 3
 class StreamRequest:
     """What to re-run (`probe`), how its output streams (`kind`), every `interval` seconds;
     `events` prefixes table rows with the watch event (--output-watch-events); `timeout`
-    (seconds, 0 for MAX_SECONDS) is when the stream gives up."""
+    (seconds, 0 for MAX_SECONDS) is when the stream gives up; `only` (--watch-only) prints
+    nothing until a row changes, and that first row under its header."""
 
     kind: str
     probe: str
@@ -58,6 +59,7 @@ class StreamRequest:
     events: bool = False
     title: str = ""
     timeout: float = 0.0
+    only: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +69,7 @@ class StreamRequest:
             "events": self.events,
             "title": self.title,
             "timeout": self.timeout,
+            "only": self.only,
         }
 
     @property
@@ -87,7 +90,13 @@ class StreamRequest:
             return None
         interval = min(MAX_INTERVAL, max(MIN_INTERVAL, float(interval)))
         return cls(
-            str(data["kind"]), probe, interval, bool(data.get("events")), title, float(timeout)
+            str(data["kind"]),
+            probe,
+            interval,
+            bool(data.get("events")),
+            title,
+            float(timeout),
+            bool(data.get("only")),
         )
 
 
@@ -238,6 +247,10 @@ class Stream:
     last: str = ""
     rows: dict[str, tuple[str, ...]] = field(default_factory=dict)
     header: list[tuple[str, int]] = field(default_factory=list)
+    # --watch-only: the rows the first step finds are the ones changes are read against, and
+    # the header is printed with the first change.
+    unseen: bool = False
+    headless: bool = False
 
     def first(self, output: str) -> str:
         """Remember the first snapshot; what to print instead of it (watch events add a column)."""
@@ -246,6 +259,9 @@ class Stream:
             return ""  # kubectl wait prints nothing until the condition holds
         if self.request.kind != ROWS:
             return output
+        if self.request.only:
+            self.unseen = self.headless = True
+            return ""
         self._read_table(output, remember=True)
         if not self.request.events or not self.header:
             return output
@@ -311,6 +327,11 @@ class Stream:
         return "\x00".join(keyed)
 
     def _changed_rows(self, output: str) -> str:
+        if self.unseen:
+            self.unseen = False
+            self._read_table(output, remember=True)
+            self.last = output
+            return ""
         if not self.header:
             before = self.last
             shown = self.first(output)
@@ -325,22 +346,41 @@ class Stream:
         def steady(cells: tuple[str, ...]) -> tuple[str, ...]:
             return tuple(cell for i, cell in enumerate(cells) if i not in moving)
 
-        printed: list[str] = []
+        events: list[tuple[str, tuple[str, ...]]] = []
         for key, cells in rows.items():
             seen = self.rows.get(key)
             if seen is None or steady(seen) != steady(cells):
-                printed.append(self._row("ADDED" if seen is None else "MODIFIED", cells))
+                events.append(("ADDED" if seen is None else "MODIFIED", cells))
         for key, cells in self.rows.items():
             if key not in rows:
-                printed.append(self._row("DELETED", cells))
+                events.append(("DELETED", cells))
         self.rows = rows
         self.last = output
+        printed = [self._row(event, cells) for event, cells in events]
+        if events and self.headless:
+            self.headless = False
+            event, cells = events[0]
+            head = ("EVENT",) if self.request.events else ()
+            printed[0] = _aligned([(*head, *names), self._cells_of(event, cells)])
         return "\n".join(printed)
+
+    def _cells_of(self, event: str, cells: tuple[str, ...]) -> tuple[str, ...]:
+        return (event, *cells) if self.request.events else cells
 
     def _row(self, event: str, cells: tuple[str, ...]) -> str:
         """One event's row as kubectl prints it: a table of its own (tabwriter, padding 3)."""
-        row = "".join(cell + "   " for cell in cells[:-1]) + cells[-1]
-        return f"{event}   {row}" if self.request.events else row
+        return _aligned([self._cells_of(event, cells)])
+
+
+def _aligned(lines: list[tuple[str, ...]]) -> str:
+    """Lines of cells as one flush of kubectl's tabwriter: each column as wide as its widest
+    cell and 3 more, the last one unpadded."""
+    widths = [max(len(cells[i]) for cells in lines) for i in range(len(lines[0]) - 1)]
+    return "\n".join(
+        "".join(cell.ljust(width + 3) for cell, width in zip(cells, widths, strict=False))
+        + cells[-1]
+        for cells in lines
+    )
 
 
 # A table's first header cell, so that a probe's error text is never read as a table.

@@ -70,3 +70,26 @@ def test_watch_reruns_its_command_under_procps_header(page: Page) -> None:
     expect(rows).to_contain_text("gpu-node3")
     page.keyboard.press("Control+c")
     expect(page.locator("#lab-status")).to_have_text("The stream ended.")
+
+
+def test_watch_only_is_silent_until_another_tab_cordons_a_node_then_shows_its_row_under_a_header(
+    context: BrowserContext, page: Page
+) -> None:
+    open_terminal(page)
+    run(page, "kubectl get nodes --watch-only")
+    expect(page.locator("#lab-status")).to_have_text("Streaming: Ctrl+C stops it.")
+    rows = page.locator(".xterm-rows")
+    page.wait_for_timeout(2_500)  # two steps of the world: kubectl prints nothing meanwhile
+    expect(rows).not_to_contain_text("VERSION")
+
+    other = context.new_page()
+    open_terminal(other)
+    run(other, "kubectl cordon gpu-node3")
+    expect(rows).to_contain_text(re.compile(r"NAME +STATUS +ROLES +AGE +VERSION"), timeout=15_000)
+    expect(rows).to_contain_text(re.compile(r"gpu-node3 +Ready,SchedulingDisabled"))
+    expect(rows).not_to_contain_text("gpu-node1")
+    page.bring_to_front()
+    page.locator(".xterm-helper-textarea").focus()
+    page.keyboard.press("Control+c")
+    expect(page.locator("#lab-status")).to_have_text("The stream ended.")
+    other.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from simulators.lab.flags import Parsed, parse_bool
 from simulators.lab.kubectl import get as get_verb
@@ -17,7 +18,10 @@ from simulators.lab.tool import Context, Output
 def get(ctx: Context, parsed: Parsed) -> Output:
     out = get_verb.run(ctx, parsed)
     if out.code == 0 and (parsed.has("watch") or parsed.has("watch-only")):
-        start(ctx, StreamRequest(ROWS, "", events=parsed.has("output-watch-events")))
+        only = parsed.has("watch-only")
+        start(ctx, StreamRequest(ROWS, "", events=parsed.has("output-watch-events"), only=only))
+        if only:  # kubectl prints nothing until something changes
+            return replace(out, text="")
     return out
 
 

@@ -75,6 +75,49 @@ def test_output_watch_events_adds_kubectls_event_column(lab: LabSession) -> None
     )
 
 
+def test_watch_only_prints_nothing_until_a_row_changes_then_that_row_under_its_header(
+    lab: LabSession,
+) -> None:
+    drained(lab)
+    opened = lab.run("kubectl get nodes --watch-only")
+    assert opened.output == ""
+    assert opened.stream is not None and opened.stream.only
+    stream = streams.Stream(opened.stream)
+    assert stream.first(opened.output) == ""
+    assert stream.feed(step(lab, opened).output)[0] == ""  # the rows changes are read against
+    lab.run("kubectl uncordon gpu-node2")
+    # kubectl's printer writes the header with the first object it prints, one tabwriter flush.
+    assert stream.feed(step(lab, opened).output)[0] == (
+        "NAME        STATUS   ROLES    AGE   VERSION\n"
+        "gpu-node2   Ready    <none>   31d   v1.31.4"
+    )
+    lab.run("kubectl cordon gpu-node2")
+    assert stream.feed(step(lab, opened).output)[0] == (
+        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4"
+    )
+
+
+def test_watch_only_with_events_heads_the_first_change_with_the_event_column(
+    lab: LabSession,
+) -> None:
+    drained(lab)
+    opened = lab.run("kubectl get nodes --watch-only --output-watch-events")
+    assert opened.stream is not None
+    stream = streams.Stream(opened.stream)
+    assert stream.first(opened.output) == ""
+    stream.feed(step(lab, opened).output)
+    lab.run("kubectl uncordon gpu-node2")
+    assert stream.feed(step(lab, opened).output)[0] == (
+        "EVENT      NAME        STATUS   ROLES    AGE   VERSION\n"
+        "MODIFIED   gpu-node2   Ready    <none>   31d   v1.31.4"
+    )
+
+
+def test_a_stream_request_keeps_watch_only_through_its_frame() -> None:
+    request = streams.StreamRequest(streams.ROWS, "kubectl get pods", only=True, events=True)
+    assert streams.StreamRequest.from_dict(request.to_dict()) == request
+
+
 def test_get_events_watch_prints_new_events(lab: LabSession) -> None:
     opened = lab.run("kubectl get events -n gpu-operator -w")
     stream = streams.Stream(opened.stream)  # type: ignore[arg-type]
