@@ -88,8 +88,7 @@ def test_watch_only_prints_nothing_until_a_row_changes_then_that_row_under_its_h
     lab.run("kubectl uncordon gpu-node2")
     # kubectl's printer writes the header with the first object it prints, one tabwriter flush.
     assert stream.feed(step(lab, opened).output)[0] == (
-        "NAME        STATUS   ROLES    AGE   VERSION\n"
-        "gpu-node2   Ready    <none>   31d   v1.31.4"
+        "NAME        STATUS   ROLES    AGE   VERSION\ngpu-node2   Ready    <none>   31d   v1.31.4"
     )
     lab.run("kubectl cordon gpu-node2")
     assert stream.feed(step(lab, opened).output)[0] == (
