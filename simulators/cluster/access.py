@@ -6,7 +6,9 @@ auth can-i``) and ``SelfSubjectRulesReview`` (``can-i --list``) are answered fro
 ClusterRoleBindings, RoleBindings, ClusterRoles and Roles, as the RBAC authorizer does; the
 world seeds the bindings a kubeadm cluster has (``simulators/cluster/seed.py``), so the user is
 a cluster admin until a ticket changes them. ``TokenRequest`` (``kubectl create token``) answers
-a JWT-shaped token for the service account (not signed by anything: nothing checks it).
+a JWT-shaped token for the service account, its signature a digest of its claims, which
+``token_identity`` checks when a kubeconfig user presents it (``kubectl config set-credentials
+--token``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Identity:
 
 
 ADMIN = Identity(USER, tuple(GROUPS))
+# Who a request without credentials is, where anonymous requests are allowed (kubeadm's default).
+ANONYMOUS = Identity("system:anonymous", ("system:unauthenticated",))
 
 
 def impersonated(user: str, groups: list[str]) -> Identity:
@@ -200,6 +204,37 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode().rstrip("=")
 
 
+def _signed(payload: bytes) -> bytes:
+    return hashlib.sha512(payload).digest() * 4  # RS256 signatures are 256 bytes
+
+
+def token_identity(api: ClusterAPI, token: str) -> Identity | None:
+    """The service account a bearer token from ``token_request`` authenticates, as the
+    apiserver's service account authenticator does: signed here, not expired, and the account
+    still there with the same uid; None (401) for anything else."""
+    parts = token.split(".")
+    if len(parts) != 3 or len(token) > 8192:
+        return None
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        signature = base64.urlsafe_b64decode(parts[2] + "=" * (-len(parts[2]) % 4))
+        claims = json.loads(payload)
+        account = claims["kubernetes.io"]["serviceaccount"]
+        namespace, name = str(claims["kubernetes.io"]["namespace"]), str(account["name"])
+        expires = float(claims["exp"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if signature != _signed(payload) or expires <= api.now().timestamp():
+        return None
+    try:
+        found = api.get("serviceaccounts", name, namespace)
+    except ApiError:
+        return None
+    if str(found["metadata"].get("uid", "")) != str(account.get("uid", "")):
+        return None
+    return impersonated(f"{SERVICE_ACCOUNT}{namespace}:{name}", [])
+
+
 def token_request(api: ClusterAPI, namespace: str, name: str, body: object) -> Obj:
     """``serviceaccounts/<name>/token``: a bound token for the service account (1 hour default)."""
     account = api.get("serviceaccounts", name, namespace)
@@ -231,7 +266,7 @@ def token_request(api: ClusterAPI, namespace: str, name: str, body: object) -> O
     }
     header = {"alg": "RS256", "kid": hashlib.sha256(b"lab-sa-key").hexdigest()[:43]}
     payload = json.dumps(claims, separators=(",", ":")).encode()
-    signature = hashlib.sha512(payload).digest() * 4  # RS256 signatures are 256 bytes
+    signature = _signed(payload)
     token = ".".join(
         (_b64(json.dumps(header, separators=(",", ":")).encode()), _b64(payload), _b64(signature))
     )

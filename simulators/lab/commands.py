@@ -103,7 +103,7 @@ def complete(ctx: Context, name: str, words: list[str], current: str) -> list[st
     if name in FILE_OPERANDS:
         if name in ("sed", "awk", "jq", "grep") and not any(not w.startswith("-") for w in words):
             return []  # the first operand is the script or pattern
-        return _starting(sorted(ctx.world.state.files), current)
+        return _starting(files.completed(ctx.world.state.files, current), current)
     return []
 
 

@@ -8,8 +8,11 @@ command's budget (simulators.lab.budget) as its output grows.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
+from simulators.lab.kubeconfig import NAME
 from simulators.lab.tool import Context, Output
 
 HOME = "/home/admin"
@@ -17,6 +20,25 @@ MAX_FILE_BYTES = 64 * 1024
 MAX_FILES = 64
 # A new file's permission bits: 0666 less kadmin's umask (022).
 NEW_FILE_MODE = 0o644
+# The home folder is flat but for these, each in a hidden folder of its own: `ls` shows the
+# folder with -a, and `ls FOLDER` its file.
+FOLDERED = {NAME}
+FOLDERS = {name.split("/", 1)[0] for name in FOLDERED}
+
+
+def listed(names: Iterable[str], hidden: bool = False) -> list[str]:
+    """The home folder's entries as `ls` lists them: no dot names unless `hidden` (-a), a
+    foldered file by its folder."""
+    entries = {name.split("/", 1)[0] for name in names}
+    return sorted(e for e in entries if hidden or not e.startswith("."))
+
+
+def completed(names: Iterable[str], current: str) -> list[str]:
+    """Files for a Tab on `current`: readline lists dot names only for a word starting with a
+    dot (bash's default)."""
+    return sorted(
+        n for n in names if not n.startswith(".") or current.startswith(".") or "/" in current
+    )
 
 
 def normalize(path: str) -> str:
@@ -68,7 +90,7 @@ def mode_string(mode: int) -> str:
 def write(ctx: Context, path: str, text: str) -> str | None:
     """Store a file; returns bash's error text when it cannot."""
     name = normalize(path)
-    if not name or "/" in name:
+    if not name or ("/" in name and name not in FOLDERED):
         return f"bash: {path}: No such file or directory"
     files = ctx.world.state.files
     if name not in files and len(files) >= MAX_FILES:
@@ -83,7 +105,7 @@ def write(ctx: Context, path: str, text: str) -> str | None:
 
 
 def ls(ctx: Context, args: list[str]) -> Output:
-    long = single = False
+    long = single = hidden = False
     names: list[str] = []
     for arg in args:
         if arg.startswith("-") and len(arg) > 1:
@@ -94,26 +116,38 @@ def ls(ctx: Context, args: list[str]) -> Output:
                 )
             long = long or "l" in arg
             single = single or "1" in arg
+            hidden = hidden or "a" in arg
         else:
             names.append(arg)
     files = ctx.world.state.files
     shown: list[str] = []
     errors: list[str] = []
     if not names or any(normalize(n) in ("", ".", "~", HOME) for n in names):
-        shown = sorted(files)
+        shown = [".", "..", *listed(files, hidden=True)] if hidden else listed(files)
     for n in names:
-        if normalize(n) in ("", ".", "~", HOME):
+        name = normalize(n).rstrip("/")
+        if name in ("", ".", "~", HOME):
             continue
-        if normalize(n) in files:
+        if name in files:
             shown.append(normalize(n))
+        elif name in FOLDERS:
+            shown += [f.split("/", 1)[1] for f in sorted(files) if f.startswith(name + "/")]
         else:
             errors.append(f"ls: cannot access '{n}': No such file or directory")
     if long:
         stamp = datetime_at(0).strftime("%b %d %H:%M")
-        lines = [f"total {max(1, sum(len(files[n]) for n in shown) // 1024)}"] if not names else []
+        lines = (
+            [f"total {max(1, sum(len(files.get(n, '')) for n in shown) // 1024)}"]
+            if not names
+            else []
+        )
         for n in shown:
-            mode = mode_string(mode_of(ctx, n))
-            lines.append(f"{mode} 1 admin admin {len(files[n].encode()):>5} {stamp} {n}")
+            if n in FOLDERS or n in (".", ".."):
+                lines.append(f"drwxr-xr-x 2 admin admin  4096 {stamp} {n}")
+                continue
+            full = n if n in files else next(f for f in FOLDERED if f.endswith("/" + n))
+            mode = mode_string(mode_of(ctx, full))
+            lines.append(f"{mode} 1 admin admin {len(files[full].encode()):>5} {stamp} {n}")
         return Output("\n".join(lines), 2 if errors else 0, "\n".join(errors))
     # In columns on the terminal, one a line in a pipe or a file (GNU ls: stdout not a tty).
     text = "\n".join(shown) if single else "  ".join(shown)

@@ -40,6 +40,9 @@ class Parsed:
     # What the command wrote to stderr as it read its flags, in order, before anything else
     # it prints: (file:line, message) for a klog warning, ("", line) for a plain line.
     warned: list[tuple[str, str]] = field(default_factory=list)
+    # kubectl's: the kubeconfig context's namespace, what a command uses without -n ("": none,
+    # so "default"; simulators.lab.kubectl.connection).
+    context_namespace: str = ""
 
     def warn(self, line: str, where: str = "") -> None:
         """Note a warning once, however often the command reads the flag that causes it."""

@@ -21,3 +21,10 @@ def go_quote(text: str) -> str:
         else:
             out.append(f"\\U{ord(ch):08x}")
     return '"' + "".join(out) + '"'
+
+
+def go_sharp_quote(text: str) -> str:
+    """Go's %#q of a string: backquoted when strconv.CanBackquote allows, else %q."""
+    if "`" not in text and "\ufeff" not in text and all(c == "\t" or c.isprintable() for c in text):
+        return f"`{text}`"
+    return go_quote(text)

@@ -16,8 +16,9 @@ from typing import Any
 
 from simulators.cluster.api import ApiError, Obj
 from simulators.cluster.clock import format_time
-from simulators.lab.flags import Flag, FlagError, parse
+from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.kubectl.common import parse_ts
+from simulators.lab.kubectl.connection import context_namespace
 from simulators.lab.render import plain_table
 from simulators.lab.tool import Context, Output
 from simulators.lab.world_cluster import RUNAI_VERSION
@@ -119,9 +120,14 @@ def _releases(ctx: Context, namespace: str | None) -> list[dict[str, Any]]:
     return sorted(latest.values(), key=lambda r: (r["namespace"], r["name"]))
 
 
+def _namespace(ctx: Context, parsed: Parsed) -> str:
+    """-n, else the kubeconfig context's namespace (helm reads it as kubectl does)."""
+    return parsed.value("namespace") or context_namespace(ctx) or "default"
+
+
 def _list(ctx: Context, args: list[str]) -> Output:
     parsed = parse(args, LIST_FLAGS)
-    namespace = None if parsed.has("all-namespaces") else parsed.value("namespace") or "default"
+    namespace = None if parsed.has("all-namespaces") else _namespace(ctx, parsed)
     rows = [["NAME", "NAMESPACE", "REVISION", "UPDATED", "STATUS", "CHART", "APP VERSION"]]
     for r in _releases(ctx, namespace):
         moment = parse_ts(str(r.get("deployed", "")))
@@ -162,7 +168,7 @@ def _upgrade(ctx: Context, args: list[str]) -> Output:
             "[flags]"
         )
     name, chart = parsed.positionals
-    namespace = parsed.value("namespace") or "default"
+    namespace = _namespace(ctx, parsed)
     for value in parsed.all("set"):
         if "=" not in value:
             return Output.error(f'Error: failed parsing --set data: key "{value}" has no value')

@@ -529,7 +529,7 @@ class Shell(Expansion):
                 words.append(tok.text)
         current = "" if ends_in_space or not words else words.pop()
         if after_redirect and not words:
-            return _starting(sorted(self.ctx.world.state.files), current)
+            return _starting(files.completed(self.ctx.world.state.files, current), current)
         if not words:
             return _starting(sorted({*self.commands, "xargs", *self.state.aliases}), current)
         if words[0] in self.state.aliases:

@@ -35,7 +35,7 @@ from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
-from simulators.lab import gpu_health, nvidia_smi
+from simulators.lab import gpu_health, kubeconfig, nvidia_smi
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import CLUSTER_AGE, CLUSTER_NAME, RUNAI_VERSION, base_cluster
 from simulators.lab.world_story import story
@@ -75,9 +75,14 @@ class HostState:
 
     seed: int
     step: int = 0
-    files: dict[str, str] = field(default_factory=dict)
+    files: dict[str, str] = field(
+        default_factory=lambda: {kubeconfig.NAME: kubeconfig.starting_text()}
+    )
+    # The layout of `files`: from 2 on, a lab starts with ~/.kube/config (kubeconfig.NAME, mode
+    # 0600 as kubeadm's admin.conf copied); an older saved lab gets it when loaded.
+    version: int = 2
     # Permission bits of the files that have other than a new file's 0644 (chmod).
-    modes: dict[str, int] = field(default_factory=dict)
+    modes: dict[str, int] = field(default_factory=lambda: {kubeconfig.NAME: 0o600})
     runai: RunaiCli = field(default_factory=RunaiCli)
     helm: list[HelmRelease] = field(default_factory=list)
 
@@ -89,11 +94,16 @@ class HostState:
         if not isinstance(data, dict):
             raise LabError("saved lab state is damaged: host is not an object")
         try:
+            files = {str(k): str(v) for k, v in (data.get("files") or {}).items()}
+            modes = {str(k): int(v) & 0o7777 for k, v in (data.get("modes") or {}).items()}
+            if int(data.get("version", 1)) < 2 and kubeconfig.NAME not in files:
+                files[kubeconfig.NAME] = kubeconfig.starting_text()
+                modes[kubeconfig.NAME] = 0o600
             return cls(
                 seed=int(data["seed"]),
                 step=int(data.get("step", 0)),
-                files={str(k): str(v) for k, v in (data.get("files") or {}).items()},
-                modes={str(k): int(v) & 0o7777 for k, v in (data.get("modes") or {}).items()},
+                files=files,
+                modes=modes,
                 runai=RunaiCli(**(data.get("runai") or {})),
                 helm=[HelmRelease(**h) for h in data.get("helm") or []],
             )
@@ -360,7 +370,10 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     api.keep_watch_history(0)
     api.clock.seconds = -CLUSTER_AGE
     world = World(api, HostState(seed=seed))
-    world.state.files = {str(k): str(v) for k, v in (spec.get("files") or {}).items()}
+    world.state.files = {
+        kubeconfig.NAME: kubeconfig.starting_text(),
+        **{str(k): str(v) for k, v in (spec.get("files") or {}).items()},
+    }
     runai_spec = spec.get("runai") or {}
     world.state.runai = RunaiCli(
         installed=bool(runai_spec.get("installed", True)),

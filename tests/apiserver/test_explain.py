@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from simulators.cluster.sample import sample_cluster
-from simulators.lab import kubectl
+from simulators.lab import kubeconfig, kubectl
 from simulators.lab.tool import Context
 from tests.cluster_server import RunningServer
 
@@ -34,7 +34,10 @@ COMMANDS = [
 
 
 def lab_kubectl(line: str) -> tuple[int, str]:
-    world = SimpleNamespace(api=sample_cluster(0), state=SimpleNamespace(files={}))
+    world = SimpleNamespace(
+        api=sample_cluster(0),
+        state=SimpleNamespace(files={kubeconfig.NAME: kubeconfig.starting_text()}),
+    )
     result = kubectl.run(Context(world=world), shlex.split(line))  # type: ignore[arg-type]
     return result.code, result.text.rstrip("\n")
 

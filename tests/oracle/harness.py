@@ -121,6 +121,7 @@ class Oracle:
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]
         for name, body in self.files.items():
+            (tmp / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp / name).write_text(body, encoding="utf-8")
         self.server = make_server(self.world)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -146,6 +147,9 @@ class Oracle:
             self.world.steps = 0
         self.files.clear()
         self.files.update({**self.local.state.files, **EXTRA_FILES})
+        if self.thread.is_alive():  # the real kubectl's own kubeconfig, as it was written
+            host, port = self.server.server_address[:2]
+            write_kubeconfig(self.kubeconfig, f"http://{host}:{port}")
         host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]

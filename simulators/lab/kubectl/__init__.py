@@ -12,12 +12,12 @@ from dataclasses import dataclass, replace
 
 import yaml
 
-from simulators.cluster import access
 from simulators.cluster.api import ApiError
-from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
 from simulators.engine.mig import NAMED_LAYOUTS
+from simulators.lab import files
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
+from simulators.lab.kubeconfig import KubeconfigError
 from simulators.lab.kubectl import (
     api_resources,
     apply,
@@ -26,6 +26,7 @@ from simulators.lab.kubectl import (
     cluster_info,
     completion,
     config,
+    connection,
     cordon,
     delete,
     describe,
@@ -137,11 +138,15 @@ def run(ctx: Context, args: list[str]) -> Output:
         found = help_page([sub, *parsed.positionals])
         return Output(found if found is not None else see(sub).replace("See", "Use"))
     try:
-        who = access.ADMIN if sub == "auth" else auth.identity(parsed)
-        if who != access.ADMIN:  # `--as`: every request authorized as that user
-            ctx.acting = Impersonating(ctx.world.api, who)
+        if sub != "set":  # set's flags follow its subcommand: it connects once it read them
+            # `create rolebinding --user` names a subject: its own flag hides kubectl's.
+            own = sub == "create" and parsed.positionals[:1] in (
+                ["rolebinding"],
+                ["clusterrolebinding"],
+            )
+            connection.attach(ctx, sub, parsed, own_user=own)
         result = verb.run(ctx, parsed)
-    except KubectlError as exc:
+    except (KubeconfigError, KubectlError) as exc:
         result = Output.error(str(exc))
     except ApiError as exc:
         result = Output.error(error_text(exc))
@@ -150,14 +155,34 @@ def run(ctx: Context, args: list[str]) -> Output:
     return _logged_first(ctx, parsed, result)
 
 
+def _config_candidates(ctx: Context, positionals: list[str], current: str) -> list[str]:
+    """`kubectl config <Tab>`: its subcommands, then the names each one takes first."""
+    if not positionals:
+        return _starting(sorted(config.SUBCOMMANDS), current)
+    section = _CONFIG_NAMES.get(positionals[0]) if len(positionals) == 1 else None
+    return _starting(connection.names(ctx, section), current) if section else []
+
+
+_CONFIG_NAMES = {
+    "use-context": "contexts",
+    "use": "contexts",
+    "delete-context": "contexts",
+    "rename-context": "contexts",
+    "get-contexts": "contexts",
+    "set-context": "contexts",
+    "delete-cluster": "clusters",
+    "set-cluster": "clusters",
+    "delete-user": "users",
+    "set-credentials": "users",
+}
+
+
 def _help(args: list[str]) -> Output:
     """cobra's help command (`kubectl help create deploy`): its flags read, then the page of
     the command its words name, or "Unknown help topic" on stderr."""
-    try:
-        parsed = parse(args, options.FLAGS)
-        check_verbosity(parsed)
-    except FlagError as exc:
-        return Output.error(f"error: {exc}\nSee 'kubectl help --help' for usage.")
+    parsed = _global_flags(args, "kubectl help")
+    if isinstance(parsed, Output):
+        return parsed
     if not parsed.positionals:
         return Output(global_page("kubectl"))
     found = help_page(parsed.positionals)
@@ -172,11 +197,18 @@ def _first_word(args: list[str]) -> str:
 
 def _root(args: list[str]) -> Output:
     """kubectl itself, no command named: its flags read, then its page."""
+    parsed = _global_flags(args, "kubectl")
+    return parsed if isinstance(parsed, Output) else Output(global_page("kubectl"))
+
+
+def _global_flags(args: list[str], command: str) -> Parsed | Output:
+    """The words read with kubectl's global flags alone, or the error pflag gives them."""
     try:
-        check_verbosity(parse(args, options.FLAGS))
+        parsed = parse(args, options.FLAGS)
+        check_verbosity(parsed)
     except FlagError as exc:
-        return Output.error(f"error: {exc}\nSee 'kubectl --help' for usage.")
-    return Output(global_page("kubectl"))
+        return Output.error(f"error: {exc}\nSee '{command} --help' for usage.")
+    return parsed
 
 
 # The shell's own process id is 4242 ($$); each kubectl it starts gets the next ones.
@@ -282,6 +314,11 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         ]
         return _starting(sorted(options), current)
     positionals = _positionals(words[1:], verb.flags)
+    if words[-1] in ("--context", "--cluster", "--user"):
+        section = {"--context": "contexts", "--cluster": "clusters", "--user": "users"}
+        return _starting(connection.names(ctx, section[words[-1]]), current)
+    if sub == "config":
+        return _config_candidates(ctx, positionals, current)
     cluster = ctx.api
     if words[-1] in ("-L", "--label-columns", "-l", "--selector"):
         return _label_candidates(ctx, current, with_values=words[-1] in ("-l", "--selector"))
@@ -309,7 +346,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
     if sub == "rollout" and not positionals:
         return _starting(["history", "pause", "restart", "resume", "status", "undo"], current)
     if sub in ("apply", "create", "diff", "replace") and words[-1] in ("-f", "--filename"):
-        return _starting(sorted(ctx.world.state.files), current)
+        return _starting(files.completed(ctx.world.state.files, current), current)
     return []
 
 

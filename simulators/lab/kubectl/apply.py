@@ -26,6 +26,7 @@ from simulators.lab.kubectl.common import (
     dry_suffix,
     error_text,
     kind_name,
+    namespace,
 )
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
 from simulators.lab.tool import Context, Output
@@ -132,7 +133,7 @@ def target_namespace(info: ResourceInfo, doc: Obj, parsed: Parsed) -> str | None
             f'error: the namespace from the provided object "{own}" does not match the namespace '
             f"\"{given}\". You must pass '--namespace={own}' to perform this operation."
         )
-    return str(own or given or "default")
+    return str(own or namespace(parsed))
 
 
 @dataclass

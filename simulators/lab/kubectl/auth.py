@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from simulators.cluster import access
 from simulators.cluster.api import ApiError
+from simulators.cluster.impersonation import Impersonating
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import auth_reconcile
-from simulators.lab.kubectl.common import COMMON, KubectlError, usage
+from simulators.lab.kubectl.common import COMMON, KubectlError, namespace, usage
 from simulators.lab.kubectl.printing import object_output, object_text, to_json
 from simulators.lab.kubectl.tabwriter import table
 from simulators.lab.tool import Context, Output
@@ -44,7 +45,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         return Output(HELP, 1)
     action, args = parsed.positionals[0], parsed.positionals[1:]
     if action == "whoami":
-        return _whoami(parsed)
+        return _whoami(parsed, connected(ctx))
     if action == "can-i":
         return _can_i(ctx, parsed, args)
     if action == "reconcile":
@@ -52,22 +53,35 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     raise KubectlError(f'error: unknown command "{action}" for "kubectl auth"')
 
 
-def identity(parsed: Parsed) -> access.Identity:
-    """Whom the command acts as: the admin, or whom `--as` (with `--as-group`) impersonates."""
+def connected(ctx: Context) -> access.Identity:
+    """Whom the kubeconfig's user authenticates as (kubectl's run puts a service account's
+    token user on `ctx.acting`); the reviews themselves are the server's to answer."""
+    return ctx.acting.who if isinstance(ctx.acting, Impersonating) else access.ADMIN
+
+
+def identity(parsed: Parsed, base: access.Identity = access.ADMIN) -> access.Identity:
+    """Whom the command acts as: the kubeconfig's user (`base`), or whom `--as` (with
+    `--as-group`) impersonates; only the admin may impersonate (a service account would need
+    RBAC's `impersonate` verb, which the lab's tickets never grant)."""
     user = parsed.value("as")
     if not user:
         if parsed.all("as-group"):
             raise KubectlError(
-                f"error: requesting uid, groups or user-extra for {access.USER} without "
+                f"error: requesting uid, groups or user-extra for {base.user} without "
                 "impersonating a user"
             )
-        return access.ADMIN
+        return base
+    if base != access.ADMIN:
+        raise KubectlError(
+            f'Error from server (Forbidden): users "{user}" is forbidden: User "{base.user}" '
+            'cannot impersonate resource "users" in API group "" at the cluster scope'
+        )
     return access.impersonated(user, parsed.all("as-group"))
 
 
-def _whoami(parsed: Parsed) -> Output:
+def _whoami(parsed: Parsed, base: access.Identity) -> Output:
     """The SelfSubjectReview's user, as a table or in any -o PrintFlags take."""
-    who = identity(parsed)
+    who = identity(parsed, base)
     output = object_output(parsed) if parsed.value("output") else ""
     if not output:
         rows = [["ATTRIBUTE", "VALUE"], ["Username", who.user]]
@@ -117,13 +131,13 @@ def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
             warning = f"Warning: the server doesn't have a resource type '{plural}'{where}\n\n"
         if not parsed.has("all-namespaces"):
             if namespaced:
-                attrs["namespace"] = parsed.value("namespace") or "default"
+                attrs["namespace"] = namespace(parsed)
             else:
                 shown = ".".join(p for p in (attrs["resource"], attrs["group"]) if p)
                 warning = f"Warning: resource '{shown}' is not namespace scoped\n\n"
     else:
         attrs.update(resource="*", group="*")
-    allowed, _why = access.can(ctx.api, attrs, identity(parsed))
+    allowed, _why = access.can(ctx.world.api, attrs, identity(parsed, connected(ctx)))
     if parsed.has("quiet"):
         return Output("", 0 if allowed else 1)
     return Output(f"{warning}{'yes' if allowed else 'no'}", 0 if allowed else 1)
@@ -213,8 +227,7 @@ def _resource_column(rule: dict[str, list[str]]) -> str:
 
 def _list(ctx: Context, parsed: Parsed) -> Output:
     """`auth can-i --list`: the SelfSubjectRulesReview's rules, as kubectl prints them."""
-    namespace = parsed.value("namespace") or "default"
-    status = access.rules(ctx.api, namespace, identity(parsed))
+    status = access.rules(ctx.world.api, namespace(parsed), identity(parsed, connected(ctx)))
     broken: list[dict[str, list[str]]] = []
     for rule in [*status["resourceRules"], *status["nonResourceRules"]]:
         broken += _breakdown(rule)

@@ -16,13 +16,15 @@ from simulators.lab.tool import Context
 DEFAULT_NS = "default"
 
 NS_FLAG = Flag("namespace", long="namespace", short="n", takes_value=True)
-# Global flags every kubectl command accepts (kubeconfig ones are accepted and ignored:
-# the lab has one cluster and one context).
+# Global flags every kubectl command accepts; the kubeconfig's are read by
+# simulators.lab.kubectl.connection.
 COMMON = [
     NS_FLAG,
     Flag("help", long="help", short="h"),
     Flag("context", long="context", takes_value=True),
     Flag("kubeconfig", long="kubeconfig", takes_value=True),
+    Flag("cluster", long="cluster", takes_value=True),
+    Flag("user", long="user", takes_value=True),
     Flag("verbosity", long="v", short="v", takes_value=True),
     Flag("request-timeout", long="request-timeout", takes_value=True),
     # Impersonation: every request is then authorized as that user (cluster.impersonation).
@@ -208,7 +210,8 @@ def read_list(
 
 
 def namespace(parsed: Parsed) -> str:
-    return parsed.value("namespace") or DEFAULT_NS
+    """The command's namespace: -n, else the kubeconfig context's, else default."""
+    return parsed.value("namespace") or parsed.context_namespace or DEFAULT_NS
 
 
 def resolve(cluster: ClusterAPI, word: str) -> ResourceInfo:

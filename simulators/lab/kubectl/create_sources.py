@@ -112,9 +112,10 @@ def read_file(ctx: Context, path: str) -> str:
 
 
 def home_files(ctx: Context) -> list[tuple[str, str]]:
-    """(name, text) of every file in the home folder, in os.ReadDir's name order."""
+    """(name, text) of every regular file in the home folder, in os.ReadDir's name order (a
+    folder, such as `.kube`, is skipped as kubectl skips it)."""
     stored = ctx.world.state.files
-    return [(name, stored[name]) for name in sorted(stored)]
+    return [(name, stored[name]) for name in sorted(stored) if "/" not in name]
 
 
 def env_pairs(ctx: Context, path: str, directory_error: str) -> list[tuple[str, str]]:

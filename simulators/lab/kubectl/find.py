@@ -15,13 +15,17 @@ from __future__ import annotations
 from simulators.lab.flags import Flag
 
 
-def _takes_next(word: str, flags: list[Flag]) -> bool:
+def _booleans(flags: list[Flag]) -> set[str]:
+    """The long and short names of the flags that take no value."""
+    return {f.long for f in flags if not f.takes_value} | {
+        f.short for f in flags if f.short and not f.takes_value
+    }
+
+
+def _takes_next(word: str, booleans: set[str]) -> bool:
     """Whether cobra reads the word after `word` as its value."""
     if "=" in word:
         return False
-    booleans = {f.long for f in flags if not f.takes_value} | {
-        f.short for f in flags if f.short and not f.takes_value
-    }
     if word.startswith("--"):
         return word[2:] not in booleans
     return word.startswith("-") and len(word) == 2 and word[1:] not in booleans
@@ -30,12 +34,13 @@ def _takes_next(word: str, flags: list[Flag]) -> bool:
 def strip_flags(words: list[str], flags: list[Flag]) -> list[str]:
     """cobra's stripFlags: the words that are neither flags nor a flag's value."""
     commands: list[str] = []
+    booleans = _booleans(flags)
     rest = list(words)
     while rest:
         word = rest.pop(0)
         if word == "--":
             break
-        if _takes_next(word, flags):
+        if _takes_next(word, booleans):
             if len(rest) <= 1:
                 break
             rest.pop(0)
@@ -48,11 +53,12 @@ def minus_first(words: list[str], name: str, flags: list[Flag]) -> list[str]:
     """cobra's argsMinusFirstX: the words less the first one that is `name` and not a flag's
     value."""
     position = 0
+    booleans = _booleans(flags)
     while position < len(words):
         word = words[position]
         if word == "--":
             break
-        if _takes_next(word, flags):
+        if _takes_next(word, booleans):
             position += 2
             continue
         if not word.startswith("-") and word == name:

@@ -20,7 +20,7 @@ import functools
 import re
 from pathlib import Path
 
-from simulators.lab.gotext import go_quote
+from simulators.lab.gotext import go_sharp_quote
 
 HELP_DIR = Path(__file__).with_name("help")
 GLOBAL_DIR = HELP_DIR / "global"
@@ -48,8 +48,8 @@ def _index() -> dict[tuple[str, ...], Path]:
     return index
 
 
-def _found(words: list[str]) -> tuple[tuple[str, ...], Path] | None:
-    """The longest command path `words` begin with that has a page, and the page's file."""
+def _found(words: list[str]) -> Path | None:
+    """The page's file of the longest command path `words` begin with that has one."""
     path: list[str] = []
     for word in words:
         if not _WORD.fullmatch(word):
@@ -59,7 +59,7 @@ def _found(words: list[str]) -> tuple[tuple[str, ...], Path] | None:
     for end in range(len(path), 0, -1):
         found = index.get(tuple(path[:end]))
         if found is not None:
-            return tuple(path[:end]), found
+            return found
     return None
 
 
@@ -67,7 +67,7 @@ def page(words: list[str]) -> str | None:
     """The help page of the longest command path `words` begins with (without its final
     newline), or None when the first word names no command the lab has a page for."""
     found = _found(words)
-    return None if found is None else found[1].read_text(encoding="utf-8").removesuffix("\n")
+    return None if found is None else found.read_text(encoding="utf-8").removesuffix("\n")
 
 
 def command_path(words: list[str]) -> tuple[str, ...]:
@@ -75,7 +75,7 @@ def command_path(words: list[str]) -> tuple[str, ...]:
     cobra's CommandPath names it in "See 'kubectl create deployment --help'"; the first word
     alone when it has no page."""
     found = _found(words)
-    return tuple(found[1].stem.split("_")) if found is not None else tuple(words[:1])
+    return tuple(found.stem.split("_")) if found is not None else tuple(words[:1])
 
 
 @functools.cache
@@ -89,11 +89,4 @@ def unknown_topic(words: list[str]) -> str:
     help topic" with the words as Go's %#q prints a slice of them, then the root command's usage
     (its page without the description above it)."""
     usage = global_page("kubectl").split("\n", 3)[3]
-    return f"Unknown help topic [{' '.join(map(_go_quote, words))}]\n\n{usage}"
-
-
-def _go_quote(word: str) -> str:
-    """Go's %#q of a string: backquoted when strconv.CanBackquote allows, else %q."""
-    if "`" not in word and "\ufeff" not in word and all(c == "\t" or c.isprintable() for c in word):
-        return f"`{word}`"
-    return go_quote(word)
+    return f"Unknown help topic [{' '.join(map(go_sharp_quote, words))}]\n\n{usage}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from simulators.lab.flags import Flag, FlagError, Parsed, parse, parse_bool
 from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl import (
+    connection,
     set_env,
     set_resources,
     set_selector,
@@ -243,4 +244,5 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     if inner.has("help"):
         found = help_page(["set", name, *inner.positionals])
         return Output(found or see(f"set {name}").replace("See", "Use"))
+    connection.attach(ctx, "set", inner, own_user=name == "subject")
     return sub.run(ctx, inner, words)

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import kubectl, nvidia_smi
+from simulators.lab import kubeconfig, kubectl, nvidia_smi
 from simulators.lab.tool import Context, Output
 
 NODE_STATUS: dict[str, Any] = {
@@ -39,7 +39,8 @@ class Lab:
     def __init__(self) -> None:
         self.api = MockCluster(seed=3)
         self.api.add_exec_handler(nvidia_smi.exec_nvidia_smi)  # as the lab world adds it
-        self.files: dict[str, str] = {}
+        # The admin host's kubeconfig, as every lab starts with it.
+        self.files: dict[str, str] = {kubeconfig.NAME: kubeconfig.starting_text()}
         world = SimpleNamespace(api=self.api, state=SimpleNamespace(files=self.files))
         self.ctx = Context(world=world)  # type: ignore[arg-type]
 

@@ -6,7 +6,7 @@ import json
 import shlex
 from types import SimpleNamespace
 
-from simulators.lab import kubectl
+from simulators.lab import kubeconfig, kubectl
 from simulators.lab.tool import Context, Output
 from simulators.lab.world import build_world
 
@@ -14,7 +14,9 @@ from simulators.lab.world import build_world
 class World:
     def __init__(self, ticket: str = "validate-runai") -> None:
         self.api = build_world(ticket, 0).api
-        host = SimpleNamespace(files={}, runai=None, helm=[])
+        host = SimpleNamespace(
+            files={kubeconfig.NAME: kubeconfig.starting_text()}, runai=None, helm=[]
+        )
         self.ctx = Context(world=SimpleNamespace(api=self.api, state=host))  # type: ignore[arg-type]
 
     def run(self, line: str) -> Output:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulators.lab import LabSession
+from simulators.lab import LabSession, kubeconfig
 
 NAMES = ["a", "b", "c.sh", "nope", "./a", "~/b"]
 FOLDERS = [".", "~", "./"]
@@ -66,6 +67,10 @@ def _script(lines: list[str]) -> str:
 
 def _real(script: str) -> str:
     with tempfile.TemporaryDirectory() as home:
+        # The admin host's kubeconfig, as the lab's home folder starts with it.
+        (Path(home) / ".kube").mkdir()
+        (Path(home) / kubeconfig.NAME).write_text(kubeconfig.starting_text(), encoding="utf-8")
+        (Path(home) / kubeconfig.NAME).chmod(0o600)
         done = subprocess.run(
             ["bash", "-c", f"umask 022; {script}"],
             capture_output=True,
@@ -80,7 +85,7 @@ def _real(script: str) -> str:
 
 def _ours(script: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
-    assert not lab.world.state.files  # the real tools start in an empty folder too
+    assert list(lab.world.state.files) == [kubeconfig.NAME]  # as the real tools' folder
     return lab.run(script).output
 
 

@@ -1,0 +1,180 @@
+"""Whom a kubectl command connects as, to which cluster, in which namespace: the admin host's
+kubeconfig (simulators.lab.kubeconfig) read as client-go's clientcmd reads it, with the
+`--kubeconfig`, `--context`, `--cluster`, `--user` and `-n` flags over it.
+
+Which file is `config_file.chosen`'s (`--kubeconfig FILE`, a missing one kubectl's `stat`
+error; else `$KUBECONFIG`'s; else `~/.kube/config`); no file at all is an empty config, and
+kubectl then falls back to `localhost:8080`, where nothing listens.
+
+The messages are kubectl 1.36's, measured against the real binary. Where a name is missing,
+the words depend on what the command asks clientcmd first: most verbs that act on named
+objects ask for the namespace (`ConfirmUsable`, "Error in configuration: ..."), the others
+for the REST config (`context "x" does not exist`); `-n` skips the namespace question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, NoReturn
+
+from simulators.cluster import access
+from simulators.cluster.api import ClusterAPI
+from simulators.cluster.impersonation import Impersonating
+from simulators.controllers.runtime import klog
+from simulators.lab import kubeconfig
+from simulators.lab.flags import Parsed
+from simulators.lab.kubeconfig import KubeconfigError
+from simulators.lab.kubectl import auth, config_file
+from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.tool import Context
+
+LOCALHOST = "http://localhost:8080"
+# The verbs whose Complete asks clientcmd for the namespace before anything else.
+NAMESPACE_FIRST = {
+    "annotate",
+    "attach",
+    "cp",
+    "delete",
+    "describe",
+    "edit",
+    "events",
+    "exec",
+    "get",
+    "label",
+    "logs",
+    "patch",
+    "port-forward",
+    "rollout",
+    "scale",
+    "set",
+    "taint",
+}
+# Commands that never connect: they answer from the client alone.
+LOCAL = {"completion", "config", "help", "kustomize", "options", "plugin"}
+# kubectl get's discovery retries, each logged before the final refusal.
+_DISCOVERY_TRIES = {"get": 5, "api-resources": 1}
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What the command uses: the context's namespace ("" when it names none) and the user the
+    server authenticates (the admin, or a service account by its token)."""
+
+    namespace: str
+    who: access.Identity
+
+
+ADMIN = Connection("", access.ADMIN)
+
+
+def needed(sub: str, parsed: Parsed) -> bool:
+    """Whether the command reads the kubeconfig at all (`version --client` does not)."""
+    return sub not in LOCAL and not (sub == "version" and parsed.has("client"))
+
+
+def _namespace_first(sub: str, parsed: Parsed) -> bool:
+    if parsed.value("namespace"):
+        return False  # clientcmd answers -n without reading the file
+    first = next(iter(parsed.positionals), "")
+    return sub in NAMESPACE_FIRST or (sub, first) in {
+        ("create", "token"),
+        ("top", "pods"),
+        ("top", "pod"),
+        ("top", "po"),
+    }
+
+
+def attach(ctx: Context, sub: str, parsed: Parsed, own_user: bool = False) -> None:
+    """Connect the command as its flags and the kubeconfig say: `parsed.context_namespace` set,
+    and `ctx.acting` the API as the user it runs as (a service account's token, `--as`), which
+    kubectl's run clears after the command. `set` calls it once its subcommand has read its
+    flags (they follow the subcommand's name)."""
+    flags = parsed
+    if own_user:  # the command's own --user (a subject's name) hides kubectl's global one
+        flags = replace(parsed, values={k: v for k, v in parsed.values.items() if k != "user"})
+    connected = connect(ctx, sub, flags, ctx.world.api.now()) if needed(sub, parsed) else ADMIN
+    parsed.context_namespace = connected.namespace
+    who = connected.who if sub == "auth" else auth.identity(parsed, connected.who)
+    if who != access.ADMIN:
+        ctx.acting = Impersonating(ctx.world.api, who)
+
+
+def connect(ctx: Context, sub: str, parsed: Parsed, now: Any) -> Connection:
+    """The connection the flags and the kubeconfig give, or KubeconfigError with the line(s)
+    kubectl prints (`now` stamps the discovery errors a refused connection logs first)."""
+    file = config_file.chosen(ctx, parsed)
+    if file.explicit and file.text is None:
+        raise KubeconfigError(f"error: stat {file.path}: no such file or directory")
+    config = config_file.loaded(file)
+    asked = {key: parsed.value(key) for key in ("context", "cluster", "user")}
+    if not _namespace_first(sub, parsed):
+        # The REST config asked first: a name given and missing, in its own words.
+        for key, section in (("context", "contexts"), ("cluster", "clusters")):
+            if asked[key] and asked[key] not in kubeconfig.named(config, section):
+                raise KubeconfigError(f'error: {key} "{asked[key]}" does not exist')
+    try:
+        resolved = kubeconfig.resolve(config, **asked)
+    except KubeconfigError as exc:
+        if str(exc) == kubeconfig.LOCALHOST:
+            _refused(sub, LOCALHOST, now, ctx)
+        raise
+    if resolved.server.rstrip("/") != kubeconfig.SERVER:  # the lab's cluster answers on it
+        _refused(sub, resolved.server.rstrip("/"), now, ctx)
+    user = kubeconfig.named(config, "users").get(resolved.user) or {}
+    who = _authenticated(ctx.world.api, user)
+    if who is None:
+        raise KubeconfigError("error: You must be logged in to the server (Unauthorized)")
+    context = kubeconfig.named(config, "contexts").get(resolved.context) or {}
+    return Connection(str(context.get("namespace") or ""), who)
+
+
+def context_namespace(ctx: Context) -> str:
+    """The current context's namespace ("" when none or unreadable), for tools such as helm
+    that read the kubeconfig beside kubectl."""
+    try:
+        config = config_file.loaded(config_file.chosen(ctx, Parsed()))
+        name = str(config.get("current-context") or "")
+        return str(kubeconfig.named(config, "contexts").get(name, {}).get("namespace") or "")
+    except KubectlError:
+        return ""
+
+
+def names(ctx: Context, section: str) -> list[str]:
+    """The names of the kubeconfig's contexts, clusters or users, for Tab."""
+    try:
+        return sorted(
+            kubeconfig.named(config_file.loaded(config_file.chosen(ctx, Parsed())), section)
+        )
+    except KubectlError:
+        return []
+
+
+def _authenticated(api: ClusterAPI, user: dict[str, Any]) -> access.Identity | None:
+    """Whom the server takes the user for: the admin's client certificate (the lab's CA signed
+    only that one), a service account's token, a token it does not know (None: 401), or, with
+    neither, the anonymous user kubeadm's apiserver lets in (`--anonymous-auth`)."""
+    token = user.get("token")
+    if token:
+        return access.token_identity(api, str(token))
+    if user.get("client-certificate-data") or user.get("client-certificate"):
+        return access.ADMIN
+    return access.ANONYMOUS
+
+
+def _refused(sub: str, server: str, now: Any, ctx: Context) -> NoReturn:
+    """Nothing listens at `server`: discovery's logged tries, then kubectl's last line."""
+    host = server.split("://", 1)[-1]
+    if server == LOCALHOST:
+        final = kubeconfig.LOCALHOST
+        dial = f"dial tcp 127.0.0.1:{host.rsplit(':', 1)[-1]}: connect: connection refused"
+    else:
+        address = host if ":" in host else f"{host}:443"
+        dial = f"dial tcp {address}: i/o timeout"
+        final = f"Unable to connect to the server: {dial}"
+    pid = 4243 + len(ctx.history)
+    err = (
+        '"Unhandled Error" err="couldn\'t get current server API group list: '
+        f'Get \\"{server}/api?timeout=32s\\": {dial}"'
+    )
+    tries = [klog(now, "E", "memcache.go:265", err, pid=pid)] * _DISCOVERY_TRIES.get(sub, 0)
+    raise KubeconfigError("\n".join([*tries, final]))
