@@ -23,6 +23,7 @@ from simulators.controllers import (
 from simulators.controllers.util import gpu_requests, items, labels_of, spec, status
 from simulators.engine.mig import NAMED_LAYOUTS
 from simulators.lab import (
+    checks_access,
     checks_common,
     checks_fabric,
     checks_health,
@@ -551,6 +552,7 @@ CHECKS: dict[str, dict[str, Check]] = {
 
 
 CHECKS.update(checks_stack.CHECKS)
+CHECKS.update(checks_access.CHECKS)
 CHECKS.update(checks_health.CHECKS)
 CHECKS.update(checks_fabric.CHECKS)
 CHECKS.update(checks_runtime.CHECKS)

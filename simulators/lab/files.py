@@ -29,8 +29,13 @@ FOLDERS = {name.split("/", 1)[0] for name in FOLDERED}
 def listed(names: Iterable[str], hidden: bool = False) -> list[str]:
     """The home folder's entries as `ls` lists them: no dot names unless `hidden` (-a), a
     foldered file by its folder."""
-    entries = {name.split("/", 1)[0] for name in names}
+    entries = {name.split("/", 1)[0] for name in names if "/" not in name or name in FOLDERED}
     return sorted(e for e in entries if hidden or not e.startswith("."))
+
+
+def is_name(name: str) -> bool:
+    """Whether `name` can be a file of the home folder (a plain name, or a foldered one)."""
+    return bool(name) and name not in (".", "..") and ("/" not in name or name in FOLDERED)
 
 
 def completed(names: Iterable[str], current: str) -> list[str]:
@@ -90,7 +95,7 @@ def mode_string(mode: int) -> str:
 def write(ctx: Context, path: str, text: str) -> str | None:
     """Store a file; returns bash's error text when it cannot."""
     name = normalize(path)
-    if not name or ("/" in name and name not in FOLDERED):
+    if not name or ("/" in name and not is_name(name)):
         return f"bash: {path}: No such file or directory"
     files = ctx.world.state.files
     if name not in files and len(files) >= MAX_FILES:

@@ -32,9 +32,7 @@ def _is_home(path: str) -> bool:
 def _name(path: str) -> str | None:
     """The home folder's file `path` names; None for any other place (no file there)."""
     name = files.normalize(path)
-    if not name or ("/" in name and name not in files.FOLDERED) or name in (".", ".."):
-        return None
-    return name
+    return name if files.is_name(name) else None
 
 
 def _elsewhere(tool_name: str, path: str) -> str:

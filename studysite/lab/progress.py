@@ -170,6 +170,8 @@ def over_limits(lab: LabSession) -> str | None:
         return f"has a command longer than {line_limit} bytes"
     if any(entry.size > MAX_STORED_OUTPUT for entry in transcript):
         return f"has an output longer than {MAX_STORED_OUTPUT // 1024} KiB"
+    if not all(files.is_name(name) for name in saved_files):
+        return "has a file that is not in the home folder"
     if len(saved_files) > files.MAX_FILES or any(
         len(text.encode("utf-8", "replace")) > files.MAX_FILE_BYTES for text in saved_files.values()
     ):

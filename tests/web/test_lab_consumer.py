@@ -239,6 +239,10 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
         ),
         ("fabric-nccl", ["nccl-ib", "steps-fast", "gang-runs", "others-kept"]),
         ("toolkit-runtime", ["toolkit-ready", "runtime-class", "smoke-passed", "policy-ready"]),
+        (
+            "ci-service-account",
+            ["can-restart", "can-watch", "least-privilege", "checked-as-pipeline"],
+        ),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

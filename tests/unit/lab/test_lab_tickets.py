@@ -26,6 +26,7 @@ TICKETS = [
     "toolkit-runtime",
     "xid-fallen-off",
     "fabric-nccl",
+    "ci-service-account",
 ]
 
 
