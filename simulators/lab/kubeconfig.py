@@ -34,6 +34,9 @@ CLUSTER = "dgx-cluster"
 USER = "kubernetes-admin"
 CONTEXT = f"{USER}@{CLUSTER}"
 SERVER = "https://10.0.0.10:6443"
+# A kubeconfig's permission bits: kubectl writes a new one 0600, and kubeadm's admin.conf,
+# copied to ~/.kube/config, keeps its 0600.
+MODE = 0o600
 
 Config = dict[str, Any]
 SECTIONS = {"clusters": "cluster", "users": "user", "contexts": "context"}
@@ -192,8 +195,10 @@ def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
+@functools.cache
 def starting_text() -> str:
-    """The lab's file at a lab's start, as kubeadm's admin.conf is once kubectl rewrote it."""
+    """The lab's file at a lab's start, as kubeadm's admin.conf is once kubectl rewrote it
+    (made once: every new lab's home folder holds it)."""
     ca = _pem(
         "CERTIFICATE",
         "ca",

@@ -82,7 +82,7 @@ class HostState:
     # 0600 as kubeadm's admin.conf copied); an older saved lab gets it when loaded.
     version: int = 2
     # Permission bits of the files that have other than a new file's 0644 (chmod).
-    modes: dict[str, int] = field(default_factory=lambda: {kubeconfig.NAME: 0o600})
+    modes: dict[str, int] = field(default_factory=lambda: {kubeconfig.NAME: kubeconfig.MODE})
     runai: RunaiCli = field(default_factory=RunaiCli)
     helm: list[HelmRelease] = field(default_factory=list)
 
@@ -98,7 +98,7 @@ class HostState:
             modes = {str(k): int(v) & 0o7777 for k, v in (data.get("modes") or {}).items()}
             if int(data.get("version", 1)) < 2 and kubeconfig.NAME not in files:
                 files[kubeconfig.NAME] = kubeconfig.starting_text()
-                modes[kubeconfig.NAME] = 0o600
+                modes[kubeconfig.NAME] = kubeconfig.MODE
             return cls(
                 seed=int(data["seed"]),
                 step=int(data.get("step", 0)),
@@ -370,10 +370,7 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     api.keep_watch_history(0)
     api.clock.seconds = -CLUSTER_AGE
     world = World(api, HostState(seed=seed))
-    world.state.files = {
-        kubeconfig.NAME: kubeconfig.starting_text(),
-        **{str(k): str(v) for k, v in (spec.get("files") or {}).items()},
-    }
+    world.state.files.update({str(k): str(v) for k, v in (spec.get("files") or {}).items()})
     runai_spec = spec.get("runai") or {}
     world.state.runai = RunaiCli(
         installed=bool(runai_spec.get("installed", True)),

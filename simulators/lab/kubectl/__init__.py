@@ -52,7 +52,13 @@ from simulators.lab.kubectl import (
     wait,
 )
 from simulators.lab.kubectl import run as run_verb
-from simulators.lab.kubectl.common import KubectlError, check_verbosity, error_text, see
+from simulators.lab.kubectl.common import (
+    KubectlError,
+    check_verbosity,
+    error_text,
+    process_id,
+    see,
+)
 from simulators.lab.kubectl.find import minus_first, strip_flags
 from simulators.lab.kubectl.help import command_path, global_page, unknown_topic
 from simulators.lab.kubectl.help import page as help_page
@@ -163,6 +169,8 @@ def _config_candidates(ctx: Context, positionals: list[str], current: str) -> li
     return _starting(connection.names(ctx, section), current) if section else []
 
 
+# The kubeconfig's names a flag takes, by its section.
+_NAME_FLAGS = {"--context": "contexts", "--cluster": "clusters", "--user": "users"}
 _CONFIG_NAMES = {
     "use-context": "contexts",
     "use": "contexts",
@@ -211,17 +219,13 @@ def _global_flags(args: list[str], command: str) -> Parsed | Output:
     return parsed
 
 
-# The shell's own process id is 4242 ($$); each kubectl it starts gets the next ones.
-_FIRST_PID = 4243
-
-
 def _logged_first(ctx: Context, parsed: Parsed, result: Output) -> Output:
     """What the command wrote to stderr as it read its flags (Parsed.warned), ahead of the rest
     of its stderr: kubectl writes those lines at once, before anything else; a klog warning
     with klog's header."""
     if not parsed.warned:
         return result
-    pid = _FIRST_PID + len(ctx.history)
+    pid = process_id(ctx)
     now = ctx.api.now()
     early = [
         klog(now, "W", where, line, pid=pid) if where else line for where, line in parsed.warned
@@ -314,9 +318,8 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
         ]
         return _starting(sorted(options), current)
     positionals = _positionals(words[1:], verb.flags)
-    if words[-1] in ("--context", "--cluster", "--user"):
-        section = {"--context": "contexts", "--cluster": "clusters", "--user": "users"}
-        return _starting(connection.names(ctx, section[words[-1]]), current)
+    if words[-1] in _NAME_FLAGS:
+        return _starting(connection.names(ctx, _NAME_FLAGS[words[-1]]), current)
     if sub == "config":
         return _config_candidates(ctx, positionals, current)
     cluster = ctx.api

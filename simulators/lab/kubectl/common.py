@@ -34,6 +34,15 @@ COMMON = [
 ]
 
 
+# The shell's own process id is 4242 ($$); each kubectl it starts gets the next ones.
+_FIRST_PID = 4243
+
+
+def process_id(ctx: Context) -> int:
+    """This kubectl's process id, as its klog lines show it."""
+    return _FIRST_PID + len(ctx.history)
+
+
 _INT32 = re.compile(r"[+-]?[0-9]+")
 
 

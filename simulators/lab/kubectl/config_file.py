@@ -75,7 +75,7 @@ def written(
         raise KubectlError(f"error: open {file.path}: {reason}")
     state = ctx.world.state
     if file.text is None and hasattr(state, "modes"):  # os.WriteFile(..., 0600)
-        files.set_mode(ctx, files.normalize(file.name), 0o600)
+        files.set_mode(ctx, files.normalize(file.name), kubeconfig.MODE)
 
 
 def _relative(body: dict[str, Any], base: str) -> dict[str, Any]:

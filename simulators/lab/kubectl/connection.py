@@ -25,7 +25,7 @@ from simulators.lab import kubeconfig
 from simulators.lab.flags import Parsed
 from simulators.lab.kubeconfig import KubeconfigError
 from simulators.lab.kubectl import auth, config_file
-from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.kubectl.common import KubectlError, process_id
 from simulators.lab.tool import Context
 
 LOCALHOST = "http://localhost:8080"
@@ -49,6 +49,7 @@ NAMESPACE_FIRST = {
     "set",
     "taint",
 }
+_NAMESPACE_FIRST_SUBCOMMANDS = {("create", "token"), ("top", "pods"), ("top", "pod"), ("top", "po")}
 # Commands that never connect: they answer from the client alone.
 LOCAL = {"completion", "config", "help", "kustomize", "options", "plugin"}
 # kubectl get's discovery retries, each logged before the final refusal.
@@ -76,12 +77,7 @@ def _namespace_first(sub: str, parsed: Parsed) -> bool:
     if parsed.value("namespace"):
         return False  # clientcmd answers -n without reading the file
     first = next(iter(parsed.positionals), "")
-    return sub in NAMESPACE_FIRST or (sub, first) in {
-        ("create", "token"),
-        ("top", "pods"),
-        ("top", "pod"),
-        ("top", "po"),
-    }
+    return sub in NAMESPACE_FIRST or (sub, first) in _NAMESPACE_FIRST_SUBCOMMANDS
 
 
 def attach(ctx: Context, sub: str, parsed: Parsed, own_user: bool = False) -> None:
@@ -92,16 +88,16 @@ def attach(ctx: Context, sub: str, parsed: Parsed, own_user: bool = False) -> No
     flags = parsed
     if own_user:  # the command's own --user (a subject's name) hides kubectl's global one
         flags = replace(parsed, values={k: v for k, v in parsed.values.items() if k != "user"})
-    connected = connect(ctx, sub, flags, ctx.world.api.now()) if needed(sub, parsed) else ADMIN
+    connected = connect(ctx, sub, flags) if needed(sub, parsed) else ADMIN
     parsed.context_namespace = connected.namespace
     who = connected.who if sub == "auth" else auth.identity(parsed, connected.who)
     if who != access.ADMIN:
         ctx.acting = Impersonating(ctx.world.api, who)
 
 
-def connect(ctx: Context, sub: str, parsed: Parsed, now: Any) -> Connection:
+def connect(ctx: Context, sub: str, parsed: Parsed) -> Connection:
     """The connection the flags and the kubeconfig give, or KubeconfigError with the line(s)
-    kubectl prints (`now` stamps the discovery errors a refused connection logs first)."""
+    kubectl prints."""
     file = config_file.chosen(ctx, parsed)
     if file.explicit and file.text is None:
         raise KubeconfigError(f"error: stat {file.path}: no such file or directory")
@@ -116,10 +112,10 @@ def connect(ctx: Context, sub: str, parsed: Parsed, now: Any) -> Connection:
         resolved = kubeconfig.resolve(config, **asked)
     except KubeconfigError as exc:
         if str(exc) == kubeconfig.LOCALHOST:
-            _refused(sub, LOCALHOST, now, ctx)
+            _refused(ctx, sub, LOCALHOST)
         raise
     if resolved.server.rstrip("/") != kubeconfig.SERVER:  # the lab's cluster answers on it
-        _refused(sub, resolved.server.rstrip("/"), now, ctx)
+        _refused(ctx, sub, resolved.server.rstrip("/"))
     user = kubeconfig.named(config, "users").get(resolved.user) or {}
     who = _authenticated(ctx.world.api, user)
     if who is None:
@@ -131,22 +127,22 @@ def connect(ctx: Context, sub: str, parsed: Parsed, now: Any) -> Connection:
 def context_namespace(ctx: Context) -> str:
     """The current context's namespace ("" when none or unreadable), for tools such as helm
     that read the kubeconfig beside kubectl."""
-    try:
-        config = config_file.loaded(config_file.chosen(ctx, Parsed()))
-        name = str(config.get("current-context") or "")
-        return str(kubeconfig.named(config, "contexts").get(name, {}).get("namespace") or "")
-    except KubectlError:
-        return ""
+    config = _readable(ctx)
+    name = str(config.get("current-context") or "")
+    return str(kubeconfig.named(config, "contexts").get(name, {}).get("namespace") or "")
 
 
 def names(ctx: Context, section: str) -> list[str]:
     """The names of the kubeconfig's contexts, clusters or users, for Tab."""
+    return sorted(kubeconfig.named(_readable(ctx), section))
+
+
+def _readable(ctx: Context) -> kubeconfig.Config:
+    """The kubeconfig kubectl would read without flags; an empty one where it cannot."""
     try:
-        return sorted(
-            kubeconfig.named(config_file.loaded(config_file.chosen(ctx, Parsed())), section)
-        )
+        return config_file.loaded(config_file.chosen(ctx, Parsed()))
     except KubectlError:
-        return []
+        return kubeconfig.empty()
 
 
 def _authenticated(api: ClusterAPI, user: dict[str, Any]) -> access.Identity | None:
@@ -161,7 +157,7 @@ def _authenticated(api: ClusterAPI, user: dict[str, Any]) -> access.Identity | N
     return access.ANONYMOUS
 
 
-def _refused(sub: str, server: str, now: Any, ctx: Context) -> NoReturn:
+def _refused(ctx: Context, sub: str, server: str) -> NoReturn:
     """Nothing listens at `server`: discovery's logged tries, then kubectl's last line."""
     host = server.split("://", 1)[-1]
     if server == LOCALHOST:
@@ -171,10 +167,10 @@ def _refused(sub: str, server: str, now: Any, ctx: Context) -> NoReturn:
         address = host if ":" in host else f"{host}:443"
         dial = f"dial tcp {address}: i/o timeout"
         final = f"Unable to connect to the server: {dial}"
-    pid = 4243 + len(ctx.history)
     err = (
         '"Unhandled Error" err="couldn\'t get current server API group list: '
         f'Get \\"{server}/api?timeout=32s\\": {dial}"'
     )
-    tries = [klog(now, "E", "memcache.go:265", err, pid=pid)] * _DISCOVERY_TRIES.get(sub, 0)
+    line = klog(ctx.world.api.now(), "E", "memcache.go:265", err, pid=process_id(ctx))
+    tries = [line] * _DISCOVERY_TRIES.get(sub, 0)
     raise KubeconfigError("\n".join([*tries, final]))
