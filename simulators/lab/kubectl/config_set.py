@@ -21,6 +21,7 @@ from simulators.lab.kubeconfig import Config
 from simulators.lab.kubeconfig_v1 import go_b64decode
 from simulators.lab.kubectl import config_file as cf
 from simulators.lab.kubectl.common import KubectlError
+from simulators.lab.kubectl.set_image import pairs_and_removals
 from simulators.lab.tool import Context, Output
 
 _S, _B, _D, _OBJ, _PTR = "string", "bool", "[]uint8", "runtime.Object", "pointer"
@@ -268,21 +269,6 @@ def _embedded(ctx: Context, parsed: Parsed, fields: tuple[str, ...], what: str) 
     return out
 
 
-def _pairs(values: list[str], flag: str) -> tuple[dict[str, str], list[str]]:
-    """cmdutil.ParsePairs with removal (`key-`)."""
-    new: dict[str, str] = {}
-    removed: list[str] = []
-    for pair in values:
-        if "=" in pair and not pair.startswith("="):
-            key, _, value = pair.partition("=")
-            new[key] = value
-        elif pair.endswith("-") and pair != "-":
-            removed.append(pair[:-1])
-        else:
-            raise ValueError(f"invalid {flag} format: {pair}")
-    return new, removed
-
-
 def _csv(values: list[str]) -> list[str]:
     """A StringSlice flag's values: each one split at commas."""
     return [item for value in values for item in value.split(",")]
@@ -292,8 +278,10 @@ def set_credentials(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
     if len(args) != 1:
         return cf.help_error("set-credentials", f"unexpected args: {cf.listed(args)}")
     try:
-        provider_args = _pairs(_csv(parsed.all("auth-provider-arg")), "auth-provider-arg")
-        env = _pairs(parsed.all("exec-env"), "exec-env")
+        provider_args = pairs_and_removals(
+            _csv(parsed.all("auth-provider-arg")), "auth-provider-arg", support_remove=True
+        )
+        env = pairs_and_removals(parsed.all("exec-env"), "exec-env", support_remove=True)
     except ValueError as exc:
         return cf.help_error("set-credentials", str(exc))
     name = args[0]

@@ -78,19 +78,33 @@ def resources_and_pairs(args: list[str], pair_type: str) -> tuple[list[str], lis
     return resources, pairs
 
 
-def parse_pairs(pairs: list[str], pair_type: str) -> dict[str, str]:
-    """cmdutil.ParsePairs without removals: `K=V` each, anything else kubectl's error."""
+def pairs_and_removals(
+    pairs: list[str], pair_type: str, support_remove: bool
+) -> tuple[dict[str, str], list[str]]:
+    """cmdutil.ParsePairs: `K=V` each, and with `support_remove` `K-` to remove; a ValueError
+    naming every other word (`invalid image format: a, b`)."""
     out: dict[str, str] = {}
+    removed: list[str] = []
     invalid: list[str] = []
     for pair in pairs:
         if "=" in pair and not pair.startswith("="):
             key, _, value = pair.partition("=")
             out[key] = value
+        elif support_remove and pair.endswith("-") and pair != "-":
+            removed.append(pair[:-1])
         else:
             invalid.append(pair)
     if invalid:
-        raise KubectlError(f"error: invalid {pair_type} format: {', '.join(invalid)}")
-    return out
+        raise ValueError(f"invalid {pair_type} format: {', '.join(invalid)}")
+    return out, removed
+
+
+def parse_pairs(pairs: list[str], pair_type: str) -> dict[str, str]:
+    """cmdutil.ParsePairs without removals, its error kubectl's line."""
+    try:
+        return pairs_and_removals(pairs, pair_type, support_remove=False)[0]
+    except ValueError as exc:
+        raise KubectlError(f"error: {exc}") from None
 
 
 def run_image(ctx: Context, parsed: Parsed, words: list[str]) -> Output:

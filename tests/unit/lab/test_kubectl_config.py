@@ -246,6 +246,12 @@ def test_usage_errors_print_the_subcommands_help_then_the_error(lab: LabSession)
     )
 
 
+def test_every_malformed_exec_env_pair_is_named_as_parsepairs_names_them(lab: LabSession) -> None:
+    text = out(lab, "kubectl config set-credentials x --exec-command=a --exec-env=bad "
+                    "--exec-env==v --exec-env=k=v")  # fmt: skip
+    assert text.endswith("error: invalid exec-env format: bad, =v")
+
+
 def refusal(config: kubeconfig.Config, **flags: str) -> str:
     with pytest.raises(KubeconfigError) as refused:
         resolve(config, **flags)
