@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -231,24 +232,41 @@ def _pod_causes(pod: Obj) -> list[tuple[str, str]]:
 
 
 def check_update(info: ResourceInfo, old: Obj, new: Obj, subresource: str | None) -> None:
-    """Refuse an update that changes an immutable field (a pod's spec, a RuntimeClass's
-    handler: ``ValidateImmutableField``'s "field is immutable")."""
+    """Refuse an update that changes an immutable field (a pod's spec, a binding's roleRef, a
+    RuntimeClass's handler: ``ValidateImmutableField``'s "field is immutable")."""
     if info.kind == "Pod" and subresource != "status":
         check_pod_update(info, old, new)
+    elif info.kind in ("RoleBinding", "ClusterRoleBinding") and _role_ref(old) != _role_ref(new):
+        # ValidateRoleBindingUpdate, the value as Go's %#v of the internal rbac.RoleRef.
+        group, kind, ref = (json.dumps(v, ensure_ascii=False) for v in _role_ref(new))
+        value = f"rbac.RoleRef{{APIGroup:{group}, Kind:{kind}, Name:{ref}}}"
+        _refuse_field(info, old, "roleRef", f"Invalid value: {value}: cannot change roleRef")
     elif info.kind == "RuntimeClass" and old.get("handler") != new.get("handler"):
-        name = str(old["metadata"]["name"])
-        message = f'Invalid value: "{new.get("handler") or ""}": field is immutable'
-        raise ApiError(
-            422,
-            "Invalid",
-            f'{info.kind}.{info.group} "{name}" is invalid: handler: {message}',
-            {
-                "name": name,
-                "group": info.group,
-                "kind": info.kind,
-                "causes": [{"reason": "FieldValueInvalid", "message": message, "field": "handler"}],
-            },
-        )
+        handler = new.get("handler") or ""
+        _refuse_field(info, old, "handler", f'Invalid value: "{handler}": field is immutable')
+
+
+def _role_ref(binding: Obj) -> tuple[str, str, str]:
+    ref = binding.get("roleRef")
+    if not isinstance(ref, dict):
+        return ("", "", "")
+    return (str(ref.get("apiGroup") or ""), str(ref.get("kind") or ""), str(ref.get("name") or ""))
+
+
+def _refuse_field(info: ResourceInfo, old: Obj, field: str, message: str) -> None:
+    """The API server's 422 for one invalid field of an update."""
+    name = str(old["metadata"]["name"])
+    raise ApiError(
+        422,
+        "Invalid",
+        f'{info.kind}.{info.group} "{name}" is invalid: {field}: {message}',
+        {
+            "name": name,
+            "group": info.group,
+            "kind": info.kind,
+            "causes": [{"reason": "FieldValueInvalid", "message": message, "field": field}],
+        },
+    )
 
 
 def check_pod_update(info: ResourceInfo, old: Obj, new: Obj) -> None:

@@ -1,6 +1,7 @@
 """The objects every cluster has from its first minute, seeded into each world.
 
-A kubeadm cluster's RBAC bootstrap (``cluster-admin`` and the discovery roles, and the
+A kubeadm cluster's RBAC bootstrap (``simulators.cluster.bootstrap_policy``: ``cluster-admin``,
+``admin``, ``edit``, ``view``, the components' and discovery roles, and the
 ``kubeadm:cluster-admins`` binding that makes admin.conf's user a cluster admin), the two system
 PriorityClasses, the control plane's leader-election Leases in kube-system, and one default
 StorageClass (local-path, as on-prem clusters without a storage vendor commonly use). With Run:ai
@@ -13,62 +14,10 @@ from __future__ import annotations
 
 import hashlib
 
-from simulators.cluster.api import ClusterAPI, Obj
+from simulators.cluster import bootstrap_policy
+from simulators.cluster.api import ClusterAPI
+from simulators.cluster.bootstrap_policy import RBAC
 
-RBAC = "rbac.authorization.k8s.io"
-_BOOTSTRAP = {
-    "labels": {"kubernetes.io/bootstrapping": "rbac-defaults"},
-    "annotations": {"rbac.authorization.kubernetes.io/autoupdate": "true"},
-}
-_PUBLIC_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
-CLUSTER_ROLES: dict[str, list[Obj]] = {
-    "cluster-admin": [
-        {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
-        {"nonResourceURLs": ["*"], "verbs": ["*"]},
-    ],
-    "system:basic-user": [
-        {
-            "apiGroups": ["authentication.k8s.io"],
-            "resources": ["selfsubjectreviews"],
-            "verbs": ["create"],
-        },
-        {
-            "apiGroups": ["authorization.k8s.io"],
-            "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-            "verbs": ["create"],
-        },
-    ],
-    "system:discovery": [
-        {
-            "nonResourceURLs": [
-                "/api",
-                "/api/*",
-                "/apis",
-                "/apis/*",
-                "/healthz",
-                "/livez",
-                "/openapi",
-                "/openapi/*",
-                "/readyz",
-                "/version",
-                "/version/",
-            ],
-            "verbs": ["get"],
-        }
-    ],
-    "system:public-info-viewer": [{"nonResourceURLs": _PUBLIC_URLS, "verbs": ["get"]}],
-}
-# binding name -> (cluster role, groups)
-CLUSTER_ROLE_BINDINGS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "cluster-admin": ("cluster-admin", ("system:masters",)),
-    "kubeadm:cluster-admins": ("cluster-admin", ("kubeadm:cluster-admins",)),
-    "system:basic-user": ("system:basic-user", ("system:authenticated",)),
-    "system:discovery": ("system:discovery", ("system:authenticated",)),
-    "system:public-info-viewer": (
-        "system:public-info-viewer",
-        ("system:authenticated", "system:unauthenticated"),
-    ),
-}
 SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": (
         2000000000,
@@ -101,21 +50,10 @@ def _holder(component: str) -> str:
 
 def seed_defaults(api: ClusterAPI, *, runai: bool = True) -> None:
     """Create the objects above (call once, when a world's cluster is built)."""
-    for name, rules in CLUSTER_ROLES.items():
-        api.create(
-            f"clusterroles.{RBAC}",
-            {"metadata": {"name": name, **_BOOTSTRAP}, "rules": rules},
-        )
-    for name, (role, groups) in CLUSTER_ROLE_BINDINGS.items():
-        meta: Obj = {"name": name} if name.startswith("kubeadm:") else {"name": name, **_BOOTSTRAP}
-        api.create(
-            f"clusterrolebindings.{RBAC}",
-            {
-                "metadata": meta,
-                "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
-                "subjects": [{"apiGroup": RBAC, "kind": "Group", "name": g} for g in groups],
-            },
-        )
+    for role in bootstrap_policy.cluster_roles():
+        api.create(f"clusterroles.{RBAC}", role)
+    for binding in bootstrap_policy.cluster_role_bindings():
+        api.create(f"clusterrolebindings.{RBAC}", binding)
     for name, (value, description) in SYSTEM_PRIORITY_CLASSES.items():
         api.create(
             "priorityclasses.scheduling.k8s.io",

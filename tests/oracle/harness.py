@@ -14,7 +14,7 @@ import shlex
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,6 +215,17 @@ def same(line: str, lab: Answer, real: Answer) -> bool:
         # columns (the header's too).
         return _collapsed(a) == _collapsed(b)
     return a == b
+
+
+def disagreements(running: Oracle, lines: Iterable[str]) -> list[str]:
+    """Each line on both sides, in order on one state; those whose answers differ, each shown
+    as `$ LINE`, the real kubectl's answer, then the lab's."""
+    found = []
+    for line in lines:
+        lab, real = running.both(line)
+        if not same(line, lab, real):
+            found.append(f"$ {line}\n--- real\n{real.text}\n--- lab\n{lab.text}")
+    return found
 
 
 def _collapsed(text: str) -> str:

@@ -243,6 +243,7 @@ def test_the_rate_limiter_allows_a_burst_then_refills() -> None:
             "ci-service-account",
             ["can-restart", "can-watch", "least-privilege", "checked-as-pipeline"],
         ),
+        ("oncall-view", ["can-look", "sees-workloads", "read-only"]),
     ],
 )
 async def test_a_new_ticket_is_solved_over_the_websocket(

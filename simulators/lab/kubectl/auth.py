@@ -8,7 +8,7 @@ from simulators.cluster import access
 from simulators.cluster.api import ApiError
 from simulators.cluster.impersonation import Impersonating
 from simulators.lab.flags import Flag, Parsed
-from simulators.lab.kubectl import auth_reconcile
+from simulators.lab.kubectl import auth_reconcile, rbac_rules
 from simulators.lab.kubectl.common import COMMON, KubectlError, namespace, usage
 from simulators.lab.kubectl.printing import object_output, object_text, to_json
 from simulators.lab.kubectl.tabwriter import table
@@ -143,104 +143,9 @@ def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
     return Output(f"{warning}{'yes' if allowed else 'no'}", 0 if allowed else 1)
 
 
-def _go_list(values: list[str]) -> str:
-    """Go's %v of a []string."""
-    return "[" + " ".join(values) + "]"
-
-
-def _breakdown(rule: dict[str, list[str]]) -> list[dict[str, list[str]]]:
-    """rbac's BreakdownRule: one rule per group, resource and resource name (or URL)."""
-    verbs = list(rule.get("verbs") or [])
-    out = []
-    for group in rule.get("apiGroups") or []:
-        for resource in rule.get("resources") or []:
-            names: list[list[str]] = [[n] for n in rule.get("resourceNames") or []] or [[]]
-            for name in names:
-                out.append(
-                    {
-                        "verbs": verbs,
-                        "apiGroups": [group],
-                        "resources": [resource],
-                        "resourceNames": name,
-                        "nonResourceURLs": [],
-                    }
-                )
-    for url in rule.get("nonResourceURLs") or []:
-        out.append(
-            {
-                "verbs": verbs,
-                "apiGroups": [],
-                "resources": [],
-                "resourceNames": [],
-                "nonResourceURLs": [url],
-            }
-        )
-    return out
-
-
-def _compact(rules: list[dict[str, list[str]]]) -> list[dict[str, list[str]]]:
-    """rbac's CompactRules: simple rules (one group, one resource, no names or URLs) on the same
-    resource merge their verbs."""
-    compacted: list[dict[str, list[str]]] = []
-    simple: dict[tuple[str, str], dict[str, list[str]]] = {}
-    for rule in rules:
-        if (
-            len(rule["apiGroups"]) == 1
-            and len(rule["resources"]) == 1
-            and not rule["resourceNames"]
-            and not rule["nonResourceURLs"]
-        ):
-            key = (rule["apiGroups"][0], rule["resources"][0])
-            if key in simple:
-                simple[key]["verbs"] = simple[key]["verbs"] + rule["verbs"]
-            else:
-                simple[key] = {k: list(v) for k, v in rule.items()}
-        else:
-            compacted.append(rule)
-    return compacted + list(simple.values())
-
-
-def _go_string(rule: dict[str, list[str]]) -> str:
-    """PolicyRule.String(), the order kubectl sorts the rules in."""
-    parts = [
-        f"{field}:[{' '.join(rule[key])}]"
-        for field, key in (
-            ("Verbs", "verbs"),
-            ("APIGroups", "apiGroups"),
-            ("Resources", "resources"),
-            ("ResourceNames", "resourceNames"),
-            ("NonResourceURLs", "nonResourceURLs"),
-        )
-    ]
-    return "&PolicyRule{" + ",".join(parts) + ",}"
-
-
-def _resource_column(rule: dict[str, list[str]]) -> str:
-    """CombineResourceGroup: resource.group/subresource."""
-    if not rule["resources"]:
-        return ""
-    resource, _, sub = rule["resources"][0].partition("/")
-    group = rule["apiGroups"][0] if rule["apiGroups"] else ""
-    combined = f"{resource}.{group}" if group else resource
-    return f"{combined}/{sub}" if sub else combined
-
-
 def _list(ctx: Context, parsed: Parsed) -> Output:
     """`auth can-i --list`: the SelfSubjectRulesReview's rules, as kubectl prints them."""
     status = access.rules(ctx.world.api, namespace(parsed), identity(parsed, connected(ctx)))
-    broken: list[dict[str, list[str]]] = []
-    for rule in [*status["resourceRules"], *status["nonResourceRules"]]:
-        broken += _breakdown(rule)
-    compacted = sorted(_compact(broken), key=_go_string)
-    rows = [] if parsed.has("no-headers") else [["Resources", "Non-Resource URLs",
-                                                 "Resource Names", "Verbs"]]  # fmt: skip
-    for rule in compacted:
-        rows.append(
-            [
-                _resource_column(rule),
-                _go_list(rule["nonResourceURLs"]),
-                _go_list(rule["resourceNames"]),
-                _go_list(rule["verbs"]),
-            ]
-        )
+    headers = [] if parsed.has("no-headers") else [rbac_rules.HEADER]
+    rows = headers + rbac_rules.rows([*status["resourceRules"], *status["nonResourceRules"]])
     return Output(table(rows))

@@ -3,7 +3,8 @@
 Each describer is a port of kubectl's (pkg/describe/describe.go): the same lines written to
 the same tabwriter (padding 2), so sections align as kubectl's do. This module holds the verb and
 the one table of describers; they live in ``describe_pods`` (pods, nodes),
-``describe_workloads`` (DaemonSets, Deployments, ReplicaSets) and ``describe_other`` (the rest
+``describe_workloads`` (DaemonSets, Deployments, ReplicaSets), ``describe_rbac`` (roles and
+bindings) and ``describe_other`` (the rest
 and the generic describer), their shared sections in ``describe_common``.
 """
 
@@ -31,6 +32,7 @@ from simulators.lab.kubectl.describe_other import (
     describe_serviceaccount,
 )
 from simulators.lab.kubectl.describe_pods import describe_node, describe_pod
+from simulators.lab.kubectl.describe_rbac import describe_binding, describe_role
 from simulators.lab.kubectl.describe_workloads import (
     describe_daemonset,
     describe_deployment,
@@ -64,6 +66,10 @@ DESCRIBERS: dict[str, Describer] = {
     "serviceaccounts": describe_serviceaccount,
     "statefulsets.apps": describe_statefulset,
     "services": describe_service,
+    "roles.rbac.authorization.k8s.io": describe_role,
+    "clusterroles.rbac.authorization.k8s.io": describe_role,
+    "rolebindings.rbac.authorization.k8s.io": describe_binding,
+    "clusterrolebindings.rbac.authorization.k8s.io": describe_binding,
 }
 
 

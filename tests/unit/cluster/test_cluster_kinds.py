@@ -62,7 +62,10 @@ def test_bindings_print_their_role_and_wide_adds_subjects() -> None:
     ]
     roles = lab.out("kubectl get clusterroles").splitlines()
     assert roles[0].split() == ["NAME", "CREATED", "AT"]
-    assert roles[1].split() == ["cluster-admin", "2026-11-10T09:40:00Z"]
+    assert [r.split() for r in roles[1:3]] == [
+        ["admin", "2026-11-10T09:40:00Z"],
+        ["cluster-admin", "2026-11-10T09:40:00Z"],
+    ]
 
 
 def test_a_quota_shows_what_is_used_of_each_hard_limit() -> None:

@@ -178,3 +178,29 @@ def test_a_lab_restored_from_its_whole_world_shares_what_it_still_has_with_its_t
     for line in back.answer_key():
         back.run(line)
     assert back.is_complete() and world_json(template) == before
+
+
+def test_a_lab_saved_before_worlds_were_built_differently_is_refused_not_misapplied(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The ticket is the same, but every cluster now starts with one more object (as when
+    admin, edit and view were added): the saved changes were made against another template."""
+    from simulators.cluster import seed as cluster_seed
+    from simulators.lab import world as world_module
+
+    lab = LabSession.new("mig-single", seed=3)
+    lab.run("kubectl label node gpu-node1 mine=yes")
+    data = json.loads(lab.encode())
+    original = cluster_seed.seed_defaults
+
+    def one_more(api: Any, **kwargs: Any) -> None:
+        original(api, **kwargs)
+        api.create("configmaps", {"metadata": {"name": "new", "namespace": "default"}})
+
+    monkeypatch.setattr(world_module, "seed_defaults", one_more)
+    world_module._templates.clear()
+    try:
+        with pytest.raises(LabError, match="world has changed"):
+            LabSession.from_json(data)
+    finally:
+        world_module._templates.clear()

@@ -27,6 +27,7 @@ TICKETS = [
     "xid-fallen-off",
     "fabric-nccl",
     "ci-service-account",
+    "oncall-view",
 ]
 
 
