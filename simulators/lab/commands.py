@@ -22,6 +22,7 @@ from simulators.lab import (
     jqtool,
     kubectl,
     linetools,
+    ls,
     pathtools,
     runai,
     sed,
@@ -134,7 +135,13 @@ BIN = "/usr/bin/"
 register("kubectl", kubectl.run, path="/usr/local/bin/kubectl")
 register("runai", runai.run, path="/usr/local/bin/runai")
 register("helm", helm.run, path="/usr/local/bin/helm")
-register("ls", files.ls, path=BIN + "ls", files=True, options=["-l", "-a", "-h", "-1", "-t"])
+register(
+    "ls",
+    ls.ls,
+    path=BIN + "ls",
+    files=True,
+    options=["-l", "-a", "-A", "-h", "-1", "-t", "-r", "-S", "-d", "-F", "-R"],
+)
 register("cat", files.cat, path=BIN + "cat", files=True)
 register(
     "diff",

@@ -1,5 +1,5 @@
-"""The home folder: ls, cat, grep, head and tail (sed is simulators.lab.sed, the editors
-simulators.lab.editor).
+"""The home folder: cat, grep, head and tail (ls is simulators.lab.ls, sed simulators.lab.sed,
+the editors simulators.lab.editor).
 
 Files live in the world state as name -> text. grep's patterns go through
 simulators.lab.regex (RE2, linear time). Every stage checks the
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from simulators.cluster.clock import datetime_at
 from simulators.lab import budget
 from simulators.lab.kubeconfig import NAME
 from simulators.lab.tool import Context, Output
@@ -106,57 +105,7 @@ def write(ctx: Context, path: str, text: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------------------- ls, cat
-
-
-def ls(ctx: Context, args: list[str]) -> Output:
-    long = single = hidden = False
-    names: list[str] = []
-    for arg in args:
-        if arg.startswith("-") and len(arg) > 1:
-            bad = [c for c in arg[1:] if c not in "lah1t"]
-            if bad:
-                return Output.error(
-                    f"ls: invalid option -- '{bad[0]}'\nTry 'ls --help' for more information.", 2
-                )
-            long = long or "l" in arg
-            single = single or "1" in arg
-            hidden = hidden or "a" in arg
-        else:
-            names.append(arg)
-    files = ctx.world.state.files
-    shown: list[str] = []
-    errors: list[str] = []
-    if not names or any(normalize(n) in ("", ".", "~", HOME) for n in names):
-        shown = [".", "..", *listed(files, hidden=True)] if hidden else listed(files)
-    for n in names:
-        name = normalize(n).rstrip("/")
-        if name in ("", ".", "~", HOME):
-            continue
-        if name in files:
-            shown.append(normalize(n))
-        elif name in FOLDERS:
-            shown += [f.split("/", 1)[1] for f in sorted(files) if f.startswith(name + "/")]
-        else:
-            errors.append(f"ls: cannot access '{n}': No such file or directory")
-    if long:
-        stamp = datetime_at(0).strftime("%b %d %H:%M")
-        lines = (
-            [f"total {max(1, sum(len(files.get(n, '')) for n in shown) // 1024)}"]
-            if not names
-            else []
-        )
-        for n in shown:
-            if n in FOLDERS or n in (".", ".."):
-                lines.append(f"drwxr-xr-x 2 admin admin  4096 {stamp} {n}")
-                continue
-            full = n if n in files else next(f for f in FOLDERED if f.endswith("/" + n))
-            mode = mode_string(mode_of(ctx, full))
-            lines.append(f"{mode} 1 admin admin {len(files[full].encode()):>5} {stamp} {n}")
-        return Output("\n".join(lines), 2 if errors else 0, "\n".join(errors))
-    # In columns on the terminal, one a line in a pipe or a file (GNU ls: stdout not a tty).
-    text = "\n".join(shown) if single else "  ".join(shown)
-    return Output(text, 2 if errors else 0, "\n".join(errors), piped="\n".join(shown))
+# ---------------------------------------------------------------------------- cat
 
 
 # GNU cat's options, each as the single-letter ones it stands for.

@@ -357,6 +357,8 @@ def _matches(regex: Regex, line: str, word: bool) -> list[tuple[int, str]]:
         start, end = match.span(1) if word else match.span()
         if end > start:
             found.append((start, line[start:end]))
-        # Next from the match's end (for -w, the boundary after it may begin the next one).
-        position = end if end > start else end + 1
+        # Next from the match's end (for -w, the boundary after it may begin the next one, and
+        # after an empty word the boundary that ended it may begin the next: `-ow -e '' -e
+        # '[0-9]'` on "a -3" finds the 3 after the empty word before the dash).
+        position = end if end > start else max(end, match.start() + 1)
     return found

@@ -10,7 +10,14 @@ import fnmatch
 import re
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, shell_arithmetic, shell_braces, shell_compound, shell_parameters
+from simulators.lab import (
+    budget,
+    files,
+    shell_arithmetic,
+    shell_braces,
+    shell_compound,
+    shell_parameters,
+)
 from simulators.lab.environment import HOME
 from simulators.lab.shell_grammar import parse
 from simulators.lab.shell_scripts import ScriptExit
@@ -367,7 +374,8 @@ class Expansion:
         return out
 
     def _glob(self, word: Word) -> list[str]:
-        """Unquoted * ? [ ] against the home folder's files (names only, as `ls` shows them)."""
+        """Unquoted * ? [ ] against the home folder's entries (names as `ls -a` shows them, a
+        hidden folder's files by `FOLDER/PATTERN`)."""
         pattern = "".join(
             p.value if p.kind == "lit" else _glob_escape(p.value if p.kind == "quoted" else HOME)
             for p in word.parts
@@ -378,12 +386,31 @@ class Expansion:
         for start in (HOME + "/", "~/", "./"):
             if pattern.startswith(start):
                 prefix, pattern = start, pattern[len(start) :]
-        if "/" in pattern:
-            return []
-        names = sorted(self.ctx.world.state.files)
-        return [
-            prefix + n for n in names if fnmatch.fnmatchcase(n, pattern) and not n.startswith(".")
-        ]
+        names = self.ctx.world.state.files
+        if "/" in pattern:  # FOLDER/FILE: the home folder's hidden folders hold one level
+            folder, _, base = pattern.partition("/")
+            if "/" in base:
+                return []
+            found = []
+            for entry in files.listed(names, hidden=True):
+                if entry not in files.FOLDERS or not _matches(entry, folder):
+                    continue
+                if not _GLOB_CHARS.search(base):  # a plain name: the path, if it exists
+                    if base in (".", "..") or f"{entry}/{base}" in names:
+                        found.append(f"{entry}/{base}")
+                    continue
+                inside = sorted(n.split("/", 1)[1] for n in names if n.startswith(entry + "/"))
+                found += [f"{entry}/{n}" for n in inside if _matches(n, base)]
+            return [prefix + n for n in found]
+        return [prefix + n for n in files.listed(names, hidden=True) if _matches(n, pattern)]
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """bash's pathname matching: a leading dot only by a pattern that starts with one (no
+    dotglob), and never `.` or `..` (globskipdots, bash 5.2's default)."""
+    if name.startswith(".") and not pattern.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, pattern)
 
 
 def _bounded(size: int) -> None:

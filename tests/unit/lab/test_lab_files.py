@@ -6,7 +6,8 @@ from simulators.lab import LabSession
 
 
 def test_ls_lists_the_tickets_manifests(mixed: LabSession) -> None:
-    assert mixed.run("ls").output == "custom-mig-config.yaml  triton.yaml"
+    # On the terminal, GNU ls pads its columns with a tab to the next tab stop.
+    assert mixed.run("ls").output == "custom-mig-config.yaml\ttriton.yaml"
 
 
 def test_cat_of_a_missing_file_is_cats_own_error(mixed: LabSession) -> None:

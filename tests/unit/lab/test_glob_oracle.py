@@ -1,0 +1,69 @@
+"""Pathname expansion on the admin host against bash 5.2: generated patterns (stars, question
+marks, brackets, leading dots, the hidden `.kube` folder, `~/` and `./` prefixes) over a home
+folder with plain and dot files expand to the same words as bash run in a folder holding the
+same files (LC_ALL=C: names sorted bytewise, as `ls` sorts them in the lab). A dot file is
+matched only by a pattern that starts with a dot, and `.*` never gives `.` or `..` (bash 5.2's
+globskipdots)."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulators.lab import LabSession, kubeconfig
+
+FILES = ["a.yaml", "b.yaml", ".hidden", ".x1", "notes", "B"]
+PIECES = ["*", "?", ".", ".*", "[ab]", "[!a]", "[.]", "k", "y", ".k", "x", "a", "yaml", "*."]
+PREFIXES = ["", "", "~/", "./"]
+
+
+@st.composite
+def patterns(draw: st.DrawFn) -> str:
+    body = "".join(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=3)))
+    if draw(st.integers(0, 4)) == 0:
+        body = draw(st.sampled_from([".kube", ".*", "*", ".k*", "?kube"])) + "/" + body
+    return draw(st.sampled_from(PREFIXES)) + body
+
+
+def _real(words: str) -> str:
+    with tempfile.TemporaryDirectory() as home:
+        (Path(home) / ".kube").mkdir()
+        (Path(home) / kubeconfig.NAME).write_text(kubeconfig.starting_text(), encoding="utf-8")
+        for name in FILES:
+            (Path(home) / name).write_text("x\n", encoding="utf-8")
+        done = subprocess.run(
+            ["bash", "-c", f"echo {words}"],
+            capture_output=True,
+            text=True,
+            cwd=home,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": home},
+            check=False,
+            timeout=20,
+        )
+        return (done.stdout + done.stderr).replace(home, "/home/admin").rstrip("\n")
+
+
+def _ours(words: str) -> str:
+    lab = LabSession.new("mig-single", seed=0)
+    assert list(lab.world.state.files) == [kubeconfig.NAME]  # as the real folder starts
+    lab.run("; ".join(f"echo x > {name}" for name in FILES))
+    return lab.run(f"echo {words}").output
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(patterns(), min_size=1, max_size=3))
+def test_patterns_expand_to_what_bash_expands_them_to(words: list[str]) -> None:
+    line = " ".join(words)
+    assert _ours(line) == _real(line), line
+
+
+def test_dot_star_lists_the_hidden_folder_and_never_dot_or_dot_dot() -> None:
+    assert (
+        _ours(".* ~/.*")
+        == _real(".* ~/.*")
+        == ".hidden .kube .x1 /home/admin/.hidden " + ("/home/admin/.kube /home/admin/.x1")
+    )

@@ -1,0 +1,163 @@
+"""The admin host's ls against this machine's GNU ls (coreutils 9.1): generated home folders
+(plain, hidden, empty, large and executable files beside `.kube/config`) and generated ls lines
+(-a -A -l -g -o -h -r -t -S -s -d -F -p -R -1 -C, operands that are files, folders, `~`, `.`,
+missing names) print the same lines and end with the same status, run by bash 5.2 in a
+folder `home/admin` of its own with every time set to the lab's one time (LC_ALL=C, TZ=UTC).
+The generator knows ls's manual, not the implementation.
+
+The real files are root's: the lab's owner is made root for the comparison (`ls.OWNER`), and a
+separate test checks the lab's own lines with admin's."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from unittest.mock import patch
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulators.cluster.clock import datetime_at
+from simulators.lab import LabSession, files, kubeconfig, ls
+
+NAMES = ["a.txt", "b", "Big.log", "run.sh", ".hidden", "z-9", "notes.md"]
+SIZES = [0, 3, 100, 4095, 4096, 4097, 5400, 12000, 40000]
+MODES = [0o644, 0o755, 0o600, 0o700, 0o444, 0o640]
+OPERANDS = ["", "", "", ".", "~", "a.txt", ".kube", "nope", ".kube/config", "./b", "~/.kube"]
+OPERANDS += ["run.sh", ".hidden", "~/a.txt"]
+WHEN = datetime_at(0).timestamp()
+
+Home = dict[str, tuple[int, int]]  # name -> (size, mode)
+
+
+@st.composite
+def homes(draw: st.DrawFn) -> Home:
+    names = draw(st.lists(st.sampled_from(NAMES), unique=True, max_size=5))
+    return {n: (draw(st.sampled_from(SIZES)), draw(st.sampled_from(MODES))) for n in names}
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    letters = draw(st.lists(st.sampled_from("aAlhrtSsdFpR1gC"), max_size=4))
+    options = f"-{''.join(letters)} " if letters else ""
+    if draw(st.integers(0, 6)) == 0:
+        options += draw(st.sampled_from(["--all ", "--reverse ", "-l --human-readable ", "-- "]))
+    operands = draw(st.lists(st.sampled_from(OPERANDS), max_size=3))
+    ls = f"ls {options}{' '.join(operands)}".strip()
+    return f'{ls} | cat; {ls} > /dev/null 2>&1; echo "[$?]"'
+
+
+def _text(size: int) -> str:
+    return ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
+
+
+@contextmanager
+def _home_folder() -> Iterator[Path]:
+    """A folder whose path is as long as /home/admin (ls lays out columns by the names it
+    prints, `~` expanded) in a parent of its own that holds only it, as /home does."""
+    while True:
+        parent = Path(f"/tmp/{secrets.token_hex(1)}")
+        try:
+            parent.mkdir(mode=0o755)
+        except FileExistsError:
+            continue
+        break
+    try:
+        folder = parent / "adm"
+        assert len(str(folder)) == len(files.HOME)
+        folder.mkdir(mode=0o755)
+        yield folder
+    finally:
+        shutil.rmtree(parent)
+
+
+def _real(home: Home, line: str) -> str:
+    with _home_folder() as folder:
+        (folder / ".kube").mkdir()
+        config = folder / kubeconfig.NAME
+        config.write_text(kubeconfig.starting_text(), encoding="utf-8")
+        config.chmod(kubeconfig.MODE)
+        for name, (size, mode) in home.items():
+            (folder / name).write_text(_text(size), encoding="utf-8")
+            (folder / name).chmod(mode)
+        for path in [folder.parent, folder, folder / ".kube", config, *folder.iterdir()]:
+            os.utime(path, (WHEN, WHEN))
+        done = subprocess.run(
+            ["bash", "-c", line],
+            capture_output=True,
+            text=True,
+            cwd=folder,
+            env={
+                "PATH": "/usr/bin:/bin",
+                "LC_ALL": "C",
+                "TZ": "UTC",
+                "HOME": str(folder),
+                "COLUMNS": "80",
+            },
+            check=False,
+            timeout=20,
+        )
+        return (done.stdout + done.stderr).replace(str(folder), files.HOME)
+
+
+def _ours(home: Home, line: str) -> str:
+    lab = LabSession.new("mig-single", seed=0)
+    assert list(lab.world.state.files) == [kubeconfig.NAME]
+    for name, (size, mode) in home.items():
+        lab.world.state.files[name] = _text(size)
+        if mode != files.NEW_FILE_MODE:
+            lab.world.state.modes[name] = mode
+    return lab.run(line).output
+
+
+def _comparable(text: str) -> list[str]:
+    """Lines in order, stderr's first (two pipes here)."""
+    lines = text.rstrip("\n").split("\n")
+    errors = sorted(line for line in lines if line.startswith("ls: ") or line.startswith("Try "))
+    return errors + [line for line in lines if line not in errors]
+
+
+def _compare(home: Home, line: str) -> None:
+    with patch.object(ls, "OWNER", "root"):
+        ours = _ours(home, line)
+    assert _comparable(ours) == _comparable(_real(home, line)), (home, line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(homes(), lines())
+def test_ls_lists_the_home_folder_as_gnu_ls_lists_it(home: Home, line: str) -> None:
+    _compare(home, line)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.text("abcdefghij._-0123456789", min_size=1, max_size=22).filter(
+            lambda n: n not in (".", "..") and not n.startswith((".", "-"))
+        ),
+        unique=True,
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_ls_fills_80_columns_down_then_across_as_gnu_ls_does(names: list[str]) -> None:
+    home = {name: (1, 0o644) for name in names}
+    _compare(home, "ls -C | cat")
+
+
+def test_long_lines_line_up_their_columns_as_ls_does() -> None:
+    lab = LabSession.new("mig-single", seed=0)
+    lab.world.state.files.update({"a": "x" * 3, "bb": "y" * 12000})
+    assert lab.run("ls -la").output.splitlines() == [
+        "total 28",
+        "drwxr-xr-x 3 admin admin  4096 Nov 10 09:40 .",
+        "drwxr-xr-x 3 root  root   4096 Nov 10 09:40 ..",
+        "drwxr-xr-x 2 admin admin  4096 Nov 10 09:40 .kube",
+        "-rw-r--r-- 1 admin admin     3 Nov 10 09:40 a",
+        "-rw-r--r-- 1 admin admin 12000 Nov 10 09:40 bb",
+    ]
