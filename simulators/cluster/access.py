@@ -62,10 +62,23 @@ def user_info(who: Identity = ADMIN) -> Obj:
 
 
 def _items(api: ClusterAPI, resource: str, namespace: str | None = None) -> list[Obj]:
+    """The RBAC objects, in name order; on the mock store its own, read only (no copies: the
+    authorizer reads every binding on every request)."""
+    iterate = getattr(api, "iter_objects", None)
     try:
+        if iterate is not None:
+            return list(iterate(f"{resource}.{RBAC}", namespace))
         return list(api.list(f"{resource}.{RBAC}", namespace)["items"])
     except ApiError:
         return []
+
+
+def _role(api: ClusterAPI, resource: str, name: str, namespace: str | None = None) -> Obj:
+    """A role by name (ApiError if missing); on the mock store its own, read only."""
+    peek = getattr(api, "peek", None)
+    key = f"{resource}.{RBAC}"
+    found: Obj = peek(key, name, namespace) if peek is not None else api.get(key, name, namespace)
+    return found
 
 
 def _subject(binding: Obj, who: Identity) -> str | None:
@@ -101,9 +114,9 @@ def _granted(
     role_kind, role_name = ref.get("kind"), str(ref.get("name", ""))
     try:
         if role_kind == "ClusterRole":
-            role = api.get(f"clusterroles.{RBAC}", role_name)
+            role = _role(api, "clusterroles", role_name)
         elif role_kind == "Role" and namespace:
-            role = api.get(f"roles.{RBAC}", role_name, namespace)
+            role = _role(api, "roles", role_name, namespace)
         else:
             return
     except ApiError:
@@ -183,7 +196,7 @@ def rules(api: ClusterAPI, namespace: str, who: Identity = ADMIN) -> Obj:
         for rule in role.get("rules") or []:
             verbs = list(rule.get("verbs") or [])
             if rule.get("nonResourceURLs"):
-                url_rules.append({"verbs": verbs, "nonResourceURLs": rule["nonResourceURLs"]})
+                url_rules.append({"verbs": verbs, "nonResourceURLs": list(rule["nonResourceURLs"])})
             if rule.get("resources"):
                 entry: Obj = {
                     "verbs": verbs,

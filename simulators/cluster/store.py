@@ -153,6 +153,11 @@ class MockCluster(ContainerIO):
         info = self.info(resource)
         return copy_obj(self._stored(info, name, namespace))
 
+    def peek(self, resource: str, name: str, namespace: str | None = None) -> Obj:
+        """The stored object itself, not a copy (``get``'s errors): read only, for the RBAC
+        authorizer, which reads a role on every request."""
+        return self._stored(self.info(resource), name, namespace)
+
     def iter_objects(self, resource: str, namespace: str | None = None) -> Iterator[Obj]:
         """Stored objects without copying: read-only access for printers and controllers."""
         info = self.info(resource)
