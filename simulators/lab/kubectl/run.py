@@ -110,8 +110,14 @@ def run(ctx: Context, parsed: Parsed) -> Output:
     return _run(ctx, parsed, dry, output)
 
 
+def _words(parsed: Parsed) -> list[str]:
+    """NAME and the container's arguments: kubectl 1.36 takes NAME as the first word before or
+    after `--` (`kubectl run --image=nginx -- web sleep 1` runs a pod named web)."""
+    return [*parsed.positionals, *(parsed.after_dashdash or [])]
+
+
 def _run(ctx: Context, parsed: Parsed, dry: str, output: str) -> Output:
-    names = parsed.positionals
+    names = _words(parsed)
     if not names:
         raise _usage("NAME is required for run")
     if _duration(parsed, "pod-running-timeout", "1m0s") <= 0:
@@ -249,7 +255,7 @@ def _pod(
 ) -> tuple[Obj, dict[str, str]]:
     """BasicPod.Generate, in its order of checks (env, annotations, labels, port): the Pod and
     its labels (--labels, or `run: NAME`)."""
-    args = [*parsed.positionals[1:], *(parsed.after_dashdash or [])]
+    args = _words(parsed)[1:]
     envs = _envs(parsed.all("env"))
     annotations = parse_pairs(parsed.all("annotations"), "annotations")
     labels = _labels(parsed.value("labels") or "") or {"run": name}

@@ -63,6 +63,15 @@ def test_a_client_dry_run_prints_every_flag_in_the_pod_kubectl_would_send(lab: L
     assert "web" not in _pods(lab)
 
 
+def test_a_name_after_the_double_dash_names_the_pod_as_kubectl_1_36_takes_it(lab: Lab) -> None:
+    """kubectl 1.36.3 (the oracle's binary) takes NAME as the first word, before `--` or after
+    it: the generated oracle on seed 5801 found `kubectl run -n default --image=nginx -- web`
+    creating pod/web there, where the lab said NAME is required."""
+    pod = lab.yaml("kubectl run --image=busybox --dry-run=client -o yaml -- web a b")
+    assert pod["metadata"]["name"] == "web"
+    assert pod["spec"]["containers"][0]["args"] == ["a", "b"]
+
+
 def test_arguments_before_and_after_the_double_dash_keep_their_order(lab: Lab) -> None:
     pod = lab.yaml("kubectl run web --image=busybox a b --dry-run=client -o yaml -- c d")
     assert pod["spec"]["containers"][0]["args"] == ["a", "b", "c", "d"]
@@ -73,7 +82,7 @@ def test_arguments_before_and_after_the_double_dash_keep_their_order(lab: Lab) -
 @pytest.mark.parametrize(
     ("line", "error"),
     [
-        ("kubectl run --image=nginx -- web", f"error: NAME is required for run\n{USAGE}"),
+        ("kubectl run --image=nginx --", f"error: NAME is required for run\n{USAGE}"),
         ("kubectl run web --image=", "error: --image is required"),
         (
             "kubectl run web --image=Nginx",
