@@ -97,10 +97,10 @@ def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
     if folder:
         inside = [n.split("/", 1)[1] for n in names if n.startswith(folder + "/")]
         shown = [_file(ctx, f"{folder}/{n}", n) for n in inside]
-        dots = [_folder(ctx, folder, "."), _home(ctx, "..")]
+        dots = [_folder("."), _home(ctx, "..")]
     else:
         shown = [_file(ctx, n, n) for n in names if "/" not in n]
-        shown += [_folder(ctx, f, f) for f in _folders(names)]
+        shown += [_folder(f) for f in _folders(names)]
         dots = [_home(ctx, "."), _parent("..")]
     if "a" in flags:
         shown += dots
@@ -109,24 +109,26 @@ def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
     return shown
 
 
-def _folder(ctx: Context, folder: str, name: str) -> Entry:
-    del ctx, folder
+def _folder(name: str) -> Entry:
+    """A hidden folder of the home folder (`.kube`): 0755, no folder inside."""
     return Entry(name, True, BLOCK, 0o755, 2)
 
 
 def _resolve(ctx: Context, operand: str) -> tuple[Entry, str | None] | None:
     """The entry an operand names and, for a folder, what it holds ("" the home folder)."""
-    path = normalize(operand).rstrip("/") if operand not in ("/", "") else operand
+    if not operand:
+        return None  # GNU: cannot access ''
+    path = normalize(operand).rstrip("/") if operand != "/" else operand
     names = ctx.world.state.files
     if path in ("", ".", "~", HOME):
         return _home(ctx, operand), ""
     if path in names and files.is_name(path):
         return _file(ctx, path, operand), None
     if path in _folders(names):
-        return _folder(ctx, path, operand), path
+        return _folder(operand), path
     folder, _, rest = path.partition("/")
     if folder in _folders(names) and rest in (".", ".."):
-        return (_folder(ctx, folder, operand), folder) if rest == "." else (_home(ctx, operand), "")
+        return (_folder(operand), folder) if rest == "." else (_home(ctx, operand), "")
     return None
 
 

@@ -29,7 +29,7 @@ NAMES = ["a.txt", "b", "Big.log", "run.sh", ".hidden", "z-9", "notes.md"]
 SIZES = [0, 3, 100, 4095, 4096, 4097, 5400, 12000, 40000]
 MODES = [0o644, 0o755, 0o600, 0o700, 0o444, 0o640]
 OPERANDS = ["", "", "", ".", "~", "a.txt", ".kube", "nope", ".kube/config", "./b", "~/.kube"]
-OPERANDS += ["run.sh", ".hidden", "~/a.txt"]
+OPERANDS += ["run.sh", ".hidden", "~/a.txt", "''", ".kube/.", ".kube/.."]
 WHEN = datetime_at(0).timestamp()
 
 Home = dict[str, tuple[int, int]]  # name -> (size, mode)
