@@ -212,6 +212,7 @@ CLUSTER_PRINTERS: dict[str, Printer] = {
     "limitranges": (_CREATED_AT, _created),
     "roles.rbac.authorization.k8s.io": (_CREATED_AT, _created),
     "clusterroles.rbac.authorization.k8s.io": (_CREATED_AT, _created),
+    "customresourcedefinitions.apiextensions.k8s.io": (_CREATED_AT, _created),
     "rolebindings.rbac.authorization.k8s.io": (_BINDING, _binding_row),
     "clusterrolebindings.rbac.authorization.k8s.io": (_BINDING, _binding_row),
     "ingresses.networking.k8s.io": (

@@ -195,6 +195,18 @@ RESOURCES: tuple[ResourceInfo, ...] = (
         ("pdb",),
         subresources=("status",),
     ),
+    # apiextensions.k8s.io/v1: the CRDs of the custom kinds below (cluster/seed.py)
+    _R(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        "customresourcedefinition",
+        ("crd", "crds"),
+        False,
+        categories=("api-extensions",),
+        subresources=("status",),
+    ),
     # rbac.authorization.k8s.io/v1
     _R(
         _RBAC,

@@ -2,7 +2,8 @@
 
 A kubeadm cluster's RBAC bootstrap (``simulators.cluster.bootstrap_policy``: ``cluster-admin``,
 ``admin``, ``edit``, ``view``, the components' and discovery roles, and the
-``kubeadm:cluster-admins`` binding that makes admin.conf's user a cluster admin), the two system
+``kubeadm:cluster-admins`` binding that makes admin.conf's user a cluster admin), the CRDs of the
+custom kinds (``simulators.cluster.crds``), the two system
 PriorityClasses, the control plane's leader-election Leases in kube-system, and one default
 StorageClass (local-path, as on-prem clusters without a storage vendor commonly use). With Run:ai
 installed, the PriorityClasses its cluster installation creates, with its values (``kubectl get
@@ -14,9 +15,10 @@ from __future__ import annotations
 
 import hashlib
 
-from simulators.cluster import bootstrap_policy
+from simulators.cluster import bootstrap_policy, crds
 from simulators.cluster.api import ClusterAPI
 from simulators.cluster.bootstrap_policy import RBAC
+from simulators.cluster.registry import RESOURCES
 
 SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": (
@@ -54,6 +56,12 @@ def seed_defaults(api: ClusterAPI, *, runai: bool = True) -> None:
         api.create(f"clusterroles.{RBAC}", role)
     for binding in bootstrap_policy.cluster_role_bindings():
         api.create(f"clusterrolebindings.{RBAC}", binding)
+    created = api.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    for crd in crds.definitions(RESOURCES, created, runai=runai):
+        # The status as the apiextensions controller writes it once the names are accepted.
+        status = crd.pop("status")
+        api.create(crds.CRDS, crd)
+        api.patch(crds.CRDS, crd["metadata"]["name"], {"status": status}, subresource="status")
     for name, (value, description) in SYSTEM_PRIORITY_CLASSES.items():
         api.create(
             "priorityclasses.scheduling.k8s.io",

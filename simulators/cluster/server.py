@@ -65,6 +65,18 @@ def _nothing() -> None:
 
 
 # --------------------------------------------------------------------- the handler
+def _dry_run(method: str, query: dict[str, str], body: Callable[[], Any]) -> bool:
+    """A server-side dry run: `?dryRun=All`, or for a DELETE its DeleteOptions' `dryRun:
+    [All]` in the body, where kubectl puts it (`kubectl delete --dry-run=server` sends no
+    query)."""
+    if query.get("dryRun") == "All":
+        return True
+    if method != "DELETE":
+        return False
+    options = body()
+    return isinstance(options, dict) and options.get("dryRun") == ["All"]
+
+
 class Handler(StreamingHandler):
     server_version = "kube-apiserver"
     protocol_version = "HTTP/1.1"
@@ -281,7 +293,7 @@ class Handler(StreamingHandler):
         info = target.info
         key = info.key
         advance: Callable[[], None] = world.advance
-        if query.get("dryRun") == "All" and method in ("POST", "PUT", "PATCH", "DELETE"):
+        if method in ("POST", "PUT", "PATCH", "DELETE") and _dry_run(method, query, self._body):
             # A server-side dry run goes through every rule on a copy that is then dropped.
             with world.lock:
                 api = api.dry_run()

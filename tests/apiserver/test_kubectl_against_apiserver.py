@@ -286,6 +286,23 @@ def test_a_server_dry_run_leaves_the_node_alone(sample_server: RunningServer) ->
     assert "lab/dry" not in ok(sample_server.kubectl("get", "node", "gpu-node1", "--show-labels"))
 
 
+def test_a_server_dry_run_delete_deletes_nothing(fresh_server: RunningServer) -> None:
+    """kubectl sends a delete's dry run in its DeleteOptions body, not in the query: the pod
+    and the CRD (whose finalizer would have left it Terminating) are as they were."""
+    pod = ("pod", "-n", "kube-system", "coredns-7c65d6cfc9-4hx2m")
+    answer = fresh_server.kubectl("delete", *pod, "--dry-run=server")
+    assert ok(answer).strip() == (
+        'pod "coredns-7c65d6cfc9-4hx2m" deleted from kube-system namespace (server dry run)'
+    )
+    shown = ok(fresh_server.kubectl("get", *pod, "-o", "jsonpath={.metadata.deletionTimestamp}"))
+    assert shown == ""
+    crd = ("crd", "clusterpolicies.nvidia.com")
+    ok(fresh_server.kubectl("delete", *crd, "--dry-run=server"))
+    assert (
+        ok(fresh_server.kubectl("get", *crd, "-o", "jsonpath={.metadata.deletionTimestamp}")) == ""
+    )
+
+
 def test_auth_can_i_and_whoami(sample_server: RunningServer) -> None:
     assert ok(sample_server.kubectl("auth", "can-i", "create", "pods")).strip() == "yes"
     whoami = ok(sample_server.kubectl("auth", "whoami")).splitlines()

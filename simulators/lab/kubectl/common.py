@@ -299,8 +299,9 @@ def _targets(cluster: ClusterAPI, positionals: list[str], verb: str) -> list[Tar
     for word in positionals[0].split(","):
         if not word:
             continue
-        if word == "all":
-            infos.extend(_category(cluster, "all"))
+        category = _category(cluster, word)
+        if category:  # a category is expanded before a resource is looked up (ReplaceAliases)
+            infos.extend(category)
             continue
         info = resolve(cluster, word)
         if info not in infos:

@@ -179,24 +179,36 @@ def describe_service(cluster: ClusterAPI, svc: Obj, events: bool = True) -> str:
     return w.text()
 
 
+def _camel_split(text: str) -> list[str]:
+    """fatih/camelcase.Split: runs of lower case, upper case, digits and anything else, an upper
+    case run giving its last letter to a lower case run after it (`PDFLoader`: PDF, Loader)."""
+
+    def kind(ch: str) -> int:
+        return 1 if ch.islower() else 2 if ch.isupper() else 3 if ch.isdigit() else 4
+
+    runs: list[str] = []
+    for ch in text:
+        if runs and kind(runs[-1][-1]) == kind(ch):
+            runs[-1] += ch
+        else:
+            runs.append(ch)
+    for i in range(len(runs) - 1):
+        if kind(runs[i][0]) == 2 and kind(runs[i + 1][0]) == 1:
+            runs[i + 1] = runs[i][-1] + runs[i + 1]
+            runs[i] = runs[i][:-1]
+    return [run for run in runs if run]
+
+
 def _smart_label(field: str) -> str:
+    """describe's smartLabelFor: a field of letters and dashes split as camel case, each word
+    titled (or an acronym upper-cased) and joined by spaces; any other field as it is."""
     if any(not (ch.isalpha() or ch == "-") for ch in field):
         return field
-    parts: list[str] = []
-    current = ""
-    for ch in field:
-        if ch.isupper() and current and not current[-1].isupper():
-            parts.append(current)
-            current = ch
-        else:
-            current += ch
-    if current:
-        parts.append(current)
     words = []
-    for part in parts:
+    for part in _camel_split(field):
         upper = part.upper()
         words.append(
-            upper if upper in ("API", "URL", "UID", "GUID") else part[:1].upper() + part[1:]
+            upper if upper in ("API", "URL", "UID", "OSB", "GUID") else part[:1].upper() + part[1:]
         )
     return " ".join(words)
 
