@@ -5,8 +5,9 @@ Each is the CRD the API server would hold for its kind: its group, names (kind, 
 plural, singular, short names, categories), scope, one served storage version with the kind's
 printer columns and status subresource, a schema that keeps every field (the lab does not
 check the kinds' own schemas), `conversion: None`, the `customresourcecleanup` finalizer, and a
-status whose names are accepted and Established. Read, not run: the registry serves the kinds
-whatever these objects say, so a CRD deleted stays Terminating (nothing runs the cleanup).
+status whose names are accepted and Established. A CRD deleted takes its objects with it
+(``simulators.controllers.crd_finalizer``), but the registry serves the kinds whatever these
+objects say.
 """
 
 from __future__ import annotations

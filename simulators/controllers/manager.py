@@ -5,8 +5,9 @@ lag): the kubelet first (pods deleted by the last command go, pods bound last st
 lifecycle (cordon taints), then the operators that change what should exist (Run:ai queues, the
 GPU Operator, MIG Manager, Run:ai workloads), the workload controllers that create pods, the two
 schedulers that bind them, the kubelet again for the newly bound pods (ContainerCreating) and
-the node's devices, the Services' endpoints, the aggregated ClusterRoles' rules, the kubelet's
-lease and heartbeat, and GPU Feature Discovery, which labels what the kubelet now runs.
+the node's devices, the Services' endpoints, the aggregated ClusterRoles' rules, a deleted CRD's
+objects, the kubelet's lease and heartbeat, and GPU Feature Discovery, which labels what the
+kubelet now runs.
 
 Like a real controller, which reconciles when its informers see a change, a controller is not
 run again while nothing it read has changed since a run that changed nothing and never asked
@@ -27,6 +28,7 @@ from simulators.cluster.changes import QuietRun, resource_set
 from simulators.cluster.clock import format_time
 from simulators.controllers import (
     clusterrole_aggregation,
+    crd_finalizer,
     endpoints,
     engine,
     events,
@@ -60,6 +62,7 @@ CONTROLLERS: tuple[tuple[str, Controller], ...] = (
     ("kubelet-admit", kubelet.admit),
     ("endpoints", endpoints.run),
     ("clusterrole-aggregation", clusterrole_aggregation.run),
+    ("crd-finalizer", crd_finalizer.run),
     ("node-lease", node_status.heartbeat),
     ("gpu-feature-discovery", gpu_operator.run_gfd),
     ("event-ttl", events.run),

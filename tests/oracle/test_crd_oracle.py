@@ -1,7 +1,7 @@
 """The CustomResourceDefinitions of the kinds the lab serves, as a learner checks an operator's
 installation (`kubectl get crd | grep nvidia`), in the lab against the real kubectl against the
 lab's apiserver: listed, shown in every output, described, found by short name and category,
-deleted in a server dry run. Marker `oracle`; about 10 s."""
+deleted in a server dry run and for real. Marker `oracle`; about 10 s."""
 
 from __future__ import annotations
 
@@ -34,6 +34,9 @@ def test_every_crd_reads_as_the_real_kubectl_reads_it(tmp_path: Path) -> None:
     for name in names:
         lines += [f"kubectl describe crd {name}", f"kubectl get crd {name} -o yaml"]
     lines += [f"kubectl get crd {names[-1]} -o json", f"kubectl get crd {names[1]} -o kyaml"]
+    # Deleted for real: kubectl waits until it is gone (the CRD finalizer's cleanup).
+    lines += ["kubectl delete crd nicclusterpolicies.mellanox.com"]
+    lines += ["kubectl get crd nicclusterpolicies.mellanox.com", "kubectl get crd -o name"]
     with oracle("department-cap", tmp_path) as running:
         differences = disagreements(running, lines)
     assert len(names) >= 12
