@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo, stored_items
 
 USER = "kubernetes-admin"
 GROUPS = ["kubeadm:cluster-admins", "system:authenticated"]
@@ -64,11 +64,8 @@ def user_info(who: Identity = ADMIN) -> Obj:
 def _items(api: ClusterAPI, resource: str, namespace: str | None = None) -> list[Obj]:
     """The RBAC objects, in name order; on the mock store its own, read only (no copies: the
     authorizer reads every binding on every request)."""
-    iterate = getattr(api, "iter_objects", None)
     try:
-        if iterate is not None:
-            return list(iterate(f"{resource}.{RBAC}", namespace))
-        return list(api.list(f"{resource}.{RBAC}", namespace)["items"])
+        return stored_items(api, f"{resource}.{RBAC}", namespace)
     except ApiError:
         return []
 

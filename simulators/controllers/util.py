@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, stored_items
 from simulators.cluster.clock import format_time
 from simulators.cluster.quantity import QuantityError, parse_quantity
 
@@ -30,9 +30,8 @@ def items(api: ClusterAPI, resource: str, namespace: str | None = None, **kw: st
     Controllers only read what they list (every change goes through a verb), so on the mock
     store they read its objects in place instead of paying for a deep copy of each.
     """
-    iterate = getattr(api, "iter_objects", None)
-    if iterate is not None and not any(kw.values()):
-        return list(iterate(resource, namespace))
+    if not any(kw.values()):
+        return stored_items(api, resource, namespace)
     listed = api.list(resource, namespace, **kw)
     objs: list[Obj] = list(listed.get("items", []))
     objs.sort(key=lambda o: (namespace_of(o), name_of(o)))

