@@ -9,10 +9,18 @@ until it is gone. (The lab's registry still serves the kind afterwards, empty.)
 
 from __future__ import annotations
 
-from simulators.cluster.api import ApiError, ClusterAPI
+from simulators.cluster.api import ApiError, ClusterAPI, Obj
 from simulators.cluster.crds import CRDS, FINALIZER
 from simulators.cluster.patches import deep_copy
 from simulators.controllers.util import is_deleting, items, name_of, namespace_of
+
+
+def _objects(api: ClusterAPI, key: str) -> list[Obj]:
+    """The CRD's objects; none for a kind the registry does not serve (a CRD a learner made)."""
+    try:
+        return items(api, key)
+    except ApiError:
+        return []
 
 
 def run(api: ClusterAPI) -> None:
@@ -22,22 +30,15 @@ def run(api: ClusterAPI) -> None:
         if not is_deleting(crd) or FINALIZER not in finalizers:
             continue
         key = name_of(crd)
-        try:
-            left = items(api, key)
-        except ApiError:
-            left = []
-        for obj in left:
+        for obj in _objects(api, key):
             if not is_deleting(obj):
                 try:
                     api.delete(key, name_of(obj), namespace_of(obj) or None)
                 except ApiError as error:
                     if error.code != 404:
                         raise
-        try:
-            if any(True for _ in items(api, key)):
-                continue  # objects with finalizers of their own: wait for them
-        except ApiError:
-            pass
+        if _objects(api, key):
+            continue  # objects with finalizers of their own: wait for them
         updated = deep_copy(crd)
         updated["metadata"]["finalizers"] = [f for f in finalizers if f != FINALIZER]
         try:

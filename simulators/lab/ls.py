@@ -270,22 +270,24 @@ def _listing(
     measured = entries if measured is None else measured
     if "l" in flags:
         lines = _long(entries, flags, measured)
-        if total:
-            used = sum(e.blocks for e in entries)
-            lines.insert(0, f"total {_human(used * 1024) if 'h' in flags else used}")
-        return lines
+        return [_total(entries, flags), *lines] if total else lines
     shown = [e.name + _indicator(e, flags) for e in entries]
     if "s" in flags:
         blocks = [_used(e, flags) for e in entries]
         width = max((len(_used(e, flags)) for e in measured), default=0)
         shown = [f"{b:>{width}} {n}" for b, n in zip(blocks, shown, strict=True)]
         if total:
-            used = sum(e.blocks for e in entries)
-            shown.insert(0, f"total {_human(used * 1024) if 'h' in flags else used}")
-            return shown if not terminal or "1" in flags else [shown[0], *_columns(shown[1:])]
+            rows = shown if not terminal or "1" in flags else _columns(shown)
+            return [_total(entries, flags), *rows]
     if "1" in flags or not terminal:
         return shown
     return _columns(shown)
+
+
+def _total(entries: list[Entry], flags: set[str]) -> str:
+    """A folder's `total` line: its entries' blocks, in KiB (or -h's units)."""
+    used = sum(e.blocks for e in entries)
+    return f"total {_human(used * 1024) if 'h' in flags else used}"
 
 
 def _parse(args: list[str]) -> tuple[set[str], list[str]] | Output:
@@ -333,9 +335,8 @@ def ls(ctx: Context, args: list[str]) -> Output:
             folders.append((found[0], found[1]))
     blocks: list[list[str]] = []
     headers = len(operands) > 1 or "R" in flags
-    pending = sorted(folders, key=lambda found: found[0].name.encode())
-    if "r" in flags:
-        pending.reverse()
+    paths = dict(folders)
+    pending = [(entry, paths[entry]) for entry in _order([e for e, _ in folders], flags)]
 
     def section(name: str, path: str, tty: bool) -> None:
         entries = _contents(ctx, path, flags)
@@ -356,6 +357,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
         return "\n\n".join("\n".join(b) for b in blocks)
 
     text = render(True)
-    piped = render(terminal)
+    # One a line in a pipe only where the terminal would have columns.
+    piped = text if terminal or "l" in flags or "1" in flags else render(False)
     code = 2 if errors else 0
     return Output(text, code, "\n".join(errors), piped=piped)
