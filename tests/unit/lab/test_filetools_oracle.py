@@ -10,14 +10,11 @@ folder to write to, and says so)."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession, kubeconfig
+from tests.unit.lab.real_host import bash, home_folder
 
 NAMES = ["a", "b", "c.sh", "nope", "./a", "~/b"]
 FOLDERS = [".", "~", "./"]
@@ -66,21 +63,8 @@ def _script(lines: list[str]) -> str:
 
 
 def _real(script: str) -> str:
-    with tempfile.TemporaryDirectory() as home:
-        # The admin host's kubeconfig, as the lab's home folder starts with it.
-        (Path(home) / ".kube").mkdir()
-        (Path(home) / kubeconfig.NAME).write_text(kubeconfig.starting_text(), encoding="utf-8")
-        (Path(home) / kubeconfig.NAME).chmod(0o600)
-        done = subprocess.run(
-            ["bash", "-c", f"umask 022; {script}"],
-            capture_output=True,
-            text=True,
-            cwd=home,
-            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "HOME": home},
-            check=False,
-            timeout=20,
-        )
-        return (done.stdout + done.stderr).replace(home, "/home/admin")
+    with home_folder() as home:
+        return bash(home, f"umask 022; {script}", LC_ALL="C.UTF-8")
 
 
 def _ours(script: str) -> str:

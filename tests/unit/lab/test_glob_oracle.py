@@ -7,14 +7,11 @@ globskipdots)."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession, kubeconfig
+from tests.unit.lab.real_host import bash, home_folder
 
 FILES = ["a.yaml", "b.yaml", ".hidden", ".x1", "notes", "B"]
 PIECES = ["*", "?", ".", ".*", "[ab]", "[!a]", "[.]", "k", "y", ".k", "x", "a", "yaml", "*."]
@@ -30,21 +27,10 @@ def patterns(draw: st.DrawFn) -> str:
 
 
 def _real(words: str) -> str:
-    with tempfile.TemporaryDirectory() as home:
-        (Path(home) / ".kube").mkdir()
-        (Path(home) / kubeconfig.NAME).write_text(kubeconfig.starting_text(), encoding="utf-8")
+    with home_folder() as home:
         for name in FILES:
-            (Path(home) / name).write_text("x\n", encoding="utf-8")
-        done = subprocess.run(
-            ["bash", "-c", f"echo {words}"],
-            capture_output=True,
-            text=True,
-            cwd=home,
-            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": home},
-            check=False,
-            timeout=20,
-        )
-        return (done.stdout + done.stderr).replace(home, "/home/admin").rstrip("\n")
+            (home / name).write_text("x\n", encoding="utf-8")
+        return bash(home, f"echo {words}").rstrip("\n")
 
 
 def _ours(words: str) -> str:

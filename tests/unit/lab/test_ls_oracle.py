@@ -11,12 +11,6 @@ separate test checks the lab's own lines with admin's."""
 from __future__ import annotations
 
 import os
-import secrets
-import shutil
-import subprocess
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from unittest.mock import patch
 
 from hypothesis import given, settings
@@ -24,6 +18,7 @@ from hypothesis import strategies as st
 
 from simulators.cluster.clock import datetime_at
 from simulators.lab import LabSession, files, kubeconfig, ls
+from tests.unit.lab.real_host import bash, home_folder
 
 NAMES = ["a.txt", "b", "Big.log", "run.sh", ".hidden", "z-9", "notes.md"]
 SIZES = [0, 3, 100, 4095, 4096, 4097, 5400, 12000, 40000]
@@ -56,53 +51,15 @@ def _text(size: int) -> str:
     return ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
 
 
-@contextmanager
-def _home_folder() -> Iterator[Path]:
-    """A folder whose path is as long as /home/admin (ls lays out columns by the names it
-    prints, `~` expanded) in a parent of its own that holds only it, as /home does."""
-    while True:
-        parent = Path(f"/tmp/{secrets.token_hex(1)}")
-        try:
-            parent.mkdir(mode=0o755)
-        except FileExistsError:
-            continue
-        break
-    try:
-        folder = parent / "adm"
-        assert len(str(folder)) == len(files.HOME)
-        folder.mkdir(mode=0o755)
-        yield folder
-    finally:
-        shutil.rmtree(parent)
-
-
 def _real(home: Home, line: str) -> str:
-    with _home_folder() as folder:
-        (folder / ".kube").mkdir()
-        config = folder / kubeconfig.NAME
-        config.write_text(kubeconfig.starting_text(), encoding="utf-8")
-        config.chmod(kubeconfig.MODE)
+    with home_folder() as folder:
         for name, (size, mode) in home.items():
             (folder / name).write_text(_text(size), encoding="utf-8")
             (folder / name).chmod(mode)
+        config = folder / kubeconfig.NAME
         for path in [folder.parent, folder, folder / ".kube", config, *folder.iterdir()]:
             os.utime(path, (WHEN, WHEN))
-        done = subprocess.run(
-            ["bash", "-c", line],
-            capture_output=True,
-            text=True,
-            cwd=folder,
-            env={
-                "PATH": "/usr/bin:/bin",
-                "LC_ALL": "C",
-                "TZ": "UTC",
-                "HOME": str(folder),
-                "COLUMNS": "80",
-            },
-            check=False,
-            timeout=20,
-        )
-        return (done.stdout + done.stderr).replace(str(folder), files.HOME)
+        return bash(folder, line, TZ="UTC", COLUMNS="80")
 
 
 def _ours(home: Home, line: str) -> str:
