@@ -195,6 +195,7 @@ class _Run:
                 for text in appended:
                     out.write(text)
                 appended.clear()
+                replaced = False  # and forgets the substitutions `t` would branch on
                 if name == "n":
                     space, newline = got
                 else:
