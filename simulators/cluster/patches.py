@@ -22,6 +22,16 @@ def deep_copy(value: Any) -> Any:
 _CONTAINERS = frozenset({dict, list})
 
 
+def key_sorted(value: Any) -> Any:
+    """A copy whose maps have their keys in order at every level, as Go marshals a map (an
+    unstructured object, a patch built from maps)."""
+    if isinstance(value, dict):
+        return {key: key_sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [key_sorted(item) for item in value]
+    return value
+
+
 def copy_obj(obj: dict[str, Any]) -> dict[str, Any]:
     return {k: (deep_copy(v) if type(v) in _CONTAINERS else v) for k, v in obj.items()}
 

@@ -554,7 +554,17 @@ class MockCluster(ContainerIO):
     def keep_watch_history(self, entries: int) -> None:
         """Keep the last ``entries`` changes for watches to resume from (0: a store nobody
         watches, such as the browser lab's, keeps none and saves the copies)."""
-        self._watch_log = deque(self._watch_log, maxlen=entries)
+        if self._watch_log.maxlen != entries:
+            self._watch_log = deque(self._watch_log, maxlen=entries)
+
+    def watch_reaches(self, resource_version: str) -> bool:
+        """Whether a watch can resume after ``resource_version``: the history holds every
+        change since (no 410)."""
+        try:
+            parse_since(resource_version, self._watch_log, self._rv)
+        except ApiError:
+            return False
+        return True
 
     def bind(self, name: str, namespace: str, node: str) -> None:
         info = self.info("pods")

@@ -11,10 +11,8 @@ the patch that puts the template back (`{"spec":{"template":{..., "$patch":"repl
 
 from __future__ import annotations
 
-from typing import Any
-
 from simulators.cluster.api import ClusterAPI, Obj
-from simulators.cluster.patches import deep_copy
+from simulators.cluster.patches import deep_copy, key_sorted
 from simulators.controllers.util import (
     get_or_none,
     items,
@@ -60,15 +58,7 @@ def ensure_revision(api: ClusterAPI, owner: Obj, kind: str, hash_: str) -> None:
         "metadata": metadata,
         # Go marshals the patch from maps, so every key comes sorted; kubectl's rollback
         # compares these bytes with the patch it makes from the owner.
-        "data": _sorted({"spec": {"template": template}}),
+        "data": key_sorted({"spec": {"template": template}}),
         "revision": number,
     }
     api.create(RESOURCE, revision, ns)
-
-
-def _sorted(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value

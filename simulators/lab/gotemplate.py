@@ -31,6 +31,7 @@ from simulators.lab.gotemplate_funcs import (
     printed,
     truth,
 )
+from simulators.lab.gotext import go_quote
 
 __all__ = ["TemplateError", "evaluate"]
 
@@ -53,6 +54,9 @@ _TOKEN = re.compile(
 )
 
 
+_ENDS_WORD = frozenset(" \t\r\n.,|:()")
+
+
 @dataclass
 class _Tok:
     kind: str
@@ -68,11 +72,18 @@ def _tokens(text: str, source: str) -> list[_Tok]:
         if m is None or m.end() == pos:
             raise TemplateError(
                 f"error parsing template {source}, template: output:1: "
-                f"unexpected {text[pos:].strip()[:1]!r} in command"
+                f"unexpected {go_quote(text[pos:].strip()[:1])} in command"
             )
         kind = m.lastgroup or ""
         out.append(_Tok(kind, m.group(kind)))
         pos = m.end()
+        if kind in ("var", "field", "word") and pos < len(text) and text[pos] not in _ENDS_WORD:
+            # text/template's lexer: a name must end at a terminator (atTerminator).
+            char = text[pos]
+            shown = f"U+{ord(char):04X} {char!r}" if char.isprintable() else f"U+{ord(char):04X}"
+            raise TemplateError(
+                f"error parsing template {source}, template: output:1: bad character {shown}"
+            )
         # A field right after a closing parenthesis or variable chains onto it.
     return out
 
@@ -363,6 +374,12 @@ class _Engine:
         if args or piped:
             raise TemplateError(f"can't give argument to non-function {printed(head)}")
         return head
+
+
+def check(template: str) -> None:
+    """Parse only, as kubectl parses the template when it makes its printer: TemplateError
+    before anything is read."""
+    _parse(template)
 
 
 def evaluate(template: str, data: Any) -> str:

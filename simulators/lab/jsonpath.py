@@ -314,13 +314,18 @@ class _Sink:
         budget.check_output(self.size, "kubectl")
 
 
-def evaluate(template: str, data: Any, as_json: bool = False) -> str:
-    """What `-o jsonpath=TEMPLATE` (or jsonpath-as-json) prints for `data`."""
+def check(template: str) -> Node:
+    """The template parsed, as kubectl parses it when it makes its printer: JsonPathError
+    before anything is read."""
     try:
-        root = parse(template)
+        return parse(template)
     except JsonPathError as exc:
         raise JsonPathError(f"error parsing jsonpath {template}, {exc}") from None
-    engine = _Engine(root)
+
+
+def evaluate(template: str, data: Any, as_json: bool = False) -> str:
+    """What `-o jsonpath=TEMPLATE` (or jsonpath-as-json) prints for `data`."""
+    engine = _Engine(check(template))
     sink = _Sink()
     try:
         found = engine.find_results(data)

@@ -19,21 +19,21 @@ import json
 import logging
 import re
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simulators.cluster.store import MockCluster
-from simulators.lab import budget, checks, editor, resting, sliced_json, streams
+from simulators.lab import budget, checks, editor, resting, streams
 from simulators.lab.builtins import CLEAR_SCREEN
 from simulators.lab.editor import EditorRequest
-from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES, ShellState
+from simulators.lab.environment import MAX_PENDING_BYTES, MAX_PENDING_LINES
 from simulators.lab.errors import LabError
 from simulators.lab.explore import EXPLORE, ClusterWorld
 from simulators.lab.kubectl import edit as kubectl_edit
 from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry, fold_small
 from simulators.lab.session_builtins import MAX_HISTORY as MAX_HISTORY
 from simulators.lab.session_builtins import SESSION_BUILTINS
+from simulators.lab.session_state import STATE_VERSION, SessionState
 from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
 from simulators.lab.shell_grammar import needs_more
 from simulators.lab.tickets import Ticket, load_ticket
@@ -55,8 +55,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 JSON = Any
-# 2: the world is the cluster API's store plus kadmin's home (issue 9); 1 was the old model.
-STATE_VERSION = 2
 OLD_VERSION_MESSAGE = "This lab was saved by an older version and has been reset"
 MAX_TRANSCRIPT = 300
 MAX_STORED_OUTPUT = 32 * 1024
@@ -67,78 +65,6 @@ MAX_TRANSCRIPT_OUTPUT = 512 * 1024
 INTERNAL_ERROR = "lab: internal error; the command was ignored (please report it)"
 # The terminal's Ctrl+C, sent as a line: drops a command still being typed (after `> `).
 INTERRUPT = "\x03"
-
-
-@dataclass
-class SessionState:
-    ticket_id: str
-    seed: int
-    world: HostWorld
-    transcript: list[TranscriptEntry] = field(default_factory=list)
-    history: list[str] = field(default_factory=list)
-    hints_shown: int = 0
-    done: dict[str, bool] = field(default_factory=dict)
-    shell: ShellState = field(default_factory=ShellState)
-    version: int = STATE_VERSION
-    # Every line run since the lab was new (simulators.lab.typed): unknown until set.
-    typed: Typed = field(default_factory=lambda: Typed(None))
-
-    def to_json(self, *, copy: bool = True) -> dict[str, Any]:
-        return {
-            **self._all_but_transcript(copy=copy),
-            "transcript": [entry.to_json() for entry in self.transcript],
-        }
-
-    def encode(self) -> str:
-        """to_json's data as JSON text, from the live world without copying it, and from each
-        transcript entry's own text (see TranscriptEntry.encoded)."""
-        head = sliced_json.dumps(self._all_but_transcript(copy=False, compact=True))
-        entries = ", ".join(entry.encoded for entry in self.transcript)
-        return f'{head[:-1]}, "transcript": [{entries}]}}'
-
-    def _all_but_transcript(self, *, copy: bool, compact: bool = False) -> dict[str, Any]:
-        # compact: a world forked from its ticket's template is saved as the template's name
-        # and what changed since (World.as_template); the export (to_json) holds it whole.
-        named = self.world.as_template() if compact else None
-        return {
-            "version": self.version,
-            "ticket_id": self.ticket_id,
-            "seed": self.seed,
-            "world": named or self.world.to_json(copy=copy),
-            # An unchanged template comes back with its own (MockCluster.fork).
-            "controllers": None
-            if named and "changes" not in named
-            else self.world.controllers_to_json(),
-            "history": list(self.history),
-            "hints_shown": self.hints_shown,
-            "done": dict(self.done),
-            "shell": self.shell.to_json(),
-            "typed": self.typed.to_json(),
-        }
-
-    @classmethod
-    def from_json(
-        cls, data: dict[str, Any], world: HostWorld | None = None, *, trusted: bool = True
-    ) -> SessionState:
-        if world is None:
-            world = World.from_json(data["world"])
-            # Quiet runs vouch for the saved cluster, so only a lab this site saved keeps them.
-            world.restore_controllers(data.get("controllers") if trusted else None)
-        return cls(
-            ticket_id=str(data["ticket_id"]),
-            seed=int(data["seed"]),
-            world=world,
-            transcript=[
-                TranscriptEntry(str(e["line"]), str(e["output"]), int(e["step"]))
-                for e in data.get("transcript") or []
-            ],
-            history=[str(h) for h in data.get("history") or []],
-            hints_shown=int(data.get("hints_shown", 0)),
-            done={str(k): bool(v) for k, v in (data.get("done") or {}).items()},
-            shell=ShellState.from_json(data.get("shell")),
-            # A lab's record of what was typed is the site's own: an imported state has none.
-            typed=Typed.from_json(data.get("typed") if trusted else None),
-        )
 
 
 # zlib's default level for a shelved lab (LabSession.shelve): a fifth smaller than the fastest
@@ -456,15 +382,22 @@ class LabSession:
                 result = self._step(result)
             elif stepping:
                 # A stream's step (simulators.lab.streams): the world moves, then the probe.
+                since = streams.watching(self.world.api, streams.parse_step(line))
                 self._step(Output(""))
-                ctx.stream, result = streams.step(line, self._probe, self.world.api.now)
+                ctx.stream, result = streams.step(line, self._prober(since), self.world.api.now)
             else:
                 result = Shell(ctx, self._builtins()).execute(line)
                 if ctx.stream is not None:
                     now = self.world.api.now
                     ctx.stream, result = streams.begin(ctx.stream, line, result, self._probe, now)
                 items = self._checklist_now()
+                since = streams.watching(self.world.api, ctx.stream)
                 result = self._step(result)
+                if since is not None and ctx.stream is not None:
+                    # A watch prints what the command's own step changed at once.
+                    more, ctx.stream = self._prober(since)(ctx.stream.probe, ctx.stream)
+                    text = "\n".join(t for t in (result.text, more.text) if t)
+                    result = dataclasses.replace(result, text=text, code=more.code)
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
@@ -526,9 +459,22 @@ class LabSession:
             return dataclasses.replace(result, text=text)
         return result
 
-    def _probe(self, line: str) -> Output:
+    def _probe(self, line: str, resume: streams.StreamRequest | None) -> streams.Probed:
         """A stream's command, run on the world as it is (no step, no transcript)."""
-        return Shell(self._context(), self._builtins()).execute(line)
+        return self._prober(None)(line, resume)
+
+    def _prober(self, since: str | None) -> streams.Probe:
+        """The probe of a step; a watch resumes after `since` (streams.watching; None: where
+        its request says)."""
+
+        def probe(line: str, resume: streams.StreamRequest | None) -> streams.Probed:
+            ctx = self._context()
+            if resume is not None and since is not None:
+                resume = dataclasses.replace(resume, since=since)
+            ctx.resume = resume
+            return Shell(ctx, self._builtins()).execute(line), ctx.stream
+
+        return probe
 
     def complete(self, line: str) -> list[str]:
         """Completion candidates for the last word of `line` (empty when none)."""

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.lab.tool import Context, Output
 
 STEP_MARK = "\x1f"  # ASCII's unit separator: never typed at a terminal
@@ -38,38 +38,39 @@ KINDS = (ROWS, APPEND, SCREEN, UNTIL, WAIT)
 MIN_INTERVAL = 1.0
 MAX_INTERVAL = 60.0
 MAX_SECONDS = 600.0
+# A watch's remembered column widths, as a step line may carry them.
+MAX_COLUMNS, MAX_WIDTH = 512, 1 << 20
 NOT_STREAMED = "(the browser terminal streams this command until Ctrl+C; this is one snapshot)"
 ENDED = "(the stream stopped after {minutes} minutes: run the command again to keep watching)"
-# Columns whose cells move with the clock alone: a change there is no event.
-TIME_COLUMNS = frozenset({"AGE", "LAST SEEN", "FIRST SEEN", "DURATION"})
-KEY_COLUMNS = ("NAMESPACE", "NAME")
-WATCH_EVENTS_WIDTH = 8  # len("ADDED") + kubectl's tabwriter padding of 3
 
 
 @dataclass(frozen=True)
 class StreamRequest:
     """What to re-run (`probe`), how its output streams (`kind`), every `interval` seconds;
-    `events` prefixes table rows with the watch event (--output-watch-events); `timeout`
-    (seconds, 0 for MAX_SECONDS) is when the stream gives up; `only` (--watch-only) prints
-    nothing until a row changes, and that first row under its header."""
+    `timeout` (seconds, 0 for MAX_SECONDS) is when the stream gives up. A watch (ROWS: `kubectl
+    get -w`, simulators.lab.kubectl.get_watch) resumes after the resourceVersion `since`;
+    `printed` says whether its printer has printed yet (a table's header, yaml's `---`), and
+    `widths` are its table writer's remembered column widths."""
 
     kind: str
     probe: str
     interval: float = MIN_INTERVAL
-    events: bool = False
     title: str = ""
     timeout: float = 0.0
-    only: bool = False
+    since: str = ""
+    printed: bool = False
+    widths: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "probe": self.probe,
             "interval": self.interval,
-            "events": self.events,
             "title": self.title,
             "timeout": self.timeout,
-            "only": self.only,
+            "since": self.since,
+            "printed": self.printed,
+            "widths": list(self.widths),
         }
 
     @property
@@ -82,21 +83,26 @@ class StreamRequest:
         if not isinstance(data, dict) or data.get("kind") not in KINDS:
             return None
         probe, title = data.get("probe"), data.get("title", "")
-        interval = data.get("interval", MIN_INTERVAL)
-        if not isinstance(probe, str) or not isinstance(title, str):
+        interval, since = data.get("interval", MIN_INTERVAL), data.get("since", "")
+        if not isinstance(probe, str) or not isinstance(title, str) or not isinstance(since, str):
             return None
-        timeout = data.get("timeout", 0.0)
+        timeout, widths = data.get("timeout", 0.0), data.get("widths", [])
         if not isinstance(interval, int | float) or not isinstance(timeout, int | float):
+            return None
+        if not isinstance(widths, list) or len(widths) > MAX_COLUMNS:
+            return None
+        if not all(isinstance(w, int) and 0 <= w <= MAX_WIDTH for w in widths):
             return None
         interval = min(MAX_INTERVAL, max(MIN_INTERVAL, float(interval)))
         return cls(
             str(data["kind"]),
             probe,
             interval,
-            bool(data.get("events")),
             title,
             float(timeout),
-            bool(data.get("only")),
+            since,
+            bool(data.get("printed")),
+            tuple(widths),
         )
 
 
@@ -122,7 +128,7 @@ def parse_step(line: str) -> StreamRequest | None:
 
 # The flags that make a command stream, per kind: the probe runs the command without them.
 STREAM_FLAGS = {
-    ROWS: ("-w", "--watch", "--watch-only", "--output-watch-events"),
+    ROWS: (),  # a watch is the command itself, resumed (get_watch.resume)
     APPEND: ("-f", "--follow"),
     UNTIL: (),
     SCREEN: (),
@@ -151,7 +157,10 @@ def probe_for(line: str, kind: str) -> str:
     return " ".join(words)
 
 
-Probe = Callable[[str], Output]
+# Runs a stream's probe line on the world as it is; given the watch it resumes (ROWS), it
+# answers with the request to resume from next (None once the watch has ended).
+Probed = tuple[Output, "StreamRequest | None"]
+Probe = Callable[[str, "StreamRequest | None"], Probed]
 
 
 def begin(
@@ -173,12 +182,31 @@ def step(
         return None, Output.error("lab: the stream's step was not understood")
     if request.kind == SCREEN:
         return request, screen(request, probe, now)
-    return request, probe(request.probe)
+    if request.kind == ROWS:
+        # The watch goes on while kubectl's does, whatever the rest of its line exits with
+        # (`| grep` that matched nothing); it ends when kubectl's watch ended (an error).
+        shown, resumed = probe(request.probe, request)
+        return resumed, dataclasses.replace(shown, code=0 if resumed else shown.code or 1)
+    return request, probe(request.probe, None)[0]
+
+
+def watching(api: object, request: StreamRequest | None) -> str | None:
+    """Before a world's step under an open watch (ROWS) on the lab's mock store. From now on
+    the store keeps its changes for the watch (a lab's store keeps none until it is watched),
+    so that what a command in another tab changes between two steps is printed at the next.
+    Returns the resourceVersion the step's watch resumes after: the request's own, or now
+    where the store's history no longer reaches back to it (a lab reloaded meanwhile keeps no
+    history). None without a watch, or on a real cluster (its watch resumes from the
+    request's)."""
+    if request is None or request.kind != ROWS or not isinstance(api, MockCluster):
+        return None
+    api.keep_watch_history(WATCH_LOG_SIZE)
+    return request.since if api.watch_reaches(request.since) else str(api.resource_version)
 
 
 def screen(request: StreamRequest, probe: Probe, now: Callable[[], datetime]) -> Output:
     """watch's screen: its header and the command's output (stdout and stderr, as watch)."""
-    shown = probe(request.probe)
+    shown, _ = probe(request.probe, None)
     return Output(watch_header(request, now().strftime("%a %b %e %H:%M:%S %Y")) + shown.text)
 
 
@@ -245,33 +273,20 @@ class Stream:
 
     request: StreamRequest
     last: str = ""
-    rows: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    header: list[tuple[str, int]] = field(default_factory=list)
-    # --watch-only: the rows the first step finds are the ones changes are read against, and
-    # the header is printed with the first change.
-    unseen: bool = False
-    headless: bool = False
 
     def first(self, output: str) -> str:
-        """Remember the first snapshot; what to print instead of it (watch events add a column)."""
+        """Remember the first snapshot; what to print instead of it."""
         self.last = output
         if self.request.kind == WAIT:
             return ""  # kubectl wait prints nothing until the condition holds
-        if self.request.kind != ROWS:
-            return output
-        if self.request.only:
-            self.unseen = self.headless = True
-            return ""
-        self._read_table(output, remember=True)
-        if not self.request.events or not self.header:
-            return output
-        lines = output.split("\n")
-        head = "EVENT".ljust(WATCH_EVENTS_WIDTH) + lines[0]
-        return "\n".join([head, *("ADDED".ljust(WATCH_EVENTS_WIDTH) + line for line in lines[1:])])
+        return output
 
     def feed(self, output: str, code: int = 0) -> tuple[str, bool]:
         """The probe's newest output: (what to print now, whether the stream has ended)."""
         kind = self.request.kind
+        if kind == ROWS:
+            # The watch printed its events as kubectl does (get_watch.resume); an error ends it.
+            return output, code != 0
         if kind == SCREEN:
             self.last = output
             return output, False
@@ -282,120 +297,16 @@ class Stream:
         if kind == WAIT:
             self.last = output
             return (output, True) if code == 0 else ("", False)
-        if kind == UNTIL:
-            done = code != 0 or "successfully rolled out" in output
-            new = "" if output == self.last else output
-            self.last = output
-            return new, done
-        return self._changed_rows(output), False
+        done = code != 0 or "successfully rolled out" in output  # UNTIL
+        new = "" if output == self.last else output
+        self.last = output
+        return new, done
 
     def expired(self) -> str:
         """What to print when the stream's time is up."""
         if self.request.kind == WAIT:
             return self.last
         return ENDED.format(minutes=int(MAX_SECONDS // 60))
-
-    def _read_table(self, output: str, remember: bool) -> dict[str, tuple[str, ...]]:
-        lines = [line for line in output.split("\n") if line]
-        if not lines:
-            return {}
-        # Where each column starts moves with the widest cell: read it from each output's header.
-        columns = _columns(lines[0])
-        if not columns or columns[0][0] not in _HEADS:
-            # Not a table (a probe's error text, -o yaml): the first output says which it is.
-            if remember:
-                self.header = []
-            return {}
-        if remember or [name for name, _ in columns] == [name for name, _ in self.header]:
-            self.header = columns
-        if not self.header:
-            return {}
-        rows = {}
-        for line in lines[1:]:
-            cells = _cells(line, columns)
-            rows[self._key(cells)] = cells
-        if remember:
-            self.rows = rows
-        return rows
-
-    def _key(self, cells: tuple[str, ...]) -> str:
-        names = [name for name, _ in self.header]
-        keyed = [cells[names.index(c)] for c in KEY_COLUMNS if c in names]
-        if not keyed:
-            pairs = zip(cells, names, strict=False)
-            keyed = [cell for cell, name in pairs if name not in TIME_COLUMNS]
-        return "\x00".join(keyed)
-
-    def _changed_rows(self, output: str) -> str:
-        if self.unseen:
-            self.unseen = False
-            self._read_table(output, remember=True)
-            self.last = output
-            return ""
-        if not self.header:
-            before = self.last
-            shown = self.first(output)
-            if self.header:
-                return shown  # the first rows (`No resources found` before): with their header
-            # Not a table (-o yaml, -o name ...): the whole output again when it changes.
-            return "" if output == before else output
-        rows = self._read_table(output, remember=False)
-        names = [name for name, _ in self.header]
-        moving = [i for i, name in enumerate(names) if name in TIME_COLUMNS]
-
-        def steady(cells: tuple[str, ...]) -> tuple[str, ...]:
-            return tuple(cell for i, cell in enumerate(cells) if i not in moving)
-
-        events: list[tuple[str, tuple[str, ...]]] = []
-        for key, cells in rows.items():
-            seen = self.rows.get(key)
-            if seen is None or steady(seen) != steady(cells):
-                events.append(("ADDED" if seen is None else "MODIFIED", cells))
-        for key, cells in self.rows.items():
-            if key not in rows:
-                events.append(("DELETED", cells))
-        self.rows = rows
-        self.last = output
-        printed = [self._row(event, cells) for event, cells in events]
-        if events and self.headless:
-            self.headless = False
-            event, cells = events[0]
-            head = ("EVENT",) if self.request.events else ()
-            printed[0] = _aligned([(*head, *names), self._cells_of(event, cells)])
-        return "\n".join(printed)
-
-    def _cells_of(self, event: str, cells: tuple[str, ...]) -> tuple[str, ...]:
-        return (event, *cells) if self.request.events else cells
-
-    def _row(self, event: str, cells: tuple[str, ...]) -> str:
-        """One event's row as kubectl prints it: a table of its own (tabwriter, padding 3)."""
-        return _aligned([self._cells_of(event, cells)])
-
-
-def _aligned(lines: list[tuple[str, ...]]) -> str:
-    """Lines of cells as one flush of kubectl's tabwriter: each column as wide as its widest
-    cell and 3 more, the last one unpadded."""
-    widths = [max(len(cells[i]) for cells in lines) for i in range(len(lines[0]) - 1)]
-    return "\n".join(
-        "".join(cell.ljust(width + 3) for cell, width in zip(cells, widths, strict=False))
-        + cells[-1]
-        for cells in lines
-    )
-
-
-# A table's first header cell, so that a probe's error text is never read as a table.
-_HEADS = frozenset({"NAME", "NAMESPACE", "LAST SEEN"})
-
-
-def _columns(header: str) -> list[tuple[str, int]]:
-    """The header's column names and where each starts (tabwriter pads with 3 spaces, and a
-    name such as NOMINATED NODE has one)."""
-    return [(m.group(0), m.start()) for m in re.finditer(r"\S+(?: \S+)*", header)]
-
-
-def _cells(line: str, header: list[tuple[str, int]]) -> tuple[str, ...]:
-    starts = [start for _, start in header] + [len(line) + 1]
-    return tuple(line[starts[i] : starts[i + 1]].rstrip() for i in range(len(header)))
 
 
 def _appended(before: str, after: str) -> str:

@@ -79,6 +79,8 @@ class Context:
     editor: EditorRequest | None = None
     # A stream the command asked for (simulators.lab.streams.start): the terminal keeps it going.
     stream: StreamRequest | None = None
+    # The watch a stream's step resumes (its probe line is the watching command again).
+    resume: StreamRequest | None = None
     # The shell's variables and aliases, and the environment of the running command
     # (exported variables plus `NAME=value cmd` assignments), e.g. EDITOR for kubectl edit.
     shell: ShellState = field(default_factory=ShellState)

@@ -226,7 +226,6 @@ class World(HostWorld):
             template.state,
         ):
             return named  # still the template: nobody typed in this lab yet
-        self.api.compact_watch_log()
         return {
             **named,
             "changes": saved.dump_changes(self.api, template.api),

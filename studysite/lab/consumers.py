@@ -483,6 +483,8 @@ class LabConsumer(AsyncWebsocketConsumer):
                     note = result.output
                     break
                 text, ended = stream.feed(result.output, result.exit_code)
+                # A watch goes on from where this step left it (its resourceVersion).
+                request = stream.request = result.stream or request
                 if text or result.changed or request.kind == streams.SCREEN:
                     clear = {"clear": True} if request.kind == streams.SCREEN else {}
                     frame = output_frame(text, result.checklist, PROMPT, **clear)

@@ -37,7 +37,7 @@ import tracemalloc
 from collections.abc import Callable, Iterator
 
 from simulators.lab import LabSession
-from simulators.lab.session import SessionState
+from simulators.lab.session_state import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
 from simulators.lab.world import World, build_world, template_world
 from tests.benchmarks.bench_load import COMMANDS as LOAD_COMMANDS

@@ -262,6 +262,15 @@ def mistakes(d: Draw, more: bool) -> Case:
         ("kubectl create secret tls lab-tls --cert=tls.crt --key=rsa.key", "bad-value"),
         ("kubectl create role lab-role --verb=get --resource=podz", "typo-kind"),
     ]
+    if more:
+        # A namespace that is not there: the resource builder asks for it after a NotFound.
+        verb = d.pick(["get", "describe", "edit", "label", "annotate", "rollout status"])
+        change = " a=b" if verb in ("label", "annotate") else ""
+        lines += [
+            (f"kubectl {verb} {kind.names[0]} {obj.name} -n nothing-here{change}", "no-namespace"),
+            (f"kubectl get {kind.names[0]} -o {d.pick(['yaml', 'name'])} --show-labels", "flags"),
+            (f"kubectl get {kind.names[0]} --output-watch-events", "flags"),
+        ]
     line, why = d.pick(lines)
     return Case(d.world.ticket, line, line.split()[1], why)
 

@@ -47,6 +47,7 @@ class Stepping:
 
     def __init__(self, api: MockCluster) -> None:
         self._api = api
+        self.steps = 0  # how many times a write stepped it
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._api, name)
@@ -57,6 +58,7 @@ class Stepping:
             # The server steps after a write it accepted; a refused one changes nothing.
             result = attr(*args, **kwargs)
             step(self._api)
+            self.steps += 1
             return result
 
         return write

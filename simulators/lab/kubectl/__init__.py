@@ -54,6 +54,7 @@ from simulators.lab.kubectl import (
 from simulators.lab.kubectl import run as run_verb
 from simulators.lab.kubectl.common import (
     KubectlError,
+    builder_gets,
     check_verbosity,
     error_text,
     process_id,
@@ -151,6 +152,8 @@ def run(ctx: Context, args: list[str]) -> Output:
                 ["clusterrolebinding"],
             )
             connection.attach(ctx, sub, parsed, own_user=own)
+        if sub not in _OWN_NOT_FOUND:
+            ctx.acting = builder_gets(ctx.api)
         result = verb.run(ctx, parsed)
     except (KubeconfigError, KubectlError) as exc:
         result = Output.error(str(exc))
@@ -159,6 +162,11 @@ def run(ctx: Context, args: list[str]) -> Output:
     finally:
         ctx.acting = None
     return _logged_first(ctx, parsed, result)
+
+
+# Verbs whose NotFound is not the resource builder's (delete deletes without a get; logs words
+# its own; top reads metrics; auth asks the server's reviews, as the user it impersonates).
+_OWN_NOT_FOUND = frozenset({"delete", "logs", "top", "auth"})
 
 
 def _config_candidates(ctx: Context, positionals: list[str], current: str) -> list[str]:

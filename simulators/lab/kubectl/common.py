@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.clock import parse_time
@@ -192,6 +193,36 @@ def list_error(info: ResourceInfo, exc: ApiError, label: str = "", field: str = 
             f'field selector "{field}": {exc.message}'
         )
     return error_text(ApiError(exc.code, exc.reason, message, exc.details))
+
+
+class _BuilderGets:
+    """The cluster as kubectl's resource builder gets a named object (cli-runtime's Info.Get):
+    an object not found in a namespace other than default is that namespace's NotFound when
+    the namespace itself is missing; the rest of the API as it is."""
+
+    def __init__(self, api: ClusterAPI) -> None:
+        self.inner = api
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get(self, resource: str, name: str, namespace: str | None = None) -> Obj:
+        try:
+            return self.inner.get(resource, name, namespace)
+        except ApiError as exc:
+            if exc.code != 404 or not namespace or namespace == "default":
+                raise
+            try:
+                self.inner.get("namespaces", namespace)
+            except ApiError as missing:
+                if missing.code == 404:
+                    raise missing from None
+            raise
+
+
+def builder_gets(api: ClusterAPI) -> ClusterAPI:
+    """`api` read as kubectl's resource builder reads named objects (_BuilderGets)."""
+    return cast(ClusterAPI, _BuilderGets(api))
 
 
 def read_list(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from simulators.cluster import printers
-from simulators.cluster.api import ApiError, ClusterAPI, Obj
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.discovery import KUBERNETES_VERSION
 from simulators.cluster.request import scale_of
 from simulators.lab.flags import Flag, Parsed
@@ -155,7 +155,7 @@ def raw(cluster: ClusterAPI, path: str) -> Output:
     return Output(json.dumps(body, separators=(",", ":"), ensure_ascii=False))
 
 
-def _output(parsed: Parsed) -> str:
+def printer_output(parsed: Parsed) -> str:
     """-o (with --template) as get's printer takes it, or the error it refuses it with."""
     output = output_format(parsed)
     if output.partition("=")[0] == "template":  # kubectl's other name for go-template
@@ -168,28 +168,65 @@ def _output(parsed: Parsed) -> str:
     return output
 
 
+def validate(parsed: Parsed) -> None:
+    """The flag combinations kubectl get's Validate refuses before it reads anything."""
+    output = parsed.value("output")
+    if parsed.value("raw") is not None:
+        if parsed.positionals:  # Complete's, before Validate
+            raise KubectlError("error: arguments may not be passed when --raw is specified")
+        if parsed.has("watch") or parsed.has("watch-only") or parsed.value("selector"):
+            raise KubectlError(
+                "error: --raw may not be specified with other flags that filter the server "
+                "request or alter the output"
+            )
+        if output:
+            raise KubectlError("error: --raw and --output are mutually exclusive")
+    if parsed.has("show-labels") and output not in (None, "", "wide"):
+        raise KubectlError(f"error: --show-labels option cannot be used with {output} printer")
+    if parsed.has("output-watch-events") and not (parsed.has("watch") or parsed.has("watch-only")):
+        raise KubectlError(
+            "error: --output-watch-events option can only be used with --watch or --watch-only"
+        )
+
+
+def named_targets(ctx: Context, parsed: Parsed) -> tuple[list[Target], str | None, bool]:
+    """What a get line names (its types and names, or its files' objects), the namespace it
+    reads (None with -A), and whether files named them."""
+    all_ns = parsed.has("all-namespaces")
+    ns = None if all_ns else namespace(parsed)
+    from_files = file_targets(ctx, parsed, "get")
+    if from_files is not None:
+        return from_files, ns, True
+    return targets(ctx.api, parsed.positionals, all_namespaces=all_ns), ns, False
+
+
+def table_options(parsed: Parsed, info: ResourceInfo, output: str, kind: bool) -> TableOptions:
+    """How kubectl's table printer decorates a table of `info` for this get line."""
+    return TableOptions(
+        wide=output == "wide",
+        no_headers=parsed.has("no-headers"),
+        with_namespace=parsed.has("all-namespaces") and info.namespaced,
+        with_kind=info if kind else None,
+        label_columns=[c for v in parsed.all("label-columns") for c in v.split(",") if c],
+        show_labels=parsed.has("show-labels"),
+    )
+
+
 def run(ctx: Context, parsed: Parsed) -> Output:
     cluster = ctx.api
+    validate(parsed)
     raw_path = parsed.value("raw")
     if raw_path is not None:
-        if parsed.positionals:
-            raise KubectlError("error: arguments may not be passed when --raw is specified")
         return raw(cluster, raw_path)
     if parsed.value("kustomize") is not None:
         return Output.error(kustomize_error(ctx, parsed.value("kustomize") or ""))
     try:
-        output = _output(parsed)
+        output = printer_output(parsed)
         printer_error = None
     except KubectlError as exc:
         output, printer_error = "", exc
     all_ns = parsed.has("all-namespaces")
-    ns = None if all_ns else namespace(parsed)
-    from_files = file_targets(ctx, parsed, "get")
-    groups = (
-        targets(cluster, parsed.positionals, all_namespaces=all_ns)
-        if from_files is None
-        else from_files
-    )
+    groups, ns, from_files = named_targets(ctx, parsed)
     scales = parsed.value("subresource") == "scale"
     if parsed.value("subresource") is not None and any(not g.names for g in groups):
         raise KubectlError("error: subresource cannot be used when bulk resources are specified")
@@ -199,11 +236,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         raise KubectlError("error: name cannot be provided when a selector is specified")
     errors: list[str] = []
     # kubectl's singleItemImplied: one object named, or one file.
-    single = (
-        single_file(parsed)
-        if from_files is not None
-        else (len(groups) == 1 and len(groups[0].names) == 1)
-    )
+    single = single_file(parsed) if from_files else (len(groups) == 1 and len(groups[0].names) == 1)
     if printer_error is not None:
         # kubectl makes its printer once it has something to print: one named object it could
         # not get is all it says.
@@ -258,7 +291,6 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             else:
                 text = to_json(data)
         return _result(text, errors)
-    label_columns = [c for value in parsed.all("label-columns") for c in value.split(",") if c]
     # kubectl's multipleGVKsRequested: what it got is of more than one kind (a kind it could
     # not list, or no named object of which it found, does not count).
     with_kind = parsed.has("show-kind") or len(kinds) > 1
@@ -270,14 +302,7 @@ def run(ctx: Context, parsed: Parsed) -> Output:
             table = printers.scale_table(cluster, objs)
         else:
             table = printers.table(cluster, group.info.key, objs, wide=output == "wide")
-        opts = TableOptions(
-            wide=output == "wide",
-            no_headers=parsed.has("no-headers"),
-            with_namespace=all_ns and group.info.namespaced,
-            with_kind=group.info if with_kind else None,
-            label_columns=label_columns,
-            show_labels=parsed.has("show-labels"),
-        )
+        opts = table_options(parsed, group.info, output, with_kind)
         blocks.append(render(table_rows(table, opts)))
     separator = "\n" if parsed.has("no-headers") else "\n\n"
     text = separator.join(blocks)

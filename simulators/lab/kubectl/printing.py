@@ -144,9 +144,14 @@ def parse_custom_columns(spec: str) -> list[tuple[str, str]]:
 
 
 def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
+    return render(custom_column_rows(objs, spec, header=not no_headers))
+
+
+def custom_column_rows(objs: list[Obj], spec: str, header: bool) -> list[list[str]]:
+    """-o custom-columns' rows for `objs`, its header first when `header`."""
     columns = parse_custom_columns(spec)
     rows: list[list[str]] = []
-    if not no_headers:
+    if header:
         rows.append([h for h, _ in columns])
     for obj in objs:
         row = []
@@ -159,7 +164,7 @@ def custom_columns(objs: list[Obj], spec: str, no_headers: bool) -> str:
             # A `..` column walks the whole object: hundreds of them stop with the budget.
             budget.check_time()
         rows.append(row)
-    return render(rows)
+    return rows
 
 
 # ------------------------------------------------------------------------- sort-by
@@ -305,10 +310,17 @@ def to_yaml(doc: Any) -> str:
     )
 
 
-def to_json(doc: Any, sort_keys: bool = True) -> str:
+def to_json(doc: Any, sort_keys: bool = True, *, compact: bool = False) -> str:
     """json.MarshalIndent: sorted keys (a map's; `sort_keys` False keeps a typed object's field
-    order), 4 spaces, and Go's HTML-safe escapes."""
-    text = json.dumps(go_numbers(doc), indent=4, sort_keys=sort_keys, ensure_ascii=False)
+    order), 4 spaces, and Go's HTML-safe escapes; `compact`: json.Marshal's, on one line."""
+    indent, separators = (None, (",", ":")) if compact else (4, None)
+    text = json.dumps(
+        go_numbers(doc),
+        indent=indent,
+        separators=separators,
+        sort_keys=sort_keys,
+        ensure_ascii=False,
+    )
     for char, escape in _GO_JSON_ESCAPES:
         text = text.replace(char, escape)
     return text
@@ -325,6 +337,19 @@ _GO_JSON_ESCAPES = (
 
 def list_doc(items: list[Obj]) -> Obj:
     return {"apiVersion": "v1", "items": items, "kind": "List", "metadata": {"resourceVersion": ""}}
+
+
+def check_template(output: str) -> None:
+    """A template format's template parsed, as kubectl parses it making its printer: a bad
+    one is refused before anything is read or printed (the error evaluate_template gives)."""
+    kind, _, template = output.partition("=")
+    try:
+        if kind == "go-template":
+            gotemplate.check(template)
+        elif kind in ("jsonpath", "jsonpath-as-json"):
+            jsonpath.check(template)
+    except (gotemplate.TemplateError, jsonpath.JsonPathError) as exc:
+        raise KubectlError(f"error: {exc}") from None
 
 
 def evaluate_template(kind: str, template: str, data: Any) -> str:

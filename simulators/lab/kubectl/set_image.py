@@ -24,7 +24,7 @@ from simulators.lab.kubectl import (
     set_serviceaccount,
     set_subject,
 )
-from simulators.lab.kubectl.common import COMMON, KubectlError, dry_run, see, usage
+from simulators.lab.kubectl.common import COMMON, KubectlError, builder_gets, dry_run, see, usage
 from simulators.lab.kubectl.help import page as help_page
 from simulators.lab.kubectl.set_common import (
     BASE_FLAGS,
@@ -259,4 +259,5 @@ def run(ctx: Context, parsed: Parsed) -> Output:
         found = help_page(["set", name, *inner.positionals])
         return Output(found or see(f"set {name}").replace("See", "Use"))
     connection.attach(ctx, "set", inner, own_user=name == "subject")
+    ctx.acting = builder_gets(ctx.api)
     return sub.run(ctx, inner, words)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import replace
 
 from simulators.lab.flags import Parsed, parse_bool
 from simulators.lab.kubectl import get as get_verb
+from simulators.lab.kubectl import get_watch
 from simulators.lab.kubectl import logs as logs_verb
 from simulators.lab.kubectl import rollout as rollout_verb
 from simulators.lab.streams import APPEND, ROWS, UNTIL, WAIT, StreamRequest, start
@@ -16,13 +16,13 @@ from simulators.lab.tool import Context, Output
 
 
 def get(ctx: Context, parsed: Parsed) -> Output:
-    out = get_verb.run(ctx, parsed)
-    if out.code == 0 and (parsed.has("watch") or parsed.has("watch-only")):
-        only = parsed.has("watch-only")
-        start(ctx, StreamRequest(ROWS, "", events=parsed.has("output-watch-events"), only=only))
-        if only:  # kubectl prints nothing until something changes
-            return replace(out, text="")
-    return out
+    """kubectl get; with -w or --watch-only, kubectl's watch (get_watch): its list now, then
+    its events as the world steps (the terminal resumes the line with `ctx.resume`)."""
+    if not (parsed.has("watch") or parsed.has("watch-only")) or parsed.value("raw") is not None:
+        return get_verb.run(ctx, parsed)
+    if ctx.resume is not None and ctx.resume.kind == ROWS:
+        return get_watch.resume(ctx, parsed, ctx.resume)
+    return get_watch.start(ctx, parsed)
 
 
 def logs(ctx: Context, parsed: Parsed) -> Output:

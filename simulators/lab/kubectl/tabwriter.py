@@ -2,17 +2,23 @@
 
 Cells are tab-terminated; the last cell of a line is never padded. A column's width is
 decided per block of consecutive lines that have a cell in that column, exactly as Go's
-`format` recursion does, so describe's sections align the way kubectl's do.
+`format` recursion does, so describe's sections align the way kubectl's do. kubectl's writer is
+liggitt/tabwriter's, with RememberWidths: a writer flushed several times (`get -w`, a flush
+per event) keeps each column at least as wide as any earlier flush made it (`remembered`).
 """
 
 from __future__ import annotations
 
 
-def format_text(text: str, *, minwidth: int = 0, padding: int = 2) -> str:
-    """Lay out tab-separated text: each line's tab-terminated cells padded to their column."""
+def format_text(
+    text: str, *, minwidth: int = 0, padding: int = 2, remembered: list[int] | None = None
+) -> str:
+    """Lay out tab-separated text: each line's tab-terminated cells padded to their column.
+    `remembered`: the widths earlier flushes of the same writer remembered per column, widened
+    in place by this one (None: a writer flushed once)."""
     lines = [line.split("\t") for line in text.split("\n")]
     out: list[str] = []
-    _format(lines, 0, len(lines), [], minwidth, padding, out)
+    _format(lines, 0, len(lines), [], minwidth, padding, out, remembered)
     return "\n".join(out)
 
 
@@ -24,6 +30,7 @@ def _format(
     minwidth: int,
     padding: int,
     out: list[str],
+    remembered: list[int] | None = None,
 ) -> None:
     column = len(widths)
     this = line0
@@ -37,7 +44,13 @@ def _format(
         while this < line1 and column < len(lines[this]) - 1:
             width = max(width, len(lines[this][column]) + padding)
             this += 1
-        _format(lines, line0, this, [*widths, width], minwidth, padding, out)
+        if remembered is not None:
+            if len(remembered) < column:
+                remembered.extend(widths[len(remembered) :])
+            if len(remembered) == column:
+                remembered.append(width)
+            width = remembered[column] = max(remembered[column], width)
+        _format(lines, line0, this, [*widths, width], minwidth, padding, out, remembered)
         line0 = this
     _write(lines, line0, line1, widths, out)
 
@@ -51,6 +64,7 @@ def _write(lines: list[list[str]], start: int, end: int, widths: list[int], out:
         out.append("".join(parts))
 
 
-def table(rows: list[list[str]]) -> str:
+def table(rows: list[list[str]], remembered: list[int] | None = None) -> str:
     """kubectl get's layout (cli-runtime's GetNewTabWriter: minwidth 6, padding 3)."""
-    return format_text("\n".join("\t".join(row) for row in rows), minwidth=6, padding=3)
+    text = "\n".join("\t".join(row) for row in rows)
+    return format_text(text, minwidth=6, padding=3, remembered=remembered)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession
-from simulators.lab.session import SessionState
+from simulators.lab.session_state import SessionState
 from simulators.lab.tickets import load_ticket
 from simulators.lab.world import build_world, template_world
 

@@ -12,7 +12,7 @@ import tracemalloc
 import pytest
 
 from simulators.lab import LabSession
-from simulators.lab.session import SessionState
+from simulators.lab.session_state import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
 from simulators.lab.world import build_world
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import pytest
@@ -26,26 +27,49 @@ def drained(lab: LabSession) -> None:
     lab.run("kubectl drain gpu-node2 --ignore-daemonsets")
 
 
-def test_get_watch_prints_the_table_then_each_changed_row_as_its_own_table(
+class Watching:
+    """A watch the terminal keeps going: each `steps` call prints what its steps print."""
+
+    def __init__(self, lab: LabSession, opened: CommandResult) -> None:
+        assert opened.stream is not None
+        self.lab, self.request = lab, opened.stream
+        self.stream = streams.Stream(opened.stream)
+
+    def steps(self, count: int) -> list[str]:
+        printed = []
+        for _ in range(count):
+            result = self.lab.run(streams.step_line(self.request))
+            printed.append(self.stream.feed(result.output, result.exit_code)[0])
+            self.request = result.stream or self.request
+        return printed
+
+
+def watched(lab: LabSession, opened: CommandResult, steps: int) -> list[str]:
+    """What the terminal prints for the first `steps` steps of the watch `opened` started."""
+    return Watching(lab, opened).steps(steps)
+
+
+def test_get_watch_prints_the_list_then_every_event_in_the_columns_it_widened(
     lab: LabSession,
 ) -> None:
     drained(lab)
     opened = lab.run("kubectl get nodes -L nvidia.com/mig.config.state -w")
     assert opened.stream is not None
-    assert opened.stream.probe == "kubectl get nodes -L nvidia.com/mig.config.state"
+    # The watch is the command itself, resumed after the list's resourceVersion.
+    assert opened.stream.probe == "kubectl get nodes -L nvidia.com/mig.config.state -w"
     assert opened.output.split("\n")[0] == (
         "NAME        STATUS                     ROLES    AGE   VERSION   MIG.CONFIG.STATE"
     )
-    stream = streams.Stream(opened.stream)
-    assert stream.first(opened.output) == opened.output
+    # A command between two steps (another tab's) is an event like the cluster's own.
     lab.run("kubectl label node gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite")
-    printed = [stream.feed(step(lab, opened).output)[0] for _ in range(4)]
-    assert printed[:2] == [
-        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4   pending",
-        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4   success",
-    ]
-    # Nothing changed but the clock: nothing printed.
-    assert printed[2:] == ["", ""]
+    watch = Watching(lab, opened)
+    printed = [line for line in "\n".join(watch.steps(4)).split("\n") if line]
+    states = [line.split()[-1] for line in printed]
+    assert states[0] == "success" and "pending" in states and states[-1] == "success"
+    # Each event its own row, in the widths the list's columns took (the tab writer's).
+    assert all(line.startswith("gpu-node2   Ready,SchedulingDisabled   <none>") for line in printed)
+    # Nothing changed but the clock: no event, nothing printed.
+    assert watch.steps(2) == ["", ""]
 
 
 def test_each_step_moves_the_world_one_step_and_is_no_command(lab: LabSession) -> None:
@@ -61,77 +85,103 @@ def test_the_transcript_keeps_the_snapshot_and_says_it_is_one(lab: LabSession) -
     assert lab.transcript[-1].output.endswith("\n" + streams.NOT_STREAMED)
 
 
-def test_output_watch_events_adds_kubectls_event_column(lab: LabSession) -> None:
+def test_output_watch_events_adds_kubectls_event_column_padded_to_modified(
+    lab: LabSession,
+) -> None:
     drained(lab)
     opened = lab.run("kubectl get nodes --output-watch-events -w")
-    assert opened.stream is not None and opened.stream.events
-    stream = streams.Stream(opened.stream)
-    first = stream.first(opened.output).split("\n")
-    assert first[0].startswith("EVENT   NAME        STATUS")
-    assert first[1].startswith("ADDED   gpu-node1   Ready")
+    first = opened.output.split("\n")
+    assert first[0].startswith("EVENT      NAME        STATUS")
+    assert first[1].startswith("ADDED      gpu-node1   Ready")
     lab.run("kubectl uncordon gpu-node2")
-    assert stream.feed(step(lab, opened).output)[0] == (
-        "MODIFIED   gpu-node2   Ready   <none>   31d   v1.31.4"
+    assert watched(lab, opened, 1)[0].startswith(
+        "MODIFIED   gpu-node2   Ready                      <none>   31d   v1.31.4"
     )
 
 
-def test_watch_only_prints_nothing_until_a_row_changes_then_that_row_under_its_header(
+def test_watch_only_prints_nothing_until_an_event_then_its_row_under_the_header(
     lab: LabSession,
 ) -> None:
     drained(lab)
     opened = lab.run("kubectl get nodes --watch-only")
     assert opened.output == ""
-    assert opened.stream is not None and opened.stream.only
-    stream = streams.Stream(opened.stream)
-    assert stream.first(opened.output) == ""
-    assert stream.feed(step(lab, opened).output)[0] == ""  # the rows changes are read against
+    assert watched(lab, opened, 1) == [""]
     lab.run("kubectl uncordon gpu-node2")
-    # kubectl's printer writes the header with the first object it prints, one tabwriter flush.
-    assert stream.feed(step(lab, opened).output)[0] == (
-        "NAME        STATUS   ROLES    AGE   VERSION\ngpu-node2   Ready    <none>   31d   v1.31.4"
-    )
-    lab.run("kubectl cordon gpu-node2")
-    assert stream.feed(step(lab, opened).output)[0] == (
-        "gpu-node2   Ready,SchedulingDisabled   <none>   31d   v1.31.4"
-    )
+    # kubectl's printer writes the header with the first object it prints, one flush.
+    first = watched(lab, opened, 1)[0].split("\n")
+    assert first[:2] == [
+        "NAME        STATUS   ROLES    AGE   VERSION",
+        "gpu-node2   Ready    <none>   31d   v1.31.4",
+    ]
+    # Later events: their rows alone, each an event (the uncordon, then the taint's removal).
+    assert first[2:] and "NAME" not in "".join(first[2:])
 
 
-def test_watch_only_with_events_heads_the_first_change_with_the_event_column(
+def test_watch_only_with_events_heads_the_first_event_with_the_event_column(
     lab: LabSession,
 ) -> None:
     drained(lab)
     opened = lab.run("kubectl get nodes --watch-only --output-watch-events")
-    assert opened.stream is not None
-    stream = streams.Stream(opened.stream)
-    assert stream.first(opened.output) == ""
-    stream.feed(step(lab, opened).output)
     lab.run("kubectl uncordon gpu-node2")
-    assert stream.feed(step(lab, opened).output)[0] == (
-        "EVENT      NAME        STATUS   ROLES    AGE   VERSION\n"
-        "MODIFIED   gpu-node2   Ready    <none>   31d   v1.31.4"
+    assert watched(lab, opened, 1)[0].split("\n")[:2] == [
+        "EVENT      NAME        STATUS   ROLES    AGE   VERSION",
+        "MODIFIED   gpu-node2   Ready    <none>   31d   v1.31.4",
+    ]
+
+
+def test_a_watch_prints_each_state_a_step_went_through(lab: LabSession) -> None:
+    opened = lab.run("kubectl get pods -n kube-system -w")
+    lab.run("kubectl delete pod -n kube-system -l k8s-app=kube-proxy --wait=false")
+    rows = "\n".join(watched(lab, opened, 3)).split("\n")
+    statuses = [row.split()[2] for row in rows if row.strip()]
+    # The deletions and the DaemonSet's new pods, one row per event, Pending included.
+    assert "Terminating" in statuses and "Pending" in statuses
+    assert statuses[-1] == "Running"
+
+
+def test_a_watch_of_two_named_objects_prints_them_then_kubectls_error(lab: LabSession) -> None:
+    result = lab.run("kubectl get nodes gpu-node1 gpu-node2 -w -o name")
+    assert result.output == (
+        "node/gpu-node1\nnode/gpu-node2\n"
+        "error: you may only watch a single resource or type of resource at a time"
     )
+    assert result.stream is None and result.exit_code == 1
 
 
-def test_a_stream_request_keeps_watch_only_through_its_frame() -> None:
-    request = streams.StreamRequest(streams.ROWS, "kubectl get pods", only=True, events=True)
+def test_a_watch_of_two_kinds_is_refused(lab: LabSession) -> None:
+    result = lab.run("kubectl get pods,nodes -w")
+    assert result.output == "error: you may only specify a single resource type"
+
+
+def test_a_watch_that_the_store_no_longer_reaches_goes_on_from_now(lab: LabSession) -> None:
+    opened = lab.run("kubectl get nodes -w")
+    assert opened.stream is not None
+    gone = dataclasses.replace(opened.stream, since="1")
+    result = lab.run(streams.step_line(gone))
+    assert result.exit_code == 0 and result.stream is not None
+    assert int(result.stream.since) > 1
+
+
+def test_a_stream_request_keeps_where_its_watch_resumes_through_its_frame() -> None:
+    request = streams.StreamRequest(
+        streams.ROWS, "kubectl get pods -w", since="42", printed=True, widths=(12, 9)
+    )
     assert streams.StreamRequest.from_dict(request.to_dict()) == request
+    assert streams.StreamRequest.from_dict({**request.to_dict(), "widths": ["x"]}) is None
+    assert streams.StreamRequest.from_dict({**request.to_dict(), "widths": [1] * 10_000}) is None
 
 
-def test_get_events_watch_prints_new_events(lab: LabSession) -> None:
-    opened = lab.run("kubectl get events -n gpu-operator -w")
-    stream = streams.Stream(opened.stream)  # type: ignore[arg-type]
-    stream.first(opened.output)
-    lab.run("kubectl cordon gpu-node2")
-    lab.run("kubectl drain gpu-node2 --ignore-daemonsets")
-    lab.run("kubectl label node gpu-node2 nvidia.com/mig.config=all-1g.10gb --overwrite")
-    # None at first: kubectl -w prints the header with the first events.
-    assert opened.output == "No resources found in gpu-operator namespace."
-    header, *rows = stream.feed(step(lab, opened).output)[0].split("\n")
+def test_get_events_watch_prints_new_events_and_the_header_with_the_first(
+    lab: LabSession,
+) -> None:
+    opened = lab.run("kubectl get events -n kube-public -w")
+    # An empty list: kubectl's watch prints nothing (no "No resources found").
+    assert opened.output == ""
+    lab.run("kubectl run probe --image=busybox -n kube-public")
+    header, *rows = "\n".join(watched(lab, opened, 2)).strip().split("\n")
     assert header.split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
     assert rows and all(row.split()[1] in ("Normal", "Warning") for row in rows)
-    # Later events come as rows alone.
-    later = stream.feed(step(lab, opened).output)[0]
-    assert later and "LAST SEEN" not in later
+    assert not any("LAST SEEN" in row for row in rows)
 
 
 def test_logs_follow_prints_only_the_new_lines() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from simulators.lab import LabError, LabSession
-from simulators.lab.session import SessionState
+from simulators.lab.session_state import SessionState
 from simulators.lab.tickets import list_tickets, load_ticket
 from simulators.lab.world import build_world, new_world, template_world
 

