@@ -2,8 +2,10 @@
 patterns (`-e`, or lines of one), BRE, ERE and fixed strings, and the output GNU prints:
 `name:num:line` for a selected line and `name-num-line` for context, `--` between groups,
 `-c`, `-l`, `-L`, `-o`, `-q`, `-m`, `-w`, `-x`, `-s`, `-b`, `-f FILE` (patterns a line each),
-`--label`, `-Z` (a NUL after names), `-z` (NUL-ended records), and grep's exit status (0 a line was
-selected, 1 none, 2 an error unless `-q` found one). Patterns run on RE2
+`--label`, `-Z` (a NUL after names), `-z` (NUL-ended records), `-r`/`-R` (the home folder or a
+folder of it, its files named as fts walks them: `.` gives `./x`, no operand `x`; a folder
+without -r is "Is a directory"), and grep's exit status (0 a line was selected, 1 none, 2 an
+error unless `-q` found one). Patterns run on RE2
 (simulators.lab.regex), so no pattern can freeze the lab; compared with the machine's real
 grep on generated inputs by tests/unit/lab/test_shell_oracle.py.
 """
@@ -14,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from simulators.lab import budget
-from simulators.lab.files import read
+from simulators.lab.files import FOLDERS, HOME, normalize, read
 from simulators.lab.regex import Regex, RegexError, compile_regex, translate
 from simulators.lab.tool import Context, Output
 
@@ -30,6 +32,7 @@ _LONG = {
     "--files-without-match": "L", "--only-matching": "o", "--quiet": "q", "--silent": "q",
     "--no-messages": "s", "--line-number": "n", "--no-ignore-case": "", "--text": "a",
     "--initial-tab": "T", "--byte-offset": "b", "--null": "Z", "--null-data": "z",
+    "--recursive": "r", "--dereference-recursive": "R",
 }  # fmt: skip
 _LONG_VALUED = {
     "--regexp": "e", "--max-count": "m", "--after-context": "A", "--before-context": "B",
@@ -75,19 +78,24 @@ def grep(ctx: Context, args: list[str]) -> Output:
     flags = options.flags
     # -Z: a NUL after a file's name instead of its separator (and of -l's newline).
     after_name = "\0" if "Z" in flags else ":"
-    names = options.operands or ["-"]
-    with_names = "H" in flags or (len(names) > 1 and "h" not in flags)
+    recursive = bool(flags & {"r", "R"})
+    names, walked = _walked(ctx, options.operands, recursive)
+    with_names = "H" in flags or ((len(names) > 1 or walked) and "h" not in flags)
     out: list[str] = []
     errors: list[str] = []
     selected_any = failed = False
     groups = _Groups()
     for name in names:
         text = ctx.stdin if name == "-" else read(ctx, name)
+        folder = text is None and _folder(name) is not None
         if text is None:
             failed = True  # -s: no message, the status all the same
             if "s" not in flags:
-                errors.append(f"grep: {name}: No such file or directory")
-            continue
+                what = "Is a directory" if folder else "No such file or directory"
+                errors.append(f"grep: {name}: {what}")
+            if not folder:
+                continue
+            text = ""  # a folder read as a file: no line, so -c counts 0 and -L names it
         shown = options.label if name == "-" else name
         count = _search(text, regex, options, shown if with_names else None, out, groups)
         selected_any = selected_any or count > 0
@@ -102,6 +110,38 @@ def grep(ctx: Context, args: list[str]) -> Output:
     if "q" in flags:
         return Output("", code, stderr="\n".join(errors))
     return Output.exactly("".join(out), code, stderr="\n".join(errors))
+
+
+def _folder(name: str) -> str | None:
+    """The folder an operand names: "" for the home folder, a hidden folder of it by its name
+    (`.kube`), or None for a file."""
+    if name in (".", "./", "~", HOME, HOME + "/"):
+        return ""
+    inner = normalize(name).rstrip("/")
+    return inner if inner in FOLDERS else None
+
+
+def _walked(ctx: Context, operands: list[str], recursive: bool) -> tuple[list[str], bool]:
+    """The files grep reads, named as it prints them, and whether -r walked a folder for them
+    (which prints their names, as several files do). Without operands -r walks the working
+    folder and names its files without `./`; a folder operand names them after it, its
+    trailing slash dropped as fts drops it (`./` stays `./`). In name order: fts reads a
+    folder in the order the file system keeps, which no two machines share."""
+    if not recursive:
+        return operands or ["-"], False
+    everything = sorted(ctx.world.state.files)
+    names: list[str] = []
+    walked = not operands
+    for operand in operands or [""]:
+        folder = _folder(operand) if operand else ""
+        if folder is None or operand == "-":
+            names.append(operand)
+            continue
+        walked = True
+        head = "" if not operand else "./" if operand == "./" else operand.rstrip("/") + "/"
+        inside = [n for n in everything if not folder or n.startswith(folder + "/")]
+        names += [head + n[len(folder) + 1 :] if folder else head + n for n in inside]
+    return names, walked
 
 
 def _nothing_to_select(options: _Options) -> bool:
@@ -177,8 +217,6 @@ def _parse(args: list[str]) -> _Options:
         options.patterns = words[0].split("\n")
         words = words[1:]
     options.operands = words
-    if options.flags & {"r", "R"}:
-        raise _Refused("grep: -r: the admin host's files are in one folder; name them instead")
     return options
 
 
