@@ -33,6 +33,8 @@ ROWS, APPEND, SCREEN, UNTIL = "rows", "append", "screen", "until"
 # probe's last answer (kubectl's timed-out error).
 WAIT = "wait"
 KINDS = (ROWS, APPEND, SCREEN, UNTIL, WAIT)
+# The kinds that are a watch resumed after a resourceVersion (`since`): get -w, rollout status.
+WATCHES = (ROWS, UNTIL)
 # A stream's steps are at least this far apart, and it ends after MAX_SECONDS (a command's
 # budget is per step; a learner who walked away should not keep a stream running all night).
 MIN_INTERVAL = 1.0
@@ -187,18 +189,22 @@ def step(
         # (`| grep` that matched nothing); it ends when kubectl's watch ended (an error).
         shown, resumed = probe(request.probe, request)
         return resumed, dataclasses.replace(shown, code=0 if resumed else shown.code or 1)
+    if request.kind == UNTIL:
+        # rollout status, resumed: `feed` ends it once it says it is done, or fails.
+        shown, resumed = probe(request.probe, request)
+        return resumed or request, shown
     return request, probe(request.probe, None)[0]
 
 
 def watching(api: object, request: StreamRequest | None) -> str | None:
-    """Before a world's step under an open watch (ROWS) on the lab's mock store. From now on
+    """Before a world's step under an open watch (WATCHES) on the lab's mock store. From now on
     the store keeps its changes for the watch (a lab's store keeps none until it is watched),
     so that what a command in another tab changes between two steps is printed at the next.
     Returns the resourceVersion the step's watch resumes after: the request's own, or now
     where the store's history no longer reaches back to it (a lab reloaded meanwhile keeps no
     history). None without a watch, or on a real cluster (its watch resumes from the
     request's)."""
-    if request is None or request.kind != ROWS or not isinstance(api, MockCluster):
+    if request is None or request.kind not in WATCHES or not isinstance(api, MockCluster):
         return None
     api.keep_watch_history(WATCH_LOG_SIZE)
     return request.since if api.watch_reaches(request.since) else str(api.resource_version)
@@ -297,10 +303,8 @@ class Stream:
         if kind == WAIT:
             self.last = output
             return (output, True) if code == 0 else ("", False)
-        done = code != 0 or "successfully rolled out" in output  # UNTIL
-        new = "" if output == self.last else output
-        self.last = output
-        return new, done
+        # UNTIL: each of the object's events printed its status (rollout status resumed).
+        return output, code != 0 or "successfully rolled out" in output
 
     def expired(self) -> str:
         """What to print when the stream's time is up."""

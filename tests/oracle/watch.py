@@ -37,8 +37,9 @@ QUIET_SECONDS = 0.4
 @dataclass(frozen=True)
 class WatchCase:
     ticket: str
-    watch: str  # the kubectl get -w line
+    watch: str  # the kubectl get -w (or rollout status) line
     writes: tuple[str, ...]
+    setup: tuple[str, ...] = ()  # run on both sides before the watch starts
 
 
 @dataclass
@@ -126,6 +127,8 @@ def watched_store_calls(running: Oracle) -> threading.Event:
 def run_case(running: Oracle, case: WatchCase) -> Transcripts:
     """One case from the ticket's starting state: both watches, then each write."""
     running.reset()
+    for line in case.setup:
+        running.both(line)
     seen = watched_store_calls(running)
     ctx = running.ctx
     api = running.local.api

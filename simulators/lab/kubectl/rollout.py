@@ -202,7 +202,7 @@ def _joined(parts: list[str]) -> str:
 def _viewed(cluster: Any, info: Any, obj: Any, action: str, revision: int, output: str) -> str:
     """status or history: the viewers' text for one object."""
     if action == "status":
-        return _status(info.key, obj)
+        return status_of(info.key, obj)
     if output:
         return rollout_history.printed(cluster, obj, revision, output)
     if revision:
@@ -254,7 +254,7 @@ def _revision(parsed: Parsed, flag: str) -> int:
         ) from None
 
 
-def _status(key: str, obj: dict[str, Any]) -> str:
+def status_of(key: str, obj: dict[str, Any]) -> str:
     """kubectl's status viewers (polymorphichelpers/rollout_status.go), one check at a time."""
     spec, status, meta = obj.get("spec") or {}, obj.get("status") or {}, obj["metadata"]
     name = meta["name"]

@@ -3,14 +3,17 @@ before for its first snapshot, then asks the terminal for a stream (simulators.l
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 
+from simulators.cluster.api import ApiError, ResourceInfo
 from simulators.lab.flags import Parsed, parse_bool
 from simulators.lab.kubectl import get as get_verb
 from simulators.lab.kubectl import get_watch
 from simulators.lab.kubectl import logs as logs_verb
 from simulators.lab.kubectl import rollout as rollout_verb
+from simulators.lab.kubectl.common import error_text, meta, namespace, targets
 from simulators.lab.streams import APPEND, ROWS, UNTIL, WAIT, StreamRequest, start
 from simulators.lab.tool import Context, Output
 
@@ -36,13 +39,58 @@ def logs(ctx: Context, parsed: Parsed) -> Output:
 
 
 def rollout(ctx: Context, parsed: Parsed) -> Output:
+    """kubectl rollout; `status` of a rollout not done keeps watching its object, as kubectl's
+    UntilWithSync does: the terminal resumes the line with `ctx.resume`, and each ADDED or
+    MODIFIED event prints that object's status (`_status_events`), until it is done."""
+    status = parsed.positionals[:1] == ["status"]
+    if status and ctx.resume is not None and ctx.resume.kind == UNTIL:
+        return _status_events(ctx, parsed, ctx.resume)
     out = rollout_verb.run(ctx, parsed)
     watching = parse_bool(parsed.value("watch") or "true") is not False
-    status = parsed.positionals[:1] == ["status"]
     if status and watching and out.code == 0 and "successfully rolled out" not in out.text:
-        # kubectl keeps watching until the rollout is done (or --timeout).
-        start(ctx, StreamRequest(UNTIL, ""))
+        found = _watched(ctx, parsed)
+        if found is not None:
+            info, name, ns = found
+            since = meta(ctx.api.get(info.key, name, ns)).get("resourceVersion")
+            start(ctx, StreamRequest(UNTIL, "", since=str(since or "")))
     return out
+
+
+def _watched(ctx: Context, parsed: Parsed) -> tuple[ResourceInfo, str, str | None] | None:
+    """The one object a `rollout status` line names: its kind, name and namespace."""
+    groups = targets(ctx.api, parsed.positionals[1:], verb="rollout")
+    if len(groups) != 1 or len(groups[0].names) != 1:
+        return None
+    return groups[0].info, groups[0].names[0], groups[0].scope(namespace(parsed))
+
+
+def _status_events(ctx: Context, parsed: Parsed, request: StreamRequest) -> Output:
+    """The object's events after `request.since`, each as the status kubectl prints for it;
+    `ctx.stream` is the request to resume from, None once the rollout is done."""
+    found = _watched(ctx, parsed)
+    if found is None:
+        return Output.error("error: the object rollout status watched is gone")
+    info, name, ns = found
+    try:
+        events = ctx.api.watch(
+            info.key,
+            ns,
+            resource_version=request.since or "0",
+            field_selector=f"metadata.name={name}",
+        )
+    except ApiError as exc:
+        return Output.error(error_text(exc))
+    lines: list[str] = []
+    since = request.since
+    for event in events:
+        since = str(meta(event.object).get("resourceVersion") or since)
+        if event.type == "DELETED":
+            return Output.error("\n".join([*lines, "error: object has been deleted"]))
+        lines.append(rollout_verb.status_of(info.key, event.object))
+        if "successfully rolled out" in lines[-1]:
+            return Output("\n".join(lines))
+    ctx.stream = dataclasses.replace(request, since=since)
+    return Output("\n".join(lines))
 
 
 def wait(run: Callable[[Context, Parsed], Output], ctx: Context, parsed: Parsed) -> Output:

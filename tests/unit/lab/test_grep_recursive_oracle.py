@@ -34,7 +34,7 @@ def lines(text: str) -> list[str]:
 @settings(max_examples=150, deadline=None)
 @given(search=searches())
 def test_a_recursive_grep_prints_the_lines_gnu_grep_prints(search: str) -> None:
-    line = f"{search}; echo \"status $?\""
+    line = f'{search}; echo "status $?"'
     lab = LabSession.new("mig-single", seed=0)
     lab.run(SETUP)
     ours = lab.run(line).output

@@ -34,13 +34,18 @@ class Watching:
         assert opened.stream is not None
         self.lab, self.request = lab, opened.stream
         self.stream = streams.Stream(opened.stream)
+        self.ended = False
 
     def steps(self, count: int) -> list[str]:
+        """What `count` steps print, fewer if the stream ends (`ended`)."""
         printed = []
         for _ in range(count):
             result = self.lab.run(streams.step_line(self.request))
-            printed.append(self.stream.feed(result.output, result.exit_code)[0])
+            text, self.ended = self.stream.feed(result.output, result.exit_code)
+            printed.append(text)
             self.request = result.stream or self.request
+            if self.ended:
+                break
         return printed
 
 
@@ -220,6 +225,22 @@ def test_rollout_status_until_done_and_not_when_done_or_told_not_to_watch(
         'deployment "x" successfully rolled out',
         True,
     )
+
+
+def test_rollout_status_prints_a_status_for_every_event_of_its_object_until_done(
+    lab: LabSession,
+) -> None:
+    lab.run("kubectl scale deploy/coredns -n kube-system --replicas=4")
+    lab.run("kubectl set image deploy/coredns -n kube-system coredns=registry.k8s.io/x:v2")
+    opened = lab.run("kubectl rollout status deploy/coredns -n kube-system")
+    watch = Watching(lab, opened)
+    printed = watch.steps(6)
+    assert watch.ended
+    lines = [line for text in [opened.output, *printed] for line in text.split("\n") if line]
+    # As kubectl's UntilWithSync: each ADDED or MODIFIED event its line, the same one again
+    # when an event changed nothing it shows; then the end, and nothing after it.
+    assert len(lines) > len(set(lines))
+    assert lines[-1] == 'deployment "coredns" successfully rolled out'
 
 
 def test_watch_prints_procps_header_and_reruns_every_interval(lab: LabSession) -> None:
