@@ -1,4 +1,4 @@
-"""Live watches: `kubectl get -w` and `rollout status` in the lab print, event by event, what
+"""Live watches: `kubectl get -w`, `events -w` and `rollout status` in the lab print, event by event, what
 the real kubectl prints watching the lab's apiserver while the same writes change both copies of a ticket's
 world (tests/oracle/watch.py). Watch lines nobody chose, drawn from a fixed seed over every
 ticket (kinds, scopes, selectors, every output, --watch-only, --output-watch-events, named
@@ -31,6 +31,17 @@ STEPS = tuple(f"kubectl annotate namespace default step-{i}=done" for i in range
 NEW_IMAGE = "coredns=registry.k8s.io/coredns/coredns:v1.11.4"
 
 FIRST_MET = [
+    # kubectl events --watch: the namespace's events as the server holds them, then new ones.
+    WatchCase(
+        "mig-single",
+        "kubectl events -n kube-system -w",
+        ("kubectl delete pod -n kube-system -l k8s-app=kube-proxy --wait=false", *STEPS[:1]),
+    ),
+    WatchCase(
+        "mig-single",
+        "kubectl events -A --watch --types=Normal",
+        ("kubectl run probe --image=busybox", *STEPS[:1]),
+    ),
     # rollout status prints a status for every event of its object, repeats included.
     WatchCase(
         "mig-single",

@@ -243,6 +243,18 @@ def test_rollout_status_prints_a_status_for_every_event_of_its_object_until_done
     assert lines[-1] == 'deployment "coredns" successfully rolled out'
 
 
+def test_kubectl_events_watch_streams_each_new_event_with_the_header_once(
+    lab: LabSession,
+) -> None:
+    opened = lab.run("kubectl events -n kube-public -w")
+    # A watch, not a list: no "No events found" for a namespace that has none yet.
+    assert opened.output == "" and opened.stream is not None
+    lab.run("kubectl run probe --image=busybox -n kube-public")
+    printed = "\n".join(Watching(lab, opened).steps(2)).strip().split("\n")
+    assert printed[0].split() == ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    assert [row.split()[2] for row in printed[1:]] == ["Scheduled", "Pulled", "Created", "Started"]
+
+
 def test_watch_prints_procps_header_and_reruns_every_interval(lab: LabSession) -> None:
     opened = lab.run("watch kubectl get nodes")
     assert opened.stream is not None
