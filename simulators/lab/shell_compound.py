@@ -295,6 +295,8 @@ def _turns(
             if jump.levels > 1 and shell.loops > 1:  # bash: past the outermost, it stops there
                 jump.levels -= 1
                 raise
+            # break and continue are builtins whose status is 0: $? in the next turn says so.
+            shell.state.status = 0
             if jump.kind == "break":
                 return 0
             code = 0

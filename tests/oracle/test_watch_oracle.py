@@ -1,8 +1,9 @@
-"""Live watches: `kubectl get -w`, `events -w` and `rollout status` in the lab print, event by event, what
-the real kubectl prints watching the lab's apiserver while the same writes change both copies of a ticket's
-world (tests/oracle/watch.py). Watch lines nobody chose, drawn from a fixed seed over every
-ticket (kinds, scopes, selectors, every output, --watch-only, --output-watch-events, named
-objects), and the cases a learner meets first. Marker `oracle`; about 1.5 s a case.
+"""Live watches: `kubectl get -w`, `events -w` and `rollout status` in the lab print, event
+by event, what the real kubectl prints watching the lab's apiserver while the same writes
+change both copies of a ticket's world (tests/oracle/watch.py). Watch lines nobody chose,
+drawn from a fixed seed over every ticket (kinds, scopes, selectors, every output,
+--watch-only, --output-watch-events, --sort-by, named objects), and the cases a learner meets
+first. Marker `oracle`; about 1.5 s a case.
 """
 
 from __future__ import annotations
@@ -62,7 +63,10 @@ FIRST_MET = [
         "mig-single",
         "kubectl rollout status deploy/coredns -n kube-system",
         ("kubectl delete deploy coredns -n kube-system --wait=false", *STEPS[:1]),
-        (f"kubectl set image deploy/coredns -n kube-system {NEW_IMAGE}",),
+        (
+            "kubectl scale deploy/coredns -n kube-system --replicas=4",
+            f"kubectl set image deploy/coredns -n kube-system {NEW_IMAGE}",
+        ),
     ),
     # A pod deleted: Terminating, gone, its replacement Pending to Running, row by row.
     WatchCase(

@@ -141,7 +141,8 @@ def run_case(running: Oracle, case: WatchCase) -> Transcripts:
     try:
         if request is not None:
             seen.wait(timeout=SETTLE_SECONDS)
-            watcher.settle(lambda text: _normal(text).startswith(_normal("".join(lab))))
+        # The real kubectl's first answer before any write (all of it, where the lab's ended).
+        watcher.settle(lambda text: _normal(text).startswith(_normal("".join(lab))))
         for write in case.writes:
             since = str(api.resource_version)
             before = (running.world.steps, ctx.world.api.steps)
@@ -197,7 +198,15 @@ OUTPUTS = (
     "-o go-template='{{.metadata.name}}{{\"\\n\"}}'",
     "-o go-template='{{.metadata.name}}'",
 )
-FLAGS = ("--output-watch-events", "--no-headers", "--show-labels", "-L app", "--show-kind")
+FLAGS = (
+    "--output-watch-events",
+    "--no-headers",
+    "--show-labels",
+    "-L app",
+    "--show-kind",
+    "--sort-by=.metadata.name",
+    "--ignore-not-found",
+)
 
 
 def generate(seed: int, count: int, tickets: list[str]) -> list[WatchCase]:

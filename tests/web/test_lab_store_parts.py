@@ -31,7 +31,16 @@ def test_a_command_result_crosses_the_process_boundary_and_comes_back_equal() ->
         changed=[ChecklistItem("a", "The layout is applied", True)],
         exit_code=2,
         editor=EditorRequest("dir/x", "text\n", "vim", "t0k"),
-        stream=StreamRequest(streams.ROWS, "kubectl get pods", 2.0, True, "Every 2.0s", 30.0),
+        stream=StreamRequest(
+            streams.ROWS,
+            "kubectl get pods -w",
+            2.0,
+            title="Every 2.0s",
+            timeout=30.0,
+            since="812",
+            printed=True,
+            widths=(12, 9, 6),
+        ),
         prompt="> ",
     )
     # Through JSON, as the pipe carries it.

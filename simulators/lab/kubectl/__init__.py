@@ -152,7 +152,7 @@ def run(ctx: Context, args: list[str]) -> Output:
                 ["clusterrolebinding"],
             )
             connection.attach(ctx, sub, parsed, own_user=own)
-        if sub not in _OWN_NOT_FOUND:
+        if sub not in _OWN_NOT_FOUND and (sub, *parsed.positionals[:1]) != ("create", "token"):
             ctx.acting = builder_gets(ctx.api)
         result = verb.run(ctx, parsed)
     except (KubeconfigError, KubectlError) as exc:
@@ -165,7 +165,8 @@ def run(ctx: Context, args: list[str]) -> Output:
 
 
 # Verbs whose NotFound is not the resource builder's (delete deletes without a get; logs words
-# its own; top reads metrics; auth asks the server's reviews, as the user it impersonates).
+# its own; top reads metrics; auth asks the server's reviews, as the user it impersonates;
+# `create token` too, which posts to the account's token subresource at once).
 _OWN_NOT_FOUND = frozenset({"delete", "logs", "top", "auth"})
 
 

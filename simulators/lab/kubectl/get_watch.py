@@ -1,14 +1,15 @@
 """kubectl get --watch and --watch-only, as kubectl 1.36's GetOptions.watch runs them
 (pkg/cmd/get/get.go): one resource type; what the list finds printed object by object through
 one printer (a table in one flush; yaml with `---` between objects); then every watch event
-through the same printer, a flush each (a table row as wide as its own cells, the header once,
-before the first row any table of it shows; with --output-watch-events, the event's type
-first). --watch-only prints no list; a watch of one named object starts with the synthetic
-ADDED event kubectl suppresses.
+through the same printer, a flush each (the tab writer keeps each column as wide as any flush
+made it; the header once, before the first row any table of it shows; with
+--output-watch-events, the event's type first). --watch-only prints no list; a watch of one
+named object starts with the synthetic ADDED event kubectl suppresses.
 
 The terminal resumes the command at each step of the world (simulators.lab.streams): `resume`
 prints the events the store's watch log holds after the request's resourceVersion, as kubectl
-prints them, and hands back the request with what it printed so far (``StreamRequest.printed``).
+prints them, and hands back the request with its printer's state (``Printer``: whether it
+printed, the widths its writer remembers).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from simulators.lab.kubectl.printing import (
     check_template,
     custom_column_rows,
     evaluate_template,
+    sort_objects,
     table_rows,
     to_json,
     to_yaml,
@@ -84,7 +86,23 @@ class Printer:
 
 def start(ctx: Context, parsed: Parsed) -> Output:
     """The first answer: the list (or the named object) as kubectl prints it before its watch
-    starts, and the stream the terminal keeps going."""
+    starts, and the stream the terminal keeps going. With --sort-by, kubectl's warning first
+    (Complete's, before anything can fail)."""
+    warning = ""
+    if parsed.value("sort-by"):
+        warning = (
+            "warning: --watch requested, --sort-by will be ignored for watch events received"
+            if parsed.has("watch")
+            else "warning: --watch-only requested, --sort-by will be ignored"
+        )
+    try:
+        out = _start(ctx, parsed, warning)
+    except KubectlError as exc:
+        return Output(str(exc), 1, warning)
+    return dataclasses.replace(out, stderr=warning) if warning else out
+
+
+def _start(ctx: Context, parsed: Parsed, warning: str) -> Output:
     watched = _watched(ctx, parsed)
     cluster = ctx.api
     try:
@@ -99,15 +117,23 @@ def start(ctx: Context, parsed: Parsed) -> Output:
     # refused then, before anything is printed.
     output = printer_output(parsed)
     check_template(output)
+    sorting = not (parsed.has("watch-only") or parsed.has("output-watch-events"))
+    if warning and output in ("", "wide") and sorting:
+        # Only the table printer sorts the list (kubectl's SortingPrinter), and not the list
+        # as watch events (--output-watch-events); the events never.
+        try:
+            listed = sort_objects(listed, parsed.value("sort-by") or "")
+        except KubectlError as exc:
+            problem = str(exc).removeprefix("error: ")
+            return Output.error(f"error: unable to output the provided object: {problem}")
     printer = Printer()
     text = ""
     if not parsed.has("watch-only"):
         text = _print(cluster, watched, parsed, output, [(ADDED, o) for o in listed], printer)
     if len(watched.target.names) > 1:
         # What r.Watch says once the objects are printed (after them, on the terminal).
-        return Output(
-            text + "error: you may only watch a single resource or type of resource at a time", 1
-        )
+        refused = "error: you may only watch a single resource or type of resource at a time"
+        return Output(text + refused, 1)
     ctx.stream = printer.into(StreamRequest(ROWS, ""), since)
     return Output.exactly(text)
 

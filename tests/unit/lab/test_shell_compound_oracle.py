@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +119,20 @@ def test_compound_commands_print_and_end_as_bashs_do(start: str, script: str) ->
     line = f'{start}; {script}; echo "status $?"'
     lab = LabSession.new("mig-single", seed=0)
     assert lab.run(line).output.rstrip("\n") == _bash(line), line
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # Found by the functions' draw in CI: `continue` and `break` end with status 0.
+        'for x in a a; do echo "$?"; false; continue; done',
+        "for x in a b; do false; break; done; echo $?",
+        'i=0; while [ $i -lt 2 ]; do i=$((i+1)); echo "$?"; false; continue 1; done',
+    ],
+)
+def test_a_loops_jump_leaves_status_0_as_bashs_does(script: str) -> None:
+    lab = LabSession.new("mig-single", seed=0)
+    assert lab.run(script).output.rstrip("\n") == _bash(script), script
 
 
 VALUES = ["gpu-node1", "node/gpu-node2.lab", "a.b.c", "", "aXbXc", "path/to/f.txt", "A b  C"]
