@@ -9,6 +9,7 @@ aliases and `$?` live in the session's ShellState.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -163,6 +164,7 @@ class Shell(Expansion):
         out, code, failed = "", 0, 0
         # bash runs each command of a pipe in a subshell: what they set is gone after it.
         kept = self.snapshot() if len(pipeline.commands) > 1 else None
+        streaming = self.ctx.stream is not None
         try:
             for index, cmd in enumerate(pipeline.commands):
                 last = index == len(pipeline.commands) - 1
@@ -191,6 +193,10 @@ class Shell(Expansion):
                 self.restore(kept)
         if "pipefail" in self.state.options:
             code = failed
+        started = self.ctx.stream
+        if not streaming and started is not None and not started.probe and pipeline.source:
+            # A stream started here goes on as this pipeline, not the line's other commands.
+            self.ctx.stream = dataclasses.replace(started, probe=pipeline.source)
         return out, "\n".join(errors), code
 
     def snapshot(self) -> Kept:

@@ -81,6 +81,9 @@ Command = Simple | Compound
 class Pipeline:
     commands: list[Command] = field(default_factory=list)
     negated: bool = False  # `! cmd`: its status inverted
+    # The text it was read from ("" where that is not known: a here-document, `((...))`): a
+    # stream started in it re-runs this pipeline, not the whole line (simulators.lab.streams).
+    source: str = field(default="", compare=False)
 
 
 # [(connector, pipeline)]: connector is "", ";", "&&" or "||".
@@ -186,6 +189,7 @@ class _Parser:
                 raise self.near(op)
 
     def pipeline(self) -> Pipeline:
+        first = self.i
         negated = self.reserved() == "!"
         if negated:
             self.i += 1
@@ -196,6 +200,9 @@ class _Parser:
             if self.peek() is None:
                 raise Incomplete("bash: syntax error: unexpected end of file")
             pipeline.commands.append(self.command())
+        read = self.tokens[first : self.i]
+        if read and all(isinstance(t, Word | Op) and t.start >= 0 for t in read):
+            pipeline.source = self.source[read[0].start : read[-1].end]  # type: ignore[union-attr]
         return pipeline
 
     def command(self) -> Command:

@@ -561,6 +561,10 @@ def expand_aliases(tokens: list[Token], aliases: dict[str, str]) -> list[Token]:
     for tok in tokens:
         if command_position and isinstance(tok, Word):
             expanded = _alias_tokens(tok, aliases, frozenset())
+            if expanded != [tok]:
+                for made in expanded:  # where the alias was typed (their own text is the value's)
+                    if isinstance(made, Word | Op):
+                        made.start, made.end = tok.start, tok.end
             out.extend(expanded)
             value = aliases.get(tok.text, "") if expanded != [tok] else ""
             # NAME=value keeps the next word in command position; so does an alias ending in " "

@@ -139,7 +139,8 @@ STREAM_FLAGS = {
 
 
 def probe_for(line: str, kind: str) -> str:
-    """The typed line again, quoted for the shell, without the flags that make it stream."""
+    """The typed line again without the flags that make it stream, each word as it was typed
+    (its quotes and `$`s: the probe expands them again at each step)."""
     # Here, not at the top: the shell imports kubectl, whose verbs import this module.
     from simulators.lab.shell import Op, tokenize
     from simulators.lab.shell_syntax import Word
@@ -155,7 +156,8 @@ def probe_for(line: str, kind: str) -> str:
         text = token.text
         if text in flags or any(text.startswith(f + "=") for f in flags if f[:2] == "--"):
             continue
-        words.append(shlex.quote(text))
+        typed = line[token.start : token.end] if 0 <= token.start < token.end else ""
+        words.append(typed or shlex.quote(text))
     return " ".join(words)
 
 
@@ -172,7 +174,8 @@ def begin(
     first screen)."""
     if request.kind == SCREEN:
         return request, screen(request, probe, now)
-    return dataclasses.replace(request, probe=probe_for(line, request.kind)), first
+    # The pipeline that started it (Shell.pipeline), else the whole line.
+    return dataclasses.replace(request, probe=probe_for(request.probe or line, request.kind)), first
 
 
 def step(

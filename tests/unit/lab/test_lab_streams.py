@@ -255,6 +255,31 @@ def test_kubectl_events_watch_streams_each_new_event_with_the_header_once(
     assert [row.split()[2] for row in printed[1:]] == ["Scheduled", "Pulled", "Created", "Started"]
 
 
+def test_a_stream_goes_on_as_its_own_pipeline_never_rerunning_the_lines_other_commands(
+    lab: LabSession,
+) -> None:
+    generation = "kubectl get deploy coredns -n kube-system -o jsonpath={.metadata.generation}"
+    lab.run("kubectl scale deploy/coredns -n kube-system --replicas=4")
+    opened = lab.run(
+        "kubectl rollout restart deploy/coredns -n kube-system && "
+        "kubectl rollout status deploy/coredns -n kube-system"
+    )
+    assert opened.stream is not None
+    assert opened.stream.probe == "kubectl rollout status deploy/coredns -n kube-system"
+    restarted = lab.run(generation).output
+    Watching(lab, opened).steps(3)
+    assert lab.run(generation).output == restarted  # the restart ran once
+
+
+def test_a_streams_words_expand_again_as_typed(lab: LabSession) -> None:
+    opened = lab.run("NS=kube-system; kubectl get pods -n $NS -w | grep proxy")
+    assert opened.stream is not None
+    assert opened.stream.probe == "kubectl get pods -n $NS -w | grep proxy"
+    lab.run("kubectl delete pod -n kube-system -l k8s-app=kube-proxy --wait=false")
+    rows = Watching(lab, opened).steps(1)[0].split("\n")
+    assert rows and all("kube-proxy-" in row and "Terminating" in row for row in rows[:3])
+
+
 def test_watch_prints_procps_header_and_reruns_every_interval(lab: LabSession) -> None:
     opened = lab.run("watch kubectl get nodes")
     assert opened.stream is not None
