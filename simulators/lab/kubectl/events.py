@@ -12,13 +12,12 @@ from simulators.lab.kubectl.common import (
     COMMON,
     KubectlError,
     error_text,
-    meta,
     namespace,
     parse_ts,
     read_list,
     since,
 )
-from simulators.lab.kubectl.get_watch import Printer
+from simulators.lab.kubectl.get_watch import Printer, resumed_after
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text
 from simulators.lab.kubectl.tabwriter import table
 from simulators.lab.streams import ROWS, StreamRequest
@@ -112,8 +111,6 @@ def watch(ctx: Context, parsed: Parsed) -> Output:
     namespace's events as the server holds them (not by time), then each new one; every event
     its own flush of the tab writer, which remembers its widths; the header once, with the
     first; no "No events found". The terminal resumes the line (`ctx.resume`) at each step."""
-    if parsed.positionals:
-        raise KubectlError(f'error: unknown command "{parsed.positionals[0]}" for "kubectl events"')
     cluster = ctx.api
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)
@@ -127,10 +124,9 @@ def watch(ctx: Context, parsed: Parsed) -> Output:
             request = StreamRequest(ROWS, "", since=since)
         else:
             changes = cluster.watch("events", ns, resource_version=request.since or "0")
-            found = [e.object for e in changes if e.type != "DELETED"]  # events expire: not shown
-            since = (
-                str(meta(changes[-1].object).get("resourceVersion")) if changes else request.since
-            )
+            # Events expire after an hour; kubectl prints no DELETED one.
+            found = [e.object for e in changes if e.type != "DELETED"]
+            since = resumed_after(changes, request.since)
     except ApiError as exc:
         ctx.stream = None
         return Output(error_text(exc), 1)
@@ -147,10 +143,10 @@ def watch(ctx: Context, parsed: Parsed) -> Output:
 
 
 def run(ctx: Context, parsed: Parsed) -> Output:
-    if parsed.has("watch") and not parsed.value("output"):
-        return watch(ctx, parsed)
     if parsed.positionals:
         raise KubectlError(f'error: unknown command "{parsed.positionals[0]}" for "kubectl events"')
+    if parsed.has("watch") and not parsed.value("output"):
+        return watch(ctx, parsed)
     cluster = ctx.api
     all_ns = parsed.has("all-namespaces")
     ns = None if all_ns else namespace(parsed)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from simulators.cluster import printers
-from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
+from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo, WatchEvent
 from simulators.cluster.patches import key_sorted
 from simulators.lab.flags import Parsed
 from simulators.lab.kubectl.common import (
@@ -158,9 +158,7 @@ def resume(ctx: Context, parsed: Parsed, request: StreamRequest) -> Output:
     except ApiError as exc:
         ctx.stream = None
         return Output.error(error_text(exc))
-    since = request.since
-    for event in events:
-        since = str(meta(event.object).get("resourceVersion") or since)
+    since = resumed_after(events, request.since)
     output = printer_output(parsed)
     printer = Printer.of(request)
     pieces = [
@@ -168,6 +166,16 @@ def resume(ctx: Context, parsed: Parsed, request: StreamRequest) -> Output:
     ]
     ctx.stream = printer.into(request, since)
     return Output.exactly("".join(pieces))
+
+
+def resumed_after(events: list[WatchEvent], since: str) -> str:
+    """The resourceVersion a watch resumes after once it has read `events`: the last one's
+    (`since` where there were none)."""
+    for event in reversed(events):
+        version = meta(event.object).get("resourceVersion")
+        if version:
+            return str(version)
+    return since
 
 
 def _watched(ctx: Context, parsed: Parsed) -> Watched:

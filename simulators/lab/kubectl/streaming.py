@@ -81,15 +81,13 @@ def _status_events(ctx: Context, parsed: Parsed, request: StreamRequest) -> Outp
     except ApiError as exc:
         return Output.error(error_text(exc))
     lines: list[str] = []
-    since = request.since
     for event in events:
-        since = str(meta(event.object).get("resourceVersion") or since)
         if event.type == "DELETED":
             return Output.error("\n".join([*lines, "error: object has been deleted"]))
         lines.append(rollout_verb.status_of(info.key, event.object))
         if "successfully rolled out" in lines[-1]:
             return Output("\n".join(lines))
-    ctx.stream = dataclasses.replace(request, since=since)
+    ctx.stream = dataclasses.replace(request, since=get_watch.resumed_after(events, request.since))
     return Output("\n".join(lines))
 
 
