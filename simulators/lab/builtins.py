@@ -7,11 +7,11 @@ They act on the session's ShellState (ctx.shell); nothing here touches the host.
 from __future__ import annotations
 
 import math
+import posixpath
 import re
 
 from simulators.cluster.clock import datetime_at
-from simulators.lab import budget
-from simulators.lab.environment import HOME
+from simulators.lab import budget, fs
 from simulators.lab.textutils import strtold
 from simulators.lab.tool import Context, Output, Tool
 
@@ -357,33 +357,47 @@ def pwd(ctx: Context, args: list[str]) -> Output:
     for arg in args:
         if arg.startswith("-") and arg not in ("-L", "-P"):
             return Output.error(f"bash: pwd: {arg[:2]}: invalid option\npwd: usage: pwd [-LP]", 2)
-    return Output(ctx.shell.variables.get("PWD", HOME))
+    return Output(fs.cwd(ctx))
 
 
 def cd(ctx: Context, args: list[str]) -> Output:
-    """kadmin's home folder is the only directory a learner has: cd stays in it."""
-    operands = [a for a in args if a not in ("-L", "-P", "--")]
+    """bash's cd over the host's folders (simulators.lab.fs): `cd` alone and `cd ~` go home,
+    `cd -` back to $OLDPWD (printing it); PWD and OLDPWD follow. The lab has no links, so -L
+    and -P agree; CDPATH is not read."""
+    operands = [a for a in args if a not in ("-L", "-P", "-e", "--")]
     if len(operands) > 1:
         return Output.error("bash: cd: too many arguments")
     target = operands[0] if operands else ctx.shell.variables.get("HOME", "")
+    if not operands and not target:
+        return Output.error("bash: cd: HOME not set")
+    shown = False
     if target == "-":
         old = ctx.shell.variables.get("OLDPWD")
         if old is None:
             return Output.error("bash: cd: OLDPWD not set")
-        ctx.shell.set("OLDPWD", ctx.shell.variables.get("PWD", HOME))
-        return Output(old)
-    if target in ("", ".", "~", HOME, HOME + "/", "./", "~/"):
-        ctx.shell.set("OLDPWD", ctx.shell.variables.get("PWD", HOME))
-        ctx.shell.set("PWD", HOME)
-        return Output()
-    name = target.removeprefix("~/").removeprefix(HOME + "/").removeprefix("./")
-    if name in ctx.world.state.files:
-        return Output.error(f"bash: cd: {target}: Not a directory")
-    if target.startswith("-") and len(target) > 1:
+        target, shown = old, True
+    elif target.startswith("-") and len(target) > 1:
         return Output.error(
             f"bash: cd: {target[:2]}: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]", 2
         )
-    return Output.error(f"bash: cd: {target}: No such file or directory")
+    if not target:
+        return Output()  # bash 5.2: `cd ""` stays
+    # cd -L: the path made canonical from $PWD as text (`..` takes off the last name), then
+    # walked; so `cd ..` leaves a folder that was removed under the shell.
+    home_relative = fs.HOME + target[1:] if target == "~" or target.startswith("~/") else target
+    logical = posixpath.normpath(posixpath.join(fs.cwd(ctx), home_relative)).replace("//", "/")
+    where = fs.locate(ctx, logical)
+    if where.error or not where.exists:
+        return Output.error(f"bash: cd: {target}: {where.error or fs.NOT_FOUND}")
+    if where.file:
+        return Output.error(f"bash: cd: {target}: {fs.NOT_FOLDER}")
+    bits = fs.mode_of(ctx.world.state, where.path)
+    if not bits & (0o100 if fs.owned(where.path) else 0o001):
+        return Output.error(f"bash: cd: {target}: {fs.DENIED}")
+    ctx.shell.set("OLDPWD", fs.cwd(ctx))
+    ctx.shell.set("PWD", where.path)
+    ctx.shell.cwd = where.path
+    return Output(where.path if shown else "")
 
 
 # ---------------------------------------------------------------------------- variables

@@ -26,6 +26,7 @@ from simulators.lab import (
     checks_access,
     checks_common,
     checks_fabric,
+    checks_files,
     checks_health,
     checks_runtime,
     checks_stack,
@@ -556,6 +557,7 @@ CHECKS.update(checks_access.CHECKS)
 CHECKS.update(checks_health.CHECKS)
 CHECKS.update(checks_fabric.CHECKS)
 CHECKS.update(checks_runtime.CHECKS)
+CHECKS.update(checks_files.CHECKS)
 
 
 def has_check(ticket_id: str, item_id: str) -> bool:

@@ -16,6 +16,7 @@ from simulators.lab import (
     editor,
     files,
     filetools,
+    find,
     grep,
     helm,
     hosttools,
@@ -101,10 +102,12 @@ def complete(ctx: Context, name: str, words: list[str], current: str) -> list[st
             else sorted(ctx.shell.aliases)
         )
         return _starting(pool, current)
+    if name in ("cd", "rmdir"):  # folders only, as bash-completion's _cd offers them
+        return [p for p in _starting(files.completed(ctx, current), current) if p.endswith("/")]
     if name in FILE_OPERANDS:
         if name in ("sed", "awk", "jq", "grep") and not any(not w.startswith("-") for w in words):
             return []  # the first operand is the script or pattern
-        return _starting(files.completed(ctx.world.state.files, current), current)
+        return _starting(files.completed(ctx, current), current)
     return []
 
 
@@ -155,6 +158,8 @@ register("cp", filetools.cp, path=BIN + "cp", files=True, options=["-i", "-n", "
 register("mv", filetools.mv, path=BIN + "mv", files=True, options=["-f", "-i", "-n", "-v"])
 register("touch", filetools.touch, path=BIN + "touch", files=True, options=["-c"])
 register("chmod", filetools.chmod, path=BIN + "chmod", files=True, options=["+x", "-v"])
+register("mkdir", filetools.mkdir, path=BIN + "mkdir", files=True, options=["-p", "-v", "-m"])
+register("rmdir", filetools.rmdir, path=BIN + "rmdir", files=True, options=["-p", "-v"])
 register("vi", editor.vi, path="/usr/bin/vi", files=True)
 register("vim", editor.vi, path="/usr/bin/vim", files=True)
 register("nano", editor.nano, path="/usr/bin/nano", files=True)
@@ -167,6 +172,7 @@ register(
     files=True,
     options=["-i", "-v", "-w", "-x", "-o", "-q", "-l", "-c", "-n", "-E", "-F", "-A", "-B", "-C"],
 )
+register("find", find.find, path=BIN + "find", files=True, options=["-name", "-type", "-exec"])
 register("head", files.head, path=BIN + "head", files=True, options=["-n"])
 register("tail", files.tail, path=BIN + "tail", files=True, options=["-n"])
 register("wc", textutils.wc, path=BIN + "wc", files=True, options=["-l", "-w", "-c", "-m", "-L"])

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 
-from simulators.lab import files, regex
-from simulators.lab.environment import HOME
+from simulators.lab import fs, regex
 from simulators.lab.tool import Context, Output
 
 _UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a"})
@@ -16,7 +15,6 @@ _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _STRING = frozenset({"=", "==", "!=", "<", ">"})
 # `!` and parentheses nested deeper than this are refused, not followed.
 MAX_NESTING = 32
-_FOLDERS = frozenset({".", "..", "/", "~", HOME, HOME + "/", "/home", "/tmp"})
 
 
 class _Bad(Exception):
@@ -121,20 +119,25 @@ class _Expression:
             return operand == ""
         if operator == "-n":
             return operand != ""
+        where = fs.locate(self.ctx, operand) if operand else fs.Located("", error=fs.NOT_FOUND)
+        if where.error:
+            return False
         if operator == "-d":
-            return operand in _FOLDERS
-        text = files.read(self.ctx, operand)
-        exists = text is not None or operand in _FOLDERS
-        if operator in ("-e", "-a", "-r", "-w"):
-            return exists
+            return where.folder
+        text = self.ctx.world.state.files.get(where.key) if where.file else None
+        if operator in ("-e", "-a", "-r"):
+            return where.exists
+        if operator == "-w":  # the admin's own, or root's /tmp
+            state = self.ctx.world.state
+            return where.exists and (fs.owned(where.path) or fs.writable(state, where.path))
         if operator == "-f":
             return text is not None
         if operator == "-s":
-            return bool(text) or operand in _FOLDERS
-        if operator == "-x":  # the owner's (admin's) execute bit (chmod +x); folders: search
-            owner_x = text is not None and files.mode_of(self.ctx, files.normalize(operand)) & 0o100
-            return operand in _FOLDERS or bool(owner_x)
-        return False  # -L, -h: no link in the home folder
+            return bool(text) or where.folder
+        if operator == "-x":  # the execute (or a folder's search) bit of the admin's class
+            bits = fs.mode_of(self.ctx.world.state, where.path)
+            return where.exists and bool(bits & (0o100 if fs.owned(where.path) else 0o001))
+        return False  # -L, -h: no link on the lab's host
 
     def binary(self, left: str, operator: str, right: str) -> bool:
         if operator in _INTEGER:

@@ -28,14 +28,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from simulators.cluster.clock import datetime_at
-from simulators.lab import budget, files
+from simulators.lab import budget, files, fs
 from simulators.lab import diff_output as out
 from simulators.lab.diff_output import WHITE, Change
 from simulators.lab.textutils import tool, try_help
 from simulators.lab.tool import Context, Output
-
-_FOLDERS = ("", ".", "..", "~", "/", files.HOME, "/home")
-
 
 # ---------------------------------------------------------------------------- the comparison
 
@@ -421,6 +418,11 @@ class _Input:
     moment: datetime
 
 
+def _same_file(ctx: Context, one: str, other: str) -> bool:
+    first, second = fs.locate(ctx, one), fs.locate(ctx, other)
+    return first.file and second.file and first.path == second.path
+
+
 def _inputs(ctx: Context, names: list[str], absent_empty: bool) -> tuple[_Input, _Input, bool]:
     """Both operands, as compare_files opens them, and whether they are the same file (a name
     given twice, or one file by two names: not read, the same). `-` is the pipe and a
@@ -429,10 +431,11 @@ def _inputs(ctx: Context, names: list[str], absent_empty: bool) -> tuple[_Input,
     errors: list[str] = []
     same = False
     for name in names:
-        if files.normalize(name).rstrip("/") in _FOLDERS:
+        where = fs.locate(ctx, name) if name != "-" and not name.startswith("/dev/fd/") else None
+        if where is not None and where.folder:
             errors.append(f"{name}: comparing folders is not available in this lab")
             found.append(_Input(name, "", datetime_at(0)))
-        elif found and (name == names[0] or files.normalize(name) == files.normalize(names[0])):
+        elif found and (name == names[0] or _same_file(ctx, name, names[0])):
             found.append(_Input(name, found[0].text, found[0].moment))
             same = True
         elif name == "-" or name.startswith("/dev/fd/"):

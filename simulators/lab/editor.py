@@ -137,7 +137,7 @@ def nano(ctx: Context, args: list[str]) -> Output:
 def _open_file(ctx: Context, args: list[str], mode: str) -> Output:
     # Options (-R, +12, -l ...) change nothing a learner needs here; the first name is the file.
     names = [arg for arg in args if not arg.startswith(("-", "+"))]
-    path = files.normalize(names[0]) if names else ""
+    path = names[0] if names else ""
     text = (files.read(ctx, path) if path else None) or ""
     token = json.dumps({"kind": "file", "mode": mode, "path": path})
     open_editor(ctx, EditorRequest(path=path, text=text, mode=mode, token=token))
@@ -147,7 +147,7 @@ def _open_file(ctx: Context, args: list[str], mode: str) -> Output:
 def save_file(ctx: Context, token: dict[str, Any], text: str, path: str | None) -> Output:
     """Write the buffer to its file (or to `path`, vim's `:w NAME`) with the editor's words."""
     mode = token.get("mode")
-    name = files.normalize(path or str(token.get("path") or ""))
+    name = path or str(token.get("path") or "")
     if not name:
         if mode == "nano":
             return Output.error("[ No file name ]")

@@ -58,6 +58,8 @@ class ShellState:
     # and the number it gave last.
     random: int | None = None
     random_last: int = 0
+    # The working folder (an absolute path; simulators.lab.fs resolves relative ones from it).
+    cwd: str = HOME
 
     def next_random(self, lab_seed: int) -> int:
         """$RANDOM: the next number, from the lab's seed if nothing seeded it."""
@@ -99,6 +101,7 @@ class ShellState:
             "options": list(self.options),
             "random": self.random,
             "random_last": self.random_last,
+            "cwd": self.cwd,
         }
 
     @classmethod
@@ -117,4 +120,5 @@ class ShellState:
             options=[str(o) for o in data.get("options") or DEFAULT_OPTIONS],
             random=None if data.get("random") is None else int(data["random"]) & 0xFFFFFFFF,
             random_last=int(data.get("random_last", 0)),
+            cwd=str(data.get("cwd") or HOME),
         )

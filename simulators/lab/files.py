@@ -1,80 +1,107 @@
-"""The home folder: cat, grep, head and tail (ls is simulators.lab.ls, sed simulators.lab.sed,
-the editors simulators.lab.editor).
+"""The host's files: reading and writing them by path (simulators.lab.fs resolves it), cat, head
+and tail (ls is simulators.lab.ls, sed simulators.lab.sed, the editors simulators.lab.editor).
 
-Files live in the world state as name -> text. grep's patterns go through
+Files live in the world state as key -> text (simulators.lab.fs). grep's patterns go through
 simulators.lab.regex (RE2, linear time). Every stage checks the
 command's budget (simulators.lab.budget) as its output grows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from simulators.lab import budget
-from simulators.lab.kubeconfig import NAME
+from simulators.lab import budget, fs
 from simulators.lab.tool import Context, Output
 
-HOME = "/home/admin"
 MAX_FILE_BYTES = 64 * 1024
 MAX_FILES = 64
 # A new file's permission bits: 0666 less kadmin's umask (022).
 NEW_FILE_MODE = 0o644
-# The home folder is flat but for these, each in a hidden folder of its own: `ls` shows the
-# folder with -a, and `ls FOLDER` its file.
-FOLDERED = {NAME}
-FOLDERS = {name.split("/", 1)[0] for name in FOLDERED}
 
 
-def listed(names: Iterable[str], hidden: bool = False) -> list[str]:
-    """The home folder's entries as `ls` lists them: no dot names unless `hidden` (-a), a
-    foldered file by its folder."""
-    entries = {name.split("/", 1)[0] for name in names if "/" not in name or name in FOLDERED}
-    return sorted(e for e in entries if hidden or not e.startswith("."))
+def completed(ctx: Context, current: str) -> list[str]:
+    """Paths for a Tab on `current`, as bash's filename completion offers them: the entries of
+    the folder the word names so far, folders ending in `/`; dot names only for a last part
+    starting with a dot (readline's default)."""
+    folder_part, _, last = current.rpartition("/")
+    base = folder_part + "/" if "/" in current else ""
+    where = fs.locate(ctx, folder_part or ("/" if current.startswith("/") else "."))
+    if not where.folder:
+        return []
+    found, subfolders = fs.children(ctx.world.state, where.path)
+    names = [base + n for n in found] + [base + n + "/" for n in subfolders]
+    return sorted(n for n in names if not n[len(base) :].startswith(".") or last.startswith("."))
 
 
-def is_name(name: str) -> bool:
-    """Whether `name` can be a file of the home folder (a plain name, or a foldered one)."""
-    return bool(name) and name not in (".", "..") and ("/" not in name or name in FOLDERED)
-
-
-def completed(names: Iterable[str], current: str) -> list[str]:
-    """Files for a Tab on `current`: readline lists dot names only for a word starting with a
-    dot (bash's default)."""
-    return sorted(
-        n for n in names if not n.startswith(".") or current.startswith(".") or "/" in current
-    )
-
-
-def normalize(path: str) -> str:
-    for prefix in (HOME + "/", "~/", "./"):
-        if path.startswith(prefix):
-            path = path[len(prefix) :]
-    return path
+def opened(ctx: Context, path: str) -> tuple[str | None, str]:
+    """A file's text, or None and why not (fs's "No such file or directory", "Is a
+    directory", ...)."""
+    if path.startswith("/dev/fd/"):
+        text = ctx.fds.get(path)  # a `<(...)`'s output
+        return text, "" if text is not None else fs.NOT_FOUND
+    where = fs.locate(ctx, path)
+    if where.error:
+        return None, where.error
+    if where.folder:
+        return None, fs.IS_FOLDER
+    if not where.file:
+        return None, fs.NOT_FOUND
+    return ctx.world.state.files[where.key], ""
 
 
 def read(ctx: Context, path: str) -> str | None:
-    if path.startswith("/dev/fd/"):
-        return ctx.fds.get(path)  # a `<(...)`'s output
-    return ctx.world.state.files.get(normalize(path))
+    return opened(ctx, path)[0]
+
+
+def key_of(ctx: Context, path: str) -> str | None:
+    """The storage key of the file `path` names, None if no file is there."""
+    where = fs.locate(ctx, path)
+    return where.key if where.file and not where.error else None
 
 
 def mode_of(ctx: Context, name: str) -> int:
-    """A file's permission bits (its normalized name)."""
-    return ctx.world.state.modes.get(name, NEW_FILE_MODE)
+    """A file's or folder's permission bits (its key)."""
+    return fs.mode_of(ctx.world.state, fs.path_of(name))
 
 
 def set_mode(ctx: Context, name: str, mode: int) -> None:
     modes = ctx.world.state.modes
-    if mode == NEW_FILE_MODE:
+    path = fs.path_of(name)
+    default = fs.FOLDER_MODE if fs.is_folder(ctx.world.state, path) else NEW_FILE_MODE
+    if mode == default:
         modes.pop(name, None)
     else:
         modes[name] = mode
 
 
 def remove(ctx: Context, name: str) -> None:
-    """The file (its normalized name) and its mode are gone."""
+    """The file (its key) and its mode are gone."""
     ctx.world.state.files.pop(name, None)
     ctx.world.state.modes.pop(name, None)
+
+
+def creatable(ctx: Context, path: str) -> tuple[fs.Located, str]:
+    """Where a new or rewritten file at `path` would be, or why it cannot be (the reason
+    alone: "Permission denied", "Is a directory", ...)."""
+    where = fs.locate(ctx, path)
+    if where.error:
+        return where, where.error
+    if where.folder or path.endswith("/"):
+        return where, fs.IS_FOLDER if where.folder else fs.NOT_FOUND
+    if not where.file and not fs.writable(ctx.world.state, fs.parent(where.path)):
+        return where, fs.DENIED
+    if not where.file and len(ctx.world.state.files) >= MAX_FILES:
+        return where, "No space left on device"
+    return where, ""
+
+
+def write(ctx: Context, path: str, text: str) -> str | None:
+    """Store a file; returns bash's error text when it cannot."""
+    where, why = creatable(ctx, path)
+    if why:
+        return f"bash: {path}: {why}"
+    if len(text.encode()) > MAX_FILE_BYTES:
+        return f"bash: {path}: File too large"
+    ctx.world.state.files[where.key] = text
+    return None
 
 
 def mode_string(mode: int) -> str:
@@ -89,20 +116,6 @@ def mode_string(mode: int) -> str:
         else:
             letters.append("x" if execute else "-")
     return "".join(letters)
-
-
-def write(ctx: Context, path: str, text: str) -> str | None:
-    """Store a file; returns bash's error text when it cannot."""
-    name = normalize(path)
-    if not name or ("/" in name and not is_name(name)):
-        return f"bash: {path}: No such file or directory"
-    files = ctx.world.state.files
-    if name not in files and len(files) >= MAX_FILES:
-        return f"bash: {path}: No space left on device"
-    if len(text.encode()) > MAX_FILE_BYTES:
-        return f"bash: {path}: File too large"
-    files[name] = text
-    return None
 
 
 # ---------------------------------------------------------------------------- cat
@@ -149,9 +162,9 @@ def cat(ctx: Context, args: list[str]) -> Output:
     out: list[str] = []
     errors: list[str] = []
     for name in names or ["-"]:
-        text = ctx.stdin if name == "-" else read(ctx, name)
+        text, why = (ctx.stdin, "") if name == "-" else opened(ctx, name)
         if text is None:
-            errors.append(f"cat: {name}: No such file or directory")
+            errors.append(f"cat: {name}: {why}")
             continue
         out.append(text)
     joined = "".join(out)
@@ -270,9 +283,12 @@ def _head_tail(ctx: Context, args: list[str], tail: bool) -> Output:
     out: list[str] = []
     errors: list[str] = []
     for file in names:
-        text = ctx.stdin if file == "-" else read(ctx, file)
-        if text is None:
-            errors.append(f"{name}: cannot open '{file}' for reading: No such file or directory")
+        text, why = (ctx.stdin, "") if file == "-" else opened(ctx, file)
+        if text is None and why == fs.IS_FOLDER:
+            errors.append(f"{name}: error reading '{file}': {why}")
+            text = ""  # its header is printed, as GNU's are, before the read fails
+        elif text is None:
+            errors.append(f"{name}: cannot open '{file}' for reading: {why}")
             continue
         if shown:
             title = "standard input" if file == "-" else file

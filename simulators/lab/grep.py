@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from simulators.lab import budget
-from simulators.lab.files import FOLDERS, HOME, normalize, read
+from simulators.lab import budget, fs
+from simulators.lab.files import opened, read
 from simulators.lab.regex import Regex, RegexError, compile_regex, translate
 from simulators.lab.tool import Context, Output
 
@@ -86,13 +86,12 @@ def grep(ctx: Context, args: list[str]) -> Output:
     selected_any = failed = False
     groups = _Groups()
     for name in names:
-        text = ctx.stdin if name == "-" else read(ctx, name)
-        folder = text is None and _folder(name) is not None
+        text, why = (ctx.stdin, "") if name == "-" else opened(ctx, name)
+        folder = why == fs.IS_FOLDER
         if text is None:
             failed = True  # -s: no message, the status all the same
             if "s" not in flags:
-                what = "Is a directory" if folder else "No such file or directory"
-                errors.append(f"grep: {name}: {what}")
+                errors.append(f"grep: {name}: {why}")
             if not folder:
                 continue
             text = ""  # a folder read as a file: no line, so -c counts 0 and -L names it
@@ -112,13 +111,10 @@ def grep(ctx: Context, args: list[str]) -> Output:
     return Output.exactly("".join(out), code, stderr="\n".join(errors))
 
 
-def _folder(name: str) -> str | None:
-    """The folder an operand names: "" for the home folder, a hidden folder of it by its name
-    (`.kube`), or None for a file."""
-    if name in (".", "./", "~", HOME, HOME + "/"):
-        return ""
-    inner = normalize(name).rstrip("/")
-    return inner if inner in FOLDERS else None
+def _folder(ctx: Context, name: str) -> str | None:
+    """The folder an operand names (its absolute path), None for anything else."""
+    where = fs.locate(ctx, name)
+    return where.path if where.folder and not where.error else None
 
 
 def _walked(ctx: Context, operands: list[str], recursive: bool) -> tuple[list[str], bool]:
@@ -129,18 +125,19 @@ def _walked(ctx: Context, operands: list[str], recursive: bool) -> tuple[list[st
     folder in the order the file system keeps, which no two machines share."""
     if not recursive:
         return operands or ["-"], False
-    everything = sorted(ctx.world.state.files)
+    state = ctx.world.state
     names: list[str] = []
     walked = not operands
     for operand in operands or [""]:
-        folder = _folder(operand) if operand else ""
+        folder = _folder(ctx, operand or ".")
         if folder is None or operand == "-":
             names.append(operand)
             continue
         walked = True
         head = "" if not operand else "./" if operand == "./" else operand.rstrip("/") + "/"
-        inside = [n for n in everything if not folder or n.startswith(folder + "/")]
-        names += [head + n[len(folder) + 1 :] if folder else head + n for n in inside]
+        base = folder.rstrip("/") + "/"
+        inside = [p for p in fs.walk(state, folder) if fs.is_file(state, p)]
+        names += [head + p[len(base) :] for p in inside]
     return names, walked
 
 

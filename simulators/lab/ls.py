@@ -1,10 +1,11 @@
-"""`ls` on the admin host, as GNU coreutils 9.1's ls lists the home folder (LC_ALL=C).
+"""`ls` on the admin host, as GNU coreutils 9.1's ls lists its folders (LC_ALL=C).
 
-The home folder (`/home/admin`, mode 0755) holds the lab's files and its hidden folders
-(`files.FOLDERS`: `.kube`, 0755), each holding its files; `..` is `/home` (root's, three
-links). Files are on ext4: a file of N bytes takes 4 KiB blocks (`total` and `-s` count them in
-KiB), a folder one block; every entry has the same time (the lab keeps none per file), so `-t`
-sorts by name as GNU sorts entries of equal times.
+The host's tree is simulators.lab.fs's: the admin's folders (the home folder, 0755, and those
+made in it or in /tmp) and root's (the system's top level; `/root`, 0700, cannot be opened).
+A folder has a link for each folder in it, plus two. Files are on ext4: a file of N bytes
+takes 4 KiB blocks (`total` and `-s` count them in KiB), a folder one block; every entry has
+the same time (the lab keeps none per file), so `-t` sorts by name as GNU sorts entries of
+equal times.
 
 Options: `-a`, `-A`, `-l`, `-g`, `-o`, `-1`, `-C`, `-d`, `-h`, `-r`, `-t`, `-S`, `-s`, `-F`, `-p`,
 `-R` and their long names, `--color[=WHEN]` (accepted; nothing is coloured), `--`. Operands are
@@ -19,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simulators.cluster.clock import datetime_at
-from simulators.lab import files
-from simulators.lab.files import FOLDERS, HOME, mode_of, mode_string, normalize
+from simulators.lab import fs
+from simulators.lab.files import mode_string
 from simulators.lab.tool import Context, Output
 
 WIDTH = 80
@@ -74,62 +75,43 @@ class Entry:
         return -(-self.size // BLOCK) * (BLOCK // 1024)
 
 
-def _folders(names: dict[str, str]) -> list[str]:
-    return sorted({n.split("/", 1)[0] for n in names if "/" in n} & FOLDERS)
-
-
-def _home(ctx: Context, name: str) -> Entry:
-    return Entry(name, True, BLOCK, 0o755, 2 + len(_folders(ctx.world.state.files)))
-
-
-def _parent(name: str) -> Entry:
-    return Entry(name, True, BLOCK, 0o755, 3, root=True)
-
-
-def _file(ctx: Context, path: str, name: str) -> Entry:
-    size = len(ctx.world.state.files[path].encode())
-    return Entry(name, False, size, mode_of(ctx, path))
+def _entry(ctx: Context, path: str, name: str) -> Entry:
+    """The entry at an absolute path, listed as `name`: a folder has a link for each folder
+    in it, plus two; root's are the system's."""
+    state = ctx.world.state
+    mode = fs.mode_of(state, path)
+    if fs.is_folder(state, path):
+        links = 2 + len(fs.children(state, path)[1])
+        return Entry(name, True, BLOCK, mode, links, root=not fs.owned(path))
+    return Entry(name, False, len(state.files[fs.key(path)].encode()), mode)
 
 
 def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
-    """A folder's entries ("" the home folder), as -a/-A choose them."""
-    names = ctx.world.state.files
-    if folder:
-        inside = [n.split("/", 1)[1] for n in names if n.startswith(folder + "/")]
-        shown = [_file(ctx, f"{folder}/{n}", n) for n in inside]
-        dots = [_folder("."), _home(ctx, "..")]
-    else:
-        shown = [_file(ctx, n, n) for n in names if "/" not in n]
-        shown += [_folder(f) for f in _folders(names)]
-        dots = [_home(ctx, "."), _parent("..")]
+    """A folder's entries (its absolute path), as -a/-A choose them."""
+    found, subfolders = fs.children(ctx.world.state, folder)
+    base = folder.rstrip("/")
+    shown = [_entry(ctx, f"{base}/{name}", name) for name in found + subfolders]
     if "a" in flags:
-        shown += dots
+        shown += [_entry(ctx, folder, "."), _entry(ctx, fs.parent(folder), "..")]
     elif "A" not in flags:
         shown = [e for e in shown if not e.name.startswith(".")]
     return shown
 
 
-def _folder(name: str) -> Entry:
-    """A hidden folder of the home folder (`.kube`): 0755, no folder inside."""
-    return Entry(name, True, BLOCK, 0o755, 2)
-
-
-def _resolve(ctx: Context, operand: str) -> tuple[Entry, str | None] | None:
-    """The entry an operand names and, for a folder, what it holds ("" the home folder)."""
+def _resolve(ctx: Context, operand: str) -> tuple[Entry, str | None] | str:
+    """The entry an operand names and, for a folder, its absolute path; or why it cannot be
+    accessed."""
     if not operand:
-        return None  # GNU: cannot access ''
-    path = normalize(operand).rstrip("/") if operand != "/" else operand
-    names = ctx.world.state.files
-    if path in ("", ".", "~", HOME):
-        return _home(ctx, operand), ""
-    if path in names and files.is_name(path):
-        return _file(ctx, path, operand), None
-    if path in _folders(names):
-        return _folder(operand), path
-    folder, _, rest = path.partition("/")
-    if folder in _folders(names) and rest in (".", ".."):
-        return (_folder(operand), folder) if rest == "." else (_home(ctx, operand), "")
-    return None
+        return fs.NOT_FOUND  # GNU: cannot access ''
+    where = fs.locate(ctx, operand)
+    if where.error or not where.exists:
+        return where.error or fs.NOT_FOUND
+    return _entry(ctx, where.path, operand), where.path if where.folder else None
+
+
+def _readable(entry: Entry) -> bool:
+    """Whether the admin may list a folder: the owner's read bit, or the others' on root's."""
+    return bool(entry.mode & (0o004 if entry.root else 0o400))
 
 
 def _order(entries: list[Entry], flags: set[str]) -> list[Entry]:
@@ -327,8 +309,8 @@ def ls(ctx: Context, args: list[str]) -> Output:
     folders: list[tuple[Entry, str]] = []
     for operand in operands or ["."]:
         found = _resolve(ctx, operand)
-        if found is None:
-            errors.append(f"ls: cannot access '{operand}': No such file or directory")
+        if isinstance(found, str):
+            errors.append(f"ls: cannot access '{operand}': {found}")
         elif found[1] is None or "d" in flags:
             plain.append(found[0])
         else:
@@ -338,24 +320,32 @@ def ls(ctx: Context, args: list[str]) -> Output:
     paths = dict(folders)
     pending = [(entry, paths[entry]) for entry in _order([e for e, _ in folders], flags)]
 
-    def section(name: str, path: str, tty: bool) -> None:
+    def section(entry: Entry, name: str, path: str, tty: bool) -> None:
+        if not _readable(entry):
+            errors.append(f"ls: cannot open directory '{name}': {fs.DENIED}")
+            if headers:
+                blocks.append([f"{name}:"])
+            return
         entries = _contents(ctx, path, flags)
         lines = _listing(entries, flags, total=True, terminal=tty)
         blocks.append([f"{name}:", *lines] if headers else lines)
         if "R" in flags:
-            for entry in _order(entries, flags):
-                if entry.folder and entry.name not in (".", ".."):
-                    section(f"{name.rstrip('/')}/{entry.name}", entry.name, tty)
+            for inner in _order(entries, flags):
+                if inner.folder and inner.name not in (".", ".."):
+                    below = f"{path.rstrip('/')}/{inner.name}"
+                    section(inner, f"{name.rstrip('/')}/{inner.name}", below, tty)
 
     def render(tty: bool) -> str:
         blocks.clear()
         if plain:
             measured = plain + [entry for entry, _ in folders]
             blocks.append(_listing(plain, flags, total=False, terminal=tty, measured=measured))
+        errors[len(access) :] = []
         for entry, path in pending:
-            section(entry.name, path, tty)
+            section(entry, entry.name, path, tty)
         return "\n\n".join("\n".join(b) for b in blocks)
 
+    access = list(errors)
     text = render(True)
     # One a line in a pipe only where the terminal would have columns.
     piped = text if terminal or "l" in flags or "1" in flags else render(False)

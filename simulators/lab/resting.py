@@ -49,7 +49,7 @@ def rest(world: HostWorld, transcript: list[TranscriptEntry]) -> Rested | None:
         "world": named,
         "controllers": world.controllers_to_json(),
         "left_out": sorted(world.left_out),
-        "transcript": [[entry.line, entry.output, entry.step] for entry in transcript],
+        "transcript": [[e.line, e.output, e.step, e.prompt] for e in transcript],
     }
     packed = zlib.compress(sliced_json.dumps(data, separators=(",", ":")).encode(), LEVEL)
     # The host stands in for the world while it rests: the same HostState, no cluster.
@@ -65,7 +65,7 @@ def wake(rested: Rested, spec: dict[str, Any]) -> tuple[World, list[TranscriptEn
         world.restore_controllers(data["controllers"])
     world.left_out = frozenset(data["left_out"])
     world.state = rested.host.state
-    transcript = [TranscriptEntry(line, output, step) for line, output, step in data["transcript"]]
+    transcript = [TranscriptEntry(*entry) for entry in data["transcript"]]
     return world, transcript
 
 

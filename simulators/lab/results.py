@@ -41,7 +41,8 @@ class CommandResult:
     `checklist` is the whole checklist after the command; `changed` only the items
     whose `done` flipped; `clear` asks the terminal to clear the screen; `editor` is an
     editor the line opened (simulators.lab.editor), for the page to show. `prompt` is the
-    prompt to show next: PROMPT, or CONTINUATION (`> `) while a command is unfinished.
+    prompt to show next: PS1 in the working folder (PROMPT in the home folder), or
+    CONTINUATION (`> `) while a command is unfinished; `typed_at` the one the line was typed at.
     """
 
     line: str
@@ -54,10 +55,12 @@ class CommandResult:
     editor: EditorRequest | None = None
     stream: StreamRequest | None = None
     prompt: str = PROMPT
+    typed_at: str = PROMPT
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "prompt": self.prompt,
+            "typed_at": self.typed_at,
             "line": self.line,
             "output": self.output,
             "checklist": [i.to_dict() for i in self.checklist],
@@ -84,11 +87,13 @@ class CommandResult:
             editor=EditorRequest.from_dict(data.get("editor")),
             stream=StreamRequest.from_dict(data.get("stream")),
             prompt=str(data.get("prompt", PROMPT)),
+            typed_at=str(data.get("typed_at", PROMPT)),
         )
 
 
 class TranscriptEntry:
-    """One command of the transcript: the line typed, its output and the world's step after it.
+    """One command of the transcript: the line typed, its output, the world's step after it, and
+    the prompt it was typed at (in its JSON only when it is not the home folder's PROMPT).
 
     Held as its JSON text (`encoded`, the form a lab's snapshot joins: an entry never changes,
     so it is encoded once, when it is made, and never again), and an output of more than
@@ -100,15 +105,17 @@ class TranscriptEntry:
     (and a page that shows an output only when there is one).
     """
 
-    __slots__ = ("_text", "line", "size", "step")
+    __slots__ = ("_text", "line", "prompt", "size", "step")
 
     _text: str | bytes | tuple[Chunk, int]
 
-    def __init__(self, line: str, output: str, step: int) -> None:
+    def __init__(self, line: str, output: str, step: int, prompt: str = PROMPT) -> None:
         self.line = line
         self.step = step
+        self.prompt = prompt
         self.size = len(output)
-        text = json.dumps({"line": line, "output": output, "step": step})
+        where = {"prompt": prompt} if prompt != PROMPT else {}
+        text = json.dumps({"line": line, "output": output, "step": step, **where})
         self._text: str | bytes = (
             zlib.compress(text.encode(), PACK_LEVEL) if self.size > PACK_AT else text
         )
@@ -129,7 +136,8 @@ class TranscriptEntry:
         return str(json.loads(self.encoded)["output"]) if self.size else ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"line": self.line, "output": self.output, "step": self.step}
+        where = {"prompt": self.prompt} if self.prompt != PROMPT else {}
+        return {"line": self.line, "output": self.output, "step": self.step, **where}
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TranscriptEntry):

@@ -34,7 +34,7 @@ from simulators.lab.results import ChecklistItem, CommandResult, TranscriptEntry
 from simulators.lab.session_builtins import MAX_HISTORY as MAX_HISTORY
 from simulators.lab.session_builtins import SESSION_BUILTINS
 from simulators.lab.session_state import STATE_VERSION, SessionState
-from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, PROMPT, Shell
+from simulators.lab.shell import CONTINUATION, MAX_LINE_BYTES, Shell, prompt_in
 from simulators.lab.shell_grammar import needs_more
 from simulators.lab.tickets import Ticket, load_ticket
 from simulators.lab.tool import Context, Output
@@ -218,8 +218,10 @@ class LabSession:
 
     @property
     def prompt(self) -> str:
-        """The prompt the terminal shows now: `> ` while a command is still being typed."""
-        return CONTINUATION if self._state.shell.pending else PROMPT
+        """The prompt the terminal shows now: `> ` while a command is still being typed, else
+        bash's PS1 with the working folder (shell.prompt_in)."""
+        shell = self._state.shell
+        return CONTINUATION if shell.pending else prompt_in(shell.cwd)
 
     @property
     def awaiting(self) -> bool:
@@ -297,13 +299,15 @@ class LabSession:
         parts = []
         self._awake()
         for entry in self._state.transcript:
-            parts.append(PROMPT + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
+            parts.append(entry.prompt + entry.line.replace("\n", "\n" + CONTINUATION) + "\n")
             output = entry.output
             if output:
                 parts.append(output if output.endswith("\n") else output + "\n")
         pending = self._state.shell.pending
         if pending:
-            parts.append(PROMPT + f"\n{CONTINUATION}".join(pending) + "\n")
+            parts.append(
+                prompt_in(self._state.shell.cwd) + f"\n{CONTINUATION}".join(pending) + "\n"
+            )
         return "".join(parts)
 
     def hints(self) -> list[str]:
@@ -338,13 +342,14 @@ class LabSession:
             line = str(line)
         line = line.rstrip("\r\n")
         shell = self._state.shell
+        typed_at = prompt_in(shell.cwd)  # a command's first line's: PS1 where it was typed
         if line.strip() or shell.pending:
             self._state.typed.record(line, hints)
         if line == INTERRUPT:
             shell.pending.clear()
-            return CommandResult("", "", self.checklist(), self.step)
+            return CommandResult("", "", self.checklist(), self.step, prompt=self.prompt)
         if not line.strip() and not shell.pending:
-            return CommandResult(line, "", self.checklist(), self.step)
+            return CommandResult(line, "", self.checklist(), self.step, prompt=self.prompt)
         typed = line
         saving, stepping = editor.is_save(line), streams.is_step(line)
         if shell.pending and not saving and not stepping:
@@ -354,7 +359,9 @@ class LabSession:
             ):
                 shell.pending.clear()
                 message = "bash: command too long for this lab (over 64 KiB); it was dropped"
-                return CommandResult(line, message, self.checklist(), self.step, exit_code=2)
+                return CommandResult(
+                    line, message, self.checklist(), self.step, exit_code=2, prompt=self.prompt
+                )
             line = "\n".join([*shell.pending, line])
         if not saving and not stepping and len(line) <= MAX_PENDING_BYTES and needs_more(line):
             shell.pending[:] = line.split("\n")
@@ -424,6 +431,7 @@ class LabSession:
                     line=line,
                     output=kept.replace(CLEAR_SCREEN, "")[:MAX_STORED_OUTPUT],
                     step=self.step,
+                    prompt=typed_at,
                 )
             )
             self._state.transcript = _bounded(self._state.transcript)
@@ -440,6 +448,8 @@ class LabSession:
             exit_code=result.code,
             editor=ctx.editor,
             stream=ctx.stream,
+            prompt=self.prompt,
+            typed_at=typed_at,
         )
 
     def _checklist_now(self) -> list[ChecklistItem]:

@@ -9,6 +9,7 @@ from typing import Any
 from simulators.lab import sliced_json
 from simulators.lab.environment import ShellState
 from simulators.lab.results import TranscriptEntry
+from simulators.lab.shell import PROMPT
 from simulators.lab.typed import Typed
 from simulators.lab.world import HostWorld, World
 
@@ -76,7 +77,9 @@ class SessionState:
             seed=int(data["seed"]),
             world=world,
             transcript=[
-                TranscriptEntry(str(e["line"]), str(e["output"]), int(e["step"]))
+                TranscriptEntry(
+                    str(e["line"]), str(e["output"]), int(e["step"]), str(e.get("prompt", PROMPT))
+                )
                 for e in data.get("transcript") or []
             ],
             history=[str(h) for h in data.get("history") or []],

@@ -17,6 +17,7 @@ from simulators.lab import (
     budget,
     commands,
     files,
+    fs,
     kubectl,
     runai,
     shell_compound,
@@ -48,7 +49,14 @@ from simulators.lab.tool import Context, Output, streams
 
 __all__ = ["CONTINUATION", "PROMPT", "Op", "ShellSyntaxError", "Word", "parse", "tokenize"]
 
-PROMPT = "admin@kadmin:~$ "
+PROMPT = "admin@kadmin:~$ "  # in the home folder; prompt_in for any other
+
+
+def prompt_in(folder: str) -> str:
+    """bash's PS1 on kadmin (`\\u@\\h:\\w\\$ `) in a working folder."""
+    return f"admin@kadmin:{fs.display(folder)}$ "
+
+
 CONTINUATION = "> "  # bash's PS2
 # The default; the web layer sets its own (LAB_MAX_LINE_BYTES) through budget.Limits.
 MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
@@ -535,7 +543,7 @@ class Shell(Expansion):
                 words.append(tok.text)
         current = "" if ends_in_space or not words else words.pop()
         if after_redirect and not words:
-            return _starting(files.completed(self.ctx.world.state.files, current), current)
+            return _starting(files.completed(self.ctx, current), current)
         if not words:
             return _starting(sorted({*self.commands, "xargs", *self.state.aliases}), current)
         if words[0] in self.state.aliases:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from simulators.lab import (
     budget,
-    files,
+    fs,
     shell_arithmetic,
     shell_braces,
     shell_compound,
@@ -374,35 +374,42 @@ class Expansion:
         return out
 
     def _glob(self, word: Word) -> list[str]:
-        """Unquoted * ? [ ] against the home folder's entries (names as `ls -a` shows them, a
-        hidden folder's files by `FOLDER/PATTERN`)."""
+        """Unquoted * ? [ ] against the host's folders (simulators.lab.fs), as bash's
+        glob_filename walks them: each part of the pattern with a glob character matched against
+        the entries of the folders reached so far, the others taken as they are; only paths
+        that exist, in order; a final `/` matches folders only."""
         pattern = "".join(
             p.value if p.kind == "lit" else _glob_escape(p.value if p.kind == "quoted" else HOME)
             for p in word.parts
         )
         if len(pattern) > 256:
             return []
-        prefix = ""
-        for start in (HOME + "/", "~/", "./"):
-            if pattern.startswith(start):
-                prefix, pattern = start, pattern[len(start) :]
-        names = self.ctx.world.state.files
-        if "/" in pattern:  # FOLDER/FILE: the home folder's hidden folders hold one level
-            folder, _, base = pattern.partition("/")
-            if "/" in base:
-                return []
-            found = []
-            for entry in files.listed(names, hidden=True):
-                if entry not in files.FOLDERS or not _matches(entry, folder):
+        only_folders = pattern.endswith("/")
+        state = self.ctx.world.state
+        absolute = pattern.startswith("/")
+        parts = [p for p in pattern.strip("/").split("/") if p]
+        # (the path as bash prints it, the absolute path it names)
+        reached = [("/" if absolute else "", "/" if absolute else fs.cwd(self.ctx))]
+        for index, part in enumerate(parts):
+            last = index == len(parts) - 1
+            following: list[tuple[str, str]] = []
+            for shown, real in reached:
+                if not fs.is_folder(state, real):
                     continue
-                if not _GLOB_CHARS.search(base):  # a plain name: the path, if it exists
-                    if base in (".", "..") or f"{entry}/{base}" in names:
-                        found.append(f"{entry}/{base}")
-                    continue
-                inside = sorted(n.split("/", 1)[1] for n in names if n.startswith(entry + "/"))
-                found += [f"{entry}/{n}" for n in inside if _matches(n, base)]
-            return [prefix + n for n in found]
-        return [prefix + n for n in files.listed(names, hidden=True) if _matches(n, pattern)]
+                joiner = "" if shown in ("", "/") else "/"
+                if _GLOB_CHARS.search(part):
+                    found, subfolders = fs.children(state, real)
+                    names = [n for n in [*found, *subfolders] if _matches(n, part)]
+                else:
+                    names = [part]
+                for name in names:
+                    where = fs.locate_in(state, real, name)
+                    wanted = where.folder or (last and where.file and not only_folders)
+                    if wanted and not where.error:
+                        following.append((shown + joiner + name, where.path))
+            reached = following
+        end = "/" if only_folders else ""
+        return sorted(shown + end for shown, _ in reached if shown not in ("", "/"))
 
 
 def _matches(name: str, pattern: str) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, files, shell_compound, shell_xtrace
+from simulators.lab import budget, files, fs, shell_compound, shell_xtrace
 from simulators.lab.shell_grammar import List, parse
 from simulators.lab.shell_syntax import (
     Aborted,
@@ -101,12 +101,13 @@ def run_path(shell: Shell, path: str, args: list[str]) -> Output:
     """A command word with a `/` (`./check.sh`, `~/s.sh`): a file of the home folder that
     `chmod +x` made executable, run as its `#!` line says (bash or sh; a file without one is
     run by bash too), in a subshell with `$0` the path typed."""
-    if path.rstrip("/") in ("", ".", "..", "~", files.HOME) or path.endswith("/"):
+    where = fs.locate(shell.ctx, path)
+    if where.folder and not where.error:
         return Output.error(f"bash: {path}: Is a directory", 126)
-    name = files.normalize(path)
-    text = None if "/" in name else files.read(shell.ctx, name)
-    if text is None:
-        return Output.error(f"bash: {path}: No such file or directory", 127)
+    if not where.file or where.error:
+        return Output.error(f"bash: {path}: {where.error or fs.NOT_FOUND}", 127)
+    name = where.key
+    text = shell.ctx.world.state.files[name]
     if not files.mode_of(shell.ctx, name) & 0o100:
         return Output.error(f"bash: {path}: Permission denied", 126)
     if text.startswith("#!"):

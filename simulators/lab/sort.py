@@ -260,7 +260,9 @@ def _extract(line: str, key: Key, sep: str | None) -> str:
     begin = spans[key.field - 1][0]
     if blanks:
         begin = _skip_blanks(line, begin)
-    begin = min(begin + key.char - 1, spans[key.field - 1][1] if sep is not None else len(line))
+    # coreutils' begfield: the start moves on by the character count, no further than the
+    # line's end (past its field's end too: `-t, -k1.2` of ",v1" starts at "v1").
+    begin = min(begin + key.char - 1, len(line))
     if key.end_field is None or key.end_field > len(spans):
         end = len(line)
     elif key.end_char == 0:

@@ -35,7 +35,7 @@ from simulators.cluster.seed import seed_defaults
 from simulators.cluster.store import WATCH_LOG_SIZE, MockCluster
 from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
-from simulators.lab import gpu_health, kubeconfig, nvidia_smi
+from simulators.lab import fs, gpu_health, kubeconfig, nvidia_smi
 from simulators.lab.errors import LabError
 from simulators.lab.world_cluster import CLUSTER_AGE, CLUSTER_NAME, RUNAI_VERSION, base_cluster
 from simulators.lab.world_story import story
@@ -80,14 +80,23 @@ class HostState:
     )
     # The layout of `files`: from 2 on, a lab starts with ~/.kube/config (kubeconfig.NAME, mode
     # 0600 as kubeadm's admin.conf copied); an older saved lab gets it when loaded.
-    version: int = 2
-    # Permission bits of the files that have other than a new file's 0644 (chmod).
+    version: int = 3
+    # Permission bits of the files and folders that have other than their defaults (chmod).
     modes: dict[str, int] = field(default_factory=lambda: {kubeconfig.NAME: kubeconfig.MODE})
+    # The folders the admin (or the ticket) made, by key (simulators.lab.fs): from layout 3 on,
+    # every folder above a file is named here; an older saved lab gets its own when loaded.
+    folders: list[str] = field(default_factory=lambda: fs.with_ancestors([kubeconfig.NAME], []))
     runai: RunaiCli = field(default_factory=RunaiCli)
     helm: list[HelmRelease] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def holding(cls, files: dict[str, str], seed: int = 0) -> HostState:
+        """A host whose files are `files` (that dict itself, by key), every folder above them
+        there, no mode but the defaults."""
+        return cls(seed=seed, files=files, modes={}, folders=fs.with_ancestors(files, []))
 
     @classmethod
     def from_json(cls, data: Any) -> HostState:
@@ -99,11 +108,13 @@ class HostState:
             if int(data.get("version", 1)) < 2 and kubeconfig.NAME not in files:
                 files[kubeconfig.NAME] = kubeconfig.starting_text()
                 modes[kubeconfig.NAME] = kubeconfig.MODE
+            made = [str(k) for k in data.get("folders") or []]
             return cls(
                 seed=int(data["seed"]),
                 step=int(data.get("step", 0)),
                 files=files,
                 modes=modes,
+                folders=fs.with_ancestors(files, made),
                 runai=RunaiCli(**(data.get("runai") or {})),
                 helm=[HelmRelease(**h) for h in data.get("helm") or []],
             )
@@ -386,6 +397,8 @@ def build_world(ticket: str | dict[str, Any], seed: int = 0) -> World:
     api.clock.seconds = -CLUSTER_AGE
     world = World(api, HostState(seed=seed))
     world.state.files.update({str(k): str(v) for k, v in (spec.get("files") or {}).items()})
+    made = [str(k).rstrip("/") for k in spec.get("folders") or []]
+    world.state.folders = fs.with_ancestors(world.state.files, made)
     runai_spec = spec.get("runai") or {}
     world.state.runai = RunaiCli(
         installed=bool(runai_spec.get("installed", True)),

@@ -121,6 +121,7 @@
     }
 
     var PROMPT = "admin@kadmin:~$ ";
+    var CONTINUATION = "> "; // bash's PS2
     var promptText = PROMPT; // bash's "> " while a command (a here-document ...) is unfinished
     var socketUrl = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + root.dataset.socket;
     var screen = document.getElementById("terminal");
@@ -409,7 +410,7 @@
             return;
           }
           term.write("^C\r\n");
-          if (promptText !== PROMPT && !busy && send({ type: "line", data: "\x03" })) {
+          if (promptText === CONTINUATION && !busy && send({ type: "line", data: "\x03" })) {
             // The server drops the unfinished command; its answer brings the usual prompt back.
             busy = true;
             pendingCommand = null;
@@ -539,7 +540,7 @@
       busy = false;
       if (queue.length) {
         var next = queue.shift();
-        term.write(PROMPT + next + "\r\n");
+        term.write(promptText + next + "\r\n");
         runLine(next);
       } else {
         prompt();

@@ -104,6 +104,7 @@ def task_page(request: HttpRequest, attempt_id: int, position: int) -> HttpRespo
             "logged_in": logged_in(lab),
             "refused": pop_flash(request),
             "editor": lab.editor,
+            "prompt": lab.prompt,
             "command_url": reverse("lab:exam-command", args=[attempt.pk, position]),
         }
         return render(request, "lab/exam_task.html", context)

@@ -18,7 +18,7 @@ from django.http import HttpRequest
 from simulators.cluster import admission, fields
 from simulators.cluster.api import ApiError
 from simulators.cluster.registry import RESOURCES
-from simulators.lab import LabSession, budget, files, list_tickets
+from simulators.lab import LabSession, budget, files, fs, list_tickets
 from simulators.lab.session import INTERNAL_ERROR, MAX_HISTORY, MAX_STORED_OUTPUT, MAX_TRANSCRIPT
 from simulators.lab.typed import MAX_REPLAY_SECONDS as RECORDED_SECONDS
 from simulators.lab.typed import read_lines
@@ -170,8 +170,9 @@ def over_limits(lab: LabSession) -> str | None:
         return f"has a command longer than {line_limit} bytes"
     if any(entry.size > MAX_STORED_OUTPUT for entry in transcript):
         return f"has an output longer than {MAX_STORED_OUTPUT // 1024} KiB"
-    if not all(files.is_name(name) for name in saved_files):
-        return "has a file that is not in the home folder"
+    tree = fs.damaged(lab.world.state)
+    if tree is not None:
+        return tree
     if len(saved_files) > files.MAX_FILES or any(
         len(text.encode("utf-8", "replace")) > files.MAX_FILE_BYTES for text in saved_files.values()
     ):

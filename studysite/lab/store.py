@@ -267,7 +267,10 @@ def refusal(opened: OpenLab, line: str, share: CpuShare | None = None) -> Comman
     if not message:
         return None
     lab = opened.lab
-    return CommandResult(line[:80], message, lab.checklist(), lab.step, prompt=lab.prompt)
+    prompt = lab.prompt
+    return CommandResult(
+        line[:80], message, lab.checklist(), lab.step, prompt=prompt, typed_at=prompt
+    )
 
 
 class Runner(Protocol):

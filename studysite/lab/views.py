@@ -81,6 +81,7 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             "refused": pop_flash(request),
             # An editor the last command opened: the form shows its buffer in a textarea.
             "editor": lab.editor,
+            "prompt": lab.prompt,
         }
         return with_cookie(request, render(request, "lab/ticket.html", context))
 

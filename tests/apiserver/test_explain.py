@@ -11,6 +11,7 @@ import pytest
 from simulators.cluster.sample import sample_cluster
 from simulators.lab import kubeconfig, kubectl
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 from tests.cluster_server import RunningServer
 
 COMMANDS = [
@@ -36,7 +37,7 @@ COMMANDS = [
 def lab_kubectl(line: str) -> tuple[int, str]:
     world = SimpleNamespace(
         api=sample_cluster(0),
-        state=SimpleNamespace(files={kubeconfig.NAME: kubeconfig.starting_text()}),
+        state=HostState.holding({kubeconfig.NAME: kubeconfig.starting_text()}),
     )
     result = kubectl.run(Context(world=world), shlex.split(line))  # type: ignore[arg-type]
     return result.code, result.text.rstrip("\n")

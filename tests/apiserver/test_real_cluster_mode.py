@@ -15,6 +15,7 @@ from simulators.cluster.server import make_server
 from simulators.lab import kubectl
 from simulators.lab.apiserver import build_world
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def ctx() -> Iterator[Context]:
     configuration = client.Configuration()
     configuration.host = f"http://127.0.0.1:{server.server_address[1]}"
     api = KubernetesCluster(client.ApiClient(configuration))
-    host = SimpleNamespace(files=dict(world.files), runai=None, helm=[])
+    host = HostState.holding(dict(world.files))
     try:
         yield Context(world=SimpleNamespace(api=api, state=host))  # type: ignore[arg-type]
     finally:

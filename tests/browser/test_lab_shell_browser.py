@@ -108,3 +108,21 @@ def test_kubectl_diff_shows_a_change_to_a_file_before_it_is_applied(page: Page) 
     expect(rows_matching(page, r'^-\s+a: "1"\s*$')).to_have_count(1)
     expect(rows_matching(page, r'^\+\s+a: "2"\s*$')).to_have_count(1)
     expect(rows).to_contain_text("status 1")
+
+
+def test_the_prompt_follows_the_working_folder_and_ctrl_c_keeps_it(page: Page) -> None:
+    open_terminal(page)
+    rows = page.locator(".xterm-rows")
+    enter(page, "cd /tmp")
+    expect(rows_matching(page, r"^admin@kadmin:/tmp\$\s*$")).to_have_count(1)
+    enter(page, "echo report > gpu.txt; cat /tmp/gpu.txt; pwd")
+    expect(rows_matching(page, r"^/tmp\s*$")).to_have_count(1)
+    page.keyboard.press("Control+c")
+    expect(rows_matching(page, r"^admin@kadmin:/tmp\$ \^C\s*$")).to_have_count(1)
+    enter(page, "cd ~")
+    expect(rows).to_contain_text(re.compile(re.escape(PROMPT) + r"\s*$"))
+    expect(page.locator("#transcript-log")).to_contain_text("admin@kadmin:/tmp$ echo report")
+    page.reload()  # started once, the terminal starts by itself: the replay keeps each prompt
+    expect(page.locator("#lab.connected")).to_be_attached()
+    expect(rows).to_contain_text("admin@kadmin:/tmp$ echo report > gpu.txt")
+    expect(page.locator("#transcript-log")).to_contain_text("admin@kadmin:/tmp$ cd ~")

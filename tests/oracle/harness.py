@@ -27,7 +27,7 @@ from simulators.cluster.store import MockCluster
 from simulators.controllers.manager import run_controllers
 from simulators.lab import kubectl
 from simulators.lab.tool import Context
-from simulators.lab.world import build_world
+from simulators.lab.world import HostState, build_world
 from tests.cluster_server import kubectl_binary
 
 # Ages a client computes from its own clock (describe's event and pod ages): the real kubectl
@@ -119,7 +119,8 @@ class Oracle:
         self.local = build_world(ticket, seed)
         self.world = ServedCluster(served.api, step=step)
         self.files = {**self.local.state.files, **EXTRA_FILES}
-        host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
+        host = HostState.holding(self.files)
+        host.runai = self.local.state.runai
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]
         for name, body in self.files.items():
@@ -152,7 +153,8 @@ class Oracle:
         if self.thread.is_alive():  # the real kubectl's own kubeconfig, as it was written
             host, port = self.server.server_address[:2]
             write_kubeconfig(self.kubeconfig, f"http://{host}:{port}")
-        host = SimpleNamespace(files=self.files, runai=self.local.state.runai, helm=[])
+        host = HostState.holding(self.files)
+        host.runai = self.local.state.runai
         world = SimpleNamespace(api=Stepping(self.local.api), state=host)
         self.ctx = Context(world=world)  # type: ignore[arg-type]
 

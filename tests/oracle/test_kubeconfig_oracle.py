@@ -27,6 +27,7 @@ import pytest
 from simulators.cluster.store import MockCluster
 from simulators.lab import kubeconfig, kubectl
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 from tests.cluster_server import kubectl_binary
 
 pytestmark = pytest.mark.oracle
@@ -246,7 +247,7 @@ class Lab:
         self.files = dict(HOME_FILES)
         if start is not None:
             self.files[kubeconfig.NAME] = start
-        state = SimpleNamespace(files=self.files, runai=None, helm=[])
+        state = HostState.holding(self.files)
         self.ctx = Context(world=SimpleNamespace(api=MockCluster(seed=0), state=state))  # type: ignore[arg-type]
 
     def run(self, words: list[str]) -> tuple[str, int]:

@@ -214,13 +214,13 @@ def test_4_import_refuses_more_transcript_than_the_lab_keeps(client: Client) -> 
     assert "has 15000 transcript entries; the lab keeps 300" in body
 
 
-def test_4_import_refuses_a_file_outside_the_home_folder(client: Client) -> None:
+def test_4_import_refuses_a_file_at_a_path_the_lab_cannot_hold(client: Client) -> None:
     def outside(state: dict[str, Any]) -> None:
         state["world"]["host"]["files"]["../../etc/hosts"] = "10.0.0.1 evil"
 
     status, body = upload(client, export_with(client, outside))
     assert status == 400
-    assert "has a file that is not in the home folder" in body
+    assert "has a file or folder with a path the lab cannot hold" in body
 
 
 # ---------------------------------------------------------------- 5. lone surrogates

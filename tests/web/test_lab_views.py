@@ -30,7 +30,7 @@ def test_the_ticket_list_shows_the_node_pool_ticket_with_its_summary_skills_and_
     assert "<li>Node pools and per-pool quotas</li>" in body
     assert "about 15 minutes" in body
     guide = client.get("/guide/lab/").content.decode()
-    assert "Seventeen tickets" in guide and 'href="/lab/node-pool-quota/"' in guide
+    assert "Eighteen tickets" in guide and 'href="/lab/node-pool-quota/"' in guide
 
 
 def test_a_ticket_page_has_story_terminal_checklist_hints_and_a_hidden_answer_key(

@@ -358,7 +358,7 @@ def complete(ctx: Context, words: list[str], current: str) -> list[str]:
     if sub == "rollout" and not positionals:
         return _starting(["history", "pause", "restart", "resume", "status", "undo"], current)
     if sub in ("apply", "create", "diff", "replace") and words[-1] in ("-f", "--filename"):
-        return _starting(files.completed(ctx.world.state.files, current), current)
+        return _starting(files.completed(ctx, current), current)
     return []
 
 

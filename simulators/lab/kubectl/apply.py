@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import posixpath
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ import yaml
 from simulators.cluster import patches
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
 from simulators.cluster.documents import DocumentError, load_yaml_all
-from simulators.lab import files
+from simulators.lab import files, fs
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import create as generators
 from simulators.lab.kubectl import create_role, create_secret, create_token
@@ -67,11 +68,36 @@ def read_sources(ctx: Context, parsed: Parsed, verb: str) -> list[tuple[str, str
         if name == "-":
             sources.append(("STDIN", ctx.stdin))
             continue
+        where = fs.locate(ctx, name)
+        if where.folder and not where.error:
+            sources += folder_sources(ctx, name, where.path, parsed.has("recursive"))
+            continue
         text = files.read(ctx, name)
         if text is None:
             raise KubectlError(f'error: the path "{name}" does not exist')
         sources.append((name, text))
     return sources
+
+
+# The files a folder named by -f gives (cli-runtime's FileExtensions).
+EXTENSIONS = (".json", ".yaml", ".yml")
+
+
+def folder_sources(ctx: Context, typed: str, folder: str, recursive: bool) -> list[tuple[str, str]]:
+    """cli-runtime's ExpandPathsToFileVisitors: filepath.Walk of the folder, in name order,
+    its folders' files only with -R, files without a manifest's extension skipped; each named
+    as filepath.Join names it (the path typed, cleaned, then the names below)."""
+    state = ctx.world.state
+    base = folder.rstrip("/") + "/"
+    shown = posixpath.normpath(typed)
+    found = []
+    for path in fs.walk(state, folder):
+        inner = path[len(base) :]
+        if not fs.is_file(state, path) or ("/" in inner and not recursive):
+            continue
+        if inner.endswith(EXTENSIONS):
+            found.append((posixpath.join(shown, inner), state.files[fs.key(path)]))
+    return found
 
 
 def documents(text: str, source: str) -> list[Obj]:

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.cluster.api import ApiError, ClusterAPI, Obj, ResourceInfo
-from simulators.lab import files
 from simulators.lab.flags import Flag, Parsed
+from simulators.lab.kubectl import filenames
 from simulators.lab.kubectl.apply import documents, read_sources
 from simulators.lab.kubectl.common import DRY_RUN, KubectlError, dry_run, error_text, kind_name
 from simulators.lab.kubectl.printing import PRINT_FLAGS, object_output, object_text, printed
@@ -283,14 +283,7 @@ def _dry_run(parsed: Parsed) -> bool:
 
 
 def _kustomize_error(ctx: Context, directory: str) -> str:
-    """What kustomize says of `-k DIR` in the lab, whose home folder holds files only."""
-    path = (directory if directory.startswith("/") else f"{files.HOME}/{directory}").rstrip("/")
-    if files.read(ctx, directory) is not None:
-        return f"error: must build at directory: '{path}': file is not directory"
-    return (
-        "error: must build at directory: not a valid directory: evalsymlink failure on "
-        f"'{directory}' : lstat {path}: no such file or directory"
-    )
+    return "error: " + filenames.kustomize_error(ctx, directory)
 
 
 def _check_template(output: str) -> None:

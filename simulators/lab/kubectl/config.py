@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from simulators.lab import kubeconfig
+from simulators.lab import fs, kubeconfig
 from simulators.lab.flags import Flag, FlagError, Parsed, parse
 from simulators.lab.gotext import go_quote
 from simulators.lab.kubeconfig import CLUSTER, CONTEXT, SERVER, USER, Config, KubeconfigError
@@ -229,7 +229,7 @@ def shortened(config: Config) -> Config:
 def _flattened(ctx: Context, config: Config, file: cf.KubeconfigFile) -> Config:
     """clientcmdapi.FlattenConfig: each file a stanza names read into its data (the path
     relative to the kubeconfig's folder), users first."""
-    base = posixpath.dirname(cf.absolute(file.path))
+    base = posixpath.dirname(cf.absolute(file.path, fs.cwd(ctx)))
     pairs = {
         "users": (
             ("client-certificate", "client-certificate-data"),
@@ -248,7 +248,7 @@ def _flattened(ctx: Context, config: Config, file: cf.KubeconfigFile) -> Config:
                 if body.get(data_field):
                     raise KubectlError("error: cannot have values for both path and contents")
                 path = cf.absolute(body.pop(path_field), base)
-                if path in cf.FOLDERS:
+                if cf.is_folder(ctx, path):
                     raise KubectlError(f"error: read {path}: is a directory")
                 text = cf.read(ctx, path)
                 if text is None:

@@ -13,7 +13,7 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from simulators.lab import files, kubeconfig
+from simulators.lab import files, filetools_folders, fs, kubeconfig
 from simulators.lab.flags import Parsed
 from simulators.lab.kubeconfig import Config, KubeconfigError
 from simulators.lab.kubectl.common import KubectlError
@@ -43,7 +43,7 @@ def chosen(ctx: Context, parsed: Parsed) -> KubeconfigFile:
             return KubeconfigFile(path, path, False, text)
     if listed:
         return KubeconfigFile(listed[-1], listed[-1], False, None)
-    return KubeconfigFile(kubeconfig.PATH, kubeconfig.NAME, False, files.read(ctx, kubeconfig.NAME))
+    return KubeconfigFile(kubeconfig.PATH, kubeconfig.PATH, False, files.read(ctx, kubeconfig.PATH))
 
 
 def loaded(file: KubeconfigFile) -> Config:
@@ -64,18 +64,29 @@ def written(
     if kubeconfig.normalized(after) == kubeconfig.normalized(before):
         return
     if relativize:
-        base = posixpath.dirname(absolute(file.path))
+        base = posixpath.dirname(absolute(file.path, fs.cwd(ctx)))
         for section in ("clusters", "users"):
             old, new = kubeconfig.named(before, section), kubeconfig.named(after, section)
             changed = {n: _relative(b, base) if old.get(n) != b else b for n, b in new.items()}
             after = kubeconfig.with_named(after, section, changed)
+    folder = fs.parent(absolute(file.path, fs.cwd(ctx)))
+    if not fs.is_folder(ctx.world.state, folder):  # clientcmd's WriteToFile: os.MkdirAll(dir, 0755)
+        for above in [*fs.ancestors(folder), folder]:
+            if fs.is_folder(ctx.world.state, above):
+                continue
+            taken = fs.is_file(ctx.world.state, above)
+            reason = fs.NOT_FOLDER if taken else filetools_folders.new_folder(ctx, above)
+            if reason:
+                raise KubectlError(f"error: mkdir {above}: {reason.lower()}")
     error = files.write(ctx, file.name, kubeconfig.dump(after))
     if error is not None:
         reason = error.rsplit(": ", 1)[-1].lower()
         raise KubectlError(f"error: open {file.path}: {reason}")
     state = ctx.world.state
     if file.text is None and hasattr(state, "modes"):  # os.WriteFile(..., 0600)
-        files.set_mode(ctx, files.normalize(file.name), kubeconfig.MODE)
+        written_key = files.key_of(ctx, file.name)
+        if written_key is not None:
+            files.set_mode(ctx, written_key, kubeconfig.MODE)
 
 
 def _relative(body: dict[str, Any], base: str) -> dict[str, Any]:
@@ -98,21 +109,18 @@ def _relative_path(path: str, base: str) -> str:
     return resolved if relative.startswith("../") else relative
 
 
-def absolute(path: str, base: str = files.HOME) -> str:
-    """filepath.Abs from `base` (the shell's folder: the home folder)."""
+def absolute(path: str, base: str) -> str:
+    """filepath.Abs from `base` (the shell's working folder, or a kubeconfig's)."""
     return posixpath.normpath(posixpath.join(base, path))
 
 
-# The folders an absolute path may name on the admin host (the home folder's own included).
-FOLDERS = {"/", "/home", files.HOME, f"{files.HOME}/.kube"}
+def is_folder(ctx: Context, path: str) -> bool:
+    return fs.locate(ctx, path).folder
 
 
 def read(ctx: Context, path: str) -> str | None:
-    """A file kubectl opens by its absolute path: the home folder's, or a `<(...)`'s."""
-    if path.startswith("/dev/fd/"):
-        return files.read(ctx, path)
-    home = files.HOME + "/"
-    return ctx.world.state.files.get(path[len(home) :]) if path.startswith(home) else None
+    """A file kubectl opens by its path, or a `<(...)`'s."""
+    return files.read(ctx, path)
 
 
 def help_error(sub: str, message: str) -> Output:

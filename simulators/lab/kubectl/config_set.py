@@ -14,7 +14,7 @@ import base64
 import copy
 from typing import Any
 
-from simulators.lab import kubeconfig
+from simulators.lab import fs, kubeconfig
 from simulators.lab.flags import Parsed
 from simulators.lab.gotext import go_quote
 from simulators.lab.kubeconfig import Config
@@ -241,7 +241,7 @@ def set_cluster(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
             body["insecure-skip-tls-verify"], body["certificate-authority"] = False, ""
         else:
             # filepath.Abs: an empty path is the shell's folder
-            body["certificate-authority"] = cf.absolute(ca)
+            body["certificate-authority"] = cf.absolute(ca, fs.cwd(ctx))
             body["insecure-skip-tls-verify"], body["certificate-authority-data"] = False, ""
     clusters[name] = body
     cf.written(ctx, file, config, kubeconfig.with_named(config, "clusters", clusters))
@@ -259,8 +259,8 @@ def _embedded(ctx: Context, parsed: Parsed, fields: tuple[str, ...], what: str) 
     out = {}
     for field, path in given.items():
         # A folder is there to stat, and ReadFile's error on it is dropped: no data.
-        found = cf.absolute(path)
-        text = "" if found in cf.FOLDERS else cf.read(ctx, found) if path else None
+        found = cf.absolute(path, fs.cwd(ctx))
+        text = "" if cf.is_folder(ctx, found) else cf.read(ctx, found) if path else None
         if path and text is None:
             raise KubectlError(
                 f"error: could not stat {field} file {path}: stat {path}: no such file or directory"
@@ -306,7 +306,8 @@ def set_credentials(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
     file = cf.chosen(ctx, parsed)
     config = cf.loaded(file)
     users = kubeconfig.named(config, "users")
-    users[name] = _credentials(parsed, dict(users.get(name, {})), embedded, provider_args, env)
+    body = dict(users.get(name, {}))
+    users[name] = _credentials(parsed, body, embedded, (provider_args, env), fs.cwd(ctx))
     cf.written(ctx, file, config, kubeconfig.with_named(config, "users", users))
     return Output(f"User {go_quote(name)} set.")
 
@@ -315,10 +316,12 @@ def _credentials(
     parsed: Parsed,
     body: dict[str, Any],
     embedded: dict[str, str],
-    provider_args: tuple[dict[str, str], list[str]],
-    env: tuple[dict[str, str], list[str]],
+    plugin: tuple[tuple[dict[str, str], list[str]], tuple[dict[str, str], list[str]]],
+    working: str,
 ) -> dict[str, Any]:
-    """createAuthInfoOptions.modifyAuthInfo: the flags given over the user's fields."""
+    """createAuthInfoOptions.modifyAuthInfo: the flags given over the user's fields (paths
+    from the `working` folder); `plugin` the auth provider's and exec's arguments."""
+    provider_args, env = plugin
     for field in ("client-certificate", "client-key"):
         path = parsed.value(field)
         if path is None:
@@ -326,7 +329,7 @@ def _credentials(
         if parsed.has("embed-certs"):
             body[f"{field}-data"], body[field] = embedded[field], ""
         else:
-            body[field], body[f"{field}-data"] = cf.absolute(path), ""
+            body[field], body[f"{field}-data"] = cf.absolute(path, working), ""
     for field in ("token", "username", "password"):
         if parsed.value(field) is not None:
             body[field] = parsed.value(field)

@@ -18,15 +18,13 @@ import json
 import re
 
 from simulators.cluster.api import Obj
-from simulators.lab import files
+from simulators.lab import files, fs
 from simulators.lab.flags import Parsed
 from simulators.lab.gotext import go_quote
 from simulators.lab.kubectl.common import KubectlError
 from simulators.lab.kubectl.create_names import string_slice
 from simulators.lab.tool import Context
 
-# Where the home folder is named as a directory (files.normalize strips these prefixes).
-HOME_NAMES = {".", "./", "~", "~/", files.HOME, files.HOME + "/"}
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+", re.ASCII)
 _ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*", re.ASCII)
 CONFIG_KEY_ERROR = (
@@ -98,9 +96,9 @@ def parse_literal_source(source: str) -> tuple[str, str]:
     return key, value
 
 
-def is_home(path: str) -> bool:
-    """Whether `path` names the home folder, the one directory the lab has."""
-    return path in HOME_NAMES
+def is_folder(ctx: Context, path: str) -> bool:
+    """Whether `path` names a folder of the host."""
+    return fs.locate(ctx, path).folder
 
 
 def read_file(ctx: Context, path: str) -> str:
@@ -111,18 +109,20 @@ def read_file(ctx: Context, path: str) -> str:
     return text
 
 
-def home_files(ctx: Context) -> list[tuple[str, str]]:
-    """(name, text) of every regular file in the home folder, in os.ReadDir's name order (a
-    folder, such as `.kube`, is skipped as kubectl skips it)."""
-    stored = ctx.world.state.files
-    return [(name, stored[name]) for name in sorted(stored) if "/" not in name]
+def folder_files(ctx: Context, path: str) -> list[tuple[str, str]]:
+    """(name, text) of every regular file in the folder, in os.ReadDir's name order (a folder
+    in it, such as the home folder's `.kube`, is skipped as kubectl skips it)."""
+    state = ctx.world.state
+    where = fs.locate(ctx, path).path
+    found, _ = fs.children(state, where)
+    return [(name, state.files[fs.key(f"{where.rstrip('/')}/{name}")]) for name in found]
 
 
 def env_pairs(ctx: Context, path: str, directory_error: str) -> list[tuple[str, str]]:
     """cmdutil.AddFromEnvFile: the KEY=value pairs of an env file, in order. Blank lines and
     `#` comments are skipped, leading whitespace goes, a value is kept as written, and a line
     without `=` takes its value from the environment."""
-    if is_home(path):
+    if is_folder(ctx, path):
         raise KubectlError(f"error: {directory_error}")
     text = read_file(ctx, path)
     pairs: list[tuple[str, str]] = []
@@ -147,15 +147,14 @@ def env_pairs(ctx: Context, path: str, directory_error: str) -> list[tuple[str, 
 
 
 def file_pairs(ctx: Context, sources: list[str]) -> list[tuple[str, str]]:
-    """(key, text) for each --from-file source, a directory (the home folder) giving one per
-    file."""
+    """(key, text) for each --from-file source, a folder giving one per file in it."""
     pairs: list[tuple[str, str]] = []
     for source in sources:
         key, path = parse_file_source(source)
-        if is_home(path):
+        if is_folder(ctx, path):
             if "=" in source:
                 raise KubectlError("error: cannot give a key name for a directory path")
-            pairs.extend(home_files(ctx))
+            pairs.extend(folder_files(ctx, path))
             continue
         pairs.append((key, read_file(ctx, path)))
     return pairs

@@ -8,9 +8,10 @@ and its namespace (its own, else the command's; a different `-n` is kubectl's mi
 
 from __future__ import annotations
 
+import posixpath
+
 from simulators.cluster.api import ClusterAPI, Obj, ResourceInfo
-from simulators.lab import files
-from simulators.lab.files import HOME
+from simulators.lab import fs
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl.apply import documents, mapping, read_sources, target_namespace
 from simulators.lab.kubectl.common import KubectlError, Target
@@ -77,12 +78,18 @@ KUSTOMIZE = Flag("kustomize", long="kustomize", short="k", takes_value=True)
 
 
 def kustomize_error(ctx: Context, directory: str) -> str:
-    """What kustomize says of `-k DIR` in the lab: its home folder holds files, no folders,
-    so no kustomization can be built (the path as kustomize resolves it)."""
-    path = directory if directory.startswith("/") else f"{HOME}/{directory}"
-    if files.read(ctx, directory) is not None:
-        return f"must build at directory: '{path.rstrip('/')}': file is not directory"
+    """What kustomize says of `-k DIR` in the lab, which builds no kustomization (the path as
+    kustomize resolves it)."""
+    where = fs.locate(ctx, directory)
+    path = posixpath.normpath(posixpath.join(fs.cwd(ctx), directory))
+    if where.file:
+        return f"must build at directory: '{path}': file is not directory"
+    if where.folder:
+        return (
+            "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' "
+            f"in directory '{path}'"
+        )
     return (
         f"must build at directory: not a valid directory: evalsymlink failure on '{directory}' "
-        f": lstat {path.rstrip('/')}: no such file or directory"
+        f": lstat {path}: no such file or directory"
     )

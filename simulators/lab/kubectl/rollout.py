@@ -168,6 +168,13 @@ _VIEWERS = ("status", "history", "undo", "restart")
 
 def _no_viewer(info: Any, name: str, action: str) -> str:
     kind = f"{info.kind}.{info.group}" if info.group else info.kind
+    if action == "status" and info.custom:
+        # rollout status decodes what the builder found with kubectl's scheme first, which
+        # has no custom kinds.
+        return (
+            f'no kind "{info.kind}" is registered for version "{info.api_version}" in scheme '
+            '"pkg/scheme/scheme.go:28"'
+        )
     if action == "status":
         return f"no status viewer has been implemented for {kind}"
     if action == "restart":

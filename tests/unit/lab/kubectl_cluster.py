@@ -11,6 +11,7 @@ import yaml
 from simulators.cluster.store import MockCluster
 from simulators.lab import kubeconfig, kubectl, nvidia_smi
 from simulators.lab.tool import Context, Output
+from simulators.lab.world import HostState
 
 NODE_STATUS: dict[str, Any] = {
     "capacity": {"cpu": "224", "memory": "2113302Mi", "nvidia.com/gpu": "8", "pods": "110"},
@@ -41,7 +42,7 @@ class Lab:
         self.api.add_exec_handler(nvidia_smi.exec_nvidia_smi)  # as the lab world adds it
         # The admin host's kubeconfig, as every lab starts with it.
         self.files: dict[str, str] = {kubeconfig.NAME: kubeconfig.starting_text()}
-        world = SimpleNamespace(api=self.api, state=SimpleNamespace(files=self.files))
+        world = SimpleNamespace(api=self.api, state=HostState.holding(self.files))
         self.ctx = Context(world=world)  # type: ignore[arg-type]
 
     def run(self, line: str) -> Output:

@@ -8,15 +8,13 @@ from types import SimpleNamespace
 
 from simulators.lab import kubeconfig, kubectl
 from simulators.lab.tool import Context, Output
-from simulators.lab.world import build_world
+from simulators.lab.world import HostState, build_world
 
 
 class World:
     def __init__(self, ticket: str = "validate-runai") -> None:
         self.api = build_world(ticket, 0).api
-        host = SimpleNamespace(
-            files={kubeconfig.NAME: kubeconfig.starting_text()}, runai=None, helm=[]
-        )
+        host = HostState.holding({kubeconfig.NAME: kubeconfig.starting_text()})
         self.ctx = Context(world=SimpleNamespace(api=self.api, state=host))  # type: ignore[arg-type]
 
     def run(self, line: str) -> Output:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from simulators.lab import files, kubeconfig
+from simulators.lab import fs, kubeconfig
 
 
 @contextmanager
@@ -27,7 +27,7 @@ def home_folder() -> Iterator[Path]:
         break
     try:
         folder = parent / "adm"
-        assert len(str(folder)) == len(files.HOME)
+        assert len(str(folder)) == len(fs.HOME)
         folder.mkdir(mode=0o755)
         (folder / ".kube").mkdir()
         config = folder / kubeconfig.NAME
@@ -50,4 +50,4 @@ def bash(folder: Path, script: str, **env: str) -> str:
         check=False,
         timeout=20,
     )
-    return (done.stdout + done.stderr).replace(str(folder), files.HOME)
+    return (done.stdout + done.stderr).replace(str(folder), fs.HOME)

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from simulators.lab.commands import REGISTRY
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 from tests.unit.lab.test_shell_oracle import _ours, _real, texts
 
 GAWK = shutil.which("gawk")
@@ -162,7 +163,7 @@ def test_awk_answers_these_as_gawk_does(program: str) -> None:
 
 @pytest.mark.parametrize("program", ['"date" | getline', '{ "ls" | getline name; print name }'])
 def test_awk_refuses_to_read_from_a_command_and_says_why(program: str) -> None:
-    world: Any = SimpleNamespace(state=SimpleNamespace(files={}))
+    world: Any = SimpleNamespace(state=HostState.holding({}))
     result = REGISTRY["awk"](Context(world, stdin="a\n"), [program])
     assert (result.text, result.code) == ("", 1)
     assert result.stderr.splitlines()[-1].endswith(

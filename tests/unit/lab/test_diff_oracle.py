@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from simulators.lab import LabSession
 from simulators.lab.commands import REGISTRY
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 from tests.unit.lab.test_shell_oracle import _real, _stdout
 
 LINES = ["a", "b", "c", "", "", " ", "a ", " a", "A", "x  y", "x y", "x\ty", "\t", "B", "}"]
@@ -38,7 +39,7 @@ WORDS += ["--lab=M", "-uc", "-U-1", "-U+2", "-C 1", "--horizon-lines=x", "-h", "
 
 
 def _ours(args: list[str], stdin: str, files: dict[str, str]) -> tuple[str, int]:
-    world: Any = SimpleNamespace(state=SimpleNamespace(files=dict(files)), now=0)
+    world: Any = SimpleNamespace(state=HostState.holding(dict(files)), now=0)
     result = REGISTRY["diff"](Context(world, stdin=stdin), list(args))
     return _stdout("diff", result), result.code
 
@@ -103,7 +104,7 @@ def test_diff_prints_what_gnu_diff_prints(data: st.DataObject) -> None:
 @given(words=st.lists(st.sampled_from([*WORDS, "a", "b", "gone"]), max_size=5))
 def test_command_lines_are_read_as_gnu_diff_reads_them(words: list[str]) -> None:
     files = {"a": "one\ntwo\n", "b": "one\nthree\n"}
-    world: Any = SimpleNamespace(state=SimpleNamespace(files=files), now=0)
+    world: Any = SimpleNamespace(state=HostState.holding(files), now=0)
     result = REGISTRY["diff"](Context(world, stdin="one\n"), words)
     ours = (_masked(_stdout("diff", result)), result.code, result.stderr)
     with tempfile.TemporaryDirectory() as folder:
@@ -173,7 +174,7 @@ def test_a_last_line_without_its_newline_is_marked_as_gnu_marks_it() -> None:
 
 
 def test_a_missing_file_is_trouble_with_status_2() -> None:
-    world: Any = SimpleNamespace(state=SimpleNamespace(files={"a": "x\n"}), now=0)
+    world: Any = SimpleNamespace(state=HostState.holding({"a": "x\n"}), now=0)
     result = REGISTRY["diff"](Context(world), ["a", "nope"])
     assert (result.text, result.code, result.stderr) == (
         "",

@@ -53,3 +53,38 @@ def test_dot_star_lists_the_hidden_folder_and_never_dot_or_dot_dot() -> None:
         == _real(".* ~/.*")
         == ".hidden .kube .x1 /home/admin/.hidden " + ("/home/admin/.kube /home/admin/.x1")
     )
+
+
+TREE_FOLDERS = ["d", "d/e", "docs", ".cfg"]
+TREE_FILES = ["d/a.yaml", "d/e/b.yaml", "docs/n.md", ".cfg/x", "top.yaml", "d/e/.h"]
+TREE_PIECES = ["*", "*/", "*/*", "d", "d*", "?", "*.yaml", "e", ".*", "d/..", "[de]*", "docs"]
+
+
+@st.composite
+def tree_patterns(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.sampled_from(TREE_PIECES), min_size=1, max_size=3))
+    start = draw(st.sampled_from(["", "", "./", "~/", "d/../"]))
+    return start + "/".join(p.rstrip("/") for p in parts) + ("/" if parts[-1].endswith("/") else "")
+
+
+def _real_tree(where: str, words: str) -> str:
+    with home_folder() as home:
+        for name in TREE_FOLDERS:
+            (home / name).mkdir()
+        for name in TREE_FILES:
+            (home / name).write_text("x\n", encoding="utf-8")
+        return bash(home, f"cd ./{where}; echo {words}").rstrip("\n")
+
+
+def _ours_tree(where: str, words: str) -> str:
+    lab = LabSession.new("mig-single", seed=0)
+    lab.world.state.folders.extend(TREE_FOLDERS)
+    lab.world.state.files.update({name: "x\n" for name in TREE_FILES})
+    return lab.run(f"cd ./{where}; echo {words}").output
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["", "d", "d/e"]), st.lists(tree_patterns(), min_size=1, max_size=2))
+def test_patterns_walk_folders_as_bash_walks_them(where: str, words: list[str]) -> None:
+    line = " ".join(words)
+    assert _ours_tree(where, line) == _real_tree(where, line), (where, line)

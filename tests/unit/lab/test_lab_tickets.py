@@ -28,6 +28,7 @@ TICKETS = [
     "fabric-nccl",
     "ci-service-account",
     "oncall-view",
+    "handover-inventory",
 ]
 
 

@@ -107,6 +107,67 @@ def test_ls_fills_80_columns_down_then_across_as_gnu_ls_does(names: list[str]) -
     _compare(home, "ls -C | cat")
 
 
+# A tree: folders (some empty, some hidden, one two deep) and files in them.
+TREE_FOLDERS = ["d", "d/e", "docs", ".cfg", "d/.h"]
+TREE_FILES = ["d/a.txt", "d/e/b", "docs/n.md", ".cfg/x", "d/.h/run.sh", "top"]
+TREE_OPERANDS = ["", "", "d", "d/e", "d/", "./d/e/", "docs", "d/a.txt", "d/nope", "d/a.txt/"]
+TREE_OPERANDS += ["d/e/..", ".cfg", "top/x", "~/d", "d/e/../../docs", "~/d/../top"]
+Tree = tuple[list[str], dict[str, int], str]  # folders, files (path -> size), where ls runs
+
+
+@st.composite
+def trees(draw: st.DrawFn) -> Tree:
+    folders = draw(st.lists(st.sampled_from(TREE_FOLDERS), unique=True, max_size=5))
+    made = set(folders)
+    for folder in list(made):  # a folder's parents are there too
+        while "/" in folder:
+            folder = folder.rsplit("/", 1)[0]
+            made.add(folder)
+    inside = [f for f in TREE_FILES if "/" not in f or f.rsplit("/", 1)[0] in made]
+    chosen = draw(st.lists(st.sampled_from(inside), unique=True, max_size=4)) if inside else []
+    where = draw(st.sampled_from(["", "", *sorted(made)]))
+    return sorted(made), {f: draw(st.sampled_from(SIZES)) for f in chosen}, where
+
+
+@st.composite
+def tree_lines(draw: st.DrawFn) -> str:
+    letters = draw(st.lists(st.sampled_from("aAlhrsdFpR1"), max_size=3))
+    options = f"-{''.join(letters)} " if letters else ""
+    operands = draw(st.lists(st.sampled_from(TREE_OPERANDS), max_size=2))
+    ls = f"ls {options}{' '.join(operands)}".strip()
+    return f'{ls} | cat; {ls} > /dev/null 2>&1; echo "[$?]"'
+
+
+def _real_tree(tree: Tree, line: str) -> str:
+    folders, sizes, where = tree
+    with home_folder() as folder:
+        for name in folders:
+            (folder / name).mkdir(mode=0o755)
+        for name, size in sizes.items():
+            (folder / name).write_text(_text(size), encoding="utf-8")
+        for path in [folder.parent, *folder.parent.rglob("*")]:
+            os.utime(path, (WHEN, WHEN))
+        return bash(folder, f"cd ./{where}; {line}", TZ="UTC", COLUMNS="80")
+
+
+def _ours_tree(tree: Tree, line: str) -> str:
+    folders, sizes, where = tree
+    lab = LabSession.new("mig-single", seed=0)
+    for name in folders:
+        lab.world.state.folders.append(name)
+    for name, size in sizes.items():
+        lab.world.state.files[name] = _text(size)
+    return lab.run(f"cd ./{where}; {line}").output
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(), tree_lines())
+def test_ls_lists_folders_in_folders_as_gnu_ls_lists_them(tree: Tree, line: str) -> None:
+    with patch.object(ls, "OWNER", "root"):
+        ours = _ours_tree(tree, line)
+    assert _comparable(ours) == _comparable(_real_tree(tree, line)), (tree, line)
+
+
 def test_long_lines_line_up_their_columns_as_ls_does() -> None:
     lab = LabSession.new("mig-single", seed=0)
     lab.world.state.files.update({"a": "x" * 3, "bb": "y" * 12000})

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from simulators.lab.commands import REGISTRY
 from simulators.lab.shell import streams
 from simulators.lab.tool import Context, Output
+from simulators.lab.world import HostState
 
 WORDS = ["gpu-node1", "gpu-node2", "a", "B", "b", "10", "9", "-3", "1.5", "x y", "", " ", "team-a"]
 WORDS += ["Running", "Pending", "2K", "v1.10", "v1.9", "file.tar.gz", "_x", "~y"]
@@ -87,7 +88,7 @@ def _stdout(tool: str, result: Output) -> str:
 
 
 def _ours(tool: str, args: list[str], stdin: str, files: dict[str, str]) -> tuple[str, int]:
-    world: Any = SimpleNamespace(state=SimpleNamespace(files=dict(files)))
+    world: Any = SimpleNamespace(state=HostState.holding(dict(files)))
     result = REGISTRY[tool](Context(world, stdin=stdin), list(args))
     return _stdout(tool, result), result.code
 

@@ -11,11 +11,13 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulators.lab.commands import REGISTRY
 from simulators.lab.tool import Context
+from simulators.lab.world import HostState
 from tests.unit.lab.test_shell_oracle import _ours, _real, _stdout, texts
 
 MONTHS = ["jan 3", " Feb", "MARCH 1", "dec", "Decade", "ja", "xyz", "", "apr 2", "\tNov"]
@@ -34,7 +36,7 @@ def _ours_all(
     args: list[str], stdin: str, files: dict[str, str]
 ) -> tuple[str, str, int, dict[str, str]]:
     """Our sort's stdout, stderr, status and the files afterwards."""
-    world: Any = SimpleNamespace(state=SimpleNamespace(files=dict(files)))
+    world: Any = SimpleNamespace(state=HostState.holding(dict(files)))
     result = REGISTRY["sort"](Context(world, stdin=stdin), list(args))
     return _stdout("sort", result), result.stderr, result.code, world.state.files
 
@@ -135,3 +137,14 @@ def test_sort_refuses_what_gnu_sort_refuses_with_its_words() -> None:
         files = {"a.txt": "b\na\n", "b.txt": "a\n"}
         ours, real = _ours_all(args, "b\na\n", files), _real_all(args, "b\na\n", files)
         assert ours[:3] == real[:3], args
+
+
+@pytest.mark.parametrize(
+    "args", [["-t,", "-k1.2"], ["-t,", "-k1.3"], ["-t,", "-k2.4,2"], ["-k1.9"], ["-t,", "-bk1.2"]]
+)
+def test_a_key_starting_past_its_fields_end_runs_on_into_the_line_as_gnus_does(
+    args: list[str],
+) -> None:
+    """coreutils' begfield: `-t, -k1.2` of ",v1.10" starts at "v1.10" (a CI draw found it)."""
+    lines = _text([",v1.10", "gpu-node1", "ab,zz", "abc,aa", "a,b,c", " x,y"])
+    assert _ours_all(args, lines, {}) == _real_all(args, lines, {})
