@@ -34,6 +34,7 @@ from simulators.lab.awk_values import (
     truth,
     whole,
 )
+from simulators.lab.fs import IS_FOLDER
 from simulators.lab.tool import Context, Output
 
 MAX_STRING = 1 << 20
@@ -623,10 +624,16 @@ def awk(ctx: Context, args: list[str]) -> Output:
             return Output("", 2, stderr=f"awk: fatal: `{assign}' is not a legal variable name")
         machine.vars[name] = StrNum(unescape(value))
     inputs: list[tuple[str, str]] = []
+    skipped: list[str] = []  # gawk's warnings for folders among the operands
     for name in operands or ["-"]:
         if "=" in name and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", name):
             continue
-        body = ctx.stdin if name == "-" else files.read(ctx, name)
+        body, why = (ctx.stdin, "") if name == "-" else files.opened(ctx, name)
+        if why == IS_FOLDER:
+            skipped.append(
+                f"awk: warning: command line argument `{name}' is a directory: skipped\n"
+            )
+            continue
         if body is None:
             message = (
                 f"awk: fatal: cannot open file `{name}' for reading: No such file or directory"
@@ -644,5 +651,7 @@ def awk(ctx: Context, args: list[str]) -> Output:
         problem = "awk: cmd. line:1: fatal: expression too deeply nested for this lab"
     else:
         problem = ""
-    errors = "".join(machine.errors) + problem
+    errors = "\n".join(
+        part for part in ("".join(skipped).rstrip("\n"), "".join(machine.errors) + problem) if part
+    )
     return Output.exactly("".join(machine.out), 2 if problem else machine.status, errors)

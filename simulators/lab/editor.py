@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from simulators.lab import files
+from simulators.lab import files, fs
 from simulators.lab.tool import Context, Output
 
 # ASCII's record separator: never typed at a terminal, never part of a command.
@@ -138,6 +138,9 @@ def _open_file(ctx: Context, args: list[str], mode: str) -> Output:
     # Options (-R, +12, -l ...) change nothing a learner needs here; the first name is the file.
     names = [arg for arg in args if not arg.startswith(("-", "+"))]
     path = names[0] if names else ""
+    if path and fs.locate(ctx, path).folder:
+        # vim without netrw and nano both say so; the lab opens no editor on a folder.
+        return Output.error(f'"{path}" is a directory')
     text = (files.read(ctx, path) if path else None) or ""
     token = json.dumps({"kind": "file", "mode": mode, "path": path})
     open_editor(ctx, EditorRequest(path=path, text=text, mode=mode, token=token))

@@ -174,11 +174,9 @@ def jq(ctx: Context, args: list[str]) -> Output:
         )
     texts: list[str] = []
     for name in names or ["-"]:
-        text = ctx.stdin if name == "-" else files.read(ctx, name)
+        text, why = (ctx.stdin, "") if name == "-" else files.opened(ctx, name)
         if text is None:
-            return Output(
-                "", 2, stderr=f"jq: error: Could not open {name}: No such file or directory"
-            )
+            return Output("", 2, stderr=f"jq: error: Could not open {name}: {why}")
         texts.append(text)
     text = "".join(texts)
     limits = budget.limits()

@@ -40,18 +40,25 @@ def _checked(parts: list[str], tool_name: str) -> str:
 
 
 def _each_file(
-    ctx: Context, args: list[str], name: str, missing: str, change: Callable[[list[str]], list[str]]
+    ctx: Context,
+    args: list[str],
+    name: str,
+    missing: tuple[str, str],
+    change: Callable[[list[str]], list[str]],
 ) -> Output:
-    """A tool without options that rewrites each input's lines (newlines kept) by `change`."""
+    """A tool without options that rewrites each input's lines (newlines kept) by `change`;
+    `missing` its words for a file that is not there and for a folder."""
     _, names = options_of(args, name, "")
-    inputs, errors = read_inputs(ctx, name, names, missing, exact=True)
+    absent, folder = missing
+    inputs, errors = read_inputs(ctx, name, names, absent, exact=True, folder=folder)
     parts = [piece for _, text in inputs for piece in change(lines_ended(text))]
     return Output.exactly(_checked(parts, name), 1 if errors else 0, "\n".join(errors))
 
 
 def _tac(ctx: Context, args: list[str]) -> Output:
     missing = "tac: failed to open '{name}' for reading: No such file or directory"
-    return _each_file(ctx, args, "tac", missing, lambda lines: lines[::-1])
+    folder = "tac: {name}: read error: Invalid argument"
+    return _each_file(ctx, args, "tac", (missing, folder), lambda lines: lines[::-1])
 
 
 def _reversed(line: str) -> str:
@@ -61,7 +68,10 @@ def _reversed(line: str) -> str:
 
 def _rev(ctx: Context, args: list[str]) -> Output:
     missing = "rev: cannot open {name}: No such file or directory"
-    return _each_file(ctx, args, "rev", missing, lambda lines: [_reversed(x) for x in lines])
+    folder = "rev: {name}: 0: Is a directory"
+    return _each_file(
+        ctx, args, "rev", (missing, folder), lambda lines: [_reversed(x) for x in lines]
+    )
 
 
 # ---------------------------------------------------------------------------- nl
@@ -370,7 +380,12 @@ def _column(ctx: Context, args: list[str]) -> Output:
     long = {"--table": "t", "--separator": "s", "--output-separator": "o", "--columns": "c"}
     opts, names = options_of(args, "column", "tx", valued="soc", long=long)
     inputs, errors = read_inputs(
-        ctx, "column", names, "column: cannot open {name}: No such file or directory", exact=True
+        ctx,
+        "column",
+        names,
+        "column: cannot open {name}: No such file or directory",
+        exact=True,
+        folder="column: read failed: Is a directory",
     )
     lines = [line for _, text in inputs for line in lines_of(text)]
     parts = _table(lines, opts) if "t" in opts else _filled(lines, opts)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from simulators.lab import budget
-from simulators.lab.files import lines_ended, read, write
+from simulators.lab import budget, fs
+from simulators.lab.files import lines_ended, opened, write
 from simulators.lab.regex import Match, Regex
 from simulators.lab.sed_parse import Address, Command, Parser, SedError
 from simulators.lab.tool import Context, Output
@@ -457,8 +457,17 @@ def _stream(
 ) -> Output:
     errors: list[str] = []
     texts: list[tuple[str, str]] = []
+    unreadable = False  # a folder: GNU's read error, status 4 as for a failed write
     for name in names or ["-"]:
-        text = ctx.stdin if name == "-" else read(ctx, name)
+        text, why = (ctx.stdin, "") if name == "-" else opened(ctx, name)
+        if text is None and why == fs.IS_FOLDER:
+            unreadable = True
+            errors.append(
+                f"sed: couldn't edit {name}: not a regular file"
+                if in_place
+                else f"sed: read error on {name}: Is a directory"
+            )
+            continue
         if text is None:
             errors.append(f"sed: can't read {name}: No such file or directory")
             continue
@@ -488,5 +497,5 @@ def _stream(
         lines = [line for _, text in texts for line in _lines_of(text)]
         code = _Run(commands, quiet).run(_Input(lines), out)
     if errors and not code:
-        code = 2
+        code = 4 if unreadable else 2
     return Output.exactly("".join(out.parts), code, stderr="\n".join(errors))

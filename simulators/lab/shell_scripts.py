@@ -85,9 +85,11 @@ def bash(shell: Shell, name: str, args: list[str]) -> Output:
         return Output.error(f"bash: {name}: an interactive shell is not available in this lab")
     if args[0].startswith("-") and args[0] != "-":
         return Output.error(f"bash: {name}: {args[0]}: options are not available in this lab", 2)
-    text = files.read(shell.ctx, args[0])
+    text, why = files.opened(shell.ctx, args[0])
     if text is None:
-        return Output.error(f"{name}: {args[0]}: No such file or directory", 127)
+        if why == fs.IS_FOLDER:  # bash names itself after the script it could not read
+            return Output.error(f"{args[0]}: {args[0]}: {why}", 126)
+        return Output.error(f"{name}: {args[0]}: {why}", 127)
     return _run(shell, text, [args[0]], args[1:], True, xtrace)
 
 
@@ -126,7 +128,9 @@ def source(shell: Shell, name: str, args: list[str]) -> Output:
             f"bash: {name}: filename argument required\n{name}: usage: {name} filename [arguments]",
             2,
         )
-    text = files.read(shell.ctx, args[0])
+    text, why = files.opened(shell.ctx, args[0])
+    if text is None and why == fs.IS_FOLDER:
+        return Output.error(f"bash: {name}: {args[0]}: is a directory")
     if text is None:
         return Output.error(f"bash: {args[0]}: No such file or directory")
     return _run(shell, text, None, args[1:] or None, own_process=False)

@@ -107,7 +107,11 @@ def _sort(ctx: Context, args: list[str]) -> Output:
     if check and len(names) > 1:
         raise Usage(f"sort: extra operand '{names[1]}' not allowed with -c")
     inputs, errors = read_inputs(
-        ctx, "sort", names, "sort: cannot read: {name}: No such file or directory"
+        ctx,
+        "sort",
+        names,
+        "sort: cannot read: {name}: No such file or directory",
+        folder="sort: read failed: {name}: Is a directory",
     )
     if errors:
         return Output("", 2, stderr=errors[0])

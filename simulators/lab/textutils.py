@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable
 
-from simulators.lab import budget, files
+from simulators.lab import budget, files, fs
 from simulators.lab.tool import Context, Output
 
 # C's strtold, as printf's %f/%e/%g operands, seq's numbers and sort -g's keys are read: a
@@ -66,14 +66,22 @@ def read_inputs(
     names: list[str],
     message: str = "{tool}: {name}: No such file or directory",
     exact: bool = False,
+    folder: str = "{tool}: {name}: Is a directory",
+    folder_empty: bool = False,
 ) -> tuple[list[tuple[str, str]], list[str]]:
     """(name, text) of each input that exists, and the error line for each that does not;
-    a file's last line ended by a newline unless `exact` (wc counts the bytes as they are)."""
+    a file's last line ended by a newline unless `exact` (wc counts the bytes as they are).
+    A folder is the tool's `folder` error (its read fails), and with `folder_empty` also an
+    empty input (wc still counts it)."""
     found: list[tuple[str, str]] = []
     errors: list[str] = []
     for name in names or ["-"]:
-        text = ctx.stdin if name == "-" else files.read(ctx, name)
-        if text is None:
+        text, why = (ctx.stdin, "") if name == "-" else files.opened(ctx, name)
+        if text is None and why == fs.IS_FOLDER:
+            errors.append(folder.format(tool=tool, name=name))
+            if folder_empty:
+                found.append((name, ""))
+        elif text is None:
             errors.append(message.format(tool=tool, name=name))
         else:
             if not exact and name != "-" and text and not text.endswith("\n"):
@@ -171,7 +179,7 @@ def _wc(ctx: Context, args: list[str]) -> Output:
     }
     opts, names = options_of(args, "wc", "lwcmL", long=long)
     chosen = [c for c in "lwmcL" if c in opts] or ["l", "w", "c"]
-    inputs, errors = read_inputs(ctx, "wc", names, exact=True)
+    inputs, errors = read_inputs(ctx, "wc", names, exact=True, folder_empty=True)
     rows: list[tuple[list[int], str]] = []
     for name, text in inputs:
         counts = {
@@ -189,8 +197,8 @@ def _wc(ctx: Context, args: list[str]) -> Output:
         rows.append((totals, "total"))
     if len(rows) == 1 and len(chosen) == 1:
         width = 1
-    elif any(name == "-" for name, _ in inputs):
-        width = 7
+    elif any(name == "-" or fs.locate(ctx, name).folder for name, _ in inputs):
+        width = 7  # coreutils' compute_number_width: an input that is no regular file
     else:
         width = len(str(sum(len(t.encode("utf-8", errors="replace")) for _, t in inputs)))
     out = [
@@ -235,7 +243,7 @@ def _uniq(ctx: Context, args: list[str]) -> Output:
     for flag, what in (("f", "number of fields to skip"), ("s", "number of bytes to skip")):
         numbers[flag] = _count(opts.get(flag, "0"), what)
     width = _count(opts["w"], "number of bytes to compare") if "w" in opts else None
-    inputs, errors = read_inputs(ctx, "uniq", names)
+    inputs, errors = read_inputs(ctx, "uniq", names, folder="uniq: error reading '{name}'")
     if errors:
         return Output("", 1, stderr=errors[0])
 
@@ -432,7 +440,8 @@ def _base64(ctx: Context, args: list[str]) -> Output:
     opts, names = options_of(args, "base64", "di", valued="w", long=long)
     if len(names) > 1:
         raise Usage(f"base64: extra operand '{names[1]}'\n{try_help('base64')}")
-    inputs, errors = read_inputs(ctx, "base64", names, exact=True)
+    folder = "base64: read error: Is a directory"
+    inputs, errors = read_inputs(ctx, "base64", names, exact=True, folder=folder)
     if errors:
         return Output("", 1, stderr=errors[0])
     data = inputs[0][1].encode()
@@ -461,7 +470,8 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
             if name == "less"
             else ("more: cannot open {name}: No such file or directory")
         )
-        inputs, errors = read_inputs(ctx, name, names, message)
+        folder = "{name} is a directory" if name == "less" else "\n*** {name}: directory ***\n"
+        inputs, errors = read_inputs(ctx, name, names, message, folder=folder)
         text = "".join(t for _, t in inputs)
         return Output(
             text[:-1] if text.endswith("\n") else text, 1 if errors else 0, stderr="\n".join(errors)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 
-from simulators.lab import LabSession, fs
+import pytest
+
+from simulators.lab import LabSession, editor, fs
 from simulators.lab.world import HostState
+from tests.unit.lab.real_host import bash, home_folder
 
 CONFIGMAP = """apiVersion: v1
 kind: ConfigMap
@@ -170,3 +173,34 @@ def test_the_transcript_shows_each_line_at_the_prompt_it_was_typed_at() -> None:
         "admin@kadmin:~$ ",
         "admin@kadmin:~/reports$ ",
     ]
+
+
+def test_an_editor_opens_a_file_in_a_folder_and_refuses_a_folder() -> None:
+    lab = lab_with_reports()
+    lab.run("cd reports")
+    opened = lab.run("vim gpu/new.yaml")
+    assert opened.editor is not None
+    saved = lab.run(editor.save_line(opened.editor.token, "a: 1\n", None))
+    assert saved.output == '"gpu/new.yaml" [New] 1L, 5B written'
+    assert lab.world.state.files["reports/gpu/new.yaml"] == "a: 1\n"
+    refused = lab.run("nano gpu")
+    assert (refused.output, refused.editor) == ('"gpu" is a directory', None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "wc d f", "sort d", "sed p d", "sed -i p d", "awk 1 d f", "tac d", "nl d", "cut -c1 d",
+        "uniq d", "base64 d", "paste d", "column d", "rev d", "cat d", "head d", "grep x d",
+        "source d", "bash d",
+    ],
+)  # fmt: skip
+def test_a_tool_given_a_folder_says_what_the_real_tool_says(line: str) -> None:
+    script = f'{line}; echo "[$?]"'
+    with home_folder() as home:
+        (home / "d").mkdir()
+        (home / "f").write_text("hi\n", encoding="utf-8")
+        real = bash(home, script, LC_ALL="C.UTF-8").replace("bash: line 1: ", "bash: ")
+    lab = LabSession.new("mig-single", seed=0)
+    lab.run("mkdir d; echo hi > f")
+    assert sorted(lab.run(script).output.split("\n")) == sorted(real.rstrip("\n").split("\n"))
