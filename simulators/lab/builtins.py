@@ -391,8 +391,7 @@ def cd(ctx: Context, args: list[str]) -> Output:
         return Output.error(f"bash: cd: {target}: {where.error or fs.NOT_FOUND}")
     if where.file:
         return Output.error(f"bash: cd: {target}: {fs.NOT_FOLDER}")
-    bits = fs.mode_of(ctx.world.state, where.path)
-    if not bits & (0o100 if fs.owned(where.path) else 0o001):
+    if not fs.allows(ctx.world.state, where.path, 1):
         return Output.error(f"bash: cd: {target}: {fs.DENIED}")
     ctx.shell.set("OLDPWD", fs.cwd(ctx))
     ctx.shell.set("PWD", where.path)

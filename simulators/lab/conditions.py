@@ -135,8 +135,7 @@ class _Expression:
         if operator == "-s":
             return bool(text) or where.folder
         if operator == "-x":  # the execute (or a folder's search) bit of the admin's class
-            bits = fs.mode_of(self.ctx.world.state, where.path)
-            return where.exists and bool(bits & (0o100 if fs.owned(where.path) else 0o001))
+            return where.exists and fs.allows(self.ctx.world.state, where.path, 1)
         return False  # -L, -h: no link on the lab's host
 
     def binary(self, left: str, operator: str, right: str) -> bool:

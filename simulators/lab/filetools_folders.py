@@ -75,8 +75,7 @@ def entries(ctx: Context, folder: str) -> list[tuple[str, bool]]:
 
 def allowed(ctx: Context, path: str, bit: int) -> bool:
     """Whether the admin may read (4), write (2) or search (1) `path` by its mode."""
-    mode = fs.mode_of(ctx.world.state, path)
-    return bool(mode & (bit << 6 if fs.owned(path) else bit))
+    return fs.allows(ctx.world.state, path, bit)
 
 
 def set_mode(ctx: Context, path: str, mode: int) -> None:

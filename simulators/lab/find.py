@@ -197,8 +197,7 @@ class _Run:
     def unsearchable(self, where: fs.Located) -> str:
         """ "Permission denied" if a folder above the path is one the admin cannot search."""
         for folder in fs.ancestors(where.path):
-            mode = fs.mode_of(self.state, folder)
-            if not mode & (0o001 if not fs.owned(folder) else 0o100):
+            if not fs.allows(self.state, folder, 1):
                 return fs.DENIED
         return ""
 
@@ -368,7 +367,7 @@ class _Run:
 def _may(entry: Entry, bit: int) -> bool:
     """The admin's right (4 read, 2 write, 1 execute or search): the owner's bits on its own
     entries, the others' on root's."""
-    return bool(entry.mode & (bit if entry.root else bit << 6))
+    return fs.permits(entry.mode, not entry.root, bit)
 
 
 def _compare(how: str, value: float, number: float) -> bool:

@@ -102,6 +102,17 @@ def owned(path: str) -> bool:
     return path not in SYSTEM
 
 
+def permits(mode: int, own: bool, bit: int) -> bool:
+    """Whether `mode` lets the admin read (4), write (2) or execute/search (1): the owner's
+    bits on its own entries, the others' on root's."""
+    return bool(mode & (bit << 6 if own else bit))
+
+
+def allows(state: HostState, path: str, bit: int) -> bool:
+    """permits, for the entry at `path`."""
+    return permits(mode_of(state, path), owned(path), bit)
+
+
 def writable(state: HostState, folder: str) -> bool:
     """Whether the admin can create or remove entries in `folder` (an existing one)."""
     if folder in OPEN:

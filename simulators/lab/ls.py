@@ -111,7 +111,7 @@ def _resolve(ctx: Context, operand: str) -> tuple[Entry, str | None] | str:
 
 def _readable(entry: Entry) -> bool:
     """Whether the admin may list a folder: the owner's read bit, or the others' on root's."""
-    return bool(entry.mode & (0o004 if entry.root else 0o400))
+    return fs.permits(entry.mode, not entry.root, 4)
 
 
 def _order(entries: list[Entry], flags: set[str]) -> list[Entry]:
