@@ -17,12 +17,10 @@ import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qs, urlsplit
 
-from simulators.cluster import unsupported
 from simulators.cluster.api import ApiError, Obj
-from simulators.cluster.request import Target, flag, number, object_table
-from simulators.cluster.watchlog import check_resource_version
+from simulators.cluster.http_api import WatchCursor, check_exec, exec_command
+from simulators.cluster.request import Target, number
 
 if TYPE_CHECKING:
     from simulators.cluster.served import ServedCluster
@@ -46,78 +44,27 @@ class StreamingHandler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _watch(self, target: Target, query: dict[str, str]) -> None:
-        world = self.world
-        api = world.api
-        key = target.info.key
-        name_selector = f"metadata.name={target.name}" if target.name else ""
-        field_selector = ",".join(s for s in (query.get("fieldSelector", ""), name_selector) if s)
-        label_selector = query.get("labelSelector", "")
-        as_table = self._wants_table()
+        cursor = WatchCursor(self.world, target, query, self._wants_table())
         timeout = number(query, "timeoutSeconds") or 1800
         deadline = time.monotonic() + timeout
-        with world.lock:
-            # Validate selectors before the stream starts, so a bad one is a plain 400.
-            api.list(
-                key, target.namespace, label_selector=label_selector, field_selector=field_selector
-            )
-        check_resource_version(target.info, query.get("resourceVersion", ""))
+        # Selectors and the resourceVersion are checked before the stream starts, so a bad
+        # one is a plain 400 or 422.
+        cursor.check()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Cache-Control", "no-cache, private")
         self.end_headers()
         self.wfile.flush()
-        since = query.get("resourceVersion", "")
-        # The watch-list protocol (client-go's WatchListClient, on in kubectl 1.36): the current
-        # objects as ADDED events, then a bookmark that says the initial list is complete.
-        initial = flag(query.get("sendInitialEvents"))
-        if initial:
-            since = ""
-        first = True
         while time.monotonic() < deadline and not getattr(self.server, "stopping", False):
-            with world.lock:
-                try:
-                    events = api.watch(
-                        key,
-                        target.namespace,
-                        resource_version=since,
-                        label_selector=label_selector,
-                        field_selector=field_selector,
-                    )
-                except ApiError as error:
-                    self._chunk(
-                        json.dumps({"type": "ERROR", "object": error.status()}).encode() + b"\n"
-                    )
-                    break
-                latest = api.resource_version
-                lines = []
-                for event in events:
-                    obj = event.object
-                    if as_table:
-                        obj = object_table(api, key, obj, query)
-                        if not first:
-                            obj["columnDefinitions"] = []
-                        first = False
-                    lines.append(json.dumps({"type": event.type, "object": obj}).encode() + b"\n")
-                if initial:
-                    bookmark = {
-                        "kind": target.info.kind,
-                        "apiVersion": target.info.api_version,
-                        "metadata": {
-                            "resourceVersion": latest,
-                            "annotations": {"k8s.io/initial-events-end": "true"},
-                        },
-                    }
-                    lines.append(
-                        json.dumps({"type": "BOOKMARK", "object": bookmark}).encode() + b"\n"
-                    )
-                    initial = False
-            since = latest
+            lines, ended = cursor.step()
             try:
                 for line in lines:
                     self._chunk(line)
             except OSError:
                 return
+            if ended:
+                break
             time.sleep(WATCH_POLL_SECONDS)
         with contextlib.suppress(OSError):
             self.wfile.write(b"0\r\n\r\n")
@@ -160,15 +107,8 @@ class StreamingHandler(BaseHTTPRequestHandler):
 
     # ---- exec over WebSocket
     def _exec(self, target: Target, query: dict[str, str]) -> None:
-        command = parse_qs(urlsplit(self.path).query).get("command", [])
-        if command[:1] == ["tar"]:
-            raise unsupported.refuse("cp")  # kubectl cp is tar over exec
-        if (self.headers.get("Upgrade") or "").lower() != "websocket":
-            raise ApiError(
-                400,
-                "BadRequest",
-                "Upgrade request required",
-            )
+        command = exec_command(self.path)
+        check_exec(command, self.headers.get("Upgrade"))
         offered = [p.strip() for p in (self.headers.get("Sec-WebSocket-Protocol") or "").split(",")]
         protocol = next(
             (p for p in ("v5.channel.k8s.io", "v4.channel.k8s.io") if p in offered), None

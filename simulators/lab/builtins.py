@@ -7,11 +7,12 @@ They act on the session's ShellState (ctx.shell); nothing here touches the host.
 from __future__ import annotations
 
 import math
-import posixpath
 import re
+from functools import partial
 
 from simulators.cluster.clock import datetime_at
-from simulators.lab import budget, fs
+from simulators.lab import budget, workdir
+from simulators.lab.shell_listing import declared
 from simulators.lab.textutils import strtold
 from simulators.lab.tool import Context, Output, Tool
 
@@ -354,49 +355,15 @@ def _ansi_escaped(char: str) -> str:
 
 
 def pwd(ctx: Context, args: list[str]) -> Output:
-    for arg in args:
-        if arg.startswith("-") and arg not in ("-L", "-P"):
-            return Output.error(f"bash: pwd: {arg[:2]}: invalid option\npwd: usage: pwd [-LP]", 2)
-    return Output(fs.cwd(ctx))
+    """bash's pwd: $PWD as bash keeps it, -P with its links resolved (simulators.lab.workdir)."""
+    return workdir.pwd(ctx, args)
 
 
 def cd(ctx: Context, args: list[str]) -> Output:
-    """bash's cd over the host's folders (simulators.lab.fs): `cd` alone and `cd ~` go home,
-    `cd -` back to $OLDPWD (printing it); PWD and OLDPWD follow. The lab has no links, so -L
-    and -P agree; CDPATH is not read."""
-    operands = [a for a in args if a not in ("-L", "-P", "-e", "--")]
-    if len(operands) > 1:
-        return Output.error("bash: cd: too many arguments")
-    target = operands[0] if operands else ctx.shell.variables.get("HOME", "")
-    if not operands and not target:
-        return Output.error("bash: cd: HOME not set")
-    shown = False
-    if target == "-":
-        old = ctx.shell.variables.get("OLDPWD")
-        if old is None:
-            return Output.error("bash: cd: OLDPWD not set")
-        target, shown = old, True
-    elif target.startswith("-") and len(target) > 1:
-        return Output.error(
-            f"bash: cd: {target[:2]}: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]", 2
-        )
-    if not target:
-        return Output()  # bash 5.2: `cd ""` stays
-    # cd -L: the path made canonical from $PWD as text (`..` takes off the last name), then
-    # walked; so `cd ..` leaves a folder that was removed under the shell.
-    home_relative = fs.HOME + target[1:] if target == "~" or target.startswith("~/") else target
-    logical = posixpath.normpath(posixpath.join(fs.cwd(ctx), home_relative)).replace("//", "/")
-    where = fs.locate(ctx, logical)
-    if where.error or not where.exists:
-        return Output.error(f"bash: cd: {target}: {where.error or fs.NOT_FOUND}")
-    if where.file:
-        return Output.error(f"bash: cd: {target}: {fs.NOT_FOLDER}")
-    if not fs.allows(ctx.world.state, where.path, 1):
-        return Output.error(f"bash: cd: {target}: {fs.DENIED}")
-    ctx.shell.set("OLDPWD", fs.cwd(ctx))
-    ctx.shell.set("PWD", where.path)
-    ctx.shell.cwd = where.path
-    return Output(where.path if shown else "")
+    """bash's cd over the host's tree and its links (simulators.lab.workdir): `cd` alone and
+    `cd ~` go home, `cd -` back to $OLDPWD (printing it); PWD and OLDPWD follow; CDPATH is not
+    read."""
+    return workdir.cd(ctx, args)
 
 
 # ---------------------------------------------------------------------------- variables
@@ -419,16 +386,10 @@ def export(ctx: Context, args: list[str]) -> Output:
                     2,
                 )
         args = args[1:]
-    if not args:
-        lines = []
-        for name in sorted(state.exported):
-            if name in state.variables:
-                value = state.variables[name].replace("\\", "\\\\").replace('"', '\\"')
-                value = value.replace("$", "\\$").replace("`", "\\`")
-                lines.append(f'declare -x {name}="{value}"')
-            else:
-                lines.append(f"declare -x {name}")
-        return Output("\n".join(lines))
+    if not args:  # as `declare -p` prints them (an array's elements too)
+        return Output(
+            "\n".join(filter(None, map(partial(declared, state), sorted(state.exported))))
+        )
     errors = []
     for arg in args:
         name, sep, value = arg.partition("=")
@@ -462,7 +423,7 @@ def unset(ctx: Context, args: list[str]) -> Output:
         if not _NAME.fullmatch(arg):
             errors.append(f"bash: unset: `{arg}': not a valid identifier")
             continue
-        if mode != "-v" and arg not in ctx.shell.variables:
+        if mode != "-v" and arg not in ctx.shell.variables and arg not in ctx.shell.arrays:
             ctx.shell.functions.pop(arg, None)
         ctx.shell.unset(arg)
     return Output("", 1 if errors else 0, stderr="\n".join(errors))

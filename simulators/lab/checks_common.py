@@ -1,5 +1,6 @@
 """What every ticket's checks read of Run:ai's workloads (simulators.lab.checks and
-checks_stack): a workload by project and name, and whether all its pods run."""
+checks_stack): a workload by project and name, and whether all its pods run; and whether a
+Job completed."""
 
 from __future__ import annotations
 
@@ -22,3 +23,11 @@ def running(wl: Obj | None) -> bool:
         return False
     st = status(wl)
     return st.get("phase") == "Running" and int(st.get("runningPods", 0)) == runai.pod_count(wl)
+
+
+def job_complete(job: Obj) -> bool:
+    """The Job's Complete condition is True (what `kubectl get jobs` shows as Complete)."""
+    return any(
+        c.get("type") == "Complete" and c.get("status") == "True"
+        for c in status(job).get("conditions") or []
+    )

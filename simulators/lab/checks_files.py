@@ -22,6 +22,7 @@ from simulators.controllers.util import (
     spec,
     status,
 )
+from simulators.lab.checks_common import job_complete
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -117,11 +118,7 @@ def partner_checks_applied(world: World) -> bool:
     job = get_or_none(api, "jobs.batch", PARTNER_JOB, PARTNER_NAMESPACE)
     if job is None or not _live(job):
         return False
-    complete = any(
-        c.get("type") == "Complete" and c.get("status") == "True"
-        for c in status(job).get("conditions") or []
-    )
-    if not complete:
+    if not job_complete(job):
         return False
     pods = items(api, "pods", PARTNER_NAMESPACE, label_selector=f"job-name={PARTNER_JOB}")
     return any(

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from simulators.cluster.api import ApiError
 from simulators.controllers import containerd, gpu_state, hardware
 from simulators.controllers.util import items, spec, status
+from simulators.lab.checks_common import job_complete
 from simulators.lab.world import World
 
 Check = Callable[[World], bool]
@@ -42,11 +43,7 @@ def smoke_passed(world: World) -> bool:
         job = world.api.get("jobs.batch", SMOKE_JOB, SMOKE_NAMESPACE)
     except ApiError:
         return False
-    complete = any(
-        c.get("type") == "Complete" and c.get("status") == "True"
-        for c in status(job).get("conditions") or []
-    )
-    if not complete:
+    if not job_complete(job):
         return False
     for pod in items(world.api, "pods", SMOKE_NAMESPACE, label_selector=f"job-name={SMOKE_JOB}"):
         if status(pod).get("phase") != "Succeeded":

@@ -12,6 +12,7 @@ from simulators.lab import (
     awk,
     builtins,
     conditions,
+    curl,
     diff,
     editor,
     files,
@@ -64,6 +65,19 @@ def register(
 def _shell_only(name: str) -> Tool:
     def tool(ctx: Context, args: list[str]) -> Output:
         return Output.error(f"bash: {name}: not available here")  # xargs's command
+
+    return tool
+
+
+def _bash_program(name: str) -> Tool:
+    """bash or sh as another program runs it (xargs, find -exec): a new shell over the
+    caller's context running a script or `-c COMMAND` in a subshell, as the shell's own
+    `bash -c` does (simulators.lab.shell_scripts.bash)."""
+
+    def tool(ctx: Context, args: list[str]) -> Output:
+        from simulators.lab import shell, shell_scripts  # the shell imports this registry
+
+        return shell_scripts.bash(shell.Shell(ctx, {}), name, args)
 
     return tool
 
@@ -221,10 +235,14 @@ register("[", conditions.bracket, path=BIN + "[")
 register("[[", conditions.double_bracket)
 register("read", shell_compound.read_tool)
 register("complete", shell_complete.complete)
-# The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`.
+# The shell runs these itself (simulators.lab.shell_scripts); here for `which` and `type`, and
+# for xargs and find's -exec.
 for _name in ("bash", "sh"):
-    register(_name, _shell_only(_name), path="/usr/bin/" + _name)
-for _name in ("source", ".", "shift", "exit", "return", "local", "set", "let", "eval"):
+    register(_name, _bash_program(_name), path="/usr/bin/" + _name)
+for _name in (
+    *("source", ".", "shift", "exit", "return", "local", "set", "let", "eval"),
+    *("declare", "typeset", "mapfile", "readarray"),  # simulators.lab.shell_declare
+):
     register(_name, _shell_only(_name))
 register("break", shell_compound.jump("break"))
 register("continue", shell_compound.jump("continue"))
@@ -242,6 +260,12 @@ register("uname", hosttools.uname, path=BIN + "uname", options=["-a", "-r", "-m"
 register("sudo", _shell_only("sudo"), path=BIN + "sudo")
 register("command", _shell_only("command"))
 register("ssh", hosttools.ssh, path=BIN + "ssh")
+register(
+    "curl",
+    curl.curl,
+    path=BIN + "curl",
+    options=["-k", "-H", "-X", "-d", "-s", "-S", "-i", "-o", "-w", "-f", "-v", "--cacert"],
+)
 register("python3", builtins.python3)
 # xargs runs other commands, so the shell itself supplies it (simulators.lab.shell.Shell.xargs).
 PATHS["xargs"] = BIN + "xargs"

@@ -119,24 +119,29 @@ class _Expression:
             return operand == ""
         if operator == "-n":
             return operand != ""
+        state = self.ctx.world.state
+        if operator in ("-L", "-h"):  # the link itself (lstat)
+            return operand != "" and fs.locate(self.ctx, operand, follow=False).link is not None
         where = fs.locate(self.ctx, operand) if operand else fs.Located("", error=fs.NOT_FOUND)
         if where.error:
             return False
         if operator == "-d":
             return where.folder
-        text = self.ctx.world.state.files.get(where.key) if where.file else None
-        if operator in ("-e", "-a", "-r"):
+        if operator in ("-e", "-a"):
             return where.exists
+        if operator == "-r":  # the admin's own, or root's that others may read
+            return where.exists and (fs.owned(where.path) or fs.allows(state, where.path, 4))
         if operator == "-w":  # the admin's own, or root's /tmp
-            state = self.ctx.world.state
-            return where.exists and (fs.owned(where.path) or fs.writable(state, where.path))
+            return where.exists and (
+                fs.owned(where.path) or (where.folder and fs.writable(state, where.path))
+            )
         if operator == "-f":
-            return text is not None
-        if operator == "-s":
-            return bool(text) or where.folder
+            return where.file
+        if operator == "-s":  # stat's size: /proc's files are empty
+            return where.folder or (where.file and fs.size(state, where.path) > 0)
         if operator == "-x":  # the execute (or a folder's search) bit of the admin's class
-            return where.exists and fs.allows(self.ctx.world.state, where.path, 1)
-        return False  # -L, -h: no link on the lab's host
+            return where.exists and fs.allows(state, where.path, 1)
+        return False
 
     def binary(self, left: str, operator: str, right: str) -> bool:
         if operator in _INTEGER:

@@ -1,4 +1,5 @@
-"""The shell's own state on kadmin: variables, exported names, aliases, `$?`, unfinished input.
+"""The shell's own state on kadmin: variables, arrays, exported names, aliases, `$?`, unfinished
+input.
 
 Kept with the session (saved and restored with it), not with the world: a reset lab starts
 a fresh login shell. The defaults are a Debian login's for the user `admin`, plus the alias
@@ -7,17 +8,24 @@ every Kubernetes exam environment sets (`alias k=kubectl`).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from simulators.lab import shell_random
 
 HOME = "/home/admin"
-MAX_VARIABLES = 256
+MAX_VARIABLES = 256  # variables and arrays together
 MAX_VALUE_BYTES = 64 * 1024
+# An array's bounds: its elements, and its bytes (an associative array's keys and values).
+MAX_ELEMENTS = 4096
+MAX_ARRAY_BYTES = 64 * 1024
 # A here-document or a long command typed over several lines, kept until it is complete.
 MAX_PENDING_LINES = 2000
 MAX_PENDING_BYTES = 64 * 1024
+# bash's associative arrays are hash tables of 1024 buckets (assoc.h), grown four times when
+# they hold twice as many entries as buckets (hashlib.c): their order is the table's.
+_BUCKETS = 1024
 
 DEFAULT_VARIABLES = {
     "HOME": HOME,
@@ -36,6 +44,128 @@ DEFAULT_OPTIONS = (
     "braceexpand", "emacs", "hashall", "histexpand", "history", "interactive-comments",
     "monitor",
 )  # fmt: skip
+
+Key = int | str
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
+
+
+def too_large(name: str) -> str:
+    """bash-like words for an array past the lab's bounds."""
+    return (
+        f"bash: {name}: array too large for this lab (over {MAX_ELEMENTS} elements"
+        f" or {MAX_ARRAY_BYTES // 1024} KiB)"
+    )
+
+
+class Array:
+    """An array's elements: an indexed one's by index (int keys), an associative (`assoc`) one's
+    by key (str keys) in the order they were set; `size` their bytes. `valued` False: declared
+    (`declare -a x`) and never given a value. A `shared` one is held by a subshell's undo or a
+    function's `local` too: ShellState.writable copies it before it changes."""
+
+    __slots__ = ("assoc", "items", "shared", "size", "valued")
+
+    def __init__(self, assoc: bool = False, valued: bool = True) -> None:
+        self.assoc = assoc
+        self.items: dict[Key, str] = {}
+        self.size = 0
+        self.valued = valued
+        self.shared = False
+
+    def put(self, key: Key, value: str) -> None:
+        old = self.items.get(key)
+        if old is None:
+            self.size += _size(key) if isinstance(key, str) else 0
+        else:
+            self.size -= _size(old)
+        self.items[key] = value
+        self.size += _size(value)
+        self.valued = True
+
+    def drop(self, key: Key) -> None:
+        old = self.items.pop(key, None)
+        if old is not None:
+            self.size -= _size(old) + (_size(key) if isinstance(key, str) else 0)
+
+    def copy(self) -> Array:
+        made = Array(self.assoc, self.valued)
+        made.items, made.size = dict(self.items), self.size
+        return made
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Array):
+            return NotImplemented
+        mine, theirs = (self.assoc, self.valued, self.items), (other.assoc, other.valued)
+        return mine[:2] == theirs and list(self.items.items()) == list(other.items.items())
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def in_order(self) -> list[Key]:
+        """The keys in bash's order: an indexed array's ascending, an associative one's as
+        bash's hash table walks them."""
+        if self.assoc:
+            return list(_table_order(str(key) for key in self.items))
+        return sorted(self.items, key=int)
+
+    def values(self) -> list[str]:
+        return [self.items[key] for key in self.in_order()]
+
+    def last(self) -> int:
+        """An indexed array's largest index (-1 when it has none)."""
+        return max((int(key) for key in self.items), default=-1)
+
+    def over(self) -> bool:
+        return len(self.items) > MAX_ELEMENTS or self.size > MAX_ARRAY_BYTES
+
+    def to_json(self) -> list[Any]:
+        items = {str(key): value for key, value in self.items.items()} if self.valued else None
+        return ["A" if self.assoc else "a", items]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Array:
+        kind, items = data
+        if kind not in ("a", "A") or len(items or ()) > MAX_ELEMENTS:
+            raise ValueError("not an array the lab keeps")
+        made = cls(assoc=kind == "A", valued=items is not None)
+        for key, value in (items or {}).items():
+            index: Key = str(key) if made.assoc else int(key)
+            if isinstance(index, int) and not 0 <= index < 1 << 63:
+                raise ValueError(f"array index out of range: {key}")
+            made.put(index, str(value))
+        return made
+
+
+def _hash(key: str) -> int:
+    """bash's hash_string: FNV-1 over the key's bytes, each a (signed) char."""
+    value = 2166136261
+    for byte in key.encode("utf-8", errors="surrogateescape"):
+        value = (value * 16777619) & 0xFFFFFFFF
+        value ^= byte if byte < 0x80 else (byte - 0x100) & 0xFFFFFFFF
+    return value
+
+
+def _table_order(keys: Iterable[str]) -> list[str]:
+    """Keys set in this order (a key set again keeps its place), as bash's hash table walks
+    them: bucket by bucket, the last set first in each; the table grown four times at twice
+    as many entries as buckets, its chains moved (and so reversed) into the larger one."""
+    buckets: list[list[str]] = [[] for _ in range(_BUCKETS)]
+    for count, key in enumerate(keys):
+        if count >= len(buckets) * 2:
+            grown: list[list[str]] = [[] for _ in range(len(buckets) * 4)]
+            for chain in buckets:
+                for moved in chain:
+                    grown[_hash(moved) & (len(grown) - 1)].insert(0, moved)
+            buckets = grown
+        buckets[_hash(key) & (len(buckets) - 1)].insert(0, key)
+    return [key for chain in buckets for key in chain]
+
+
+# What a name held before a function's `local` (ShellState.hold): a variable's value, an
+# array, or None (nothing).
+Held = str | Array | None
 
 
 @dataclass
@@ -60,6 +190,9 @@ class ShellState:
     random_last: int = 0
     # The working folder (an absolute path; simulators.lab.fs resolves relative ones from it).
     cwd: str = HOME
+    # Arrays by name, indexed and associative (simulators.lab.shell_arrays): a name is a
+    # variable, an array or neither. PIPESTATUS is one.
+    arrays: dict[str, Array] = field(default_factory=dict)
 
     def next_random(self, lab_seed: int) -> int:
         """$RANDOM: the next number, from the lab's seed if nothing seeded it."""
@@ -68,26 +201,117 @@ class ShellState:
         return self.random_last
 
     def environment(self) -> dict[str, str]:
-        """The exported variables: what a command started now sees."""
+        """The exported variables: what a command started now sees (bash exports no array)."""
         return {k: self.variables[k] for k in self.exported if k in self.variables}
 
     def set(self, name: str, value: str, export: bool = False) -> str | None:
-        """Set a variable; bash's error text when the lab's limits refuse it."""
-        if name not in self.variables and len(self.variables) >= MAX_VARIABLES:
-            return f"bash: {name}: too many variables in this lab"
-        if len(value.encode("utf-8", errors="replace")) > MAX_VALUE_BYTES:
-            return f"bash: {name}: value too long for this lab"
-        if name == "RANDOM":  # `RANDOM=N` seeds the generator
-            self.random, self.random_last = shell_random.seed_of(value), 0
-        self.variables[name] = value
-        if export and name not in self.exported:
+        """Set a variable (an array's element 0, or key "0", as bash does); bash's error text
+        when the lab's limits refuse it."""
+        if name in self.arrays:
+            problem = self.put(name, "0" if self.arrays[name].assoc else 0, value)
+        elif name not in self.variables and self.names() >= MAX_VARIABLES:
+            problem = f"bash: {name}: too many variables in this lab"
+        elif _size(value) > MAX_VALUE_BYTES:
+            problem = f"bash: {name}: value too long for this lab"
+        else:
+            if name == "RANDOM":  # `RANDOM=N` seeds the generator
+                self.random, self.random_last = shell_random.seed_of(value), 0
+            self.variables[name] = value
+            problem = None
+        if not problem and export and name not in self.exported:
             self.exported.append(name)
-        return None
+        return problem
 
     def unset(self, name: str) -> None:
         self.variables.pop(name, None)
+        self.arrays.pop(name, None)
         if name in self.exported:
             self.exported.remove(name)
+
+    # -- arrays (simulators.lab.shell_arrays reads and changes them through these)
+
+    def names(self) -> int:
+        """How many names are set: variables and arrays (bash's own PIPESTATUS aside)."""
+        return len(self.variables) + len(self.arrays) - ("PIPESTATUS" in self.arrays)
+
+    def full(self) -> bool:
+        return self.names() >= MAX_VARIABLES
+
+    def value(self, name: str) -> str | None:
+        """`$name`: a variable's value, an array's element 0 (key "0"); None if unset."""
+        found = self.variables.get(name)
+        if found is not None or name not in self.arrays:
+            return found
+        array = self.arrays[name]
+        return array.items.get("0" if array.assoc else 0)
+
+    def writable(self, name: str, assoc: bool = False) -> Array | str:
+        """The array `name`, to change: made (associative if `assoc`) if it is not one, a
+        variable's value its element 0; or bash's error text where the limits refuse it."""
+        found = self.arrays.get(name)
+        if found is None:
+            if name not in self.variables and self.names() >= MAX_VARIABLES:
+                return f"bash: {name}: too many variables in this lab"
+            found = Array(assoc, valued=name in self.variables)
+            if name in self.variables:
+                found.put("0" if assoc else 0, self.variables.pop(name))
+            self.arrays[name] = found
+        elif found.shared:
+            found = self.arrays[name] = found.copy()
+        return found
+
+    def put(self, name: str, key: Key, value: str) -> str | None:
+        """One element set (`a[1]=x`, `m[k]=v`); bash's error text where the limits refuse it."""
+        array = self.writable(name, isinstance(key, str))
+        if isinstance(array, str):
+            return array
+        old = array.items.get(key)
+        array.put(key, value)
+        if not array.over():
+            return None
+        if old is None:
+            array.drop(key)
+        else:
+            array.put(key, old)
+        return too_large(name)
+
+    def assign(self, name: str, array: Array) -> str | None:
+        """A whole array (`a=(...)`) as the name's value; bash's error text where the limits
+        refuse it."""
+        if array.over():
+            return too_large(name)
+        if name not in self.variables and name not in self.arrays and self.full():
+            return f"bash: {name}: too many variables in this lab"
+        self.variables.pop(name, None)
+        self.arrays[name] = array
+        return None
+
+    def hold(self, name: str) -> Held:
+        """What `name` holds, for a function's `local` to put back (put_back)."""
+        if name in self.variables:
+            return self.variables[name]
+        found = self.arrays.get(name)
+        if found is not None:
+            found.shared = True
+        return found
+
+    def put_back(self, name: str, held: Held) -> None:
+        """`name` as `held` again (None: unset)."""
+        if held is None:
+            self.unset(name)
+            return
+        self.variables.pop(name, None)
+        self.arrays.pop(name, None)
+        if isinstance(held, str):
+            self.variables[name] = held
+        else:
+            self.arrays[name] = held
+
+    def share(self) -> dict[str, Array]:
+        """The arrays as a subshell's undo keeps them (each copied when next changed)."""
+        for array in self.arrays.values():
+            array.shared = True
+        return dict(self.arrays)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -102,15 +326,22 @@ class ShellState:
             "random": self.random,
             "random_last": self.random_last,
             "cwd": self.cwd,
+            "arrays": {name: array.to_json() for name, array in self.arrays.items()},
         }
 
     @classmethod
     def from_json(cls, data: Any) -> ShellState:
-        """A saved shell; a lab saved before the shell kept state gets a fresh login's."""
+        """A saved shell; a lab saved before the shell kept state gets a fresh login's, one
+        saved before it kept arrays has none."""
         if not isinstance(data, dict):
             return cls()
+        variables = {str(k): str(v) for k, v in (data.get("variables") or {}).items()}
+        arrays = {str(k): Array.from_json(v) for k, v in (data.get("arrays") or {}).items()}
+        if any(array.over() for array in arrays.values()):
+            # The live shell never keeps one (an imported lab's is refused as damaged).
+            raise ValueError("a shell array larger than the lab allows")
         return cls(
-            variables={str(k): str(v) for k, v in (data.get("variables") or {}).items()},
+            variables={k: v for k, v in variables.items() if k not in arrays},
             exported=[str(k) for k in data.get("exported") or []],
             aliases={str(k): str(v) for k, v in (data.get("aliases") or {}).items()},
             status=int(data.get("status", 0)),
@@ -121,4 +352,5 @@ class ShellState:
             random=None if data.get("random") is None else int(data["random"]) & 0xFFFFFFFF,
             random_last=int(data.get("random_last", 0)),
             cwd=str(data.get("cwd") or HOME),
+            arrays=arrays,
         )

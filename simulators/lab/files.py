@@ -26,7 +26,12 @@ def completed(ctx: Context, current: str) -> list[str]:
     where = fs.locate(ctx, folder_part or ("/" if current.startswith("/") else "."))
     if not where.folder:
         return []
-    found, subfolders = fs.children(ctx.world.state, where.path)
+    state = ctx.world.state
+    found, subfolders = fs.children(state, where.path)
+    # A link to a folder is completed as one (bash: `cd /bi` Tab gives `/bin/`).
+    linked = {n for n in found if fs.locate_in(state, where.path, n).folder}
+    subfolders = sorted({*subfolders, *linked}, key=str.encode)
+    found = [n for n in found if n not in linked]
     names = [base + n for n in found] + [base + n + "/" for n in subfolders]
     return sorted(n for n in names if not n[len(base) :].startswith(".") or last.startswith("."))
 
@@ -44,7 +49,7 @@ def opened(ctx: Context, path: str) -> tuple[str | None, str]:
         return None, fs.IS_FOLDER
     if not where.file:
         return None, fs.NOT_FOUND
-    return ctx.world.state.files[where.key], ""
+    return fs.text(ctx.world.state, where.path), ""
 
 
 def read(ctx: Context, path: str) -> str | None:
@@ -86,6 +91,8 @@ def creatable(ctx: Context, path: str) -> tuple[fs.Located, str]:
         return where, where.error
     if where.folder or path.endswith("/"):
         return where, fs.IS_FOLDER if where.folder else fs.NOT_FOUND
+    if where.file and not fs.owned(where.path) and not fs.allows(ctx.world.state, where.path, 2):
+        return where, fs.DENIED  # root's (the system's files): the admin's own are its to write
     if not where.file and not fs.writable(ctx.world.state, fs.parent(where.path)):
         return where, fs.DENIED
     if not where.file and len(ctx.world.state.files) >= MAX_FILES:

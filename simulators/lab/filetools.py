@@ -52,14 +52,14 @@ def _rm(ctx: Context, args: list[str]) -> Output:
     removal = tree.Removal(ctx, "i" in opts, "v" in opts, [], [], [])
     errors = removal.errors
     for typed in operands:
-        where = tree.locate(ctx, typed)
+        where = tree.locate(ctx, typed, follow=False)  # a link is removed, not what it names
         path = tree.fts_root(typed)  # the name rm's fts gives it
         if where.error or not where.exists:
             why = where.error or fs.NOT_FOUND
             if not (force and why in (fs.NOT_FOUND, fs.NOT_FOLDER)):
                 errors.append(f"rm: cannot remove '{path}': {why}")
             continue
-        if where.file:
+        if where.file or where.link is not None:
             removal.file(where.path, path)
             continue
         last = tree.last_part(path)
@@ -226,6 +226,7 @@ class _Job:
         """Copy one file (paths and names as shown); the error line if it could not."""
         (src, src_shown), (dst, dst_shown) = source, dest
         ctx, state = self.ctx, self.ctx.world.state
+        src = fs.locate_in(state, "/", src).path  # a link met by cp -r: what it points to
         exists = fs.is_file(state, dst)
         if "n" in self.opts and (exists or fs.is_folder(state, dst)):
             return None
@@ -237,10 +238,12 @@ class _Job:
             self.out.append(f"'{src_shown}' -> '{dst_shown}'")  # before it tries, as cp -v
         if not exists and not fs.writable(state, fs.parent(dst)):
             return f"cp: cannot create regular file '{dst_shown}': {fs.DENIED}"
+        if exists and not fs.owned(dst) and not fs.allows(state, dst, 2):
+            return f"cp: cannot create regular file '{dst_shown}': {fs.DENIED}"
         if not exists and len(state.files) >= files.MAX_FILES:
             return f"cp: cannot create regular file '{dst_shown}': {tree.NO_SPACE}"
         mode = fs.mode_of(state, src)
-        state.files[fs.key(dst)] = state.files[fs.key(src)]
+        state.files[fs.key(dst)] = fs.text(state, src)
         if "p" in self.opts or "a" in self.opts:
             tree.set_mode(ctx, dst, mode)
         elif not exists:  # open(2)'s mode: the set-ID and sticky bits are cp -p's
@@ -339,6 +342,9 @@ def _touch(ctx: Context, args: list[str]) -> Output:
                 why = fs.DENIED
             if why and not ("c" in opts and why == fs.NOT_FOUND):
                 errors.append(f"touch: setting times of '{path}': {why}")
+            continue
+        if where.file and not fs.owned(where.path) and not fs.allows(state, where.path, 2):
+            errors.append(f"touch: cannot touch '{path}': {fs.DENIED}")  # root's: utimensat
             continue
         if where.file or "c" in opts:
             continue
@@ -477,6 +483,8 @@ class _Chmod:
         searchable = tree.allowed(self.ctx, folder, 1)
         for name, is_folder in tree.entries(self.ctx, folder):
             path = f"{folder.rstrip('/')}/{name}"
+            if fs.link_at(path) is not None:
+                continue  # chmod -R leaves the links it meets alone
             child = tree.fts_child(shown, name)
             if not searchable:
                 self.fail(child, f"cannot access '{child}': {fs.DENIED}")

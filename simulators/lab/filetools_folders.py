@@ -53,10 +53,10 @@ def last_part(typed: str) -> str:
     return typed.rstrip("/").rsplit("/", 1)[-1]
 
 
-def locate(ctx: Context, typed: str) -> fs.Located:
+def locate(ctx: Context, typed: str, *, follow: bool = True) -> fs.Located:
     """fs.locate, but for a `.` or `..` that names nothing (the working folder was removed):
     "No such file or directory", as nothing can be made there."""
-    where = fs.locate(ctx, typed)
+    where = fs.locate(ctx, typed, follow=follow)
     if not where.error and not where.exists and last_part(typed) in (".", ".."):
         return fs.Located(where.path, error=fs.NOT_FOUND)
     return where
@@ -372,8 +372,10 @@ class Removal:
         """Remove one file; whether it went."""
         state = self.ctx.world.state
         if self.ask:
-            empty = "empty " if not state.files[fs.key(path)] else ""
-            if not self.yes(f"remove regular {empty}file '{shown}'"):
+            kind = "symbolic link" if fs.link_at(path) is not None else "regular file"
+            if kind == "regular file" and not fs.size(state, path):
+                kind = "regular empty file"
+            if not self.yes(f"remove {kind} '{shown}'"):
                 return False
         if not fs.writable(state, fs.parent(path)):
             self.errors.append(f"rm: cannot remove '{shown}': {fs.DENIED}")

@@ -9,7 +9,9 @@ name order (bytes), as grep -r does. A folder's entries are read when the walk e
 what an -exec makes in a folder already read is not visited. A folder the admin cannot read
 (`/root`, root's 0700, or one chmod took the `r` from) is "Permission denied" there, after its
 own visit (before it with -depth), and the walk goes on; a starting point that is missing or
-below a folder the admin cannot search is an error too, and the status is 1.
+below a folder the admin cannot search is an error too, and the status is 1. A symbolic link
+(the host's own, `/bin -> usr/bin`) is an entry of type `l`, not followed, a starting point's
+neither unless it ends in `/` (GNU's default -P; -H and -L are read but not done).
 
 The expression is simulators.lab.find_parse's (GNU's parser, precedence and messages). Every
 entry has the lab's one time (ls's `datetime_at(0)`), so -newer is never true and -mtime,
@@ -130,7 +132,7 @@ class _Run:
         if not start:
             self.error(f"'': {fs.NOT_FOUND}")
             return
-        where = fs.locate(self.ctx, start)
+        where = fs.locate(self.ctx, start, follow=False)
         why = self.unsearchable(where) or where.error or ("" if where.exists else fs.NOT_FOUND)
         root = self.entry(where.path, start, 0, start) if not why else None
         if root is None:
@@ -185,14 +187,23 @@ class _Run:
 
     def entry(self, path: str, shown: str, depth: int, start: str) -> Entry | None:
         state = self.state
-        folder = fs.is_folder(state, path)
-        if not folder and not fs.is_file(state, path):
+        link = fs.link_at(path)
+        folder = link is None and fs.is_folder(state, path)
+        if not folder and link is None and not fs.is_file(state, path):
             return None
-        text = "" if folder else state.files[fs.key(path)]
-        size = BLOCK if folder else len(text.encode("utf-8", "surrogatepass"))
+        size = BLOCK if folder else fs.size(state, path)
         links = 2 + len(fs.children(state, path)[1]) if folder else 1
         mode = fs.mode_of(state, path)
-        return Entry(shown, path, depth, start, folder, size, mode, not fs.owned(path), links)
+        root = not fs.owned(path)
+        target, rights = "", 0
+        if link is not None:
+            pointed = fs.locate_in(state, fs.parent(path), link)
+            target = "d" if pointed.folder else "f" if pointed.file else "N"
+            if pointed.exists:
+                rights = sum(bit for bit in (4, 2, 1) if fs.allows(state, pointed.path, bit))
+        return Entry(
+            shown, path, depth, start, folder, size, mode, root, links, link, target, rights
+        )
 
     def unsearchable(self, where: fs.Located) -> str:
         """ "Permission denied" if a folder above the path is one the admin cannot search."""
@@ -366,7 +377,9 @@ class _Run:
 
 def _may(entry: Entry, bit: int) -> bool:
     """The admin's right (4 read, 2 write, 1 execute or search): the owner's bits on its own
-    entries, the others' on root's."""
+    entries, the others' on root's; a link's, what it points to's."""
+    if entry.link is not None:
+        return bool(entry.target_rights & bit)
     return fs.permits(entry.mode, not entry.root, bit)
 
 
@@ -416,7 +429,7 @@ _TESTS: dict[str, Callable[[Any, Entry], bool]] = {
     "false": lambda arg, entry: False,
     "name": lambda arg, entry: bool(arg(name_of(entry.path))),
     "path": lambda arg, entry: bool(arg(entry.path)),
-    "type": lambda arg, entry: ("d" if entry.folder else "f") in arg,
+    "type": lambda arg, entry: entry.kind in arg,
     "size": _size,
     "perm": _perm,
     "time": lambda arg, entry: _window(arg),

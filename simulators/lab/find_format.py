@@ -48,8 +48,11 @@ class Entry:
     folder: bool
     size: int
     mode: int  # permission bits
-    root: bool  # root's (the system's folders), not the admin's
+    root: bool  # root's (the system's folders and files), not the admin's
     links: int = 1
+    link: str | None = None  # a symbolic link's target (find does not follow it: -P)
+    target: str = ""  # the type of what the link points to (`d`, `f`; `N`: nothing)
+    target_rights: int = 0  # the admin's rwx bits on it (access(2) follows the link)
 
     @property
     def owner(self) -> str:
@@ -61,7 +64,9 @@ class Entry:
 
     @property
     def kib(self) -> int:
-        """Disk use in KiB (ext4: 4 KiB blocks; a folder one)."""
+        """Disk use in KiB (ext4: 4 KiB blocks; a folder one; a link's target in its inode)."""
+        if self.link is not None:
+            return 0
         return 4 if self.folder else -(-self.size // BLOCK) * 4
 
     @property
@@ -77,7 +82,12 @@ class Entry:
 
     def modes(self) -> str:
         """`ls -l`'s ten characters."""
-        return ("d" if self.folder else "-") + mode_string(self.mode)[1:]
+        return self.kind.replace("f", "-") + mode_string(self.mode)[1:]
+
+    @property
+    def kind(self) -> str:
+        """-type's letter: `d`, `l` or `f`."""
+        return "d" if self.folder else "l" if self.link is not None else "f"
 
 
 @dataclass(frozen=True)
@@ -215,11 +225,11 @@ def _value(piece: Directive, entry: Entry) -> str:
         "a": ctime(), "c": ctime(), "t": ctime(),
         "b": str(entry.kib * 2), "k": str(entry.kib), "D": str(DEVICE), "f": base_name(entry.path),
         "F": entry.fstype, "g": entry.owner, "G": str(entry.uid), "h": head(entry.path),
-        "H": entry.start, "i": str(entry.inode), "l": "", "M": entry.modes(),
+        "H": entry.start, "i": str(entry.inode), "l": entry.link or "", "M": entry.modes(),
         "n": str(entry.links), "p": entry.path, "P": below_start(entry), "s": str(entry.size),
-        "u": entry.owner, "U": str(entry.uid), "y": "d" if entry.folder else "f", "Z": "",
+        "u": entry.owner, "U": str(entry.uid), "y": entry.kind, "Z": "",
     }  # fmt: skip
-    values["Y"] = values["y"]
+    values["Y"] = entry.target or values["y"]
     return values[letter]
 
 
@@ -327,7 +337,9 @@ def ls_line(entry: Entry, now: int, widths: LsWidths) -> str:
         f"{widths.cell(0, str(entry.inode))} {widths.cell(1, str(entry.kib))} "
         f"{entry.modes()} {widths.cell(2, str(entry.links))} "
         f"{widths.cell(3, entry.owner, left=True)} {widths.cell(4, entry.owner, left=True)} "
-        f"{widths.cell(5, str(entry.size))} {when} {entry.path}\n"
+        f"{widths.cell(5, str(entry.size))} {when} {entry.path}"
+        + ("" if entry.link is None else f" -> {entry.link}")
+        + "\n"
     )
 
 

@@ -7,33 +7,43 @@ them), any other by its absolute path (`/tmp/pods.txt`). The folders are the hos
 and the ones a learner or a ticket made (`HostState.folders`, by key, the admin's). A folder
 exists while it is named there or holds a file; every file's folder exists.
 
+The host's own files (simulators.lab.system_files: /etc's, /proc's, the programs in /usr/bin
+and /usr/local/bin, the usr-merge links `/bin -> usr/bin` and the rest) are fixed data beside
+them, root's and never saved: `is_file`, `text`, `children` and the rest see both.
+
 `locate` resolves a path as the kernel's path walk does: from `/` or the shell's working folder
-(`ShellState.cwd`), `~` as the shell expands it, `.` and `..` component by component, a file met
-before the last component "Not a directory", a missing one "No such file or directory".
-kadmin's user `admin` writes below the home folder, in `/tmp` and in the folders it made;
-anywhere else is root's ("Permission denied"), as on a real host without sudo.
+(`ShellState.cwd`), `~` as the shell expands it, `.` and `..` component by component, a
+symbolic link followed where it is met (the last component's too, unless `follow=False`, as
+lstat), a file met before the last component "Not a directory", a missing one "No such file or
+directory". kadmin's user `admin` writes below the home folder, in `/tmp` and in the folders it
+made; anywhere else is root's ("Permission denied"), as on a real host without sudo.
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from simulators.lab import system_files
 from simulators.lab.environment import HOME as HOME  # the one place paths are resolved names it too
 
 if TYPE_CHECKING:
     from simulators.lab.tool import Context
     from simulators.lab.world import HostState
 
-# A Debian 12 system's top-level folders (its /bin, /lib, /sbin are links into /usr, not
-# listed), with their modes; root owns them. What they hold is not modelled: the lab's host
-# shows them empty, but for /home and /tmp.
+# An Ubuntu 22.04 system's folders (its top level; /bin, /lib, /sbin are links into /usr:
+# system_files.LINKS), with their modes; root owns them. They hold system_files' files only,
+# but for /home and /tmp.
 SYSTEM = {
     "/": 0o755, "/boot": 0o755, "/dev": 0o755, "/etc": 0o755, "/home": 0o755, "/media": 0o755,
     "/mnt": 0o755, "/opt": 0o755, "/proc": 0o555, "/root": 0o700, "/run": 0o755,
     "/srv": 0o755, "/sys": 0o555, "/tmp": 0o1777, "/usr": 0o755, "/var": 0o755,
+    **system_files.FOLDERS,
 }  # fmt: skip
+LINK_MODE = 0o777
+MAX_LINKS = 40  # the kernel's limit on links followed in one walk (ELOOP)
 FOLDER_MODE = 0o755  # mkdir's 0777 less the admin's umask (022)
 HOME_MODE = 0o755
 # Folders anyone may create files in (the admin's own are writable to it anyway).
@@ -47,6 +57,7 @@ NOT_FOLDER = "Not a directory"
 IS_FOLDER = "Is a directory"
 DENIED = "Permission denied"
 TOO_LONG = "File name too long"
+LOOP = "Too many levels of symbolic links"
 
 
 def key(path: str) -> str:
@@ -93,13 +104,41 @@ def is_folder(state: HostState, path: str) -> bool:
 
 
 def is_file(state: HostState, path: str) -> bool:
-    return key(path) in state.files
+    """Whether a regular file is at `path` (absolute, normal; a link is not followed)."""
+    return key(path) in state.files or system_files.file_at(path) is not None
+
+
+def link_at(path: str) -> str | None:
+    """The target of the symbolic link at `path` (absolute, normal), None if none is there."""
+    return system_files.LINKS.get(path)
+
+
+def text(state: HostState, path: str) -> str:
+    """The text of the file at `path` (one is there: `is_file`), the admin's or the system's."""
+    found = state.files.get(key(path))
+    if found is not None:
+        return found
+    system = system_files.file_at(path)
+    assert system is not None, path
+    return system.text
+
+
+def size(state: HostState, path: str) -> int:
+    """stat's size of the file or link at `path`: its bytes (a link's, its target's length);
+    /proc's files 0, a program's a real build's."""
+    target = link_at(path)
+    if target is not None:
+        return len(target.encode())
+    system = system_files.file_at(path) if key(path) not in state.files else None
+    if system is not None and system.size is not None:
+        return system.size
+    return len(text(state, path).encode("utf-8", "surrogatepass"))
 
 
 def owned(path: str) -> bool:
-    """Whether the admin owns a folder or file at `path`: all but the system's folders (the
-    lab only ever has the admin make one, in /tmp or a ticket's)."""
-    return path not in SYSTEM
+    """Whether the admin owns a folder or file at `path`: all but the system's own (the lab
+    only ever has the admin make one, in /tmp or a ticket's)."""
+    return path not in SYSTEM and not system_files.holds(path)
 
 
 def permits(mode: int, own: bool, bit: int) -> bool:
@@ -124,6 +163,11 @@ def mode_of(state: HostState, path: str) -> int:
     """Permission bits of a file or folder (chmod keeps other than the defaults)."""
     if path in SYSTEM:
         return SYSTEM[path]
+    if path in system_files.LINKS:
+        return LINK_MODE
+    system = system_files.file_at(path)
+    if system is not None:
+        return system.mode
     stored = state.modes.get(key(path))
     if stored is not None:
         return stored
@@ -133,18 +177,19 @@ def mode_of(state: HostState, path: str) -> int:
 
 
 def children(state: HostState, folder: str) -> tuple[list[str], list[str]]:
-    """The names of a folder's files and of its folders, each sorted by bytes."""
+    """The names of a folder's files (its links among them: `link_at` tells them apart) and of
+    its folders, each sorted by bytes."""
     prefix = folder.rstrip("/") + "/"
     names = [p[len(prefix) :] for p in (path_of(k) for k in state.files) if p.startswith(prefix)]
-    found = [n for n in names if "/" not in n]
+    found = [n for n in names if "/" not in n] + system_files.names_in(folder)
     inner = {p[len(prefix) :] for p in folders(state) if p.startswith(prefix) and p != folder}
     subfolders = [n for n in inner if n and "/" not in n]
     return sorted(found, key=str.encode), sorted(subfolders, key=str.encode)
 
 
 def walk(state: HostState, folder: str) -> Iterable[str]:
-    """Every file and folder below `folder` (absolute paths), depth first in name order, each
-    folder before what it holds."""
+    """Every file, link and folder below `folder` (absolute paths), depth first in name order,
+    each folder before what it holds (a link is not followed)."""
     found, subfolders = children(state, folder)
     base = folder.rstrip("/")
     entries = sorted([(n, False) for n in found] + [(n, True) for n in subfolders])
@@ -162,11 +207,12 @@ class Located:
     path: str
     folder: bool = False
     file: bool = False
-    error: str | None = None  # NOT_FOUND, NOT_FOLDER, TOO_LONG for a component above it
+    error: str | None = None  # NOT_FOUND, NOT_FOLDER, TOO_LONG, LOOP for a component above it
+    link: str | None = None  # the target of a link not followed (locate's follow=False)
 
     @property
     def exists(self) -> bool:
-        return self.folder or self.file
+        return self.folder or self.file or self.link is not None
 
     @property
     def key(self) -> str:
@@ -177,23 +223,35 @@ def cwd(ctx: Context) -> str:
     return ctx.shell.cwd or HOME
 
 
-def locate(ctx: Context, typed: str) -> Located:
+def locate(ctx: Context, typed: str, *, follow: bool = True) -> Located:
     """Resolve a path typed to a tool, as the kernel's walk would from the working folder.
 
     A final `/` on a file is "Not a directory"; a missing folder above the last component is
-    "No such file or directory" (the last one missing is no error: `exists` is False)."""
-    return locate_in(ctx.world.state, cwd(ctx), typed)
+    "No such file or directory" (the last one missing is no error: `exists` is False). Links
+    are followed; a last component's only with `follow` or a final `/` (else `link` holds its
+    target: lstat)."""
+    return locate_in(ctx.world.state, cwd(ctx), typed, follow=follow)
 
 
-def locate_in(state: HostState, working: str, typed: str) -> Located:
+def locate_in(state: HostState, working: str, typed: str, *, follow: bool = True) -> Located:
+    """`locate` from the folder `working` (an absolute path, links in it followed too)."""
     if len(typed.encode()) > PATH_MAX:
         return Located(typed, error=TOO_LONG)
     if typed == "~" or typed.startswith("~/"):
         typed = HOME + typed[1:]
-    start = "/" if typed.startswith("/") else working
-    parts = [p for p in typed.split("/") if p not in ("", ".")]
-    here = start
-    for part in parts:
+    if not typed:
+        return Located("", error=NOT_FOUND)
+    if typed.split("/", 1)[0] == ".." and not locate_in(state, "/", working).folder:
+        return _from_removed(state, working, typed, follow)
+    whole = typed if typed.startswith("/") else f"{working}/{typed}"
+    parts = [p for p in whole.split("/") if p not in ("", ".")]
+    slash = typed.endswith("/")
+    # lstat's last component: a name typed (`.`, `..` and a final `/` are the folder itself).
+    follow = follow or typed.rsplit("/", 1)[-1] in ("", ".", "..")
+    here, hops, i = "/", 0, 0
+    while i < len(parts):
+        part = parts[i]
+        i += 1
         if len(part.encode()) > NAME_MAX:
             return Located(typed, error=TOO_LONG)
         if not is_folder(state, here):
@@ -202,13 +260,35 @@ def locate_in(state: HostState, working: str, typed: str) -> Located:
             here = parent(here)
             continue
         here = f"{here.rstrip('/')}/{part}"
-    if not typed:
-        return Located("", error=NOT_FOUND)
+        target = link_at(here)
+        if target is not None and (i < len(parts) or follow):
+            hops += 1
+            if hops > MAX_LINKS:
+                return Located(here, error=LOOP)
+            here = "/" if target.startswith("/") else parent(here)
+            parts[:i] = [p for p in target.split("/") if p not in ("", ".")]
+            i = 0
+    target = link_at(here)
+    if target is not None:  # the last component, not followed
+        return Located(here, link=target)
     folder = is_folder(state, here)
     file = not folder and is_file(state, here)
-    if file and (typed.endswith("/") or typed.endswith("/.") or typed.endswith("/..")):
+    if file and (slash or typed.endswith("/.") or typed.endswith("/..")):
         return Located(here, error=NOT_FOLDER)
     return Located(here, folder=folder, file=file)
+
+
+def _from_removed(state: HostState, working: str, typed: str, follow: bool) -> Located:
+    """A relative path from a working folder that was removed: its `..` is still the folder it
+    was in (the kernel keeps the link), a name in it is gone."""
+    here = posixpath.normpath(working)
+    parts = typed.split("/")
+    while parts and parts[0] in ("", ".", "..") and not is_folder(state, here):
+        here = parent(here) if parts[0] == ".." else here
+        parts.pop(0)
+    if is_folder(state, here):
+        return locate_in(state, here, "/".join(parts) or ".", follow=follow)
+    return Located(here, error=NOT_FOUND if any(parts) else None)
 
 
 def make_folder(state: HostState, path: str) -> None:
@@ -241,10 +321,12 @@ def with_ancestors(stored: Iterable[str], made: Iterable[str]) -> list[str]:
 
 def is_key(stored: str) -> bool:
     """Whether a key is a normal one: no empty, `.` or `..` part, no part over NAME_MAX, not
-    the home folder or a system folder itself."""
+    the home folder, a system folder, file or link itself or below a system file or link."""
     path = path_of(stored)
     parts = path.split("/")[1:]
     if not stored or len(path.encode()) > PATH_MAX or path in SYSTEM or path == HOME:
+        return False
+    if any(system_files.holds(p) for p in [*ancestors(path), path]):
         return False
     return all(p not in ("", ".", "..") and len(p.encode()) <= NAME_MAX for p in parts)
 

@@ -196,14 +196,21 @@ def b64(text: str) -> str:
 
 
 @functools.cache
-def starting_text() -> str:
-    """The lab's file at a lab's start, as kubeadm's admin.conf is once kubectl rewrote it
-    (made once: every new lab's home folder holds it)."""
-    ca = _pem(
+def ca_pem() -> str:
+    """The cluster's CA certificate (kubeadm's /etc/kubernetes/pki/ca.crt): the one root a
+    client trusts the API server by (connection.connect)."""
+    return _pem(
         "CERTIFICATE",
         "ca",
         "MIIC/jCCAeagAwIBAgIBADANBgkqhkiG9w0BAQsFADAVMRMwEQYDVQQDEwprdWJlcm5ldGVz",
     )
+
+
+@functools.cache
+def starting_text() -> str:
+    """The lab's file at a lab's start, as kubeadm's admin.conf is once kubectl rewrote it
+    (made once: every new lab's home folder holds it)."""
+    ca = ca_pem()
     cert = _pem(
         "CERTIFICATE", "admin", "MIIDKTCCAhGgAwIBAgIIQmVuY2hhZG0wDQYJKoZIhvcNAQELBQAwFTETMBEGA1UE"
     )
@@ -238,11 +245,13 @@ def resolve(
     context: str | None = None,
     cluster: str | None = None,
     user: str | None = None,
+    server: str | None = None,
 ) -> Resolved:
     """What a kubectl command connects with, as clientcmd's ClientConfig resolves it from the
     file and the --context/--cluster/--user flags (measured with `kubectl get pods`, which asks
     for the namespace first). A context that names no cluster, a missing one or one without a
-    server, and no current-context at all, leave kubectl on its default, localhost:8080."""
+    server, and no current-context at all, leave kubectl on its default, localhost:8080, unless
+    `server` (the --server flag) names one."""
     contexts, clusters = named(config, "contexts"), named(config, "clusters")
     name = context or str(config.get("current-context") or "")
     errors = []
@@ -259,7 +268,7 @@ def resolve(
     if user and user not in named(config, "users"):
         raise KubeconfigError(f'error: auth info "{user}" does not exist')
     cluster_name = cluster or str(chosen.get("cluster") or "")
-    server = str(clusters.get(cluster_name, {}).get("server") or "")
+    server = server or str(clusters.get(cluster_name, {}).get("server") or "")
     if not server:
         raise KubeconfigError(LOCALHOST)
     namespace = str(chosen.get("namespace") or "default")

@@ -1,8 +1,11 @@
 """`ls` on the admin host, as GNU coreutils 9.1's ls lists its folders (LC_ALL=C).
 
 The host's tree is simulators.lab.fs's: the admin's folders (the home folder, 0755, and those
-made in it or in /tmp) and root's (the system's top level; `/root`, 0700, cannot be opened).
-A folder has a link for each folder in it, plus two. Files are on ext4: a file of N bytes
+made in it or in /tmp) and root's (the system's; `/root`, 0700, cannot be opened), its files
+and symbolic links (`bin -> usr/bin`: `l` and the target in long lines, `@` with -F, 0 blocks;
+an operand that links to a folder is listed as that folder unless -l, -d or -F, as GNU's
+default --dereference-command-line-symlink-to-dir). A folder has a link for each folder in it,
+plus two. Files are on ext4: a file of N bytes
 takes 4 KiB blocks (`total` and `-s` count them in KiB), a folder one block; every entry has
 the same time (the lab keeps none per file), so `-t` sorts by name as GNU sorts entries of
 equal times.
@@ -17,6 +20,7 @@ file one a line.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 
 from simulators.cluster.clock import datetime_at
@@ -63,7 +67,9 @@ class Entry:
     size: int
     mode: int  # permission bits
     links: int = 1
-    root: bool = False  # root's (`..`), not the admin's
+    root: bool = False  # root's (`..`, the system's), not the admin's
+    link: str | None = None  # a symbolic link's target
+    target_mark: str = ""  # -F's indicator of what the link points to (`/`, `*`)
 
     @property
     def owner(self) -> str:
@@ -71,8 +77,8 @@ class Entry:
 
     @property
     def blocks(self) -> int:
-        """KiB on disk (ext4, 4 KiB blocks)."""
-        return -(-self.size // BLOCK) * (BLOCK // 1024)
+        """KiB on disk (ext4, 4 KiB blocks; a link's target is in its inode)."""
+        return 0 if self.link is not None else -(-self.size // BLOCK) * (BLOCK // 1024)
 
 
 def _entry(ctx: Context, path: str, name: str) -> Entry:
@@ -80,14 +86,25 @@ def _entry(ctx: Context, path: str, name: str) -> Entry:
     in it, plus two; root's are the system's."""
     state = ctx.world.state
     mode = fs.mode_of(state, path)
+    root = not fs.owned(path)
     if fs.is_folder(state, path):
         links = 2 + len(fs.children(state, path)[1])
-        return Entry(name, True, BLOCK, mode, links, root=not fs.owned(path))
-    return Entry(name, False, len(state.files[fs.key(path)].encode()), mode)
+        return Entry(name, True, BLOCK, mode, links, root=root)
+    target = fs.link_at(path)
+    if target is not None:
+        pointed = fs.locate_in(state, fs.parent(path), target)
+        mark = "/" if pointed.folder else ""
+        if pointed.file and fs.mode_of(state, pointed.path) & 0o111:
+            mark = "*"
+        return Entry(name, False, fs.size(state, path), mode, root=root, link=target,
+                     target_mark=mark)  # fmt: skip
+    return Entry(name, False, fs.size(state, path), mode, root=root)
 
 
 def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
     """A folder's entries (its absolute path), as -a/-A choose them."""
+    if not fs.is_folder(ctx.world.state, folder):
+        return []  # removed under the shell (_removed)
     found, subfolders = fs.children(ctx.world.state, folder)
     base = folder.rstrip("/")
     shown = [_entry(ctx, f"{base}/{name}", name) for name in found + subfolders]
@@ -98,15 +115,27 @@ def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
     return shown
 
 
-def _resolve(ctx: Context, operand: str) -> tuple[Entry, str | None] | str:
+def _resolve(ctx: Context, operand: str, flags: set[str]) -> tuple[Entry, str | None] | str:
     """The entry an operand names and, for a folder, its absolute path; or why it cannot be
     accessed."""
     if not operand:
         return fs.NOT_FOUND  # GNU: cannot access ''
-    where = fs.locate(ctx, operand)
+    where = fs.locate(ctx, operand, follow=False)
+    if where.link is not None and not {"l", "d", "F"} & flags:
+        followed = fs.locate(ctx, operand)
+        where = followed if followed.folder else where
+    if not where.error and not where.exists and _removed(ctx, where.path):
+        return Entry(operand, True, 0, fs.FOLDER_MODE, links=0), where.path
     if where.error or not where.exists:
         return where.error or fs.NOT_FOUND
     return _entry(ctx, where.path, operand), where.path if where.folder else None
+
+
+def _removed(ctx: Context, path: str) -> bool:
+    """Whether `path` is the working folder, or a folder above it, removed under the shell:
+    still there to the shell (a folder of no links and no size), empty, even of `.` and `..`."""
+    working = posixpath.normpath(fs.cwd(ctx))
+    return working == path or working.startswith(path.rstrip("/") + "/")
 
 
 def _readable(entry: Entry) -> bool:
@@ -144,6 +173,8 @@ def _human(size: int) -> str:
 def _indicator(entry: Entry, flags: set[str]) -> str:
     if entry.folder and ("F" in flags or "p" in flags):
         return "/"
+    if entry.link is not None:
+        return "@" if "F" in flags else ""
     if "F" in flags and not entry.folder and entry.mode & 0o111:
         return "*"
     return ""
@@ -173,14 +204,17 @@ def _long(entries: list[Entry], flags: set[str], measured: list[Entry]) -> list[
     }
     lines = []
     for entry, size, used in zip(entries, sizes, blocks, strict=True):
-        kind = "d" if entry.folder else "-"
+        kind = "d" if entry.folder else "l" if entry.link is not None else "-"
         cells = [f"{used:>{width['blocks']}}"] if "s" in flags else []
         cells += [kind + mode_string(entry.mode)[1:], f"{entry.links:>{width['links']}}"]
         if "g" not in flags:
             cells.append(f"{entry.owner:<{width['owner']}}")
         if "o" not in flags:
             cells.append(f"{entry.owner:<{width['group']}}")
-        cells += [f"{size:>{width['size']}}", when, entry.name + _indicator(entry, flags)]
+        name = entry.name + _indicator(entry, flags)
+        if entry.link is not None:  # the target, and with -F what it points to (GNU's linkmode)
+            name = f"{entry.name} -> {entry.link}" + (entry.target_mark if "F" in flags else "")
+        cells += [f"{size:>{width['size']}}", when, name]
         lines.append(" ".join(cells))
     return lines
 
@@ -308,7 +342,7 @@ def ls(ctx: Context, args: list[str]) -> Output:
     plain: list[Entry] = []
     folders: list[tuple[Entry, str]] = []
     for operand in operands or ["."]:
-        found = _resolve(ctx, operand)
+        found = _resolve(ctx, operand, flags)
         if isinstance(found, str):
             errors.append(f"ls: cannot access '{operand}': {found}")
         elif found[1] is None or "d" in flags:

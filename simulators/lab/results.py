@@ -43,6 +43,8 @@ class CommandResult:
     editor the line opened (simulators.lab.editor), for the page to show. `prompt` is the
     prompt to show next: PS1 in the working folder (PROMPT in the home folder), or
     CONTINUATION (`> `) while a command is unfinished; `typed_at` the one the line was typed at.
+    `open_line`: the output's last line ends in no newline (`printf x`, a watch's jsonpath
+    template), so a stream's next output goes on on that line.
     """
 
     line: str
@@ -56,6 +58,7 @@ class CommandResult:
     stream: StreamRequest | None = None
     prompt: str = PROMPT
     typed_at: str = PROMPT
+    open_line: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +73,7 @@ class CommandResult:
             "exit_code": self.exit_code,
             "editor": self.editor.to_dict() if self.editor else None,
             "stream": self.stream.to_dict() if self.stream else None,
+            "open_line": self.open_line,
         }
 
     @classmethod
@@ -88,6 +92,7 @@ class CommandResult:
             stream=StreamRequest.from_dict(data.get("stream")),
             prompt=str(data.get("prompt", PROMPT)),
             typed_at=str(data.get("typed_at", PROMPT)),
+            open_line=bool(data.get("open_line", False)),
         )
 
 

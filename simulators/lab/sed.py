@@ -7,6 +7,7 @@ newline left so. `-i` edits the home folder's files; every file is one stream un
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from simulators.lab import budget, fs
@@ -487,7 +488,7 @@ def _stream(
             if in_place:
                 problem = write(ctx, name, "".join(mine.parts))
                 if problem:
-                    errors.append(problem.replace("bash:", "sed:"))
+                    errors.append(_write_error(ctx, name, problem))
                     code = 4
             if run.quitted:
                 break
@@ -499,3 +500,16 @@ def _stream(
     if errors and not code:
         code = 4 if unreadable else 2
     return Output.exactly("".join(out.parts), code, stderr="\n".join(errors))
+
+
+def _write_error(ctx: Context, name: str, problem: str) -> str:
+    """sed -i's words when it cannot write: in a folder the admin may not write in, GNU sed
+    cannot make its temporary file there (mkostemp's six random letters: here from the name)."""
+    folder = fs.parent(fs.locate(ctx, name, follow=False).path)  # a link is replaced, not followed
+    if problem.endswith(fs.DENIED) and not fs.writable(ctx.world.state, folder):
+        letters = "".join(_TEMP[b % len(_TEMP)] for b in hashlib.sha256(name.encode()).digest()[:6])
+        return f"sed: couldn't open temporary file {folder.rstrip('/')}/sed{letters}: {fs.DENIED}"
+    return problem.replace("bash:", "sed:")
+
+
+_TEMP = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"

@@ -403,8 +403,12 @@ class LabSession:
                 if since is not None and ctx.stream is not None:
                     # A watch prints what the command's own step changed at once.
                     more, ctx.stream = self._prober(since)(ctx.stream.probe, ctx.stream)
-                    text = "\n".join(t for t in (result.text, more.text) if t)
-                    result = dataclasses.replace(result, text=text, code=more.code)
+                    # kubectl's printer goes on where it stopped: on the same line after a
+                    # template that ended none (`-o jsonpath='{.metadata.name}'`).
+                    joint = "\n" if result.newline else ""
+                    text = joint.join(t for t in (result.text, more.text) if t)
+                    newline = more.newline if more.text else result.newline
+                    result = dataclasses.replace(result, text=text, code=more.code, newline=newline)
         except Exception:
             log.exception("lab command failed: %r", line[:200])
             result = Output.error(INTERNAL_ERROR)
@@ -450,6 +454,7 @@ class LabSession:
             stream=ctx.stream,
             prompt=self.prompt,
             typed_at=typed_at,
+            open_line=bool(output) and not result.newline,
         )
 
     def _checklist_now(self) -> list[ChecklistItem]:

@@ -43,7 +43,8 @@ HELP_TEXT = """Commands on this admin host (kadmin):
              training pytorch submit, workload list
              v1: config project, submit, submit-dist pytorch, list jobs, describe job, logs
   helm       upgrade -i RELEASE CHART -n NAMESPACE --set key=value
-  files      ls, cat, less, more, head, tail, cp, mv, rm, touch, chmod +x FILE (then ./FILE),
+  files      ls, cd, mkdir, find, cat, less, more, head, tail, cp, mv, rm, touch,
+             chmod +x FILE (then ./FILE), /etc/os-release, /etc/hosts, /tmp,
              sed -i 's/old/new/g' FILE, > and >> redirects, basename, dirname,
              cat <<EOF > pod.yaml ... EOF (a here-document: type the lines, then EOF)
   text       grep, awk, jq, wc, sort, uniq, cut, tr, tee, xargs, base64 -d, column -t, diff -u,
@@ -51,8 +52,10 @@ HELP_TEXT = """Commands on this admin host (kadmin):
   shell      echo, printf, export, alias, unalias, type, which, pwd, cd, sleep, env, date,
              variables and $?, ;, &&, ||, |, $(...), 2>/dev/null, for, while, if, case,
              name() { ...; }, set -euo pipefail, set -x, bash [-x] FILE, source FILE,
-             eval, $RANDOM, <(...), complete, source <(kubectl completion bash)
-  host       whoami, id, hostname, uname -a, sudo COMMAND, command -v NAME
+             eval, $RANDOM, <(...), complete, source <(kubectl completion bash),
+             arrays: a=(x y); "${a[@]}", declare -A, mapfile -t, ${PIPESTATUS[@]}
+  host       whoami, id, hostname, uname -a, sudo COMMAND, command -v NAME,
+             curl -k -H "Authorization: Bearer $TOKEN" https://10.0.0.10:6443/api/v1/...
   vi, vim    edit a file (vim keys: i to type, Esc, :wq to save and quit, :q! to leave)
   nano       edit a file (Ctrl+O saves, Ctrl+X exits); kubectl edit opens one too
   watch      re-run a command every 2 s (-n SECONDS) until Ctrl+C; kubectl get -w, logs -f

@@ -20,7 +20,10 @@ from simulators.lab import (
     fs,
     kubectl,
     runai,
+    shell_arrays,
+    shell_assign,
     shell_compound,
+    shell_declare,
     shell_functions,
     shell_options,
     shell_scripts,
@@ -28,7 +31,7 @@ from simulators.lab import (
     xargs,
 )
 from simulators.lab.budget import BudgetExceeded
-from simulators.lab.environment import MAX_PENDING_BYTES
+from simulators.lab.environment import MAX_PENDING_BYTES, Array, Held
 from simulators.lab.shell_compound import Input, TooManyTurns
 from simulators.lab.shell_expansion import Expansion
 from simulators.lab.shell_grammar import Compound, List, Pipeline, Redirect, Simple, parse
@@ -37,7 +40,6 @@ from simulators.lab.shell_syntax import (
     HereDoc,
     Incomplete,
     Op,
-    Part,
     Refused,
     ShellSyntaxError,
     Word,
@@ -63,6 +65,8 @@ MAX_LINE_BYTES = budget.DEFAULT_LINE_BYTES
 MAX_FIELDS = 4096
 
 Builtin = Callable[[Context, list[str]], Output]
+# Compound commands whose status PIPESTATUS holds after them (a subshell, `((...))`).
+_OWN_STATUS = frozenset({"subshell", "arith"})
 # Loop turns past shell_compound.MAX_TURNS stop the command with this line.
 TOO_MANY_TURNS = f"bash: loop stopped: over {shell_compound.MAX_TURNS:,} turns in one command"
 
@@ -73,8 +77,17 @@ SUDO_USAGE = (
     " [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]"
 )
 # A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, `set`'s options,
-# positional parameters.
-Kept = tuple[dict[str, str], list[str], dict[str, str], dict[str, str], list[str], list[str]]
+# positional parameters, the working folder, arrays.
+Kept = tuple[
+    dict[str, str],
+    list[str],
+    dict[str, str],
+    dict[str, str],
+    list[str],
+    list[str],
+    str,
+    dict[str, Array],
+]
 
 
 class Shell(Expansion):
@@ -99,12 +112,14 @@ class Shell(Expansion):
         self.zero = "-bash"
         # The running functions' saved values of their `local` variables, innermost last, and
         # how many `source`d files are running (both may `return`).
-        self.frames: list[dict[str, str | None]] = []
+        self.frames: list[dict[str, Held]] = []
         self.sourcing = 0
         self.conditions = 0  # conditions running (if, while): `set -e` lets them fail
         self.scripts = 0
         self.trace_base = 0  # `set -x`: the $(...) depth its PS4 counts from (shell_xtrace)
         self.evals = 0  # `eval`s running inside one another (shell_scripts.MAX_EVAL_NESTING)
+        # The arguments of the running declare or local that were array lists as typed.
+        self.listed: frozenset[int] = frozenset()
 
     def another(self) -> Shell:
         return Shell(self.ctx, {})
@@ -162,7 +177,7 @@ class Shell(Expansion):
             # Like a shell killed by its limits: what ran before stays, then one line.
             stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
             return Output("\n".join([*pieces.lines(), stopped]), 1)
-        return Output("\n".join(pieces.lines()), code)
+        return Output("\n".join(pieces.lines()), code, newline=not pieces.open_line())
 
     def pipeline(self, pipeline: Pipeline, source: Input | None) -> tuple[str, str, int]:
         """(stdout exactly, with its final newline; stderr's lines for the terminal; status).
@@ -170,6 +185,7 @@ class Shell(Expansion):
         stdin: str | Input = source if source is not None else ""
         errors: list[str] = []
         out, code, failed = "", 0, 0
+        codes: list[int] = []  # PIPESTATUS
         # bash runs each command of a pipe in a subshell: what they set is gone after it.
         kept = self.snapshot() if len(pipeline.commands) > 1 else None
         streaming = self.ctx.stream is not None
@@ -192,6 +208,7 @@ class Shell(Expansion):
                     out, err, code = "", "", done.code  # `f | cat`, f exiting: its pipe goes on
                 if err:
                     errors.append(err)
+                codes.append(code)
                 failed = code or failed  # `set -o pipefail`: the last that failed
                 budget.check_output(len(out), "bash")
                 if index < len(pipeline.commands) - 1:
@@ -199,6 +216,10 @@ class Shell(Expansion):
         finally:
             if kept is not None:
                 self.restore(kept)
+        only = pipeline.commands[0]
+        # A group, `if` or loop leaves PIPESTATUS as its own last pipeline set it.
+        if kept is not None or not isinstance(only, Compound) or only.kind in _OWN_STATUS:
+            shell_arrays.pipestatus(self, codes)
         if "pipefail" in self.state.options:
             code = failed
         started = self.ctx.stream
@@ -208,7 +229,8 @@ class Shell(Expansion):
         return out, "\n".join(errors), code
 
     def snapshot(self) -> Kept:
-        """What a subshell may change and its end undoes: variables, exports, aliases, $1..."""
+        """What a subshell may change and its end undoes: variables, exports, aliases, $1...
+        and the working folder (`(cd /tmp)`, `bash -c 'cd /tmp'`)."""
         state = self.state
         return (
             dict(state.variables),
@@ -217,6 +239,8 @@ class Shell(Expansion):
             dict(state.functions),
             list(state.options),
             self.positional,
+            state.cwd,
+            state.share(),
         )
 
     def restore(self, kept: Kept) -> None:
@@ -228,6 +252,8 @@ class Shell(Expansion):
             state.functions,
             state.options,
             self.positional,
+            state.cwd,
+            state.arrays,
         ) = kept
 
     @contextmanager
@@ -273,19 +299,13 @@ class Shell(Expansion):
         redirected, or captured by a compound command in a pipe or a $(...)). Under `set -x`
         its expansions' stderr and its trace lines go to `trace`."""
         words = list(cmd.words)
-        assignments: list[tuple[str, str]] = []
+        assigning: list[Word] = []
         while words and assignment(words[0]) is not None:
-            word = words.pop(0)
-            name = assignment(word) or ""
-            assignments.append((name, self._assigned_value(word, name)))
-        argv: list[str] = []
-        # [[ ... ]] is bash's own syntax: its words are neither split nor globbed.
-        whole = bool(words) and words[0].plain and words[0].text == "[["
-        for word in words:
-            argv.extend([self.unsplit(word)] if whole else self.expand(word))
-            if len(argv) > MAX_FIELDS:
-                raise Refused("bash: too many arguments for this lab")
-        if shell_xtrace.on(self):
+            assigning.append(words.pop(0))
+        # Before a command, for its environment only.
+        assignments = shell_assign.environment(self, assigning) if words else []
+        argv, listed = shell_assign.command_words(self, words, MAX_FIELDS)
+        if shell_xtrace.on(self) and words:
             trace.extend([*self.stray, *shell_xtrace.command(self, assignments, argv)])
             self.stray = []
         source = given if isinstance(given, Input) else None
@@ -295,14 +315,14 @@ class Shell(Expansion):
         if source is None or any(r.op in ("<", "<<", "<<<") for r in cmd.redirects):
             source = Input(stdin)
         if not argv:
-            for name, value in assignments:
-                if name == "RANDOM":  # bash's integer variable: its value is arithmetic
-                    value = str(self.arithmetic(value))
-                problem = self.state.set(name, value)
-                if problem:
-                    raise Refused(problem)
+            # Each assignment expanded and made in turn (`x=1 y=$x`), traced as it is made.
+            for word in assigning:
+                shown, value = shell_assign.assign(self, word)
+                if shell_xtrace.on(self):
+                    trace.extend([*self.stray, shell_xtrace.assigned(self, shown, value)])
+                    self.stray = []
             code = self.state.status if self._substituted else 0
-            return self.route("", "", code, targets)
+            return self.route("", "\n".join(self.stray), code, targets)
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
@@ -312,6 +332,7 @@ class Shell(Expansion):
         if handler is None and not function:
             return self.route("", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
+        self.listed = listed
         try:
             if handler is None:
                 result = shell_functions.call(self, name, args, source)
@@ -319,6 +340,7 @@ class Shell(Expansion):
                 result = self._call(name, handler, args, source)
         finally:
             self.ctx.stdin, self.ctx.env = "", {}
+            self.listed = frozenset()
         out, err = streams(name, result)
         if result.piped is not None and (self.capturing or targets[1][0] != "out" or not last):
             out = result.piped
@@ -339,8 +361,15 @@ class Shell(Expansion):
             return Output("", 0 if values[-1] else 1)
         if name == "return":
             return shell_functions.return_(self, args)
-        if name == "local":
-            return shell_functions.local(self, args)
+        if name in ("local", "declare", "typeset"):
+            return shell_declare.declare(self, name, args, self.listed)
+        if name == "export" and self.listed:  # `export a=(1 2)`: an array, marked exported
+            lists = frozenset(index + 1 for index in self.listed)
+            return shell_declare.declare(self, name, ["-gx", *args], lists)
+        if name == "unset":
+            return shell_arrays.unset(self, args)
+        if name in ("mapfile", "readarray"):
+            return shell_declare.mapfile(self, name, args, source)
         if name == "read":
             return shell_compound.read(self.ctx, args, source)
         if name in ("bash", "sh"):
@@ -400,12 +429,6 @@ class Shell(Expansion):
         if handler is None:
             return Output.error(f"bash: {name}: command not found", 127)
         return self._call(name, handler, args[1:], source)
-
-    def _assigned_value(self, word: Word, name: str) -> str:
-        first = word.parts[0]
-        rest = [Part("lit", first.value.split("=", 1)[1]), *word.parts[1:]]
-        value = "".join(self._expand_parts(rest, split=False)[0] or [""])
-        return value
 
     def _program(self, name: str) -> Builtin | None:
         """A command word that is no function: with a `/`, a file run as a script

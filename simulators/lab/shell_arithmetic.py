@@ -1,6 +1,7 @@
 """bash's `$(( ))` arithmetic: 64-bit signed integers that wrap, numbers in decimal, octal
 (`017`), hex (`0x1f`) and `BASE#DIGITS`, variables (unset or empty is 0; a value that is an
-expression is evaluated, to a bounded depth), and bash's operators with its precedence:
+expression is evaluated, to a bounded depth) and arrays' elements (`a[i+1]`, the subscript an
+expression of its own), and bash's operators with its precedence:
 `++ --` (before and after a name), `+ - ! ~`, `**`, `* / %`, `+ -`, `<< >>`, `< <= > >=`,
 `== !=`, `&`, `^`, `|`, `&&`, `||`, `?:`, `= += -= *= /= %= <<= >>= &= ^= |=`, `,`.
 Errors are bash's: `division by 0`, `syntax error`, with the token where it stopped."""
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from simulators.lab import budget
+from simulators.lab.shell_scan import subscript_end
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>\d+#[0-9A-Za-z@_]+|0[xX][0-9A-Fa-f]*|\d+)|(?P<name>[A-Za-z_]\w*)|"
@@ -83,6 +85,12 @@ class Evaluator:
                 )
             kind = match.lastgroup or "op"
             value, start, at = match.group(kind), match.start(kind), match.end()
+            if kind == "name" and text.startswith("[", at):
+                # An array's element (`a[i+1]`): the name with its subscript, read by `get`.
+                close = subscript_end(text, at + 1)
+                if close < 0:
+                    raise ArithmeticError_(f"{text.lstrip()}: bad array subscript")
+                value, at = text[start : close + 1], close + 1
             after = text[at : at + 1]
             if (
                 value in ("++", "--")

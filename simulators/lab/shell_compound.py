@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, shell_xtrace
+from simulators.lab import budget, shell_arrays, shell_xtrace
 from simulators.lab.shell_grammar import Compound, List, Pipeline
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import Aborted, Refused
@@ -48,6 +48,11 @@ class Pieces(list[tuple[str, str]]):
 
     def stderr(self) -> str:
         return "\n".join(self.errors())
+
+    def open_line(self) -> bool:
+        """Whether the terminal's cursor stays on the last line shown: the last piece is
+        stdout that ends in no newline (`printf x`, a jsonpath template)."""
+        return bool(self) and self[-1][0] == "out" and not self[-1][1].endswith("\n")
 
     def lines(self) -> list[str]:
         """What the terminal shows: stderr's lines, stdout without its last newline, in the
@@ -144,6 +149,8 @@ def run_pipeline(shell: Shell, pipeline: Pipeline, source: Input | None, pieces:
     only = pipeline.commands[0] if len(pipeline.commands) == 1 else None
     if isinstance(only, Compound) and not only.redirects:
         code = run_compound(shell, only, source, pieces)  # its lines interleaved as they come
+        if only.kind in ("subshell", "arith"):  # a group, `if`, loop: its own pipelines set it
+            shell_arrays.pipestatus(shell, [code])
     else:
         try:
             out, err, code = shell.pipeline(pipeline, source)
@@ -358,28 +365,46 @@ def jump(kind: str) -> Callable[[Context, list[str]], Output]:
 
 
 def read(ctx: Context, args: list[str], source: Input | None) -> Output:
-    """`read [-r] [-p PROMPT] [NAME...]`: the next line of the compound command's stdin (or of
-    a here-string), split at IFS into the names (REPLY without one), the last taking the rest;
-    status 1 at the end of the input. Without -r a backslash escapes the next character."""
+    """`read [-r] [-a ARRAY] [-p PROMPT] [NAME...]`: the next line of the compound command's
+    stdin (or of a here-string), split at IFS into the names (REPLY without one), the last
+    taking the rest, or every field into ARRAY's elements; status 1 at the end of the input.
+    Without -r a backslash escapes the next character."""
     raw = False
     names: list[str] = []
+    array: str | None = None
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "-r":
-            raw = True
-        elif arg == "-p" and i + 1 < len(args):
-            i += 1
-        elif arg.startswith("-") and len(arg) > 1:
-            return Output.error(
-                f"bash: read: {arg[:2]}: invalid option\nread: usage: read [-r] [-p prompt] "
-                "[name ...]",
-                2,
-            )
+        for at, letter in enumerate(arg[1:] if arg.startswith("-") and len(arg) > 1 else ""):
+            if letter == "r":
+                raw = True
+                continue
+            if letter not in "ap":
+                return Output.error(
+                    f"bash: read: -{letter}: invalid option\nread: usage: read [-r] [-a array]"
+                    " [-p prompt] [name ...]",
+                    2,
+                )
+            value = arg[at + 2 :] or (args[i + 1] if i + 1 < len(args) else None)
+            if value is None:
+                return Output.error(f"bash: read: -{letter}: option requires an argument", 2)
+            i += 0 if arg[at + 2 :] else 1
+            array = value if letter == "a" else array
+            break
         else:
-            names.append(arg)
+            if not arg.startswith("-") or len(arg) == 1:
+                names.append(arg)
         i += 1
     line = source.line() if source is not None else None
+    # `IFS=, read a b` puts IFS in the command's environment; `IFS=,` alone in the shell's.
+    separators = ctx.env.get("IFS", ctx.shell.variables.get("IFS", " \t\n"))
+    if array is not None:
+        fields: list[str] = []
+        if line is not None:
+            text, quoted = (line, frozenset[int]()) if raw else _unbackslash(line)
+            fields = _every_field(text, separators, quoted)
+        problem = shell_arrays.read_into(ctx.shell, array, fields)
+        return Output.error(problem) if problem else Output("", 1 if line is None else 0)
     if line is None:
         for name in names or ["REPLY"]:
             ctx.shell.set(name, "")
@@ -388,8 +413,6 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
     if not names:
         ctx.shell.set("REPLY", line)
         return Output("", 0)
-    # `IFS=, read a b` puts IFS in the command's environment; `IFS=,` alone in the shell's.
-    separators = ctx.env.get("IFS", ctx.shell.variables.get("IFS", " \t\n"))
     values = _split(line, separators, len(names), quoted)
     for name, value in zip(names, values + [""] * (len(names) - len(values)), strict=False):
         problem = ctx.shell.set(name, value)
@@ -420,20 +443,7 @@ def _split(line: str, separators: str, count: int, quoted: frozenset[int]) -> li
     """bash's field splitting for read: IFS whitespace trimmed and runs of it one separator,
     other IFS characters each a separator, a quoted character never one; the last name takes
     the rest of the line (unless that rest splits into one field: `y:` gives y)."""
-    blanks = "".join(c for c in separators if c in " \t\n")
-    others = "".join(c for c in separators if c not in " \t\n")
-
-    def blank(at: int) -> bool:
-        return line[at] in blanks and at not in quoted
-
-    def other(at: int) -> bool:
-        return line[at] in others and at not in quoted
-
-    start, end = 0, len(line)
-    while start < end and blank(start):
-        start += 1
-    while end > start and blank(end - 1):
-        end -= 1
+    start, end, blank, other = _trimmed(line, separators, quoted)
     values: list[str] = []
     i = start
     while len(values) < count - 1 and i < end:
@@ -449,6 +459,35 @@ def _split(line: str, separators: str, count: int, quoted: frozenset[int]) -> li
 
 
 Separator = Callable[[int], bool]
+
+
+def _every_field(line: str, separators: str, quoted: frozenset[int]) -> list[str]:
+    """`read -a`'s fields: the line split at IFS as `_split` splits it, into as many as it
+    holds."""
+    start, end, blank, other = _trimmed(line, separators, quoted)
+    return [line[low:high] for low, high in _fields(start, end, blank, other)]
+
+
+def _trimmed(
+    line: str, separators: str, quoted: frozenset[int]
+) -> tuple[int, int, Separator, Separator]:
+    """Where `line`'s fields lie once IFS whitespace is trimmed from both ends, and the tests
+    of an IFS whitespace character and of another IFS character (a quoted one is neither)."""
+    blanks = "".join(c for c in separators if c in " \t\n")
+    others = "".join(c for c in separators if c not in " \t\n")
+
+    def blank(at: int) -> bool:
+        return line[at] in blanks and at not in quoted
+
+    def other(at: int) -> bool:
+        return line[at] in others and at not in quoted
+
+    start, end = 0, len(line)
+    while start < end and blank(start):
+        start += 1
+    while end > start and blank(end - 1):
+        end -= 1
+    return start, end, blank, other
 
 
 def _past_separator(j: int, end: int, blank: Separator, other: Separator) -> int:

@@ -14,11 +14,12 @@ from simulators.lab import (
     budget,
     fs,
     shell_arithmetic,
+    shell_arrays,
     shell_braces,
     shell_compound,
     shell_parameters,
 )
-from simulators.lab.environment import HOME
+from simulators.lab.environment import HOME, Held
 from simulators.lab.shell_grammar import parse
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import (
@@ -54,7 +55,7 @@ class Expansion:
     positional: list[str]
     zero: str
     scripts: int
-    frames: list[dict[str, str | None]]
+    frames: list[dict[str, Held]]
     sourcing: int
     depth: int
     trace_base: int
@@ -101,12 +102,13 @@ class Expansion:
         return "".join(pieces)
 
     def _expand_parts(self, parts: list[Part], split: bool) -> tuple[list[str], bool]:
-        if split and not self.positional and _only_parameters(parts):
-            return [], False  # "$@" without parameters is no word at all, even in quotes
         fields: list[str] = []
         current = ""
         have = False
         globbed = False
+        # "$@" and "${a[@]}" of no elements, with empty quotes only beside them, are no word
+        # at all: `lists` says one was there, `other` that something else was.
+        lists = other = False
         pending = list(reversed(parts))
         while pending:
             part = pending.pop()
@@ -116,19 +118,25 @@ class Expansion:
                     # `${v:-a "b  c"}`: the word's quotes keep their blanks, the rest splits.
                     pending.extend(reversed(word))
                     continue
+            listed = shell_arrays.listed(self, part.value) if part.kind == "var" else None
+            if listed is not None and split and self._apart(part, listed[1]):
+                # "$@", "${a[@]}": each element its own field (unquoted with IFS null, each
+                # one not empty).
+                values = listed[0] if part.in_quotes else [v for v in listed[0] if v]
+                lists, other = True, other or bool(values)
+                for index, value in enumerate(values):
+                    if index:
+                        fields.append(current)
+                        current = ""
+                    current += value
+                    have = True
+                _bounded(len(current) + sum(len(f) for f in fields))
+                continue
+            other = other or not (part.kind == "quoted" and not part.value)
             if part.kind == "lit":
                 current += part.value
                 have = True
                 globbed = globbed or bool(_GLOB_CHARS.search(part.value))
-                continue
-            if part.kind == "var" and part.value == "@" and part.in_quotes and split:
-                # "$@": each parameter its own field (none at all without parameters).
-                for index, parameter in enumerate(self.positional):
-                    if index:
-                        fields.append(current)
-                        current = ""
-                    current += parameter
-                    have = True
                 continue
             if part.kind == "quoted":
                 current += part.value
@@ -138,7 +146,10 @@ class Expansion:
                 current += self.state.variables.get("HOME", HOME)
                 have = True
                 continue
-            value = part.value if part.kind == "text" else self._value_of(part)
+            if listed is not None:  # $@ and ${a[@]} unquoted: IFS's first character joins them
+                value = shell_arrays.joined(self, listed[0], split or listed[1])
+            else:
+                value = part.value if part.kind == "text" else self._value_of(part)
             _bounded(len(current) + len(value) + sum(len(f) for f in fields))
             if part.in_quotes or not split:
                 current += value
@@ -153,9 +164,16 @@ class Expansion:
                 if have or current or delimited:
                     fields.append(current)
                 current, have = piece, bool(piece)
+        if lists and not other:
+            return [], False
         if have or current:
             fields.append(current)
         return fields, globbed
+
+    def _apart(self, part: Part, star: bool) -> bool:
+        """Whether a list's elements are fields of their own: "$@", "${a[@]}" in quotes, any
+        unquoted where IFS is null (else IFS's first character joins them, and they split)."""
+        return not star if part.in_quotes else self.state.variables.get("IFS") == ""
 
     def _expand_text(self, body: str) -> str:
         """A here-document's body: $VAR, ${VAR} and $(...) expanded, quotes kept as typed."""
@@ -217,6 +235,9 @@ class Expansion:
         state = self.state
 
         def assign(name: str, value: str) -> None:
+            if "[" in name:
+                shell_arrays.arithmetic_assign(self, name, value)
+                return
             problem = state.set(name, value)
             if problem:
                 raise Refused(problem)
@@ -224,9 +245,10 @@ class Expansion:
         def get(name: str) -> str:
             if name == "RANDOM":
                 return self._random()
-            if name not in state.variables:
+            found = shell_arrays.arithmetic_value(self, name) if "[" in name else state.value(name)
+            if found is None:
                 self._unbound(name)
-            return state.variables.get(name, "")
+            return found or ""
 
         try:
             evaluator = shell_arithmetic.Evaluator(get, assign)
@@ -244,8 +266,9 @@ class Expansion:
             return str(len(self.positional))
         if name == "0":
             return self.zero
-        if name in ("@", "*"):
-            return " ".join(self.positional)
+        listed = shell_arrays.listed(self, name)
+        if listed is not None:  # ${a[@]}, $@ and the rest, as one word
+            return shell_arrays.joined(self, *listed)
         if name.isdigit():
             index = int(name[-9:]) if len(name) < 10 else 0
             if 0 < index <= len(self.positional):
@@ -255,15 +278,17 @@ class Expansion:
         if name in ("-", "!"):
             return ""
         if name.startswith("#") and _is_name(name[1:]):
-            if name[1:] not in state.variables:
+            value = state.value(name[1:])
+            if value is None:
                 self._unbound(name[1:])
-            return str(len(state.variables.get(name[1:], "")))
+            return str(len(value or ""))
         if name == "RANDOM":
             return self._random()
         if _is_name(name):
-            if name not in state.variables:
+            value = state.value(name)
+            if value is None:
                 self._unbound(name)
-            return state.variables.get(name, "")
+            return value or ""
         default = self._default(name)
         if default is not None:
             base, op, text, takes_word = default
@@ -274,16 +299,21 @@ class Expansion:
                 # Interactive bash drops the rest of the command line.
                 unset = "parameter null or not set" if op == ":?" else "parameter not set"
                 raise Aborted(f"bash: {base}: {word or unset}")
-            if op.endswith("=") and not _is_name(base):
+            if op.endswith("=") and "[" in base:
+                shell_arrays.assign_default(self, base, word)
+            elif op.endswith("=") and not _is_name(base):
                 raise Refused(f"bash: ${base}: cannot assign in this way")
-            if op.endswith("="):
+            elif op.endswith("="):
                 state.set(base, word)
             return word
+        element = shell_arrays.parameter(self, name)
+        if element is not None:
+            return element
         found = shell_parameters.OPERATOR.fullmatch(name)
         if found:
             base, op, word = found.groups()
             try:
-                value = state.variables.get(base, "")
+                value = state.value(base) or ""
                 return shell_parameters.apply(value, op, word, self._expand_text, self.arithmetic)
             except shell_parameters.BadSubstitution as bad:
                 raise Refused(f"bash: {bad}") from None
@@ -302,9 +332,15 @@ class Expansion:
         """`${base<op>text}` with one of bash's DEFAULTS operators: base, op, text, and whether
         the operator takes its word (`-`, `=`, `?` for an unset base, or an empty one after `:`;
         `+` for a set one); None for any other parameter."""
+        element = shell_arrays.base_of(name)
         for op in DEFAULTS:
-            base, sep, text = name.partition(op)
-            if sep and (_is_name(base) or base.isdigit() or base in ("@", "*")):
+            if element is not None:  # `a[i-1]-word`: the operator after the subscript
+                base, sep, text = element[0], op, element[1][len(op) :]
+                if not element[1].startswith(op):
+                    continue
+            else:
+                base, sep, text = name.partition(op)
+            if sep and (_is_name(base) or base.isdigit() or base in ("@", "*") or element):
                 value = self._set_value(base, draw=False)
                 empty = value is None or (op.startswith(":") and value == "")
                 return base, op, text, empty != op.endswith("+")
@@ -316,7 +352,9 @@ class Expansion:
         if base == "RANDOM":
             return self._random() if draw else "0"
         if _is_name(base):
-            return self.state.variables.get(base)
+            return self.state.value(base)
+        if "[" in base:
+            return shell_arrays.set_value(self, base)
         if base in ("@", "*"):
             return " ".join(self.positional) if self.positional else None
         index = int(base[-9:]) if len(base) < 10 else 0
@@ -360,7 +398,8 @@ class Expansion:
             pieces = shell_compound.Pieces()
             inner.turns, inner.shown = self.turns, self.shown
             try:
-                shell_compound.run_list(inner, program, None, pieces)
+                with inner.subshell():  # what it sets is gone after it
+                    shell_compound.run_list(inner, program, None, pieces)
             except Aborted as exc:
                 pieces.say(inner, "err", str(exc))
             except ScriptExit:
@@ -425,12 +464,6 @@ def _bounded(size: int) -> None:
     if size > budget.limits().output_bytes:
         raise Refused("bash: expansion too long for this lab (over the output limit)")
     budget.check_time()
-
-
-def _only_parameters(parts: list[Part]) -> bool:
-    """A word that is "$@" and empty quotes only."""
-    at = [p for p in parts if p.kind == "var" and p.value == "@" and p.in_quotes]
-    return bool(at) and all(p.kind == "quoted" and not p.value for p in parts if p not in at)
 
 
 def _split(value: str, ifs: str) -> tuple[list[str], list[bool]]:

@@ -1,7 +1,8 @@
 """bash's functions on the admin host: `name() { ...; }` and `function name { ...; }` (any
 compound command as the body, with its redirections), called like a command with `$1`...,
 `$#` and `"$@"` of their own, `return [N]`, and `local NAME[=VALUE]` whose value is the
-caller's again once the function returns. A function is kept as the text of its body
+caller's again once the function returns (simulators.lab.shell_declare runs `local`). A
+function is kept as the text of its body
 (ShellState.functions: kept with the lab), runs before a builtin or a program of its name
 (`command NAME` skips it), and a new bash (`bash FILE`) does not see it. Calls nest
 MAX_NESTING deep at most, so a function that calls itself stops in one line; its loops and
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simulators.lab import budget
+from simulators.lab.environment import Held
 from simulators.lab.shell_grammar import parse
 from simulators.lab.shell_scripts import FunctionReturn, run_body
 from simulators.lab.shell_syntax import ShellSyntaxError, expand_aliases, tokenize
@@ -46,17 +48,14 @@ def call(shell: Shell, name: str, args: list[str], source: Input) -> Output:
         program = parse(expand_aliases(tokenize(text), shell.state.aliases), source=text)
     except ShellSyntaxError as exc:
         return Output.error(str(exc), 2)
-    frame: dict[str, str | None] = {}
+    frame: dict[str, Held] = {}
     shell.frames.append(frame)
     try:
         return run_body(shell, program, source, args)
     finally:
         shell.frames.pop()
         for variable, value in frame.items():
-            if value is None:
-                shell.state.unset(variable)
-            else:
-                shell.state.variables[variable] = value
+            shell.state.put_back(variable, value)
 
 
 def return_(shell: Shell, args: list[str]) -> Output:
@@ -69,25 +68,3 @@ def return_(shell: Shell, args: list[str]) -> Output:
     if number is None:
         return Output.error(f"bash: return: {args[0]}: numeric argument required", 2)
     raise FunctionReturn(number % 256)
-
-
-def local(shell: Shell, args: list[str]) -> Output:
-    """`local NAME[=VALUE]...`: the caller's value comes back when the function returns."""
-    if not shell.frames:
-        return Output.error("bash: local: can only be used in a function")
-    frame, state = shell.frames[-1], shell.state
-    errors = []
-    for arg in args:
-        name, sep, value = arg.partition("=")
-        if not name.isidentifier() or not name.isascii():
-            errors.append(f"bash: local: `{arg}': not a valid identifier")
-            continue
-        if name not in frame:
-            frame[name] = state.variables.get(name)
-        if sep:
-            problem = state.set(name, value)
-            if problem:
-                errors.append(problem)
-        else:
-            state.variables.pop(name, None)
-    return Output("", 1 if errors else 0, stderr="\n".join(errors))

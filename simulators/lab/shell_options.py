@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from simulators.lab import shell_listing
 from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
@@ -60,9 +61,15 @@ def _listing(options: list[str], plus: bool) -> str:
     return "\n".join(f"{n:<15}\t{'on' if n in options else 'off'}" for n in NAMES)
 
 
-def _variables(shell: Shell) -> str:
-    lines = []
-    for name, value in sorted(shell.state.variables.items()):
+def variables(shell: Shell) -> str:
+    """`set`'s listing: every variable and array (`a=([0]="x")`), then the functions."""
+    lines: list[str] = []
+    state = shell.state
+    for name in shell_listing.names(state):
+        value = state.variables.get(name)
+        if value is None:
+            lines.extend(filter(None, [shell_listing.set_line(state, name)]))
+            continue
         plain = value and all(c.isalnum() or c in "_./:=@%^,+-" for c in value)
         lines.append(f"{name}={value if plain else _quoted(value)}")
     for name, body in sorted(shell.state.functions.items()):
@@ -77,7 +84,7 @@ def _quoted(value: str) -> str:
 def set_(shell: Shell, args: list[str]) -> Output:
     """`set [-+OPTIONS] [-+o NAME] [--] [ARGS]`."""
     if not args:
-        return Output(_variables(shell))
+        return Output(variables(shell))
     options = list(shell.state.options)
     i = 0
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, files, fs, shell_compound, shell_xtrace
+from simulators.lab import budget, files, fs, shell_compound, shell_xtrace, system_files
 from simulators.lab.shell_grammar import List, parse
 from simulators.lab.shell_syntax import (
     Aborted,
@@ -109,7 +109,11 @@ def run_path(shell: Shell, path: str, args: list[str]) -> Output:
     if not where.file or where.error:
         return Output.error(f"bash: {path}: {where.error or fs.NOT_FOUND}", 127)
     name = where.key
-    text = shell.ctx.world.state.files[name]
+    program = system_files.program_at(where.path)  # `/usr/bin/ls`, `/bin/ls`: the tool itself
+    handler = shell._command(program) if program is not None else None
+    if handler is not None:
+        return handler(shell.ctx, args)
+    text = fs.text(shell.ctx.world.state, where.path)
     if not files.mode_of(shell.ctx, name) & 0o100:
         return Output.error(f"bash: {path}: Permission denied", 126)
     if text.startswith("#!"):
@@ -159,6 +163,7 @@ def _run(
     if own_process:
         # A new bash sees the environment only: exported variables, no aliases or functions.
         shell.state.variables = shell.state.environment()
+        shell.state.arrays = {}  # bash exports no array
         shell.state.aliases = {}
         shell.state.functions = {}
         # Its `set -x` is its own (`-x`), its PS4 levels counted from one again.

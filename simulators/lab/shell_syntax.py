@@ -14,6 +14,13 @@ import re
 from dataclasses import dataclass, field
 
 from simulators.lab.builtins import ansi_c
+from simulators.lab.shell_scan import ShellSyntaxError as ShellSyntaxError
+from simulators.lab.shell_scan import (
+    arithmetic_end,
+    matching_paren,
+    parameter_end,
+    subscript_end,
+)
 
 OPERATORS = (
     "&>>", "<<<", "<<-", "&&", "||", ";;", "&>", ">>", ">&", "<<", "<&",
@@ -21,15 +28,14 @@ OPERATORS = (
 )  # fmt: skip
 _OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
 _PLAIN = re.compile(r"[^\s'\"\\$&|;<>()#~`]+")
+# bash's assignment builtins: their NAME=value arguments are assignments (`declare a=(1 2)`).
+DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
+_SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
+_ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=|\[)")
+_LISTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 REDIRECTS = frozenset({">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 SPECIAL_PARAMETERS = frozenset("?$#!@*-0123456789")
-# $( ... ) inside $( ... ): deeper than this is refused rather than followed.
-MAX_NESTING = 8
-
-
-class ShellSyntaxError(Exception):
-    """bash's own words for a line it cannot parse."""
 
 
 class Refused(Exception):
@@ -116,9 +122,10 @@ _WORDS_BEFORE_COMMANDS = frozenset({"for", "do", "then", "else", "elif", "if", "
 _WORDS_BEFORE_COMMANDS |= {"until", "!", "{"}
 
 
-def tokenize(text: str, lenient: bool = False) -> list[Token]:
-    """Split a command as bash does. `lenient` (completion) accepts unfinished input."""
-    return _Lexer(text, lenient).run()
+def tokenize(text: str, lenient: bool = False, listed: bool = False) -> list[Token]:
+    """Split a command as bash does. `lenient` (completion) accepts unfinished input; `listed`:
+    the words of an array's list (`a=(x [3]=y)`), where `[SUBSCRIPT]=` starts a word."""
+    return _Lexer(text, lenient, listed).run()
 
 
 def word_parts(text: str, in_quotes: bool = False) -> list[Part]:
@@ -143,9 +150,12 @@ def word_parts(text: str, in_quotes: bool = False) -> list[Part]:
 
 
 class _Lexer:
-    def __init__(self, text: str, lenient: bool) -> None:
+    def __init__(self, text: str, lenient: bool, listed: bool = False) -> None:
         self.text = text
         self.lenient = lenient
+        self.listed = listed
+        # Up to here an assignment's subscript (`a[i + 1]=v`): blanks and operators are its own.
+        self.subscript_end = -1
         self.i = 0
         self.tokens: list[Token] = []
         self.parts: list[Part] = []
@@ -194,6 +204,12 @@ class _Lexer:
         text, n = self.text, len(self.text)
         while self.i < n:
             ch = text[self.i]
+            if self.i < self.subscript_end and ch not in "'\"\\$`":
+                self.add("lit", ch)
+                self.i += 1
+                continue
+            if not self.in_word and (ch == "[" if self.listed else ch.isalpha() or ch == "_"):
+                self.subscript()
             if ch == "\n":
                 self.flush()
                 self.tokens.append(Op("\n"))
@@ -229,6 +245,8 @@ class _Lexer:
             if ch in "<>" and text.startswith("(", self.i + 1) and not self.conditional:
                 self.process_substitution(ch)
                 continue
+            if ch == "(" and self.in_word and not self.conditional and self.listing():
+                continue
             if ch in _OPERATOR_STARTS:
                 op = next((o for o in OPERATORS if text.startswith(o, self.i)), None)
                 if self.conditional and op is not None and op[0] in "&|()<>":
@@ -256,6 +274,56 @@ class _Lexer:
             raise ShellSyntaxError("bash: syntax error near unexpected token `newline'")
         return self.tokens
 
+    def subscript(self) -> None:
+        """`NAME[` (or, in an array's list, `[`) where an assignment may be: up to its `]`, if
+        `=` or `+=` follows, the subscript is one word's (`a[i + 1]=v`)."""
+        found = _SUBSCRIPTED.match(self.text, self.i) if not self.listed else None
+        start = found.end() if found else self.i + 1
+        if not self.listed and (found is None or not self.assigning()):
+            return
+        end = subscript_end(self.text, start)
+        if end >= 0 and self.text.startswith(("=", "+="), end + 1):
+            self.subscript_end = end
+
+    def listing(self) -> bool:
+        """`NAME=(` or `NAME+=(` where an assignment may be: its list up to the `)` is part of the
+        word (`a=(x "y z")`), read again when it runs (simulators.lab.shell_arrays)."""
+        typed = "".join(p.value if p.kind == "lit" else "\0" for p in self.parts)
+        if not _LISTED.fullmatch(typed) or not self.assigning():
+            return False
+        end = matching_paren(self.text, self.i + 1)
+        if end < 0:
+            self.fail("bash: unexpected EOF while looking for matching `)'")
+            end = len(self.text)
+        body = self.text[self.i + 1 : end]
+        for token in tokenize(body, self.lenient, listed=True):
+            if isinstance(token, Op | Arith) and token.text != "\n":
+                raise ShellSyntaxError(f"bash: syntax error near unexpected token `{token.text}'")
+        self.add("array", body)
+        self.i = end + 1
+        return True
+
+    def assigning(self) -> bool:
+        """Whether a word here may be an assignment: one of a command's first words, after
+        assignments only, or an argument of declare, local, export (bash's assignment
+        builtins)."""
+        words: list[Word] = []  # the command's words so far, the last first
+        for token in reversed(self.tokens):
+            if isinstance(token, Op) and token.text in REDIRECTS:
+                words = words[:-1]  # its target
+            elif isinstance(token, Op):
+                break
+            elif not isinstance(token, Word):
+                return isinstance(token, HereDoc)
+            elif token.plain and token.text in _WORDS_BEFORE_COMMANDS:
+                break
+            else:
+                words.append(token)
+        words.reverse()
+        first = words[0] if words else None
+        declaring = first is not None and first.plain and first.text in DECLARATIONS
+        return declaring or all(assignment(word) is not None for word in words)
+
     def process_substitution(self, ch: str) -> None:
         """`<(command)` (or `>(command)`): a word, the name of a file that is its output."""
         end = matching_paren(self.text, self.i + 2)
@@ -277,7 +345,7 @@ class _Lexer:
         return isinstance(last, Word) and last.plain and last.text in _WORDS_BEFORE_COMMANDS
 
     def arithmetic_command(self) -> None:
-        end = _arithmetic_end(self.text, self.i + 2)
+        end = arithmetic_end(self.text, self.i + 2)
         if end < 0:
             self.fail("bash: unexpected EOF while looking for matching `))'")
             end = len(self.text)
@@ -412,7 +480,7 @@ class _Lexer:
             return
         if nxt == "(":
             if text.startswith("((", i + 1):
-                end = _arithmetic_end(text, i + 3)
+                end = arithmetic_end(text, i + 3)
                 if end < 0:
                     self.fail("bash: unexpected EOF while looking for matching `))'")
                     end = n
@@ -427,7 +495,7 @@ class _Lexer:
             self.i = end + 1
             return
         if nxt == "{":
-            end = _parameter_end(text, i + 2)
+            end = parameter_end(text, i + 2)
             if end < 0:
                 self.fail("bash: unexpected EOF while looking for matching `}'")
                 end = n
@@ -450,81 +518,9 @@ class _Lexer:
         self.i = j
 
 
-def _parameter_end(text: str, start: int) -> int:
-    """Where the `}` closing a `${` whose inside starts at `start` is (-1: none): past nested
-    `${...}`, quotes and backslashes (`${A:-${HOME}/x}`, `${A:-"}"}`)."""
-    depth, at, n = 0, start, len(text)
-    while at < n:
-        ch = text[at]
-        if ch == "\\":
-            at += 2
-            continue
-        if ch == "'" or ch == '"':
-            close = text.find(ch, at + 1)
-            if close < 0:
-                return -1
-            at = close + 1
-            continue
-        if text.startswith("${", at):
-            depth += 1
-            at += 2
-            continue
-        if ch == "}":
-            if depth == 0:
-                return at
-            depth -= 1
-        at += 1
-    return -1
-
-
-def _arithmetic_end(text: str, start: int) -> int:
-    """Where the `))` closing a `$((` whose expression starts at `start` is (-1: none)."""
-    depth = 0
-    for at in range(start, len(text)):
-        if text[at] == "(":
-            depth += 1
-        elif text[at] == ")":
-            if depth == 0:
-                return at if text.startswith("))", at) else -1
-            depth -= 1
-    return -1
-
-
-def matching_paren(text: str, start: int) -> int:
-    """Index of the `)` closing a `$(` whose body starts at `start`, or -1 (quotes skipped)."""
-    depth = 1
-    i = start
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "'":
-            end = text.find("'", i + 1)
-            if end < 0:
-                return -1
-            i = end + 1
-            continue
-        if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-            continue
-        if c == "(":
-            depth += 1
-            if depth > MAX_NESTING:
-                raise ShellSyntaxError("bash: command substitution nested too deeply for this lab")
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return -1
-
-
 def _as_typed(part: Part) -> str:
+    if part.kind == "array":
+        return f"({part.value})"
     if part.kind == "var":
         return "$" + part.value
     if part.kind in ("procin", "procout"):
@@ -598,11 +594,16 @@ def _assignment(word: Word) -> bool:
 
 
 def assignment(word: Word) -> str | None:
-    """The NAME of a `NAME=value` word (its name unquoted, as bash requires), else None."""
+    """The NAME of a `NAME=value`, `NAME+=value` or `NAME[SUBSCRIPT]=value` word (its name, `[`,
+    `]` and `=` unquoted, as bash requires), else None."""
     first = word.parts[0] if word.parts else None
-    if first is None or first.kind != "lit" or "=" not in first.value:
+    if first is None or first.kind != "lit":
         return None
-    name = first.value.split("=", 1)[0]
-    if not name or name[0].isdigit() or any(c not in NAME_CHARS for c in name):
+    found = _ASSIGNED.match(first.value)
+    if found is None:
         return None
-    return name
+    if found.group(2) != "[":
+        return found.group(1)
+    typed = "".join(p.value if p.kind == "lit" else "\0" for p in word.parts)
+    end = subscript_end(typed, found.end())
+    return found.group(1) if end >= 0 and typed.startswith(("=", "+="), end + 1) else None

@@ -51,8 +51,14 @@ def quote(word: str, empty: str = "''") -> str:
         return "'" + word.replace("'", "'\\''") + "'"
     if all(_prints(char) for char in word):
         return word
+    return ansic_quote(word)
+
+
+def ansic_quote(word: str) -> str:
+    """bash's ansic_quote: `$'...'` with C's escapes, octal for any other character that does
+    not print (xtrace's words, `declare -p`'s values)."""
     out = []
-    for char in word:  # ansic_quote: C's escapes, octal for any other that does not print
+    for char in word:
         if char in _ESCAPES:
             out.append("\\" + _ESCAPES[char])
         elif _prints(char):
@@ -80,6 +86,12 @@ def command(shell: Shell, assignments: list[tuple[str, str]], argv: list[str]) -
     if argv:
         lines.append(start + " ".join(quote(word) for word in argv))
     return lines
+
+
+def assigned(shell: Shell, target: str, value: str | None) -> str:
+    """An assignment's line as it is made: `+ a[1]=x`, `+ b+=y`; a list as typed (value None:
+    `+ a=(x "y z")`)."""
+    return prefix(shell) + target + ("" if value is None else quote(value, ""))
 
 
 def compound(shell: Shell, compound: Compound, expression: str = "") -> str:

@@ -465,13 +465,10 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
             if name == "less":
                 return Output("", 1, stderr='Missing filename ("less --help" for help)')
             return Output("", 1, stderr=f"more: bad usage\n{try_help('more')}")
-        message = (
-            "{name}: No such file or directory"
-            if name == "less"
-            else ("more: cannot open {name}: No such file or directory")
-        )
-        folder = "{name} is a directory" if name == "less" else "\n*** {name}: directory ***\n"
-        inputs, errors = read_inputs(ctx, name, names, message, folder=folder)
+        if name == "more":
+            return _more(ctx, names)
+        message = "{name}: No such file or directory"
+        inputs, errors = read_inputs(ctx, name, names, message, folder="{name} is a directory")
         text = "".join(t for _, t in inputs)
         return Output(
             text[:-1] if text.endswith("\n") else text, 1 if errors else 0, stderr="\n".join(errors)
@@ -479,6 +476,34 @@ def _pager(name: str) -> Callable[[Context, list[str]], Output]:
 
     page.__name__ = name
     return page
+
+
+def _more(ctx: Context, names: list[str]) -> Output:
+    """util-linux 2.38's more where the lab's terminal cannot page: each file as it is, under
+    a `::::` header when there are several (in a pipe or a file, always: more does not page
+    there); a folder's line where the folder comes, on stdout; what cannot be opened (`-`
+    too) said on stderr; the status 0. A stdin that is not the terminal comes first, as
+    util-linux's more copies it before its files."""
+    if not names:
+        return Output.exactly(ctx.stdin)
+    shown: list[str] = [ctx.stdin]
+    piped: list[str] = [ctx.stdin]
+    errors: list[str] = []
+    for name in names:
+        text, why = files.opened(ctx, name)
+        if why == fs.IS_FOLDER:
+            shown.append(f"\n*** {name}: directory ***\n\n")
+            piped.append(shown[-1])
+        elif text is None:
+            errors.append(f"more: cannot open {name}: {why}")
+        else:
+            header = f"::::::::::::::\n{name}\n::::::::::::::\n"
+            shown.append(header + text if len(names) > 1 else text)
+            piped.append(header + text)
+    result = Output.exactly("".join(shown), 0, stderr="\n".join(errors))
+    whole = "".join(piped)
+    result.piped = whole[:-1] if result.newline and whole.endswith("\n") else whole
+    return result
 
 
 def _tee(ctx: Context, args: list[str]) -> Output:

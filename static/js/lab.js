@@ -406,6 +406,7 @@
           if (streaming) {
             // The stream ends on the server; its end brings the prompt back.
             term.write("^C\r\n");
+            streamOpen = false;
             send({ type: "interrupt" });
             return;
           }
@@ -505,11 +506,13 @@
     // until Ctrl+C, the next command, or their own end (simulators.lab.streams).
     var streaming = false;
     var streamEntry = null; // the transcript's <pre> for the open stream
+    var streamOpen = false; // the stream's last output ended no line (a jsonpath template)
 
     function startStream(frame) {
       streaming = true;
       var data = frame.data || "";
-      if (data) term.write(data.replace(/\r?\n/g, "\r\n") + (/\n$/.test(data) ? "" : "\r\n"));
+      streamOpen = !!(data && frame.open);
+      if (data) term.write(data.replace(/\r?\n/g, "\r\n") + (streamOpen || /\n$/.test(data) ? "" : "\r\n"));
       appendTranscript(pendingCommand, data);
       pendingCommand = null;
       streamEntry = transcript ? transcript.lastElementChild : null;
@@ -523,18 +526,23 @@
         // watch: a new screen in the old one's place.
         term.write("\x1b[2J\x1b[H" + data.replace(/\r?\n/g, "\r\n"));
       } else if (data) {
-        term.write(data.replace(/\r?\n/g, "\r\n") + "\r\n");
+        term.write(data.replace(/\r?\n/g, "\r\n") + (frame.open ? "" : "\r\n"));
       }
+      var joint = streamOpen ? "" : "\n";
+      if (data) streamOpen = !!frame.open;
       if (!streamEntry || !data) return;
       var pre = streamEntry.querySelector("pre");
       if (!pre) { pre = document.createElement("pre"); streamEntry.appendChild(pre); }
-      pre.textContent = frame.clear ? data : (pre.textContent ? pre.textContent + "\n" : "") + data;
+      pre.textContent = frame.clear ? data : (pre.textContent ? pre.textContent + joint : "") + data;
     }
 
     function endStream(frame) {
       if (!streaming) return;
       streaming = false;
       streamEntry = null;
+      // The line a template left open ends before the note and the prompt (Ctrl+C ended it).
+      if (streamOpen) term.write("\r\n");
+      streamOpen = false;
       if (frame.data) term.write(frame.data.replace(/\r?\n/g, "\r\n") + "\r\n");
       setStatus("The stream ended.");
       busy = false;

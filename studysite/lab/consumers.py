@@ -20,7 +20,9 @@ editor's save, run as the line simulators.lab.editor makes of it). Frames out:
 editor, and `"saved": true` and `"ok"` (written or not) for a save, `"stream": true` for a
 command that keeps printing (simulators.lab.streams): then
 `{"type": "stream", "data": TEXT, "checklist": ...}` as the world steps (`"clear": true` for
-watch's new screen) until `{"type": "stream-end", "data": NOTE}`, which
+watch's new screen; `"open": true` on it and on the first frame when TEXT ends no line, as a
+watch's jsonpath template leaves it, so the next goes on on that line) until
+`{"type": "stream-end", "data": NOTE}`, which
 `{"type": "interrupt"}` (Ctrl+C), the next line, or a stream started in another tab of the lab
 brings; `{"type": "completions", "items": [...]}`;
 `{"type": "error", "data": MESSAGE}` for a refused frame.
@@ -458,7 +460,8 @@ class LabConsumer(AsyncWebsocketConsumer):
         assert request is not None
         stream = streams.Stream(request)
         first = stream.first(result.output)
-        await self.send_json(result_frame(dataclasses.replace(result, output=first), stream=True))
+        frame = result_frame(dataclasses.replace(result, output=first), stream=True)
+        await self.send_json({**frame, "open": True} if first and result.open_line else frame)
         other = _streams.get(self.opened.saved_id)
         if other is not None and other is not self:
             await other.stop_stream("(stopped: a stream started in another tab of this lab)")
@@ -488,6 +491,8 @@ class LabConsumer(AsyncWebsocketConsumer):
                 if text or result.changed or request.kind == streams.SCREEN:
                     clear = {"clear": True} if request.kind == streams.SCREEN else {}
                     frame = output_frame(text, result.checklist, PROMPT, **clear)
+                    if text and result.open_line and request.kind == streams.ROWS:
+                        frame["open"] = True  # kubectl's template ended no line
                     await self.send_json({**frame, "type": "stream"})
                 if store.fold_due(self.opened):
                     await self.fold()

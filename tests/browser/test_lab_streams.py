@@ -93,3 +93,26 @@ def test_watch_only_is_silent_until_another_tab_cordons_a_node_then_shows_its_ro
     page.keyboard.press("Control+c")
     expect(page.locator("#lab-status")).to_have_text("The stream ended.")
     other.close()
+
+
+def test_a_jsonpath_watch_prints_each_events_name_on_the_line_kubectl_left_open(
+    context: BrowserContext, page: Page
+) -> None:
+    open_terminal(page)
+    run(page, "kubectl get nodes -w -o jsonpath='{.metadata.name}'")
+    rows = page.locator(".xterm-rows")
+    expect(rows).to_contain_text("gpu-node1gpu-node2gpu-node3")
+
+    other = context.new_page()
+    open_terminal(other)
+    run(other, "kubectl cordon gpu-node2")
+    expect(rows).to_contain_text("gpu-node1gpu-node2gpu-node3gpu-node2", timeout=15_000)
+    page.bring_to_front()
+    page.locator(".xterm-helper-textarea").focus()
+    page.keyboard.press("Control+c")
+    expect(page.locator("#lab-status")).to_have_text("The stream ended.")
+    # Ctrl+C ended the line; the prompt is on a line of its own, and the transcript for screen
+    # readers holds the names as the terminal shows them.
+    expect(rows).to_contain_text(re.compile(r"gpu-node2\^C\s*admin@kadmin:~\$"))
+    expect(page.locator("#transcript-log")).to_contain_text("gpu-node1gpu-node2gpu-node3gpu-node2")
+    other.close()

@@ -10,6 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from simulators.lab import list_tickets
+from simulators.lab.environment import MAX_ELEMENTS
 from studysite.lab.models import SavedLab
 from studysite.lab.progress import replayed
 
@@ -54,6 +55,19 @@ def test_a_damaged_lab_in_the_file_is_refused_and_changes_nothing(client: Client
     body = upload(client, document)
     assert "The saved lab for ticket mig-single in that file is damaged." in body
     assert "node/gpu-node2 cordoned" in client.get("/lab/mig-single/").content.decode()
+
+
+def test_a_lab_whose_shell_holds_an_array_past_the_bounds_is_refused(client: Client) -> None:
+    client.post("/lab/mig-single/command", {"line": "nodes=($(kubectl get nodes -o name))"})
+    document = whole_states(json.loads(client.get("/progress/export").content))
+    arrays = document["parts"]["lab"][0]["state"]["shell"]["arrays"]
+    assert arrays["nodes"] == [
+        "a",
+        {"0": "node/gpu-node1", "1": "node/gpu-node2", "2": "node/gpu-node3"},
+    ]
+    arrays["nodes"] = ["a", {str(i): "x" for i in range(MAX_ELEMENTS + 1)}]
+    body = upload(client, document)
+    assert "The saved lab for ticket mig-single in that file is damaged." in body
 
 
 def test_a_lab_for_an_unknown_ticket_is_refused(client: Client) -> None:

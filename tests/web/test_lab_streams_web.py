@@ -79,6 +79,33 @@ async def test_one_stream_per_lab_a_new_one_in_another_tab_ends_the_first() -> N
     await second.disconnect()
 
 
+async def test_a_watchs_jsonpath_template_goes_on_on_the_line_it_left_open() -> None:
+    """kubectl's jsonpath printer ends no line: each event's name follows the last one."""
+    key = await new_session_key()
+    watching, other = await connect("mig-single", key), await connect("mig-single", key)
+    await send_line(watching, "kubectl get nodes -w -o jsonpath='{.metadata.name}'")
+    first = await receive(watching)
+    assert first["stream"] is True and first["open"] is True
+    assert first["data"] == "gpu-node1gpu-node2gpu-node3"
+    await send_line(other, "kubectl cordon gpu-node3")
+    assert (await receive(other))["data"] == "node/gpu-node3 cordoned"
+    frame = await receive(watching)
+    while not frame.get("data"):
+        frame = await receive(watching)
+    assert frame["type"] == "stream" and frame["open"] is True
+    assert frame["data"].startswith("gpu-node3") and "\n" not in frame["data"]
+    await watching.disconnect()
+    await other.disconnect()
+
+
+async def test_a_watchs_table_rows_end_their_lines() -> None:
+    watching = await connect("mig-single", await new_session_key())
+    await send_line(watching, "kubectl get nodes -w")
+    first = await receive(watching)
+    assert first["stream"] is True and "open" not in first
+    await watching.disconnect()
+
+
 def test_the_form_prints_one_snapshot_and_says_so(client: Client) -> None:
     response = client.post(
         "/lab/mig-single/command", {"line": "kubectl get nodes -w"}, headers={"HX-Request": "true"}

@@ -96,7 +96,7 @@ def folder_sources(ctx: Context, typed: str, folder: str, recursive: bool) -> li
         if not fs.is_file(state, path) or ("/" in inner and not recursive):
             continue
         if inner.endswith(EXTENSIONS):
-            found.append((posixpath.join(shown, inner), state.files[fs.key(path)]))
+            found.append((posixpath.join(shown, inner), fs.text(state, path)))
     return found
 
 

@@ -32,6 +32,16 @@ COMMON = [
     Flag("as", long="as", takes_value=True),
     Flag("as-group", long="as-group", takes_value=True),
     Flag("as-uid", long="as-uid", takes_value=True),
+    # clientcmd's overrides of the kubeconfig's cluster and user (connection.connect).
+    Flag("server", long="server", short="s", takes_value=True),
+    Flag("token", long="token", takes_value=True),
+    Flag("insecure-skip-tls-verify", long="insecure-skip-tls-verify"),
+    Flag("certificate-authority", long="certificate-authority", takes_value=True),
+    Flag("client-certificate", long="client-certificate", takes_value=True),
+    Flag("client-key", long="client-key", takes_value=True),
+    Flag("username", long="username", takes_value=True),
+    Flag("password", long="password", takes_value=True),
+    Flag("tls-server-name", long="tls-server-name", takes_value=True),
 ]
 
 

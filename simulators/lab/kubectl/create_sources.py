@@ -115,7 +115,8 @@ def folder_files(ctx: Context, path: str) -> list[tuple[str, str]]:
     state = ctx.world.state
     where = fs.locate(ctx, path).path
     found, _ = fs.children(state, where)
-    return [(name, state.files[fs.key(f"{where.rstrip('/')}/{name}")]) for name in found]
+    paths = [f"{where.rstrip('/')}/{name}" for name in found]
+    return [(p.rsplit("/", 1)[1], fs.text(state, p)) for p in paths if fs.is_file(state, p)]
 
 
 def env_pairs(ctx: Context, path: str, directory_error: str) -> list[tuple[str, str]]:

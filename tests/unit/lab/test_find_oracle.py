@@ -82,6 +82,9 @@ ACTIONS = [
     r"-exec printf '%s\n' {} +", r"-execdir echo {} \;", r"-execdir printf '%s\n' {} +",
     r"-exec echo [{}] \;", r"-exec nosuch {} \;", r"-exec nosuch {} +",
     "-fprint out.txt", r"-fprintf out.txt '%y %p\n'",
+    r"""-exec sh -c 'echo "[$1]" $#' sh {} \;""",
+    r"""-exec bash -c 'for f; do echo "<$f>"; done; echo $#' _ {} +""",
+    r"""-execdir sh -c 'test -d "$0" && echo "d:$0"' {} \;""",
 ]  # fmt: skip
 TIMED = "-newer|-mtime|-mmin"
 LAB_NOW = 20  # the lab's clock when find runs: two commands after the session starts

@@ -369,3 +369,18 @@ def test_a_stream_runs_at_most_ten_minutes_or_its_timeout() -> None:
     assert streams.StreamRequest(streams.WAIT, "x", timeout=10**9).seconds == streams.MAX_SECONDS
     request = streams.StreamRequest(streams.WAIT, "x", timeout=30)
     assert streams.parse_step(streams.step_line(request)) == request
+
+
+def test_a_jsonpath_watch_leaves_its_line_open_and_what_its_own_step_changed_follows_on_it(
+    lab: LabSession,
+) -> None:
+    opened = lab.run(
+        "kubectl scale deploy coredns -n kube-system --replicas=3 >/dev/null;"
+        " kubectl get deploy -n kube-system -w -o jsonpath='{.metadata.name} '"
+    )
+    # The list, then (no newline between) the events the command's own step made.
+    assert opened.open_line and opened.output.startswith("coredns coredns ")
+    assert "\n" not in opened.output
+    table = lab.run("kubectl get deploy -n kube-system -w")
+    assert not table.open_line
+    assert not lab.run("printf 'x\\n'").open_line and lab.run("printf x").open_line

@@ -73,9 +73,9 @@ def test_the_admin_writes_in_its_folders_and_tmp_but_not_in_roots() -> None:
 
 def test_ls_lists_the_system_top_level_and_cannot_open_roots_home() -> None:
     lab = LabSession.new("mig-single", seed=0)
-    assert lab.run("ls /").output.split() == [
-        "boot", "dev", "etc", "home", "media", "mnt", "opt", "proc", "root", "run", "srv",
-        "sys", "tmp", "usr", "var",
+    assert lab.run("ls -1 /").output.split() == [
+        "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "lost+found",
+        "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var",
     ]  # fmt: skip
     result = lab.run("ls /root")
     assert (result.output, result.exit_code) == (
@@ -204,3 +204,20 @@ def test_a_tool_given_a_folder_says_what_the_real_tool_says(line: str) -> None:
     lab = LabSession.new("mig-single", seed=0)
     lab.run("mkdir d; echo hi > f")
     assert sorted(lab.run(script).output.split("\n")) == sorted(real.rstrip("\n").split("\n"))
+
+
+def test_a_subshell_or_bash_c_changes_folder_only_for_itself() -> None:
+    lab = LabSession.new("mig-single", seed=0)
+    out = lab.run("(cd /tmp; pwd); pwd; bash -c 'cd /tmp'; pwd; echo x | (cd /; cat); pwd").output
+    assert out.split("\n") == ["/tmp", "/home/admin", "/home/admin", "x", "/home/admin"]
+    assert lab.prompt == "admin@kadmin:~$ "
+
+
+def test_find_exec_and_xargs_run_sh_c_with_its_arguments_in_a_subshell() -> None:
+    lab = LabSession.new("mig-single", seed=0)
+    lab.run("mkdir -p m && touch m/a.yaml m/b.yaml")
+    found = lab.run("""find m -name '*.yaml' -exec sh -c 'echo "got $1"; cd /tmp' sh {} \\;""")
+    assert found.output == "got m/a.yaml\ngot m/b.yaml"
+    assert lab.run("pwd").output == "/home/admin"
+    piped = lab.run("""ls m | xargs -I{} bash -c 'x={}; echo "${x%.yaml}"'; echo "[$x]" """)
+    assert piped.output == "a\nb\n[]"

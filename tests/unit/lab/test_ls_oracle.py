@@ -179,3 +179,69 @@ def test_long_lines_line_up_their_columns_as_ls_does() -> None:
         "-rw-r--r-- 1 admin admin     3 Nov 10 09:40 a",
         "-rw-r--r-- 1 admin admin 12000 Nov 10 09:40 bb",
     ]
+
+
+# The host's own tree (simulators.lab.system_files) built for real: its folders, files and
+# links (`bin -> usr/bin`, `etc/os-release -> ../usr/lib/os-release`), and ls run at its top as
+# the lab's runs at `/`. The programs' sizes are made small to write (stat's size is all ls
+# shows of them), /proc's files are written empty (ls shows them empty); operands below /root
+# and -R are left out (this machine's root may read /root).
+SYSTEM_OPERANDS = ["", "", ".", "bin", "bin/", "lib", "sbin", "lib64", "etc", "etc/", "usr"]
+SYSTEM_OPERANDS += ["etc/os-release", "etc/resolv.conf", "etc/hosts", "usr/local/bin", "proc"]
+SYSTEM_OPERANDS += ["bin/cat", "bin/../etc", "nope", "etc/os-release/", "run/systemd", "home"]
+SMALL_PROGRAM = 5000
+
+
+@st.composite
+def system_lines(draw: st.DrawFn) -> str:
+    letters = draw(st.lists(st.sampled_from("AlhrtSsdFp1go"), max_size=3))
+    options = f"-{''.join(letters)} " if letters else ""
+    operands = draw(st.lists(st.sampled_from(SYSTEM_OPERANDS), max_size=2))
+    ls = f"ls {options}{' '.join(operands)}".strip()
+    return f'{ls} | cat; {ls} > /dev/null 2>&1; echo "[$?]"'
+
+
+def _real_system(line: str) -> str:
+    from simulators.lab import fs, system_files
+
+    lab = LabSession.new("mig-single", seed=0)
+    state = lab.world.state
+    with home_folder() as home:
+        top = home.parent / "root"  # beside the home folder: cleaned up with it
+        made = [top]
+        for folder in sorted(fs.folders(state)):
+            there = top / folder.lstrip("/")
+            there.mkdir(parents=True, exist_ok=True)
+            there.chmod(fs.mode_of(state, folder))
+            made.append(there)
+        for link, target in system_files.LINKS.items():
+            (top / link.lstrip("/")).symlink_to(target)
+            made.append(top / link.lstrip("/"))
+        texts = {**{p: f.text for p, f in system_files.FILES.items()}, **fs.files_of(state)}
+        for name in [*texts, *system_files.programs()]:
+            there = top / name.lstrip("/")
+            size = fs.size(state, name) if name in texts else SMALL_PROGRAM
+            there.write_text(texts.get(name, "x" * size)[:size], encoding="utf-8")
+            there.chmod(fs.mode_of(state, name))
+            made.append(there)
+        top.chmod(0o755)
+        for there in made:
+            os.utime(there, (WHEN, WHEN), follow_symlinks=False)
+        return bash(top, line, TZ="UTC", COLUMNS="80")
+
+
+@settings(max_examples=80, deadline=None)
+@given(system_lines())
+def test_ls_lists_the_hosts_own_files_and_links_as_gnu_ls_lists_them(line: str) -> None:
+    from simulators.lab import system_files
+
+    small = {name: SMALL_PROGRAM for name in system_files.SIZES}
+    with (
+        patch.object(ls, "OWNER", "root"),
+        patch.dict(system_files.SIZES, small),
+        patch.object(system_files, "DEFAULT_SIZE", SMALL_PROGRAM),
+        patch.object(system_files, "_programs", (-1, {})),
+    ):
+        lab = LabSession.new("mig-single", seed=0)
+        ours = lab.run(f"cd /; {line}").output
+    assert _comparable(ours) == _comparable(_real_system(line)), line

@@ -82,7 +82,7 @@ def test_python_answers_in_one_line_that_the_host_has_none(single: LabSession) -
 
 def test_help_lists_the_shells_tools(single: LabSession) -> None:
     text = out(single, "help")
-    for tool in ("jq", "awk", "wc", "sort", "base64", "alias k=kubectl", "<<EOF"):
+    for tool in ("jq", "awk", "wc", "sort", "base64", "alias k=kubectl", "<<EOF", "find", "curl"):
         assert tool in text
 
 
