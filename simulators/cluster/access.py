@@ -333,6 +333,8 @@ def authorize(
     attrs: Obj = {"verb": verb, "resource": info.plural, "group": info.group}
     if info.namespaced and namespace:
         attrs["namespace"] = namespace
+    elif (info.group, info.plural) == ("", "namespaces") and name:
+        attrs["namespace"] = name  # RequestInfo: /api/v1/namespaces/NAME is in NAME
     if name:
         attrs["name"] = name
     if subresource:

@@ -128,9 +128,10 @@ def authorize(api: MockCluster, who: access.Identity, info: RequestInfo) -> None
         verb = "create"  # a websocket's GET is authorized as the POST it replaces
     attrs: Obj = {"verb": verb, "resource": info.resource, "group": info.group}
     served = api.registry.by_path(info.group, info.version, info.resource)
-    # A cluster-scoped kind is authorized at the cluster scope, as the lab's kubectl asks
-    # (kube-apiserver takes `/namespaces/NAME` as in NAME's namespace too).
-    if info.namespace and (served is None or served.namespaced):
+    # A cluster-scoped kind is authorized at the cluster scope, as the lab's kubectl asks,
+    # but for a namespace itself: RequestInfo takes `/api/v1/namespaces/NAME` as in NAME.
+    itself = (info.group, info.resource) == ("", "namespaces")
+    if info.namespace and (served is None or served.namespaced or itself):
         attrs["namespace"] = info.namespace
     if info.name:
         attrs["name"] = info.name

@@ -241,7 +241,7 @@ for _name in ("bash", "sh"):
     register(_name, _bash_program(_name), path="/usr/bin/" + _name)
 for _name in (
     *("source", ".", "shift", "exit", "return", "local", "set", "let", "eval"),
-    *("declare", "typeset", "mapfile", "readarray"),  # simulators.lab.shell_declare
+    *("declare", "typeset", "readonly", "mapfile", "readarray"),  # simulators.lab.shell_declare
 ):
     register(_name, _shell_only(_name))
 register("break", shell_compound.jump("break"))
@@ -257,7 +257,7 @@ register("whoami", hosttools.whoami, path=BIN + "whoami")
 register("id", hosttools.id_, path=BIN + "id", options=["-u", "-g", "-G", "-n"])
 register("hostname", hosttools.hostname, path=BIN + "hostname")
 register("uname", hosttools.uname, path=BIN + "uname", options=["-a", "-r", "-m", "-s"])
-register("sudo", _shell_only("sudo"), path=BIN + "sudo")
+register("sudo", hosttools.sudo, path=BIN + "sudo")
 register("command", _shell_only("command"))
 register("ssh", hosttools.ssh, path=BIN + "ssh")
 register(

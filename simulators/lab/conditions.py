@@ -10,7 +10,7 @@ import fnmatch
 from simulators.lab import fs, regex
 from simulators.lab.tool import Context, Output
 
-_UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a"})
+_UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a", "-c"})
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _STRING = frozenset({"=", "==", "!=", "<", ">"})
 # `!` and parentheses nested deeper than this are refused, not followed.
@@ -133,10 +133,14 @@ class _Expression:
             return where.exists and (fs.owned(where.path) or fs.allows(state, where.path, 4))
         if operator == "-w":  # the admin's own, or root's /tmp
             return where.exists and (
-                fs.owned(where.path) or (where.folder and fs.writable(state, where.path))
+                fs.owned(where.path)
+                or (where.folder and fs.writable(state, where.path))
+                or (where.file and fs.allows(state, where.path, 2))  # /dev/null's rw-rw-rw-
             )
-        if operator == "-f":
-            return where.file
+        if operator == "-f":  # a regular file: /dev/null is a character device (-c)
+            return where.file and fs.device(where.path) is None
+        if operator == "-c":
+            return where.file and fs.device(where.path) is not None
         if operator == "-s":  # stat's size: /proc's files are empty
             return where.folder or (where.file and fs.size(state, where.path) > 0)
         if operator == "-x":  # the execute (or a folder's search) bit of the admin's class

@@ -9,14 +9,17 @@ kubectl), as the user the request authenticates as: a service account's bearer t
 but ``/version`` and ``/healthz``); a token the server does not know is its 401. The body is
 what kube-apiserver sends curl: Go's indented JSON (curl's User-Agent asks for it).
 
-curl's side is 7.81's: TLS is verified against the system's CAs, which do not hold the
-cluster's CA (exit 60) unless ``-k`` or ``--cacert`` names a file with the kubeconfig's
-``certificate-authority-data`` decoded; HTTP/2 over TLS (``-i`` shows ``HTTP/2 200`` and
-lower-case headers; ``--http1.1`` the other form); names other than the host's own and the
-nodes' do not resolve (the host is air-gapped: exit 6), and nothing else listens (exit 7).
-A watch or a followed log prints what the server has sent by the time the command ends: the
-lab's world does not move while a command runs, so ``--max-time`` ends it as curl's exit 28
-would, ``?timeoutSeconds=`` as the server would, and without either the lab says it stopped.
+curl's side is 7.81's: TLS is verified against the system's CAs, which do not hold the cluster's
+CA (exit 60) unless ``-k`` or ``--cacert`` names a file that holds the kubeconfig's
+``certificate-authority-data`` decoded, alone or in a bundle (``kubeconfig.holds_ca``, which
+kubectl asks too); a client certificate the CA did not sign is kube-apiserver's 401 (it asks for
+client certificates without verifying them in the handshake); HTTP/2 over TLS (``-i`` shows
+``HTTP/2 200`` and lower-case headers; ``--http1.1`` the other form); names other than the
+host's own and the nodes' do not resolve (the host is air-gapped: exit 6), and nothing else
+listens (exit 7). A watch or a followed log prints what the server has sent by the time the
+command ends: the lab's world does not move while a command runs, so ``--max-time`` ends it as
+curl's exit 28 would, ``?timeoutSeconds=`` as the server would, and without either the lab says
+it stopped.
 
 What it sends (URLs, globs, the body, headers) is ``simulators.lab.curl_request``; its options
 ``curl_options``; what it prints besides the body ``curl_render``.
@@ -24,8 +27,6 @@ What it sends (URLs, globs, the body, headers) is ``simulators.lab.curl_request`
 
 from __future__ import annotations
 
-import base64
-import functools
 import re
 import urllib.parse
 from dataclasses import dataclass, field
@@ -366,37 +367,11 @@ def _plain_http(result: Result, method: str, url: Url, headers: list[tuple[str, 
     verbose.info("Closing connection 0")
 
 
-@functools.cache
-def _pem_bodies() -> dict[str, str]:
-    """The base64 bodies of the lab's CA certificate, the admin's certificate and its key,
-    from the kubeconfig the lab starts with."""
-    config = kubeconfig.load(kubeconfig.starting_text())
-    cluster = kubeconfig.named(config, "clusters")[kubeconfig.CLUSTER]
-    user = kubeconfig.named(config, "users")[kubeconfig.USER]
-    found = {}
-    for name, value in (
-        ("ca", cluster.get("certificate-authority-data")),
-        ("cert", user.get("client-certificate-data")),
-        ("key", user.get("client-key-data")),
-    ):
-        text = base64.b64decode(str(value or "")).decode()
-        found[name] = next(iter(_pems(text).values()), [""])[0]
-    return found
-
-
-def _pems(text: str) -> dict[str, list[str]]:
-    """The PEM blocks of a file by type (`CERTIFICATE`, `RSA PRIVATE KEY`...), their base64
-    bodies without white space."""
-    found: dict[str, list[str]] = {}
-    for kind, body in re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", text, re.S):
-        found.setdefault(kind, []).append(re.sub(r"\s", "", body))
-    return found
-
-
 def _client_identity(ctx: Context, options: Options) -> bool | None:
-    """Whether the client certificate (--cert, --key) is the admin's: True; None without
-    one; curl's error 58 for one it cannot load, the server's alert (56) for one its CA
-    did not sign."""
+    """Whether the client certificate (--cert, --key) is the admin's: True; False for one the
+    cluster's CA did not sign (kube-apiserver requests client certificates without verifying
+    them in the handshake: its x509 authenticator refuses it); None without one; curl's
+    error 58 for one it cannot load or a key that is not the certificate's."""
     if options.cert is None:
         return None
     cert_file = options.cert
@@ -408,7 +383,7 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
             "library::No such file or directory, (no key found, wrong pass phrase, or wrong "
             "file format?)",
         )
-    certs = _pems(text).get("CERTIFICATE")
+    certs = kubeconfig.pem_blocks(text).get("CERTIFICATE")
     if not certs:
         raise Failure(
             58,
@@ -417,25 +392,15 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
         )
     key_file = options.key or cert_file
     key_text = files.read(ctx, key_file) if options.key else text
-    keys = [
-        body
-        for kind, bodies in _pems(key_text or "").items()
-        if kind.endswith("PRIVATE KEY")
-        for body in bodies
-    ]
-    if not keys:
+    if not kubeconfig.private_keys(key_text or ""):
         raise Failure(58, f"unable to set private key file: '{key_file}' type PEM")
-    admin = _pem_bodies()
-    if certs[0] != admin["cert"]:
-        raise Failure(
-            56, "OpenSSL SSL_read: error:0A000418:SSL routines::tlsv1 alert unknown ca, errno 0"
-        )
-    if keys[0] != admin["key"]:
+    admin = kubeconfig.is_admin_certificate(text)
+    if admin != kubeconfig.is_admin_key(key_text or ""):
         raise Failure(58, "Private key does not match the certificate public key")
-    return True
+    return admin
 
 
-def _tls(ctx: Context, options: Options, url: Url, result: Result) -> bool:
+def _tls(ctx: Context, options: Options, url: Url, result: Result) -> bool | None:
     """The TLS handshake with the API server (the lines -v shows); whether the client
     certificate is the admin's."""
     verbose = result.verbose
@@ -446,10 +411,9 @@ def _tls(ctx: Context, options: Options, url: Url, result: Result) -> bool:
     trusted = False
     if options.cacert is not None:
         text = files.read(ctx, options.cacert)
-        certs = _pems(text or "").get("CERTIFICATE") if text is not None else None
-        if not certs:
+        if not kubeconfig.pem_blocks(text or "").get("CERTIFICATE"):
             raise Failure(77, f"error setting certificate file: {options.cacert}")
-        trusted = _pem_bodies()["ca"] in certs
+        trusted = kubeconfig.holds_ca(text or "")
         verbose.info(f" CAfile: {options.cacert}")
     else:
         verbose.info(" CAfile: /etc/ssl/certs/ca-certificates.crt")
@@ -475,7 +439,7 @@ def _tls(ctx: Context, options: Options, url: Url, result: Result) -> bool:
             " SSL certificate verify result: unable to get local issuer certificate (20), "
             "continuing anyway."
         )
-    return bool(admin)
+    return admin
 
 
 def _cluster_created(ctx: Context) -> datetime:
@@ -494,7 +458,7 @@ def _exchange(
     method: str,
     headers: list[tuple[str, str]],
     data: bytes,
-    admin: bool,
+    admin: bool | None,
     result: Result,
 ) -> None:
     """The request to the API server and its answer, from the lab's store."""
@@ -519,6 +483,8 @@ def _exchange(
     try:
         if who is None:
             who = http_access.authenticate(api, request.headers)
+            if admin is False and who == access.ANONYMOUS:
+                who = None  # x509's error ends the union before the anonymous authenticator
         if who is None:
             response = http_messages.error_response(http_access.unauthorized(), request)
         else:

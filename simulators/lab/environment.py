@@ -193,6 +193,23 @@ class ShellState:
     # Arrays by name, indexed and associative (simulators.lab.shell_arrays): a name is a
     # variable, an array or neither. PIPESTATUS is one.
     arrays: dict[str, Array] = field(default_factory=dict)
+    # declare's attributes by name (simulators.lab.shell_attributes): letters of "ilnru" in
+    # bash's order; a name here with no value is declared and unset (`declare -i x`).
+    attributes: dict[str, str] = field(default_factory=dict)
+
+    def resolved(self, name: str) -> str:
+        """The name a nameref (`declare -n r=x`) stands for, followed to its end (`name` if it
+        is none, or its chain is a loop)."""
+        seen = 0
+        while "n" in self.attributes.get(name, "") and seen < 8:
+            target = self.variables.get(name)
+            if not target:
+                break
+            name, seen = target, seen + 1
+        return name
+
+    def readonly(self, name: str) -> bool:
+        return "r" in self.attributes.get(name, "")
 
     def next_random(self, lab_seed: int) -> int:
         """$RANDOM: the next number, from the lab's seed if nothing seeded it."""
@@ -206,7 +223,15 @@ class ShellState:
 
     def set(self, name: str, value: str, export: bool = False) -> str | None:
         """Set a variable (an array's element 0, or key "0", as bash does); bash's error text
-        when the lab's limits refuse it."""
+        when the lab's limits refuse it, or the variable is readonly."""
+        name = self.resolved(name)
+        letters = self.attributes.get(name, "")
+        if "r" in letters:
+            return f"bash: {name}: readonly variable"
+        if "u" in letters:
+            value = value.upper()
+        elif "l" in letters:
+            value = value.lower()
         if name in self.arrays:
             problem = self.put(name, "0" if self.arrays[name].assoc else 0, value)
         elif name not in self.variables and self.names() >= MAX_VARIABLES:
@@ -223,6 +248,7 @@ class ShellState:
         return problem
 
     def unset(self, name: str) -> None:
+        self.attributes.pop(name, None)
         self.variables.pop(name, None)
         self.arrays.pop(name, None)
         if name in self.exported:
@@ -239,6 +265,7 @@ class ShellState:
 
     def value(self, name: str) -> str | None:
         """`$name`: a variable's value, an array's element 0 (key "0"); None if unset."""
+        name = self.resolved(name)
         found = self.variables.get(name)
         if found is not None or name not in self.arrays:
             return found
@@ -247,7 +274,10 @@ class ShellState:
 
     def writable(self, name: str, assoc: bool = False) -> Array | str:
         """The array `name`, to change: made (associative if `assoc`) if it is not one, a
-        variable's value its element 0; or bash's error text where the limits refuse it."""
+        variable's value its element 0; or bash's error text where the limits refuse it, or
+        the name is readonly."""
+        if self.readonly(name):
+            return f"bash: {name}: readonly variable"
         found = self.arrays.get(name)
         if found is None:
             if name not in self.variables and self.names() >= MAX_VARIABLES:
@@ -278,6 +308,8 @@ class ShellState:
     def assign(self, name: str, array: Array) -> str | None:
         """A whole array (`a=(...)`) as the name's value; bash's error text where the limits
         refuse it."""
+        if self.readonly(name):
+            return f"bash: {name}: readonly variable"
         if array.over():
             return too_large(name)
         if name not in self.variables and name not in self.arrays and self.full():
@@ -296,7 +328,17 @@ class ShellState:
         return found
 
     def put_back(self, name: str, held: Held) -> None:
-        """`name` as `held` again (None: unset)."""
+        """`name` as `held` again (None: unset). A name of NUL and a name is that name's
+        attributes (`held` their letters)."""
+        if name.startswith("\0"):  # None: not declared; else its letters (x: exported)
+            letters, name = str(held or ""), name[1:]
+            if held is not None:
+                self.attributes[name] = letters.replace("x", "")
+            else:
+                self.attributes.pop(name, None)
+            if "x" in letters and name not in self.exported:
+                self.exported.append(name)
+            return
         if held is None:
             self.unset(name)
             return
@@ -327,19 +369,23 @@ class ShellState:
             "random_last": self.random_last,
             "cwd": self.cwd,
             "arrays": {name: array.to_json() for name, array in self.arrays.items()},
+            "attributes": dict(self.attributes),
         }
 
     @classmethod
     def from_json(cls, data: Any) -> ShellState:
         """A saved shell; a lab saved before the shell kept state gets a fresh login's, one
-        saved before it kept arrays has none."""
+        saved before it kept arrays or attributes has none."""
         if not isinstance(data, dict):
             return cls()
         variables = {str(k): str(v) for k, v in (data.get("variables") or {}).items()}
         arrays = {str(k): Array.from_json(v) for k, v in (data.get("arrays") or {}).items()}
-        if any(array.over() for array in arrays.values()):
+        if (
+            any(array.over() for array in arrays.values())
+            or len(data.get("attributes") or ()) > MAX_VARIABLES
+        ):
             # The live shell never keeps one (an imported lab's is refused as damaged).
-            raise ValueError("a shell array larger than the lab allows")
+            raise ValueError("a shell array (or attributes) larger than the lab allows")
         return cls(
             variables={k: v for k, v in variables.items() if k not in arrays},
             exported=[str(k) for k in data.get("exported") or []],
@@ -353,4 +399,8 @@ class ShellState:
             random_last=int(data.get("random_last", 0)),
             cwd=str(data.get("cwd") or HOME),
             arrays=arrays,
+            attributes={
+                str(k): "".join(c for c in str(v) if c in "ilnru")
+                for k, v in (data.get("attributes") or {}).items()
+            },
         )

@@ -105,9 +105,9 @@ def write(ctx: Context, path: str, text: str) -> str | None:
     where, why = creatable(ctx, path)
     if why:
         return f"bash: {path}: {why}"
-    if len(text.encode()) > MAX_FILE_BYTES:
+    if fs.device(where.path) is None and len(text.encode()) > MAX_FILE_BYTES:
         return f"bash: {path}: File too large"
-    ctx.world.state.files[where.key] = text
+    fs.store(ctx.world.state, where.path, text)  # /dev/null's discarded
     return None
 
 

@@ -206,6 +206,11 @@ class _Job:
         state = self.ctx.world.state
         if self._overwrite_refused(there.exists, dest):
             return None
+        if fs.device(there.path) is not None:  # /dev is another file system: copy, unlink
+            return (
+                f"mv: inter-device move failed: '{source}' to '{dest}'; "
+                f"unable to remove target: {fs.DENIED}"
+            )
         parents = (fs.parent(found.path), fs.parent(there.path))
         # A folder going to another folder has its `..` rewritten: it must be writable too.
         moved = found.folder and parents[0] != parents[1]
@@ -243,6 +248,8 @@ class _Job:
         if not exists and len(state.files) >= files.MAX_FILES:
             return f"cp: cannot create regular file '{dst_shown}': {tree.NO_SPACE}"
         mode = fs.mode_of(state, src)
+        if fs.device(dst) is not None:  # /dev/null takes the bytes; its times stay root's
+            return _preserve_device(self.opts, dst_shown)
         state.files[fs.key(dst)] = fs.text(state, src)
         if "p" in self.opts or "a" in self.opts:
             tree.set_mode(ctx, dst, mode)
@@ -320,6 +327,13 @@ class _Job:
 
 cp = tool("cp", lambda ctx, args: _copy_or_move(ctx, args, "cp"))
 mv = tool("mv", lambda ctx, args: _copy_or_move(ctx, args, "mv"))
+
+
+def _preserve_device(opts: dict[str, str], shown: str) -> str | None:
+    """cp -p or -a onto a device root owns: the copy is made, setting its times is not."""
+    if "p" in opts or "a" in opts:
+        return f"cp: preserving times for '{shown}': {tree.NOT_PERMITTED}"
+    return None
 
 
 # ---------------------------------------------------------------------------- touch

@@ -11,7 +11,10 @@ what an -exec makes in a folder already read is not visited. A folder the admin 
 own visit (before it with -depth), and the walk goes on; a starting point that is missing or
 below a folder the admin cannot search is an error too, and the status is 1. A symbolic link
 (the host's own, `/bin -> usr/bin`) is an entry of type `l`, not followed, a starting point's
-neither unless it ends in `/` (GNU's default -P; -H and -L are read but not done).
+neither unless it ends in `/` (GNU's default -P). -H follows a starting point's link, -L (and
+-follow, wherever it is) every link: the entry is what it points to (a broken link stays `l`;
+-xtype sees `l`, -lname matches broken ones only), and a folder met again inside itself is
+"File system loop detected" and not visited, as fts's logical walk does.
 
 The expression is simulators.lab.find_parse's (GNU's parser, precedence and messages). Every
 entry has the lab's one time (ls's `datetime_at(0)`), so -newer is never true and -mtime,
@@ -134,7 +137,8 @@ class _Run:
             return
         where = fs.locate(self.ctx, start, follow=False)
         why = self.unsearchable(where) or where.error or ("" if where.exists else fs.NOT_FOUND)
-        root = self.entry(where.path, start, 0, start) if not why else None
+        follow = self.options.follow != "P"  # -H and -L follow a starting point's link
+        root = self.entry(where.path, start, 0, start, follow) if not why else None
         if root is None:
             self.error(f"'{start}': {why or fs.NOT_FOUND}")
             return
@@ -142,11 +146,19 @@ class _Run:
         self.level = -1
         # Each entry, then (`after`) each folder gone into once what it holds is done: fts's
         # post-order visit, where -depth evaluates it.
-        stack: list[tuple[Entry, bool]] = [(root, False)]
+        # A folder's entry carries the folders above it (absolute path -> as printed): -L's
+        # walk meets a folder it is inside of again ("File system loop detected").
+        stack: list[tuple[Entry, bool, dict[str, str]]] = [(root, False, {})]
         while stack:
             budget.check_time()
-            entry, after = stack.pop()
+            entry, after, above = stack.pop()
             self.leveled(entry.depth)
+            if entry.folder and not after and entry.abs in above:
+                self.error(
+                    f"File system loop detected; '{entry.path}' is part of the same file system"
+                    f" loop as '{above[entry.abs]}'."
+                )
+                continue
             shown = entry.depth >= options.mindepth
             if after:
                 if shown and not options.dir_first:
@@ -166,13 +178,19 @@ class _Run:
                 if not options.dir_first and shown:
                     self.visit(entry)
                 continue
-            stack.append((entry, True))
+            if not names and entry.depth == 0 and options.follow == "L" and entry.path != "/":
+                # fts's logical walk takes one final `/` off an empty starting folder's path
+                # when it is done with it (`find -L empty/ -depth` prints `empty`).
+                entry = dataclasses.replace(entry, path=entry.path.removesuffix("/") or "/")
+            stack.append((entry, True, above))
             base = entry.path[:-1] if entry.path.endswith("/") else entry.path
+            inside = {**above, entry.abs: entry.path}
+            follow = self.options.follow == "L"
             for name in reversed(names):
                 inner = f"{entry.abs.rstrip('/')}/{name}"
-                child = self.entry(inner, f"{base}/{name}", entry.depth + 1, entry.start)
+                child = self.entry(inner, f"{base}/{name}", entry.depth + 1, entry.start, follow)
                 if child is not None:
-                    stack.append((child, False))
+                    stack.append((child, False, inside))
 
     def names(self, folder: Entry) -> list[str] | None:
         """What a folder holds, in name order; None (and the error) if it cannot be read."""
@@ -185,9 +203,17 @@ class _Run:
         found, subfolders = fs.children(self.state, folder.abs)
         return sorted(found + subfolders, key=lambda n: n.encode("utf-8", "surrogatepass"))
 
-    def entry(self, path: str, shown: str, depth: int, start: str) -> Entry | None:
+    def entry(
+        self, path: str, shown: str, depth: int, start: str, follow: bool = False
+    ) -> Entry | None:
+        """The entry at `path`; with `follow`, a link's target's (a broken link's own)."""
         state = self.state
         link = fs.link_at(path)
+        pointed = fs.locate_in(state, fs.parent(path), link) if link is not None else None
+        if follow and pointed is not None and pointed.exists and not pointed.error:
+            found = self.entry(pointed.path, shown, depth, start)
+            chosen = self.options.follow == "L"  # -xtype's lstat: the link (-H's stat: not)
+            return dataclasses.replace(found, followed=chosen) if found is not None else None
         folder = link is None and fs.is_folder(state, path)
         if not folder and link is None and not fs.is_file(state, path):
             return None
@@ -196,8 +222,7 @@ class _Run:
         mode = fs.mode_of(state, path)
         root = not fs.owned(path)
         target, rights = "", 0
-        if link is not None:
-            pointed = fs.locate_in(state, fs.parent(path), link)
+        if pointed is not None:
             target = "d" if pointed.folder else "f" if pointed.file else "N"
             if pointed.exists:
                 rights = sum(bit for bit in (4, 2, 1) if fs.allows(state, pointed.path, bit))
@@ -430,6 +455,8 @@ _TESTS: dict[str, Callable[[Any, Entry], bool]] = {
     "name": lambda arg, entry: bool(arg(name_of(entry.path))),
     "path": lambda arg, entry: bool(arg(entry.path)),
     "type": lambda arg, entry: entry.kind in arg,
+    "xtype": lambda arg, entry: entry.other_kind in arg,
+    "lname": lambda arg, entry: entry.link is not None and bool(arg(entry.link)),
     "size": _size,
     "perm": _perm,
     "time": lambda arg, entry: _window(arg),

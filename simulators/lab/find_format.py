@@ -9,10 +9,10 @@ its path (stable, as a file system's would be), `/`'s is 2 as on ext4.
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 
 from simulators.cluster.clock import EPOCH, datetime_at
+from simulators.lab import fs
 from simulators.lab.files import mode_string
 
 BLOCK = 4096
@@ -53,6 +53,7 @@ class Entry:
     link: str | None = None  # a symbolic link's target (find does not follow it: -P)
     target: str = ""  # the type of what the link points to (`d`, `f`; `N`: nothing)
     target_rights: int = 0  # the admin's rwx bits on it (access(2) follows the link)
+    followed: bool = False  # what a link -L followed points to (-xtype's lstat sees `l`)
 
     @property
     def owner(self) -> str:
@@ -71,9 +72,7 @@ class Entry:
 
     @property
     def inode(self) -> int:
-        if self.abs == "/":
-            return 2
-        return 131072 + zlib.crc32(self.abs.encode("utf-8", "surrogatepass")) % 3_000_000
+        return fs.inode(self.abs)
 
     @property
     def fstype(self) -> str:
@@ -86,8 +85,17 @@ class Entry:
 
     @property
     def kind(self) -> str:
-        """-type's letter: `d`, `l` or `f`."""
-        return "d" if self.folder else "l" if self.link is not None else "f"
+        """-type's letter: `d`, `l`, `c` (/dev/null) or `f`."""
+        if self.folder or self.link is not None:
+            return "d" if self.folder else "l"
+        return "c" if fs.device(self.abs) is not None else "f"
+
+    @property
+    def other_kind(self) -> str:
+        """-xtype's letter: a link's target's (`l` if it is broken), `l` for what -L followed."""
+        if self.followed:
+            return "l"
+        return self.target.replace("N", "l") if self.link is not None else self.kind
 
 
 @dataclass(frozen=True)
@@ -328,6 +336,12 @@ class LsWidths:
         return value.ljust(width) if left else value.rjust(width)
 
 
+def _size_cell(entry: Entry) -> str:
+    """-ls's size: a device's numbers instead (GNU's "%3lu, %3lu")."""
+    numbers = fs.device(entry.abs) if entry.link is None else None
+    return str(entry.size) if numbers is None else f"{numbers[0]:>3}, {numbers[1]:>3}"
+
+
 def ls_line(entry: Entry, now: int, widths: LsWidths) -> str:
     """-ls's line: inode, KiB, modes, links, owner, group, size, time, path."""
     stamp = datetime_at(0)
@@ -337,7 +351,7 @@ def ls_line(entry: Entry, now: int, widths: LsWidths) -> str:
         f"{widths.cell(0, str(entry.inode))} {widths.cell(1, str(entry.kib))} "
         f"{entry.modes()} {widths.cell(2, str(entry.links))} "
         f"{widths.cell(3, entry.owner, left=True)} {widths.cell(4, entry.owner, left=True)} "
-        f"{widths.cell(5, str(entry.size))} {when} {entry.path}"
+        f"{widths.cell(5, _size_cell(entry))} {when} {entry.path}"
         + ("" if entry.link is None else f" -> {entry.link}")
         + "\n"
     )

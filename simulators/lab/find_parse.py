@@ -73,6 +73,7 @@ class Options:
     regex: str = "emacs"
     now: int = 0
     level: int = 2  # -O
+    follow: str = "P"  # -P never follows a link, -H a starting point's, -L (-follow) all
 
 
 @dataclass
@@ -123,6 +124,7 @@ class Parser:
         while self.i < len(argv):
             arg = argv[self.i]
             if arg in ("-H", "-L", "-P"):
+                self.options.follow = arg[1]  # the last one given counts
                 self.i += 1
             elif arg == "--":
                 self.i += 1

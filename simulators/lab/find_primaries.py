@@ -11,11 +11,11 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from simulators.cluster.clock import EPOCH, datetime_at
+from simulators.cluster.clock import datetime_at
 from simulators.lab import files, fs
+from simulators.lab.find_dates import date_seconds, out_of_range
 from simulators.lab.find_format import GROUPS, HELP, USERS, VERSION, FormatError, parse_printf
 from simulators.lab.find_match import compile_find_regex, glob, mode_adjust, mode_compile
 from simulators.lab.regex import RegexError
@@ -202,7 +202,7 @@ def _type(p: Parser, word: str) -> bool:
                     f"Last file type in list argument to {word} is missing, i.e., list is"
                     " ending on: ','"
                 )
-    p.insert("type", frozenset(chosen), cost=3 if word == "-xtype" else 2)
+    p.insert(word[1:], frozenset(chosen), cost=3 if word == "-xtype" else 2)
     return True
 
 
@@ -271,7 +271,7 @@ def _time(unit: int) -> Callable[[Parser, str], bool]:
             return False
         how, rest = _compared(text)
         read = strtold(rest)
-        if read is None or read[1] != len(rest) or _out_of_range(rest, read[0]):
+        if read is None or read[1] != len(rest) or out_of_range(rest, read[0]):
             p.i -= 1
             return False
         origin = p.options.day_start
@@ -289,16 +289,6 @@ def _time(unit: int) -> Callable[[Parser, str], bool]:
         return True
 
     return parse_it
-
-
-def _out_of_range(text: str, value: float) -> bool:
-    """What strtod reads but xstrtod refuses: NaN, and a number too large or too small for a
-    double (`inf` itself is no error)."""
-    if math.isnan(value):
-        return True
-    if math.isinf(value):
-        return "inf" not in text.lower()
-    return value == 0 and re.search(r"[1-9]", text.split("e")[0].split("E")[0]) is not None
 
 
 def _newer(p: Parser, word: str) -> bool:
@@ -325,7 +315,7 @@ def newer_xy(p: Parser, word: str) -> bool:
     reference = p.argv[p.i + 1]
     p.i += 2
     if y == "t":
-        when = _date(reference, p.options.now)
+        when = date_seconds(reference, p.options.now)
         if when is None:
             raise p.fail(f"I cannot figure out how to interpret '{reference}' as a date or time")
         p.insert("newer", when)
@@ -333,32 +323,6 @@ def newer_xy(p: Parser, word: str) -> bool:
         _stat(p, reference)
         p.insert("newer", 0)
     return True
-
-
-def _date(text: str, now: int) -> float | None:
-    """A date as the lab's seconds (0: its one time): `@SECONDS`, `now`, `YYYY-MM-DD` with
-    `[ T]HH:MM[:SS]` or not (UTC, the lab's zone)."""
-    text = text.strip()
-    if text == "now":
-        return now
-    if text.startswith("@"):
-        read = strtold(text[1:])
-        if read is None or read[1] != len(text) - 1:
-            return None
-        return read[0] - EPOCH.timestamp()
-    match = re.fullmatch(
-        r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?", text
-    )
-    if not match:
-        return None
-    try:
-        parts = [int(g) if g else 0 for g in match.groups()]
-        moment = datetime(parts[0], parts[1], parts[2], tzinfo=EPOCH.tzinfo) + timedelta(
-            hours=parts[3], minutes=parts[4], seconds=parts[5]
-        )
-    except ValueError:
-        return None
-    return (moment - EPOCH).total_seconds()
 
 
 def _stat(p: Parser, target: str) -> fs.Located:
@@ -551,10 +515,16 @@ def _files0(p: Parser, word: str) -> bool:
 
 
 def _lname(p: Parser, word: str) -> bool:
-    if p.take() is None:
+    pattern = p.take()
+    if pattern is None:
         return False
-    p.insert("false", cost=4)  # the lab has no symbolic links
+    p.insert("lname", glob(pattern, word == "-ilname"), cost=4)  # fnmatch(3) of the target
     return True
+
+
+def _follow(p: Parser, word: str) -> bool:
+    p.options.follow = "L"  # -follow: -L, as GNU's walk does it whatever its place
+    return _noop(p, word)
 
 
 def _fstype(p: Parser, word: str) -> bool:
@@ -590,7 +560,7 @@ TABLE: dict[str, tuple[int, Callable[[Parser, str], bool]]] = {
     "writable": (TEST, _flag("writable")), "files0-from": (OPTION, _files0),
     "fls": (ACTION, _to_file("ls")), "fprint": (ACTION, _to_file("print")),
     "fprint0": (ACTION, _to_file("print0")), "fprintf": (ACTION, _to_file("printf")),
-    "follow": (POSITIONAL, _noop), "fstype": (TEST, _fstype),
+    "follow": (POSITIONAL, _follow), "fstype": (TEST, _fstype),
     "gid": (TEST, _numeric("gid")), "uid": (TEST, _numeric("uid")),
     "links": (TEST, _numeric("links")), "inum": (TEST, _numeric("inum")),
     "group": (TEST, _owner(GROUPS, "group")), "user": (TEST, _owner(USERS, "user")),

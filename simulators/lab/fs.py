@@ -9,7 +9,8 @@ exists while it is named there or holds a file; every file's folder exists.
 
 The host's own files (simulators.lab.system_files: /etc's, /proc's, the programs in /usr/bin
 and /usr/local/bin, the usr-merge links `/bin -> usr/bin` and the rest) are fixed data beside
-them, root's and never saved: `is_file`, `text`, `children` and the rest see both.
+them, root's and never saved: `is_file`, `text`, `children` and the rest see both. A tool
+writes a file through `store`, which discards what goes to a device (/dev/null: `device`).
 
 `locate` resolves a path as the kernel's path walk does: from `/` or the shell's working folder
 (`ShellState.cwd`), `~` as the shell expands it, `.` and `..` component by component, a
@@ -22,6 +23,7 @@ made; anywhere else is root's ("Permission denied"), as on a real host without s
 from __future__ import annotations
 
 import posixpath
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -133,6 +135,27 @@ def size(state: HostState, path: str) -> int:
     if system is not None and system.size is not None:
         return system.size
     return len(text(state, path).encode("utf-8", "surrogatepass"))
+
+
+def device(path: str) -> tuple[int, int] | None:
+    """The major and minor numbers of the character device at `path` (/dev/null), if one is."""
+    system = system_files.file_at(path)
+    return system.device if system is not None else None
+
+
+def store(state: HostState, path: str, text: str) -> None:
+    """Write a file's text (the caller checked it may be): a device's writes are discarded,
+    as /dev/null's are, whichever tool writes them."""
+    if device(path) is None:
+        state.files[key(path)] = text
+
+
+def inode(path: str) -> int:
+    """The inode number `ls -i` and find's `%i` print for an absolute, normal path (`/`'s 2,
+    each other's a number of its own from its path, as ext4's are for a tree this small)."""
+    if path == "/":
+        return 2
+    return 131072 + zlib.crc32(path.encode("utf-8", "surrogatepass")) % 3_000_000
 
 
 def owned(path: str) -> bool:

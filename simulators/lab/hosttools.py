@@ -98,3 +98,13 @@ def ssh(ctx: Context, args: list[str]) -> Output:
         " (kubectl exec -n gpu-operator ds/nvidia-driver-daemonset -- nvidia-smi)",
         255,
     )
+
+
+def sudo(ctx: Context, args: list[str]) -> Output:
+    """sudo run by its path (`/usr/bin/sudo ls`) or by another program (`xargs sudo`, find's
+    `-exec sudo`): the shell's own sudo (simulators.lab.shell.Shell.sudo), over the caller's
+    context, as `bash -c` runs a new shell over it."""
+    from simulators.lab import shell, shell_compound  # the shell imports this registry
+
+    runner = shell.Shell(ctx, {})
+    return runner.sudo(args, shell_compound.Input(ctx.stdin))

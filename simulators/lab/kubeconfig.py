@@ -207,17 +207,30 @@ def ca_pem() -> str:
 
 
 @functools.cache
+def admin_certificate_pem() -> str:
+    """The admin's client certificate, the one certificate the cluster's CA signed."""
+    return _pem(
+        "CERTIFICATE", "admin", "MIIDKTCCAhGgAwIBAgIIQmVuY2hhZG0wDQYJKoZIhvcNAQELBQAwFTETMBEGA1UE"
+    )
+
+
+@functools.cache
+def admin_key_pem() -> str:
+    """The admin's private key, the one that matches admin_certificate_pem."""
+    return _pem("RSA PRIVATE KEY", "admin-key", "MIIEowIBAAKCAQEAwJ7sZ2Bm")
+
+
+@functools.cache
 def starting_text() -> str:
     """The lab's file at a lab's start, as kubeadm's admin.conf is once kubectl rewrote it
     (made once: every new lab's home folder holds it)."""
-    ca = ca_pem()
-    cert = _pem(
-        "CERTIFICATE", "admin", "MIIDKTCCAhGgAwIBAgIIQmVuY2hhZG0wDQYJKoZIhvcNAQELBQAwFTETMBEGA1UE"
-    )
-    key = _pem("RSA PRIVATE KEY", "admin-key", "MIIEowIBAAKCAQEAwJ7sZ2Bm")
+    cert, key = admin_certificate_pem(), admin_key_pem()
     config = empty()
     config["clusters"] = [
-        {"name": CLUSTER, "cluster": {"server": SERVER, "certificate-authority-data": b64(ca)}}
+        {
+            "name": CLUSTER,
+            "cluster": {"server": SERVER, "certificate-authority-data": b64(ca_pem())},
+        }
     ]
     config["users"] = [
         {"name": USER, "user": {"client-certificate-data": b64(cert), "client-key-data": b64(key)}}
@@ -225,6 +238,44 @@ def starting_text() -> str:
     config["contexts"] = [{"name": CONTEXT, "context": {"cluster": CLUSTER, "user": USER}}]
     config["current-context"] = CONTEXT
     return dump(config)
+
+
+# ---------------------------------------------------------------------------- PEM files
+
+
+def pem_blocks(text: str) -> dict[str, list[str]]:
+    """The PEM blocks of a file by type (`CERTIFICATE`, `RSA PRIVATE KEY`...), their base64
+    bodies without white space, in the file's order."""
+    found: dict[str, list[str]] = {}
+    for kind, body in re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", text, re.S):
+        found.setdefault(kind, []).append(re.sub(r"\s", "", body))
+    return found
+
+
+def private_keys(text: str) -> list[str]:
+    """The bodies of a file's private keys (`RSA PRIVATE KEY`, `PRIVATE KEY`, `EC ...`)."""
+    blocks = pem_blocks(text).items()
+    return [body for kind, bodies in blocks if kind.endswith("PRIVATE KEY") for body in bodies]
+
+
+def _body(pem: str) -> str:
+    return next(iter(pem_blocks(pem).values()))[0]
+
+
+def holds_ca(text: str) -> bool:
+    """Whether a PEM file holds the cluster's CA among its certificates: a bundle does, as
+    Go's x509.CertPool (kubectl) and OpenSSL's CAfile (curl) take every certificate in it."""
+    return _body(ca_pem()) in pem_blocks(text).get("CERTIFICATE", [])
+
+
+def is_admin_certificate(text: str) -> bool:
+    """Whether a file's first certificate is the admin's (what the server authenticates)."""
+    return next(iter(pem_blocks(text).get("CERTIFICATE", [])), "") == _body(admin_certificate_pem())
+
+
+def is_admin_key(text: str) -> bool:
+    """Whether a file's first private key is the admin's."""
+    return next(iter(private_keys(text)), "") == _body(admin_key_pem())
 
 
 # ---------------------------------------------------------------------------- resolve

@@ -10,8 +10,9 @@ takes 4 KiB blocks (`total` and `-s` count them in KiB), a folder one block; eve
 the same time (the lab keeps none per file), so `-t` sorts by name as GNU sorts entries of
 equal times.
 
-Options: `-a`, `-A`, `-l`, `-g`, `-o`, `-1`, `-C`, `-d`, `-h`, `-r`, `-t`, `-S`, `-s`, `-F`, `-p`,
-`-R` and their long names, `--color[=WHEN]` (accepted; nothing is coloured), `--`. Operands are
+Options: `-a`, `-A`, `-l`, `-g`, `-o`, `-n` (ids for names), `-1`, `-C`, `-d`, `-h`, `-r`, `-t`,
+`-S`, `-s`, `-i` (fs.inode's numbers), `-u` and `-c` (the one time again), `-F`, `-p`, `-R` and
+their long names, `--color[=WHEN]` (accepted; nothing is coloured), `--`. Operands are
 listed as GNU lists them: what cannot be accessed first (stderr, exit 2), then the files, then
 each folder (with a `NAME:` header when there is more than one operand, or -R), in name order.
 On the terminal entries go in columns (80 wide, down then across: ls's `-C`); in a pipe or a
@@ -20,6 +21,7 @@ file one a line.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from dataclasses import dataclass
 
@@ -33,7 +35,9 @@ OWNER = "admin"  # the user and group of the home folder and its files
 TAB = 8
 MIN_COLUMN = 3
 BLOCK = 4096
-SHORT = "aAlgo1CdhrtSsFpR"
+SHORT = "aAlgo1CdhrtSsFpRinuc"
+# -n's numbers for the owners (simulators.lab.hosttools: admin is uid and gid 1000).
+NUMBERS = {"root": "0", "admin": "1000"}
 LONG = {
     "--all": "a",
     "--almost-all": "A",
@@ -43,10 +47,12 @@ LONG = {
     "--size": "s",
     "--classify": "F",
     "--recursive": "R",
+    "--inode": "i",
+    "--numeric-uid-gid": "n",
 }
 USAGE = "Try 'ls --help' for more information."
 # Options that set one of ls's settings: the last given wins (-l then -1 lists one a line).
-EXCLUSIVE = ({"a", "A"}, {"l", "1", "C"}, {"t", "S"}, {"F", "p"})
+EXCLUSIVE = ({"a", "A"}, {"l", "1", "C"}, {"t", "S"}, {"F", "p"}, {"u", "c"})
 
 
 def _add(flags: set[str], letter: str) -> None:
@@ -56,7 +62,7 @@ def _add(flags: set[str], letter: str) -> None:
         if letter in group:
             flags -= group
     flags.add(letter)
-    if letter in "go":  # -g and -o are -l without the owner or the group
+    if letter in "gon":  # -g and -o are -l without the owner or the group, -n with numbers
         _add(flags, "l")
 
 
@@ -70,10 +76,16 @@ class Entry:
     root: bool = False  # root's (`..`, the system's), not the admin's
     link: str | None = None  # a symbolic link's target
     target_mark: str = ""  # -F's indicator of what the link points to (`/`, `*`)
+    device: tuple[int, int] | None = None  # a character device's numbers (/dev/null's 1, 3)
+    inode: int = 0  # -i's number (fs.inode)
 
     @property
     def owner(self) -> str:
         return "root" if self.root else OWNER
+
+    def shown_owner(self, flags: set[str]) -> str:
+        """The owner (and group) column: a name, or -n's number."""
+        return NUMBERS.get(self.owner, "1000") if "n" in flags else self.owner
 
     @property
     def blocks(self) -> int:
@@ -84,6 +96,10 @@ class Entry:
 def _entry(ctx: Context, path: str, name: str) -> Entry:
     """The entry at an absolute path, listed as `name`: a folder has a link for each folder
     in it, plus two; root's are the system's."""
+    return dataclasses.replace(_stat(ctx, path, name), inode=fs.inode(path))
+
+
+def _stat(ctx: Context, path: str, name: str) -> Entry:
     state = ctx.world.state
     mode = fs.mode_of(state, path)
     root = not fs.owned(path)
@@ -98,7 +114,7 @@ def _entry(ctx: Context, path: str, name: str) -> Entry:
             mark = "*"
         return Entry(name, False, fs.size(state, path), mode, root=root, link=target,
                      target_mark=mark)  # fmt: skip
-    return Entry(name, False, fs.size(state, path), mode, root=root)
+    return Entry(name, False, fs.size(state, path), mode, root=root, device=fs.device(path))
 
 
 def _contents(ctx: Context, folder: str, flags: set[str]) -> list[Entry]:
@@ -181,6 +197,8 @@ def _indicator(entry: Entry, flags: set[str]) -> str:
 
 
 def _size(entry: Entry, flags: set[str]) -> str:
+    if entry.device is not None:  # ls -l's "major, minor" in the size column
+        return f"{entry.device[0]}, {entry.device[1]}"
     return _human(entry.size) if "h" in flags else str(entry.size)
 
 
@@ -197,20 +215,24 @@ def _long(entries: list[Entry], flags: set[str], measured: list[Entry]) -> list[
     blocks = [_used(e, flags) for e in entries]
     width = {
         "links": max((len(str(e.links)) for e in measured), default=0),
-        "owner": max((len(e.owner) for e in measured), default=0),
-        "group": max((len(e.owner) for e in measured), default=0),
+        "owner": max((len(e.shown_owner(flags)) for e in measured), default=0),
+        "group": max((len(e.shown_owner(flags)) for e in measured), default=0),
         "size": max((len(_size(e, flags)) for e in measured), default=0),
+        "inode": max((len(str(e.inode)) for e in measured), default=0),
         "blocks": max((len(_used(e, flags)) for e in measured), default=0),
     }
     lines = []
     for entry, size, used in zip(entries, sizes, blocks, strict=True):
         kind = "d" if entry.folder else "l" if entry.link is not None else "-"
-        cells = [f"{used:>{width['blocks']}}"] if "s" in flags else []
+        kind = "c" if entry.device is not None else kind
+        cells = [f"{entry.inode:>{width['inode']}}"] if "i" in flags else []
+        cells += [f"{used:>{width['blocks']}}"] if "s" in flags else []
         cells += [kind + mode_string(entry.mode)[1:], f"{entry.links:>{width['links']}}"]
+        owner = entry.shown_owner(flags)
         if "g" not in flags:
-            cells.append(f"{entry.owner:<{width['owner']}}")
+            cells.append(f"{owner:<{width['owner']}}")
         if "o" not in flags:
-            cells.append(f"{entry.owner:<{width['group']}}")
+            cells.append(f"{owner:<{width['group']}}")
         name = entry.name + _indicator(entry, flags)
         if entry.link is not None:  # the target, and with -F what it points to (GNU's linkmode)
             name = f"{entry.name} -> {entry.link}" + (entry.target_mark if "F" in flags else "")
@@ -292,9 +314,12 @@ def _listing(
         blocks = [_used(e, flags) for e in entries]
         width = max((len(_used(e, flags)) for e in measured), default=0)
         shown = [f"{b:>{width}} {n}" for b, n in zip(blocks, shown, strict=True)]
-        if total:
-            rows = shown if not terminal or "1" in flags else _columns(shown)
-            return [_total(entries, flags), *rows]
+    if "i" in flags:  # the inode before the blocks
+        width = max((len(str(e.inode)) for e in measured), default=0)
+        shown = [f"{e.inode:>{width}} {n}" for e, n in zip(entries, shown, strict=True)]
+    if "s" in flags and total:
+        rows = shown if not terminal or "1" in flags else _columns(shown)
+        return [_total(entries, flags), *rows]
     if "1" in flags or not terminal:
         return shown
     return _columns(shown)

@@ -461,6 +461,8 @@ def _stream(
     unreadable = False  # a folder: GNU's read error, status 4 as for a failed write
     for name in names or ["-"]:
         text, why = (ctx.stdin, "") if name == "-" else opened(ctx, name)
+        if in_place and text is not None and name != "-" and _device(ctx, name):
+            text, why = None, fs.IS_FOLDER  # /dev/null: no regular file to edit either
         if text is None and why == fs.IS_FOLDER:
             unreadable = True
             errors.append(
@@ -500,6 +502,10 @@ def _stream(
     if errors and not code:
         code = 4 if unreadable else 2
     return Output.exactly("".join(out.parts), code, stderr="\n".join(errors))
+
+
+def _device(ctx: Context, name: str) -> bool:
+    return fs.device(fs.locate(ctx, name).path) is not None
 
 
 def _write_error(ctx: Context, name: str, problem: str) -> str:

@@ -22,6 +22,7 @@ from simulators.lab import (
     runai,
     shell_arrays,
     shell_assign,
+    shell_attributes,
     shell_compound,
     shell_declare,
     shell_functions,
@@ -176,7 +177,9 @@ class Shell(Expansion):
         except (BudgetExceeded, TooManyTurns, Aborted) as exc:
             # Like a shell killed by its limits: what ran before stays, then one line.
             stopped = TOO_MANY_TURNS if isinstance(exc, TooManyTurns) else str(exc)
-            return Output("\n".join([*pieces.lines(), stopped]), 1)
+            if isinstance(exc, Aborted):
+                stopped = exc.line()
+            return Output("\n".join([*pieces.lines(), *filter(None, [stopped])]), 1)
         return Output("\n".join(pieces.lines()), code, newline=not pieces.open_line())
 
     def pipeline(self, pipeline: Pipeline, source: Input | None) -> tuple[str, str, int]:
@@ -201,7 +204,7 @@ class Shell(Expansion):
                 except Aborted as exc:
                     if kept is None:
                         raise  # no pipe, no subshell: the whole command line stops
-                    out, err, code = "", str(exc), 1
+                    out, err, code = "", exc.line(), 1
                 except shell_scripts.ScriptExit as done:
                     if kept is None:
                         raise
@@ -361,7 +364,7 @@ class Shell(Expansion):
             return Output("", 0 if values[-1] else 1)
         if name == "return":
             return shell_functions.return_(self, args)
-        if name in ("local", "declare", "typeset"):
+        if name in ("local", "declare", "typeset", "readonly"):
             return shell_declare.declare(self, name, args, self.listed)
         if name == "export" and self.listed:  # `export a=(1 2)`: an array, marked exported
             lists = frozenset(index + 1 for index in self.listed)
@@ -381,7 +384,7 @@ class Shell(Expansion):
         if name == "shift":
             return shell_scripts.shift(self, args)
         if name == "sudo":
-            return self._sudo(args, source)
+            return self.sudo(args, source)
         if name == "command":
             return self._command_word(args, source)
         if name == "exit":
@@ -391,11 +394,13 @@ class Shell(Expansion):
                 return Output.exactly("", 0, f"bash: {name}: {ONLY_IN_LOOPS}")
             result = handler(self.ctx, args)  # raises LoopJump when it is a jump
             return result
-        return handler(self.ctx, args)
+        answer = shell_attributes.condition(self, name, args) if "-v" in args else None
+        return answer if answer is not None else handler(self.ctx, args)
 
-    def _sudo(self, args: list[str], source: Input) -> Output:
+    def sudo(self, args: list[str], source: Input) -> Output:
         """`sudo [-E] [-H] [-n] [-u admin|root] COMMAND`: the command, run as it is (admin's
-        kubeconfig is the cluster's admin already); a root shell is refused."""
+        kubeconfig is the cluster's admin already); a root shell is refused. Also sudo as a
+        program (hosttools.sudo)."""
         while args and args[0] in ("-E", "-H", "-n", "-u", "--preserve-env"):
             args = args[2:] if args[0] == "-u" else args[1:]
         if not args:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simulators.lab import builtins, shell_parameters
+from simulators.lab import builtins, shell_attributes, shell_parameters
 from simulators.lab.environment import Array, Key, ShellState
 from simulators.lab.shell_scan import subscript_end
 from simulators.lab.shell_syntax import (
@@ -97,6 +97,7 @@ def index_of(
     (negative from the end). None where there is none, bash's `bad array subscript` said as
     bash says it: a warning reading the element, an error (Refused) for `${#a[-9]}` and for
     an assignment (`assigning`: its target, as bash names it)."""
+    name = shell.state.resolved(name)
     array = shell.state.arrays.get(name)
     if not sub.strip():
         raise Refused(f"bash: {assigning or name}: bad array subscript")
@@ -132,6 +133,7 @@ def element(shell: Expansion, name: str, sub: str, length: bool = False) -> str 
     key = index_of(shell, name, sub, length=length)
     if key is None:
         return None
+    name = shell.state.resolved(name)
     array = shell.state.arrays.get(name)
     if array is not None:
         return array.items.get(key)
@@ -143,6 +145,7 @@ def listing(shell: Expansion, name: str) -> tuple[list[str], list[str]]:
     variable is an array of one element."""
     if not name:
         return [str(n) for n in range(1, len(shell.positional) + 1)], list(shell.positional)
+    name = shell.state.resolved(name)
     array = shell.state.arrays.get(name)
     if array is not None:
         keys = array.in_order()
@@ -207,6 +210,8 @@ def listed(shell: Expansion, text: str) -> tuple[list[str], bool] | None:
         return values, star
     if rest.startswith(":"):
         return _slice(shell, found, rest[1:]), star
+    if len(rest) == 2 and rest[0] == "@" and rest[1] in "QEULuKkaA" and found.name:
+        return shell_attributes.transform_list(shell, found.name, values, rest[1], star), star
     operator = _OPERATOR.fullmatch(rest)
     if operator is None:
         raise Refused(f"bash: ${{{text}}}: bad substitution")
@@ -285,6 +290,9 @@ def parameter(shell: Expansion, text: str) -> str | None:
 
 
 def put_element(shell: Expansion, name: str, key: Key, value: str) -> None:
+    name = shell.state.resolved(name)
+    if "i" in shell.state.attributes.get(name, ""):  # an integer array's: its value
+        value = str(shell.arithmetic(value) if value.strip() else 0)
     problem = shell.state.put(name, key, value)
     if problem:
         raise Refused(problem)
@@ -357,10 +365,21 @@ def unset(shell: Expansion, args: list[str]) -> Output:
     errors: list[str] = []
     mode: list[str] = []
     for arg in args:
-        if arg in ("-v", "-f", "--"):
+        if arg in ("-v", "-f", "-n", "--"):
             mode = [arg] if arg != "--" else mode
             continue
-        if "[" in arg and _NAME.match(arg) and mode != ["-f"]:
+        name = arg.partition("[")[0]
+        if mode == ["-n"] and _NAME.fullmatch(arg) and not shell.state.readonly(arg):
+            if "n" in shell.state.attributes.get(arg, ""):  # a nameref itself; else nothing
+                shell.state.unset(arg)
+            continue
+        if mode != ["-f"] and _NAME.fullmatch(name):
+            resolved = shell.state.resolved(name)
+            arg, name = resolved + arg[len(name) :], resolved
+        problem: str | None
+        if mode != ["-f"] and _NAME.fullmatch(name) and shell.state.readonly(name):
+            problem = f"bash: unset: {name}: cannot unset: readonly variable"
+        elif "[" in arg and _NAME.match(arg) and mode != ["-f"]:
             problem = unset_element(shell, arg)
         else:
             problem = builtins.unset(shell.ctx, [*mode, arg]).stderr

@@ -13,11 +13,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from simulators.lab import shell_attributes
 from simulators.lab.environment import Array, Key, too_large
 from simulators.lab.shell_arrays import index_of, put_element
 from simulators.lab.shell_scan import subscript_end
 from simulators.lab.shell_syntax import (
     DECLARATIONS,
+    Aborted,
     Part,
     Refused,
     Word,
@@ -107,7 +109,17 @@ def text_of(shell: Expansion, parts: list[Part]) -> str:
 def assign(shell: Expansion, word: Word) -> tuple[str, str | None]:
     """Run an assignment word in this shell; what `set -x` shows of it: the target with its
     `=` and the value (None: a list, shown as typed). Refused with bash's words where it
-    cannot be done."""
+    cannot be done; Aborted (the rest of the line dropped, as interactive bash does) where
+    the name is readonly."""
+    try:
+        return _assign(shell, word)
+    except Refused as refused:
+        if str(refused).endswith(": readonly variable"):
+            raise Aborted(str(refused)) from None
+        raise
+
+
+def _assign(shell: Expansion, word: Word) -> tuple[str, str | None]:
     found = target(word)
     assert found is not None
     op = "+=" if found.append else "="
@@ -121,20 +133,27 @@ def assign(shell: Expansion, word: Word) -> tuple[str, str | None]:
     if found.subscript is None:
         if found.name == "RANDOM" and not found.append:  # an integer variable
             value = str(shell.arithmetic(value))
-        if found.append:
-            value = (shell.state.value(found.name) or "") + value
+        elif shell.state.readonly(shell.state.resolved(found.name)):
+            raise Refused(f"bash: {shell.state.resolved(found.name)}: readonly variable")
+        else:
+            value = shell_attributes.assigned(shell, found.name, value, found.append)
         problem = shell.state.set(found.name, value)
         if problem:
             raise Refused(problem)
         return f"{found.name}{op}", given
     sub = text_of(shell, found.subscript)
     typed = found.typed()
+    if shell.state.readonly(shell.state.resolved(found.name)):  # named as typed
+        raise Refused(f"bash: {found.name}: readonly variable")
+    found.name = shell.state.resolved(found.name)
     array = shell.state.arrays.get(found.name)
     assoc = array is not None and array.assoc
     key = sub if assoc else index_of(shell, found.name, sub, assigning=typed)
     if not sub or key is None or key == "":
         raise Refused(f"bash: {typed}: bad array subscript")
-    if found.append:
+    if found.append and shell_attributes.integer(shell.state, found.name):
+        value = str(shell.arithmetic(f"{_current(shell, found.name, key) or 0}+({value})"))
+    elif found.append:
         value = _current(shell, found.name, key) + value
     put_element(shell, found.name, key, value)
     return f"{found.name}[{sub}]{op}", given
@@ -197,6 +216,9 @@ def environment_value(shell: Expansion, word: Word) -> tuple[str, str] | None:
     found = target(word)
     if found is None or found.subscript is not None:
         return None
+    if shell.state.readonly(found.name):
+        shell.stray.append(f"bash: {found.name}: readonly variable")
+        return None
     if found.value and found.value[0].kind == "array":
         return found.name, f"({found.value[0].value})"
     value = text_of(shell, found.value)
@@ -218,6 +240,7 @@ def assign_list(
     `[KEY]=value` words or KEY VALUE pairs. `assoc` None: the kind `name` has; `declared`:
     given to declare (which quotes a word in its warning, as bash's reads the list again)."""
     state = shell.state
+    name = state.resolved(name)
     current = state.arrays.get(name)
     if assoc is None:
         assoc = current is not None and current.assoc
@@ -236,6 +259,7 @@ def assign_list(
             array.put("0" if assoc else 0, value)
 
     def put(key: Key, value: str) -> None:
+        value = shell_attributes.element_value(shell, name, value)
         if undo is not None and key not in undo:
             undo[key] = array.items.get(key)
         array.put(key, value)

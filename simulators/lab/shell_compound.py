@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, shell_arrays, shell_xtrace
+from simulators.lab import budget, shell_arrays, shell_attributes, shell_xtrace
 from simulators.lab.shell_grammar import Compound, List, Pipeline
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import Aborted, Refused
@@ -192,11 +192,14 @@ def run_piped(
         except (ScriptExit, Aborted) as stop:
             if not subshell:
                 # `while ...; done < f` under `set -e`: what it printed first still shows.
+                if isinstance(stop, Aborted) and not stop.said:  # to its stderr, as bash's
+                    pieces.say(shell, "err", str(stop))
+                    stop.said = True
                 out, err, _ = shell.route(pieces.stdout(), pieces.stderr(), 1, targets)
                 stop.shown = (out, err)
                 raise
-            if isinstance(stop, Aborted):
-                pieces.say(shell, "err", str(stop))
+            if isinstance(stop, Aborted) and stop.line():
+                pieces.say(shell, "err", stop.line())
             code = stop.code if isinstance(stop, ScriptExit) else 1
         finally:
             shell.capturing -= captured
@@ -236,7 +239,8 @@ def _run_compound(shell: Shell, compound: Compound, source: Input | None, pieces
             try:
                 return run_list(shell, compound.body, source, pieces)
             except Aborted as aborted:  # `${v:?}` ends the subshell, not the line
-                pieces.say(shell, "err", str(aborted))
+                if aborted.line():
+                    pieces.say(shell, "err", aborted.line())
                 return 1
             except ScriptExit as done:  # `(exit 3)`
                 return done.code
@@ -273,7 +277,8 @@ def _turns(
             if index >= len(turns):
                 return code
             _trace(shell, compound, pieces)
-            problem = shell.state.set(compound.name, turns[index])
+            value = shell_attributes.assigned(shell, compound.name, turns[index], False)
+            problem = shell.state.set(compound.name, value)
             if problem:
                 pieces.say(shell, "err", problem)
                 return 1
@@ -416,6 +421,8 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
     values = _split(line, separators, len(names), quoted)
     for name, value in zip(names, values + [""] * (len(names) - len(values)), strict=False):
         problem = ctx.shell.set(name, value)
+        if problem and problem.endswith(": readonly variable"):
+            return Output.error(problem)  # bash names no builtin there
         if problem:
             return Output.error(problem.replace("bash:", "bash: read:", 1))
     return Output("", 0)

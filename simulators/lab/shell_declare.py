@@ -1,9 +1,11 @@
-"""bash's builtins for arrays on the admin host: `declare` and `typeset` (`-a`, `-A`, `-p`, `-x`,
-`-g`, `-f`, `-F`), `local` (declare inside a function: the caller's value back when it
-returns) and `mapfile` (`readarray`) with `-t`, `-n`, `-s`, `-O` and `-d`, each with bash
-5.2's words for its errors. Options bash has that the lab does not (`-i`, `-r`, `-n`, `-l`,
-`-u`; mapfile's `-u`, `-C`) are refused in one line. The arrays themselves are
-simulators.lab.shell_arrays' (`read -a` is simulators.lab.shell_compound's read).
+"""bash's builtins for declaring on the admin host: `declare` and `typeset` (`-a`, `-A`, `-i`,
+`-l`, `-n`, `-r`, `-u`, `-x` and their `+` forms, `-p`, `-g`, `-f`, `-F`), `local` (declare
+inside a function: the caller's value and attributes back when it returns), `readonly`
+(`-a`, `-A`, `-p`) and `mapfile` (`readarray`) with `-t`, `-n`, `-s`, `-O` and `-d`, each
+with bash 5.2's words for its errors. Options bash has that the lab does not (`-I`, `-t`;
+mapfile's `-u`, `-C`) are refused in one line. The arrays themselves are
+simulators.lab.shell_arrays', the attributes simulators.lab.shell_attributes' (`read -a`
+is simulators.lab.shell_compound's read).
 """
 
 from __future__ import annotations
@@ -11,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from simulators.lab import shell_assign, shell_listing, shell_options
-from simulators.lab.environment import Array, too_large
-from simulators.lab.shell_syntax import Refused
+from simulators.lab import shell_assign, shell_attributes, shell_listing, shell_options
+from simulators.lab.environment import MAX_VARIABLES, Array, ShellState, too_large
+from simulators.lab.shell_syntax import Aborted, Refused
 from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
@@ -27,13 +29,16 @@ _USAGES = {
     " [-aAfFilnrtux] [name ...]",
     "local": "local: usage: local [option] name[=value] ...",
     "export": "export: usage: export [-fn] [name[=value] ...] or export -p",
+    "readonly": "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p",
 }
 MAPFILE_USAGE = (
     "mapfile: usage: mapfile [-d delim] [-n count] [-O origin] [-s count] [-t] [-u fd]"
     " [-C callback] [-c quantum] [array]"
 )
 _KNOWN = frozenset("aAfFgiIlnrtuxp")
-_DONE = frozenset("aAfFgxp")
+_DONE = frozenset("aAfFgilnruxp")
+_READONLY = frozenset("aAfp")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ARGUMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[(.*?)\])?(?:(\+?=)(.*))?", re.S)
 
 
@@ -50,23 +55,28 @@ def declare(shell: Shell, name: str, args: list[str], lists: frozenset[int]) -> 
             at += 1
             break
         for letter in args[at][1:]:
-            if letter not in _KNOWN or (letter == "p" and args[at][0] == "+"):
+            known = _READONLY if name == "readonly" else _KNOWN
+            if letter not in known or (letter == "p" and args[at][0] == "+"):
                 return Output.error(
                     f"bash: {name}: {args[at][0]}{letter}: invalid option\n{_USAGES[name]}", 2
                 )
             if letter not in _DONE:
                 return Output.error(
-                    f"bash: {name}: -{letter}: not available in this lab (only -a -A -p -x -g"
-                    " -f -F)",
+                    f"bash: {name}: -{letter}: not available in this lab (only -a -A -i -l -n"
+                    " -r -u -x -p -g -f -F)",
                     2,
                 )
             (on if args[at][0] == "-" else off).add(letter)
         at += 1
     names = args[at:]
+    if name == "readonly":
+        if "f" in on:
+            return Output.error("bash: readonly: -f: not available in this lab", 2)
+        on |= {"r", "g"}
     if "f" in on or "F" in on:
         return _functions(shell, names, "F" in on)
     if "p" in on or not names:
-        return _printed(shell, name, names, on)
+        return _printed(shell, name, names, on - {"g"} if name == "readonly" else on)
     local = bool(shell.frames) and (name == "local" or "g" not in on)
     errors: list[str] = []
     for index, arg in enumerate(names, start=at):
@@ -88,22 +98,48 @@ def _declared(
         return f"bash: {builtin}: `{arg}': not a valid identifier"
     name, sub, op, value = found.groups()
     state = shell.state
+    if "n" in on and op is not None and sub is None and not listed:
+        if value == name:
+            return f"bash: {builtin}: {name}: nameref variable self references not allowed"
+        if not _NAME.fullmatch(value):
+            return f"bash: {builtin}: `{value}': invalid variable name for name reference"
     if local and name not in shell.frames[-1]:
+        if state.readonly(name):
+            return f"bash: {builtin}: {name}: readonly variable"
         shell.frames[-1][name] = state.hold(name)
+        declared = name in state.attributes or name in state.exported
+        kept = state.attributes.pop(name, "") + ("x" if name in state.exported else "")
+        shell.frames[-1]["\0" + name] = kept if declared else None
         state.variables.pop(name, None)  # a new local: nothing of the caller's
         state.arrays.pop(name, None)
+    typed = name
+    if "n" not in on and "n" not in off:
+        name = state.resolved(name)
+    if state.readonly(name) and op is not None and listed:  # as `g=(...)` says it, after
+        state.attributes[name] = shell_attributes.changed(state.attributes[name], on, off)
+        raise Aborted(f"bash: {name}: readonly variable")  # and the line stops there
+    if state.readonly(name) and (op is not None or "r" in off):
+        said = "" if builtin == "readonly" else f"{builtin}: "
+        return f"bash: {said}{typed}: readonly variable"
     array = state.arrays.get(name)
+    if "n" in on and array is not None:
+        return f"bash: {builtin}: {name}: reference variable cannot be an array"
     if "A" in on and array is not None and not array.assoc:
         return f"bash: {builtin}: {name}: cannot convert indexed to associative array"
     if "a" in on and array is not None and array.assoc:
         return f"bash: {builtin}: {name}: cannot convert associative to indexed array"
     if off & {"a", "A"} and array is not None:
         return f"bash: {builtin}: {name}: cannot destroy array variables in this way"
+    kept = shell_attributes.changed(state.attributes.get(name, ""), on, off)
     wanted = "a" in on or "A" in on
     if wanted and array is None and not (op and listed):
         made = state.writable(name, "A" in on)
         if isinstance(made, str):
             return made
+    if kept or name in state.attributes or not shell_attributes.declared(state, name):
+        if name not in state.attributes and len(state.attributes) >= MAX_VARIABLES:
+            return f"bash: {name}: too many variables in this lab"
+        state.attributes[name] = kept.replace("r", "")  # readonly once its value is set
     if op is not None:
         array = state.arrays.get(name)
         is_list = listed or (array is not None and value.startswith("(") and value.endswith(")"))
@@ -114,11 +150,19 @@ def _declared(
             shell_assign.assign_list(shell, name, value[1:-1], op == "+=", assoc, declared=True)
         elif sub is not None:
             shell_assign.assign_element(shell, name, sub, value, op == "+=")
+        elif "n" in kept:  # the name it stands for, kept as it is
+            if name not in state.variables and state.full():
+                return f"bash: {name}: too many variables in this lab"
+            state.variables[name] = value
         else:
-            current = state.value(name) or "" if op == "+=" else ""
-            problem = state.set(name, current + value)
+            value = shell_attributes.assigned(shell, name, value, op == "+=")
+            problem = state.set(name, value)
             if problem:
                 return problem
+    if kept:
+        state.attributes[name] = kept
+    elif state.attributes.get(name) == "" and name in {*state.variables, *state.arrays}:
+        del state.attributes[name]
     if "x" in on and name not in state.exported:
         state.exported.append(name)
     if "x" in off and name in state.exported:
@@ -132,11 +176,7 @@ def _printed(shell: Shell, builtin: str, names: list[str], on: set[str]) -> Outp
     if not names:
         if not on - {"p", "g"} and "p" not in on:  # `declare` alone: as `set` lists them
             return Output(shell_options.variables(shell))
-        chosen = [
-            n
-            for n in shell_listing.names(state)
-            if _matches(state.arrays.get(n), n in state.exported, on)
-        ]
+        chosen = [n for n in shell_listing.names(state) if _matches(state, n, on)]
         return Output("\n".join(filter(None, (shell_listing.declared(state, n) for n in chosen))))
     lines, errors = [], []
     for name in names:
@@ -150,7 +190,11 @@ def _printed(shell: Shell, builtin: str, names: list[str], on: set[str]) -> Outp
     )
 
 
-def _matches(array: Array | None, exported: bool, on: set[str]) -> bool:
+def _matches(state: ShellState, name: str, on: set[str]) -> bool:
+    array, exported = state.arrays.get(name), name in state.exported
+    kept = state.attributes.get(name, "")
+    if any(letter in on and letter not in kept for letter in shell_attributes.KEPT):
+        return False
     if "a" in on and (array is None or array.assoc):
         return False
     if "A" in on and (array is None or not array.assoc):

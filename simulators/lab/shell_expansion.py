@@ -15,6 +15,7 @@ from simulators.lab import (
     fs,
     shell_arithmetic,
     shell_arrays,
+    shell_attributes,
     shell_braces,
     shell_compound,
     shell_parameters,
@@ -118,7 +119,7 @@ class Expansion:
                     # `${v:-a "b  c"}`: the word's quotes keep their blanks, the rest splits.
                     pending.extend(reversed(word))
                     continue
-            listed = shell_arrays.listed(self, part.value) if part.kind == "var" else None
+            listed = self._listed(part.value) if part.kind == "var" else None
             if listed is not None and split and self._apart(part, listed[1]):
                 # "$@", "${a[@]}": each element its own field (unquoted with IFS null, each
                 # one not empty).
@@ -266,7 +267,7 @@ class Expansion:
             return str(len(self.positional))
         if name == "0":
             return self.zero
-        listed = shell_arrays.listed(self, name)
+        listed = self._listed(name)
         if listed is not None:  # ${a[@]}, $@ and the rest, as one word
             return shell_arrays.joined(self, *listed)
         if name.isdigit():
@@ -306,6 +307,12 @@ class Expansion:
             elif op.endswith("="):
                 state.set(base, word)
             return word
+        indirect = shell_attributes.indirect(self, name)
+        if indirect is not None:
+            return indirect
+        transformed = shell_attributes.transform(self, name)
+        if transformed is not None:
+            return transformed
         element = shell_arrays.parameter(self, name)
         if element is not None:
             return element
@@ -318,6 +325,11 @@ class Expansion:
             except shell_parameters.BadSubstitution as bad:
                 raise Refused(f"bash: {bad}") from None
         raise Refused(f"bash: ${{{name}}}: bad substitution")
+
+    def _listed(self, name: str) -> tuple[list[str], bool] | None:
+        """A `${...}` that is a list of words (an array's, `$@`, `${!prefix@}`), its values
+        and whether it is a `*` one; None for a single value."""
+        return shell_attributes.prefixed(self, name) or shell_arrays.listed(self, name)
 
     def _random(self) -> str:
         """$RANDOM: a new number each time (simulators.lab.shell_random)."""
@@ -401,7 +413,8 @@ class Expansion:
                 with inner.subshell():  # what it sets is gone after it
                     shell_compound.run_list(inner, program, None, pieces)
             except Aborted as exc:
-                pieces.say(inner, "err", str(exc))
+                if exc.line():
+                    pieces.say(inner, "err", exc.line())
             except ScriptExit:
                 pass  # `$(exit 3)`: the subshell ends there
             self.turns = inner.turns

@@ -36,11 +36,14 @@ def elements(array: Array) -> str:
 
 
 def flags(state: ShellState, name: str) -> str:
-    """`declare`'s attribute letters for `name` (`--` for none)."""
+    """`declare`'s attribute letters for `name` in bash's order (a A i n r x l u; `-` for
+    none, so `declare --`)."""
     array = state.arrays.get(name)
+    kept = state.attributes.get(name, "")
     letters = ("A" if array.assoc else "a") if array is not None else ""
+    letters += "".join(c for c in "inr" if c in kept)
     letters += "x" if name in state.exported else ""
-    return letters or "-"
+    return letters + "".join(c for c in "lu" if c in kept) or "-"
 
 
 def declared(state: ShellState, name: str) -> str | None:
@@ -51,12 +54,14 @@ def declared(state: ShellState, name: str) -> str | None:
         return f"declare -{flags(state, name)} {name}{value}"
     if name in state.variables:
         return f"declare -{flags(state, name)} {name}={quoted(state.variables[name])}"
-    return f"declare -x {name}" if name in state.exported else None
+    if name in state.exported or name in state.attributes:  # declared, not set
+        return f"declare -{flags(state, name)} {name}"
+    return None
 
 
 def names(state: ShellState) -> list[str]:
     """Every variable's and array's name, in the order bash lists them."""
-    return sorted({*state.variables, *state.arrays})
+    return sorted({*state.variables, *state.arrays, *state.attributes})
 
 
 def set_line(state: ShellState, name: str) -> str | None:

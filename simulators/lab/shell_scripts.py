@@ -236,7 +236,8 @@ def run_body(
     except Aborted as aborted:
         if not script:
             raise
-        pieces.say(shell, "err", str(aborted))
+        if aborted.line():
+            pieces.say(shell, "err", aborted.line())
         code = 1
     finally:
         shell.positional, shell.zero, shell.loops, shell.stray = saved

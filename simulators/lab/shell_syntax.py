@@ -49,6 +49,11 @@ class Aborted(Exception):
     `shown`: what a redirected compound command printed before it (as ScriptExit's)."""
 
     shown: tuple[str, str] | None = None
+    said: bool = False  # written to a compound command's stderr (`{ ...; } 2>f`) already
+
+    def line(self) -> str:
+        """Its line for the terminal: "" once said."""
+        return "" if self.said else str(self)
 
 
 class Incomplete(ShellSyntaxError):

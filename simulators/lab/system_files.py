@@ -4,10 +4,11 @@ PATH in /usr/bin and /usr/local/bin, the usr-merge links `/bin -> usr/bin` and t
 top), as fixed data every lab shares and none saves: simulators.lab.fs reads them beside a lab's
 own files (`HostState.files`), so every tool sees one tree.
 
-All are root's: admin reads them and can change none. A file is its text, its permission bits
-and, where stat's size is not the text's length, that size: /proc's files are 0 bytes to `ls`
-and their text to `cat`, as the kernel's are; a program's text is the start of an ELF header
-and its size a real build's. The programs are the lab's registered tools
+All are root's: admin reads them and can change none but /dev/null, the null device (1, 3)
+every user reads as empty and writes to, whose writes simulators.lab.fs.store discards. A file
+is its text, its permission bits and, where stat's size is not the text's length, that size:
+/proc's files are 0 bytes to `ls` and their text to `cat`, as the kernel's are; a program's
+text is its ELF header and its size a real build's. The programs are the lab's registered tools
 (simulators.lab.commands.PATHS, read when first asked for: `which` and `ls /usr/bin` agree).
 
 /etc/hosts names the cluster's control plane at the kubeconfig's server address and the three
@@ -50,6 +51,7 @@ class SystemFile:
     text: str
     mode: int = 0o644
     size: int | None = None  # stat's size, where it is not the text's length
+    device: tuple[int, int] | None = None  # a character device's major and minor numbers
 
 
 CONTROL_PLANE = ("10.0.0.10", "dgx-cluster-api")  # the kubeconfig's server (kubeconfig.SERVER)
@@ -267,6 +269,8 @@ MEMINFO = "".join(
     )
 )  # fmt: skip
 
+NULL_DEVICE = (1, 3)
+
 _PROC = {"/proc/version": PROC_VERSION, "/proc/cpuinfo": CPUINFO, "/proc/meminfo": MEMINFO}
 
 FILES: dict[str, SystemFile] = {
@@ -282,14 +286,26 @@ FILES: dict[str, SystemFile] = {
     "/etc/issue.net": SystemFile("Ubuntu 22.04.5 LTS\n"),
     "/usr/lib/os-release": SystemFile(OS_RELEASE),
     "/run/systemd/resolve/stub-resolv.conf": SystemFile(STUB_RESOLV),
-    # Read as empty (`--kubeconfig=/dev/null`, `cat /dev/null`); the shell's `>/dev/null`
-    # swallows what it is given, and the other tools cannot write it here.
-    "/dev/null": SystemFile(""),
+    # The null device (1, 3), read and written by all: read as empty (`cat /dev/null`,
+    # `--kubeconfig=/dev/null`), and every tool's writes to it are discarded (fs.store).
+    "/dev/null": SystemFile("", 0o666, device=NULL_DEVICE),
     **{path: SystemFile(text, 0o444, size=0) for path, text in _PROC.items()},
 }
 
-# A program's text: the start of its ELF header (x86-64, little-endian, a shared object).
-ELF = "\x7fELF\x02\x01\x01" + "\x00" * 9 + "\x03\x00\x3e\x00\x01\x00\x00\x00"
+# A program's text: its 64-byte ELF header (x86-64, little-endian, a position-independent
+# executable; no byte above 0x7f, so that its text is its bytes), all a tool reads of it: `ls`,
+# `wc -c` and `find -size` see the build's size (SIZES), a bounded prefix is what is read.
+ELF = (
+    "\x7fELF\x02\x01\x01"
+    + "\x00" * 9  # e_ident: 64-bit, little-endian, System V
+    + "\x03\x00\x3e\x00\x01\x00\x00\x00"  # ET_DYN, x86-64, version 1
+    + "\x00\x40\x00\x00\x00\x00\x00\x00"  # e_entry
+    + "\x40"
+    + "\x00" * 7  # e_phoff: the program headers follow
+    + "\x00" * 8
+    + "\x00" * 4  # e_shoff, e_flags
+    + "\x40\x00\x38\x00\x0d\x00\x40\x00\x00\x00\x00\x00"  # sizes and counts
+)
 # Sizes of the programs' files (the builds an Ubuntu 22.04 host with the lab's tools has).
 SIZES = {
     "[": 68496, "awk": 162752, "base64": 48016, "basename": 43856, "bash": 1396520,

@@ -186,7 +186,7 @@ def _wc(ctx: Context, args: list[str]) -> Output:
             "l": text.count("\n"),
             "w": len(text.split()),
             "m": len(text),
-            "c": len(text.encode("utf-8", errors="replace")),
+            "c": _bytes(ctx, name, text),
             "L": max((_width(line) for line in text.split("\n")), default=0),
         }
         rows.append(([counts[c] for c in chosen], "" if name == "-" and not names else name))
@@ -200,12 +200,22 @@ def _wc(ctx: Context, args: list[str]) -> Output:
     elif any(name == "-" or fs.locate(ctx, name).folder for name, _ in inputs):
         width = 7  # coreutils' compute_number_width: an input that is no regular file
     else:
-        width = len(str(sum(len(t.encode("utf-8", errors="replace")) for _, t in inputs)))
+        width = len(str(sum(_bytes(ctx, name, t) for name, t in inputs)))
     out = [
         " ".join(f"{n:>{width}}" for n in counts) + (f" {name}" if name else "")
         for counts, name in rows
     ]
     return Output("\n".join(out), 1 if errors else 0, stderr="\n".join(errors))
+
+
+def _bytes(ctx: Context, name: str, text: str) -> int:
+    """wc -c's count: a file's stat size where its text is a bounded prefix of it (a
+    program's: simulators.lab.system_files), else its text's bytes (/proc's files are read)."""
+    read = len(text.encode("utf-8", errors="replace"))
+    if name == "-":
+        return read
+    where = fs.locate(ctx, name)
+    return max(read, fs.size(ctx.world.state, where.path)) if where.file else read
 
 
 def _width(line: str) -> int:

@@ -130,9 +130,10 @@ def _can_i(ctx: Context, parsed: Parsed, args: list[str]) -> Output:
             where = f" in group '{group}'" if group else ""
             warning = f"Warning: the server doesn't have a resource type '{plural}'{where}\n\n"
         if not parsed.has("all-namespaces"):
-            if namespaced:
-                attrs["namespace"] = namespace(parsed)
-            else:
+            # kubectl sends its namespace for any resource (RBAC then applies that
+            # namespace's RoleBindings), and warns for a cluster-scoped one.
+            attrs["namespace"] = namespace(parsed)
+            if not namespaced:
                 shown = ".".join(p for p in (attrs["resource"], attrs["group"]) if p)
                 warning = f"Warning: resource '{shown}' is not namespace scoped\n\n"
     else:

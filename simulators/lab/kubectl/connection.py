@@ -2,14 +2,17 @@
 kubeconfig (simulators.lab.kubeconfig) read as client-go's clientcmd reads it, with the
 `--kubeconfig`, `--context`, `--cluster`, `--user` and `-n` flags over it, and clientcmd's
 overrides of the cluster and the user: `--server`, `--insecure-skip-tls-verify`,
-`--certificate-authority`, `--token`, `--client-certificate`.
+`--certificate-authority`, `--token`, `--client-certificate`, `--client-key`.
 
-The server is trusted by the cluster's CA (kubeconfig.ca_pem) in the cluster's
-certificate-authority(-data), unless --insecure-skip-tls-verify; with neither, Go's TLS says
-the certificate is signed by an unknown authority. The user is whom kube-apiserver's
+The server is trusted by the cluster's CA (kubeconfig.holds_ca: the file or data holds it,
+alone or in a bundle, as Go's x509 pool takes every certificate), unless
+--insecure-skip-tls-verify; with neither, Go's TLS says the certificate is signed by an
+unknown authority; with both, client-go refuses. The user is whom kube-apiserver's
 authenticators take first: a client certificate before a bearer token (so `--token` beside
-the admin's certificate still acts as the admin, kubernetes/kubectl#1657), then nobody
-(system:anonymous).
+the admin's certificate still acts as the admin, kubernetes/kubectl#1657; a certificate the
+CA did not sign is x509's error, and the token is tried next, else 401), then nobody
+(system:anonymous). `--server http://...` at the TLS port is answered 400 by Go's server,
+which each verb words its own way (`plain_http`).
 
 Which file is `config_file.chosen`'s (`--kubeconfig FILE`, a missing one kubectl's `stat`
 error; else `$KUBECONFIG`'s; else `~/.kube/config`); no file at all is an empty config, and
@@ -30,7 +33,6 @@ from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
 from simulators.cluster import access
-from simulators.cluster.api import ClusterAPI
 from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
 from simulators.lab import files, kubeconfig
@@ -45,7 +47,12 @@ UNKNOWN_AUTHORITY = (
     "tls: failed to verify certificate: x509: certificate signed by unknown authority"
 )
 # An http:// request to the API server's TLS port: Go's server answers 400 (kubectl's words).
-PLAIN_HTTP = "Error from server (BadRequest): the server rejected our request for an unknown reason"
+REJECTED = "the server rejected our request for an unknown reason"
+PLAIN_HTTP = f"Error from server (BadRequest): {REJECTED}"
+# client-go's TLSConfigFor: a CA (file or data) beside insecure-skip-tls-verify.
+INSECURE_WITH_CA = (
+    "error: specifying a root certificates file with the insecure flag is not allowed"
+)
 # The verbs whose Complete asks clientcmd for the namespace before anything else.
 NAMESPACE_FIRST = {
     "annotate",
@@ -131,20 +138,27 @@ def connect(ctx: Context, sub: str, parsed: Parsed) -> Connection:
         if str(exc) == kubeconfig.LOCALHOST:
             _refused(ctx, sub, LOCALHOST)
         raise
-    cluster = kubeconfig.named(config, "clusters").get(resolved.cluster) or {}
-    trusted, secure = _trust(ctx, parsed, cluster, resolved.cluster, file.path)
+    cluster = _cluster(
+        parsed, kubeconfig.named(config, "clusters").get(resolved.cluster), file.path
+    )
+    user = _user(parsed, kubeconfig.named(config, "users").get(resolved.user), file.path)
+    errors = [
+        *_user_errors(ctx, user, resolved.user),
+        *_cluster_errors(ctx, cluster, resolved.cluster),
+    ]
+    if len(errors) == 1:
+        raise KubeconfigError(f"error: {errors[0]}")
+    if errors:
+        raise KubeconfigError("Error in configuration: \n" + "\n".join(f"* {e}" for e in errors))
+    trusted, secure = _trust(ctx, cluster)
     server = _url(resolved.server, secure)
     if server == "http" + kubeconfig.SERVER.removeprefix("https"):
-        raise KubeconfigError(PLAIN_HTTP)
+        plain_http(ctx, sub, parsed)
     if server != kubeconfig.SERVER:  # the lab's cluster answers on it
         _refused(ctx, sub, server)
     if not trusted:
         _refused(ctx, sub, server, UNKNOWN_AUTHORITY)
-    user = dict(kubeconfig.named(config, "users").get(resolved.user) or {})
-    for key in ("token", "client-certificate"):
-        if parsed.value(key):
-            user[key] = parsed.value(key)
-    who = _authenticated(ctx.world.api, user)
+    who = _authenticated(ctx, sub, user)
     if who is None:
         raise KubeconfigError("error: You must be logged in to the server (Unauthorized)")
     context = kubeconfig.named(config, "contexts").get(resolved.context) or {}
@@ -172,54 +186,135 @@ def _readable(ctx: Context) -> kubeconfig.Config:
         return kubeconfig.empty()
 
 
-def _authenticated(api: ClusterAPI, user: dict[str, Any]) -> access.Identity | None:
-    """Whom the server takes the user for, in the order of kube-apiserver's authenticators: the
-    admin's client certificate (the lab's CA signed only that one; x509 comes before bearer
-    tokens), a service account's token, a token it does not know (None: 401), or, with
-    neither, the anonymous user kubeadm's apiserver lets in (`--anonymous-auth`)."""
-    if user.get("client-certificate-data") or user.get("client-certificate"):
-        return access.ADMIN
+def _cluster(parsed: Parsed, cluster: dict[str, Any] | None, config_path: str) -> dict[str, Any]:
+    """The cluster's TLS settings as clientcmd's getCluster merges them: --insecure-skip-tls-verify
+    or --certificate-authority on the command line replace the cluster's CA and insecure setting
+    (all three); a CA file of the kubeconfig is read from the kubeconfig's folder."""
+    cluster = dict(cluster or {})
+    insecure = parsed.has("insecure-skip-tls-verify")
+    ca_file = parsed.value("certificate-authority") or ""
+    if insecure or ca_file:
+        return {"insecure-skip-tls-verify": insecure, "certificate-authority": ca_file}
+    ca_file = str(cluster.get("certificate-authority") or "")
+    if ca_file:
+        cluster["certificate-authority"] = posixpath.join(posixpath.dirname(config_path), ca_file)
+    return cluster
+
+
+def _user(parsed: Parsed, user: dict[str, Any] | None, config_path: str) -> dict[str, Any]:
+    """The user's credentials with kubectl's flags over them: --client-certificate and
+    --client-key replace the file's certificate (key) and its data, --token the token; the
+    kubeconfig's own files are read from its folder."""
+    user = dict(user or {})
+    for key in ("client-certificate", "client-key"):
+        if user.get(key):
+            user[key] = posixpath.join(posixpath.dirname(config_path), str(user[key]))
+        if parsed.value(key):
+            user[key] = parsed.value(key)
+            user.pop(key + "-data", None)
+    if parsed.value("token"):
+        user["token"] = parsed.value("token")
+    return user
+
+
+def _user_errors(ctx: Context, user: dict[str, Any], name: str) -> list[str]:
+    """clientcmd's validateAuthInfo: a client certificate needs a key, and its files must open."""
+    if not (user.get("client-certificate") or user.get("client-certificate-data")):
+        return []
+    errors = []
+    if not (user.get("client-key") or user.get("client-key-data")):
+        errors.append(
+            f"client-key-data or client-key must be specified for {name} to use the"
+            " clientCert authentication method."
+        )
+    for key, word in (("client-certificate", "client-cert"), ("client-key", "client-key")):
+        path = str(user.get(key) or "")
+        if path and files.read(ctx, path) is None:
+            errors.append(
+                f"unable to read {word} {path} for {name} due to open {path}:"
+                " no such file or directory"
+            )
+    return errors
+
+
+def _cluster_errors(ctx: Context, cluster: dict[str, Any], name: str) -> list[str]:
+    """clientcmd's validateClusterInfo: a CA file that does not open."""
+    path = str(cluster.get("certificate-authority") or "")
+    if not path or cluster.get("certificate-authority-data") or files.read(ctx, path) is not None:
+        return []
+    return [
+        f"unable to read certificate-authority {path} for {name} due to open {path}:"
+        " no such file or directory"
+    ]
+
+
+def _pem_of(ctx: Context, entry: dict[str, Any], key: str) -> str:
+    """A credential's PEM text: its base64 `-data` field, else its file's text."""
+    data = str(entry.get(key + "-data") or "")
+    if data:
+        try:
+            return base64.b64decode(data, validate=True).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return ""
+    path = str(entry.get(key) or "")
+    return (files.read(ctx, path) or "") if path else ""
+
+
+def _authenticated(ctx: Context, sub: str, user: dict[str, Any]) -> access.Identity | None:
+    """Whom the server takes the user for, in the order of kube-apiserver's authenticators: a
+    client certificate (x509 comes before bearer tokens; the lab's CA signed only the admin's:
+    another is x509's error, and kube-apiserver's union then tries the token, or answers 401:
+    None), a service account's token, a token it does not know (None), or, with neither, the
+    anonymous user kubeadm's apiserver lets in (`--anonymous-auth`). A
+    certificate or key Go's tls.X509KeyPair cannot pair fails the handshake first."""
     token = user.get("token")
+    if user.get("client-certificate-data") or user.get("client-certificate"):
+        _client_pair(ctx, sub, user)
+        if kubeconfig.is_admin_certificate(_pem_of(ctx, user, "client-certificate")):
+            return access.ADMIN
+        # x509's error: the union goes on to the token; without one, anonymous is not asked.
+        return access.token_identity(ctx.world.api, str(token)) if token else None
     if token:
-        return access.token_identity(api, str(token))
+        return access.token_identity(ctx.world.api, str(token))
     return access.ANONYMOUS
 
 
-def _trust(
-    ctx: Context, parsed: Parsed, cluster: dict[str, Any], name: str, config_path: str
-) -> tuple[bool, bool]:
+def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
+    """Go's tls.X509KeyPair over the certificate and key, kubectl's words where it fails. Two
+    files are loaded at the handshake (client-go's cert_rotation logs the failure, then the
+    connection fails as an unreachable server does); data is loaded before any request."""
+    cert = _pem_of(ctx, user, "client-certificate")
+    key = _pem_of(ctx, user, "client-key")
+    if not kubeconfig.pem_blocks(cert).get("CERTIFICATE"):
+        why = "tls: failed to find any PEM data in certificate input"
+    elif not kubeconfig.private_keys(key):
+        why = "tls: failed to find any PEM data in key input"
+    elif kubeconfig.is_admin_certificate(cert) != kubeconfig.is_admin_key(key):
+        why = "tls: private key does not match public key"
+    else:
+        return
+    lazy = not (user.get("client-certificate-data") or user.get("client-key-data"))
+    if not lazy:
+        raise KubeconfigError(f"error: {why}")
+    logged = f'"Loading client cert failed" err="{why}" key="key"'
+    first = klog(ctx.world.api.now(), "E", "cert_rotation.go:172", logged, pid=process_id(ctx))
+    _refused(ctx, sub, kubeconfig.SERVER, why, first=[first])
+
+
+def _trust(ctx: Context, cluster: dict[str, Any]) -> tuple[bool, bool]:
     """(whether the client trusts the lab's API server, whether it speaks TLS at all: a CA or
-    --insecure-skip-tls-verify, which makes a server named without a scheme https).
-    clientcmd's getCluster: --insecure-skip-tls-verify or --certificate-authority on the
-    command line replace the cluster's CA and insecure setting; a CA file of the kubeconfig is
-    read from the kubeconfig's folder. A CA file that cannot be read is clientcmd's error."""
-    insecure = parsed.has("insecure-skip-tls-verify")
-    ca_file = parsed.value("certificate-authority") or ""
-    ca_data = ""
-    if not (insecure or ca_file):
-        insecure = cluster.get("insecure-skip-tls-verify") is True
-        ca_data = str(cluster.get("certificate-authority-data") or "")
-        ca_file = str(cluster.get("certificate-authority") or "")
-        if ca_file and not ca_data:
-            ca_file = posixpath.join(posixpath.dirname(config_path), ca_file)
+    insecure-skip-tls-verify, which makes a server named without a scheme https). A CA
+    beside insecure-skip-tls-verify is client-go's TLSConfigFor error; a CA file trusts the
+    server when it holds the cluster's CA (kubeconfig.holds_ca: a bundle does)."""
+    insecure = cluster.get("insecure-skip-tls-verify") is True
+    has_ca = bool(cluster.get("certificate-authority-data") or cluster.get("certificate-authority"))
+    if insecure and has_ca:
+        raise KubeconfigError(INSECURE_WITH_CA)
     if insecure:
         return True, True
-    if ca_data:
-        try:
-            pem = base64.b64decode(ca_data, validate=True).decode("utf-8", "replace")
-        except (binascii.Error, ValueError):
-            pem = ""
-    elif ca_file:
-        text = files.read(ctx, ca_file)
-        if text is None:
-            raise KubeconfigError(
-                "Error in configuration: unable to read certificate-authority"
-                f" {ca_file} for {name} due to open {ca_file}: no such file or directory"
-            )
-        pem = text
-    else:
+    if not has_ca:
         return False, False
-    return pem.strip() == kubeconfig.ca_pem().strip(), True
+    return kubeconfig.holds_ca(_pem_of(ctx, cluster, "certificate-authority")), True
 
 
 def _url(server: str, secure: bool) -> str:
@@ -231,7 +326,9 @@ def _url(server: str, secure: bool) -> str:
     return server
 
 
-def _refused(ctx: Context, sub: str, server: str, why: str = "") -> NoReturn:
+def _refused(
+    ctx: Context, sub: str, server: str, why: str = "", first: list[str] | None = None
+) -> NoReturn:
     """Nothing listens at `server` (or `why` it failed: the server's certificate not trusted):
     discovery's logged tries, then kubectl's last line."""
     host = server.split("://", 1)[-1]
@@ -251,4 +348,86 @@ def _refused(ctx: Context, sub: str, server: str, why: str = "") -> NoReturn:
     )
     line = klog(ctx.world.api.now(), "E", "memcache.go:265", err, pid=process_id(ctx))
     tries = [line] * _DISCOVERY_TRIES.get(sub, 0)
-    raise KubeconfigError("\n".join([*tries, final]))
+    raise KubeconfigError("\n".join([*(first or []), *tries, final]))
+
+
+# kubectl's discovery tries against a server that answers 400, each logged (kubectl 1.36
+# against Go's "Client sent an HTTP request to an HTTPS server." answer).
+_PLAIN_TRIES = {
+    "get": 5,
+    "delete": 5,
+    "describe": 5,
+    "label": 5,
+    "scale": 5,
+    "cluster-info": 5,
+    "logs": 4,
+    "api-resources": 1,
+    "api-versions": 1,
+    "run": 1,
+}
+# `kubectl create KIND`: the words client-go's error has for the kind, and what it posts to.
+_CREATED = {
+    "deployment": ("deployment: ", "deployments.apps"),
+    "deploy": ("deployment: ", "deployments.apps"),
+    "configmap": ("configmap: ", "configmaps"),
+    "cm": ("configmap: ", "configmaps"),
+    "serviceaccount": ("serviceaccount: ", "serviceaccounts"),
+    "sa": ("serviceaccount: ", "serviceaccounts"),
+    "rolebinding": ("rolebinding: ", "rolebindings.rbac.authorization.k8s.io"),
+    "job": ("job: ", "jobs.batch"),
+    "quota": ("quota: ", "resourcequotas"),
+    "resourcequota": ("quota: ", "resourcequotas"),
+    "secret generic": ("secret ", "secrets"),
+    "service clusterip": ("ClusterIP service: ", "services"),
+    "svc clusterip": ("ClusterIP service: ", "services"),
+}
+
+
+def plain_http(ctx: Context, sub: str, parsed: Parsed) -> NoReturn:
+    """`--server http://...` at the API server's TLS port: Go's server answers every request
+    400, and each verb says so in its own words (measured with kubectl 1.36)."""
+    args = parsed.positionals
+    err = f'"Unhandled Error" err="couldn\'t get current server API group list: {REJECTED}"'
+    line = klog(ctx.world.api.now(), "E", "memcache.go:265", err, pid=process_id(ctx))
+    tries = [line] * _PLAIN_TRIES.get(sub, 0)
+    final = [PLAIN_HTTP]
+    if sub == "version":
+        from simulators.cluster import versions
+
+        final = [
+            f"Client Version: {versions.GIT_VERSION}",
+            f"Kustomize Version: {versions.KUSTOMIZE_VERSION}",
+            PLAIN_HTTP,
+        ]
+    elif sub == "api-versions":
+        final = [f"error: couldn't get available api versions from server: {REJECTED}"]
+    elif sub == "cluster-info":
+        debug = "To further debug and diagnose cluster problems, use 'kubectl cluster-info dump'."
+        final = ["", debug, PLAIN_HTTP]
+    elif sub == "auth" and args[:1] == ["whoami"]:
+        final = [f"{PLAIN_HTTP} (post selfsubjectreviews.authentication.k8s.io)"]
+    elif sub == "auth" and args[:1] == ["can-i"] and len(args) == 3:
+        resource = args[2].split("/", 1)[0]
+        tries = [line] * 2
+        final = [
+            f"Warning: the server doesn't have a resource type '{resource}'",
+            "",
+            f"{PLAIN_HTTP} (post selfsubjectaccessreviews.authorization.k8s.io)",
+        ]
+    elif sub in ("create", "apply") and parsed.value("filename"):
+        final = [
+            f'error: error validating "{parsed.value("filename")}": error validating data: failed'
+            f" to download openapi: {REJECTED}; if you choose to ignore these errors, turn"
+            " validation off with --validate=false"
+        ]
+    elif sub == "create" and args[:1] in (["namespace"], ["ns"]):
+        final = [f"{PLAIN_HTTP} (post namespaces)"]
+    elif sub == "create" and args[:1] in (["role"], ["clusterrole"]):
+        tries = [line] * 2
+    elif sub == "create" and args[:1] == ["token"] and len(args) > 1:
+        final = [f"error: failed to create token: {REJECTED} (post serviceaccounts {args[1]})"]
+    elif sub == "create" and (
+        created := _CREATED.get(args[0] if args else "") or _CREATED.get(" ".join(args[:2]))
+    ):
+        final = [f"error: failed to create {created[0]}{REJECTED} (post {created[1]})"]
+    raise KubeconfigError("\n".join([*tries, *final]))

@@ -20,6 +20,7 @@ import random
 import re
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from simulators.lab import LabSession
@@ -206,16 +207,19 @@ def _lab(script: str) -> Ran:
     return ran.output.rstrip("\n"), stderr.rstrip("\n"), ran.exit_code
 
 
-def compared() -> tuple[int, list[tuple[str, Ran, Ran]]]:
-    """How many scripts agree, and the ones that do not (script, bash's, the lab's)."""
+def compared(
+    drawn: list[str] | None = None, lab_run: Callable[[str], Ran] = _lab
+) -> tuple[int, list[tuple[str, Ran, Ran]]]:
+    """How many scripts (`drawn`, else this module's) agree, and the ones that do not
+    (script, bash's, the lab's as `lab_run` runs it), bash's run in a folder of FILES."""
     agreed, differ = 0, list[tuple[str, Ran, Ran]]()
     with tempfile.TemporaryDirectory() as root:
         folder = Path(root) / "g"
         folder.mkdir()
         for name in FILES:
             (folder / name).write_text("")
-        for script in scripts():
-            real, lab = _bash(folder, script), _lab(script)
+        for script in scripts() if drawn is None else drawn:
+            real, lab = _bash(folder, script), lab_run(script)
             if real == lab:
                 agreed += 1
             else:

@@ -47,6 +47,7 @@ SA_USER = f"system:serviceaccount:{NS}:{ACCOUNT}"
 API = "https://10.0.0.10:6443"
 FORM = "application/x-www-form-urlencoded"  # curl -d's own: kube-apiserver's 415
 WHO = ("admin", "account", "anonymous")
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
 CONFIGMAP = {
     "apiVersion": "v1",
     "kind": "ConfigMap",
@@ -61,6 +62,21 @@ ROLE = {
         {"apiGroups": [""], "resources": ["pods", "configmaps"], "verbs": ["get", "list"]},
         {"apiGroups": ["apps"], "resources": ["deployments"], "verbs": ["get", "patch"]},
     ],
+}
+# A Role in NS granting `get` on namespaces, bound to the account: kube-apiserver's RequestInfo
+# takes `/api/v1/namespaces/NS` as in NS, so it may read NS itself and no other namespace.
+NS_READER = {
+    "apiVersion": "rbac.authorization.k8s.io/v1",
+    "kind": "Role",
+    "metadata": {"name": "ns-reader", "namespace": NS},
+    "rules": [{"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"]}],
+}
+NS_READER_BINDING = {
+    "apiVersion": "rbac.authorization.k8s.io/v1",
+    "kind": "RoleBinding",
+    "metadata": {"name": "ns-reader", "namespace": NS},
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "ns-reader"},
+    "subjects": [{"kind": "ServiceAccount", "name": ACCOUNT, "namespace": NS}],
 }
 
 pytestmark = pytest.mark.skipif(CURL is None, reason="no /usr/bin/curl on this machine")
@@ -195,6 +211,11 @@ def calls(lab: World, rng: random.Random) -> list[Call]:
         Call("admin", "DELETE", "/api/v1/namespaces/default/configmaps/from-curl"),
         Call("admin", "DELETE", "/api/v1/namespaces/default/configmaps/from-curl"),
         Call("admin", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", json.dumps(ROLE)),
+        Call("account", "GET", f"/api/v1/namespaces/{NS}"),
+        Call("admin", "POST", f"{RBAC}/namespaces/{NS}/roles", json.dumps(NS_READER)),
+        Call(
+            "admin", "POST", f"{RBAC}/namespaces/{NS}/rolebindings", json.dumps(NS_READER_BINDING)
+        ),
     ]
     after = [
         Call("account", "GET", f"/api/v1/namespaces/{NS}/pods"),
@@ -202,6 +223,8 @@ def calls(lab: World, rng: random.Random) -> list[Call]:
         Call("account", "GET", f"/apis/apps/v1/namespaces/{NS}/deployments/model-gateway"),
         Call("account", "GET", f"/api/v1/namespaces/{NS}/secrets"),
         Call("account", "GET", "/api/v1/namespaces/default/pods"),
+        Call("account", "GET", f"/api/v1/namespaces/{NS}"),
+        Call("account", "GET", "/api/v1/namespaces/default"),
     ]
     return reads + writes + after
 
@@ -222,3 +245,9 @@ def test_the_lab_curl_answers_as_the_real_curl_against_the_api_server(sides: Sid
     # The set reaches every answer worth comparing.
     assert {200, 201, 403, 404, 409, 415, 422} <= set(codes), codes
     assert len(generated) >= 200
+    # The Role in NS lets the account read NS itself (RequestInfo's namespace), and only it.
+    itself, other = (
+        Call("account", "GET", f"/api/v1/namespaces/{NS}"),
+        Call("account", "GET", "/api/v1/namespaces/default"),
+    )
+    assert (ours(sides, itself)[0], ours(sides, other)[0]) == (200, 403)

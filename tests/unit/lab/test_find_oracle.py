@@ -1,12 +1,13 @@
 """The admin host's find against this machine's GNU find 4.9: generated home folders (files of
-several sizes and modes, nested and hidden names, empty folders, beside `.kube/config`) and
-generated find lines (starting points typed several ways, -H/-P/-O, global options before and
-after tests, tests, `!`/`-not`, `-a`/`-and` written or implied, `-o`/`-or`, parentheses, `,`,
-actions -print, -print0, -printf, -fprint, -fprintf, -exec and -execdir with `;` and `{} +`,
--prune, -delete, and words GNU refuses) print the same lines and end with the same status,
-run by bash 5.2 in a folder standing for /home/admin with every time set to the lab's now less
-20.5 s. find's standard input is a terminal there, as a typed command's is, so its warnings
-are compared too.
+several sizes and modes, nested and hidden names, empty folders, symbolic links to a folder, a
+file, nothing, the folder above and their own folder, beside `.kube/config`) and generated
+find lines (starting points typed several ways, -H/-L/-P/-O and -follow, global options
+before and after tests, tests, `!`/`-not`, `-a`/`-and` written or implied, `-o`/`-or`,
+parentheses, `,`, actions -print, -print0, -printf, -fprint, -fprintf, -exec and -execdir
+with `;` and `{} +`, -prune, -delete, and words GNU refuses) print the same lines and end
+with the same status, run by bash 5.2 in a folder standing for /home/admin with every time set
+to the lab's now less 20.5 s. find's standard input is a terminal there, as a typed command's
+is, so its warnings are compared too.
 
 The lines are compared as a sorted list: GNU reads a folder in its file system's order, the
 lab in name order. Left out, each with a named test in test_lab_find.py: times other than the
@@ -28,16 +29,23 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from unittest.mock import patch
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from simulators.lab import LabSession, files, fs, kubeconfig
+from simulators.lab import LabSession, files, fs, kubeconfig, system_files
 
 FOLDERS = ["dir", "dir/sub", "dir/sub/deep", "empty", ".hid", "dir/.x", "Docs"]
 FILES = [
     "a", "b.txt", "B.TXT", "notes.md", ".hidden", "x y", "z-9", "dir/a", "dir/c.txt",
     "dir/sub/d.md", "dir/sub/deep/e", ".hid/f.txt", "Docs/Readme", "dir/.x/7",
+]  # fmt: skip
+# Symbolic links (name -> target): the lab keeps none of a learner's, so the test lays them
+# beside the host's own (system_files.LINKS), the admin's as a learner's would be.
+LINKS = [
+    ("ln-dir", "dir"), ("ln-a", "a"), ("ln-bad", "nope"), ("dir/up", ".."), ("ln-self", "."),
+    ("dir/sub/ln-b", "../../b.txt"), ("ln-kube", ".kube"), ("Docs/ln-sub", "../dir/sub"),
 ]  # fmt: skip
 SIZES = [0, 1, 5, 511, 512, 513, 1024, 1025, 4096, 5000]
 FILE_MODES = [0o644, 0o600, 0o755, 0o700, 0o444, 0o640, 0o664, 0o4755]
@@ -45,6 +53,8 @@ FOLDER_MODES = [0o755, 0o700, 0o750, 0o775]
 STARTS = ["", "", "", ".", ".", "./", "~", "~/", "dir", "dir/", "./dir", "dir//", "nope", "b.txt"]
 STARTS += [".kube", "empty", "dir/sub/../sub", "''", "b.txt/", "dir/.", "Docs"]
 GLOBAL = ["-maxdepth 0", "-maxdepth 1", "-maxdepth 2", "-mindepth 1", "-mindepth 2", "-depth"]
+GLOBAL += ["-follow"]
+STARTS += ["ln-dir", "ln-dir/", "ln-a", "ln-bad", "ln-self"]
 TESTS = [
     "-name 'a'", "-name '*.txt'", "-name '*'", "-name '.*'", "-name '[ab]*'", "-name '?'",
     "-name '*.TXT'", "-name 'd*'", "-name 'x y'", "-name '[!a-c]*'", "-name '*[0-9]'",
@@ -65,7 +75,8 @@ TESTS = [
     "-daystart -mtime 0", "-links 1", "-links 2", "-links +2", "-user OWNER", "-group OWNER",
     "-samefile b.txt", "-samefile dir", "-true", "-false", "-prune", r"-exec test -d {} \;",
     r"-exec test -f {} \;", "-nowarn", "-newermt '2020-01-01 10:00'", "-newermt @0",
-    "-newermm b.txt", "-xtype f", "-nouser", "-nogroup", "-lname '*'", "-fstype ext4",
+    "-newermm b.txt", "-xtype f", "-xtype l", "-xtype d", "-lname '*.txt'",
+    "-ilname 'NOPE'", "-nouser", "-nogroup", "-lname '*'", "-fstype ext4",
 ]  # fmt: skip
 BROKEN = [
     "-foo", "-name", "-type z", "-type", "-type f,", "-type fd", "-size 3q", "-size", "-perm 9",
@@ -89,7 +100,8 @@ ACTIONS = [
 TIMED = "-newer|-mtime|-mmin"
 LAB_NOW = 20  # the lab's clock when find runs: two commands after the session starts
 
-Home = tuple[dict[str, tuple[int, int]], dict[str, int]]  # files: (size, mode); folders: mode
+# files: (size, mode); folders: mode; links: target
+Home = tuple[dict[str, tuple[int, int]], dict[str, int], dict[str, str]]
 
 
 @st.composite
@@ -103,7 +115,9 @@ def homes(draw: st.DrawFn) -> Home:
     names = draw(st.lists(st.sampled_from(FILES), unique=True, max_size=8))
     kept = {n: (draw(st.sampled_from(SIZES)), draw(st.sampled_from(FILE_MODES))) for n in names}
     kept = {n: v for n, v in kept.items() if "/" not in n or n.rsplit("/", 1)[0] in made}
-    return kept, {f: draw(st.sampled_from(FOLDER_MODES)) for f in sorted(made)}
+    links = dict(draw(st.lists(st.sampled_from(LINKS), unique=True, max_size=3)))
+    links = {n: t for n, t in links.items() if "/" not in n or n.rsplit("/", 1)[0] in made}
+    return kept, {f: draw(st.sampled_from(FOLDER_MODES)) for f in sorted(made)}, links
 
 
 @st.composite
@@ -124,9 +138,7 @@ def expressions(draw: st.DrawFn, depth: int = 2) -> list[str]:
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
-    # Not -L: the lab has no symbolic links, and with it GNU's fts prints an empty `dir/` as
-    # `dir` after its contents (-depth) and removes an empty `./`.
-    words = ["find", draw(st.sampled_from(["", "", "", "-P", "-H", "-O3", "--"]))]
+    words = ["find", draw(st.sampled_from(["", "", "", "-P", "-H", "-L", "-L", "-O3", "--"]))]
     words += draw(st.lists(st.sampled_from(STARTS), max_size=2))
     words += draw(st.lists(st.sampled_from(GLOBAL), max_size=2))
     if draw(st.integers(0, 5)):
@@ -139,8 +151,10 @@ def lines(draw: st.DrawFn) -> str:
         # the test set the times.
         line = line.replace("out.txt", "/dev/stdout")
     # Not -delete from `~`: root may remove the folder itself, which the admin's /home
-    # forbids. Nor with a test of times: removing an entry changes its folder's.
+    # forbids. Nor with a test of times: removing an entry changes its folder's. Nor where
+    # links are followed (the lab's links are the host's, which nothing removes).
     delete = draw(st.integers(0, 7)) == 0 and "~" not in line and not re.search(TIMED, line)
+    delete = delete and not re.search("-L|-follow", line)  # (nor with links: the test's)
     line += ' -delete; echo "status $?"' if delete else '; echo "status $?"'
     if "out.txt" in line:
         line += "; cat out.txt"
@@ -155,7 +169,7 @@ def _ours(home: Home, line: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
     state = lab.world.state
     assert list(state.files) == [kubeconfig.NAME]
-    made, folder_modes = home[0], home[1]
+    made, folder_modes, links = home
     for name, (size, mode) in made.items():
         state.files[name] = _text(size)
         if mode != files.NEW_FILE_MODE:
@@ -167,7 +181,13 @@ def _ours(home: Home, line: str) -> str:
     while lab.world.now < LAB_NOW:
         lab.run("true")
     assert lab.world.now == LAB_NOW
-    return lab.run(line.replace("OWNER", "admin")).output
+    laid = {f"{fs.HOME}/{name}": target for name, target in links.items()}
+    owned = fs.owned
+    with (
+        patch.dict(system_files.LINKS, laid),
+        patch.object(fs, "owned", lambda path: path in laid or owned(path)),
+    ):
+        return lab.run(line.replace("OWNER", "admin")).output
 
 
 @contextmanager
@@ -195,17 +215,20 @@ def home_folder() -> Iterator[Path]:
 
 def _real(home: Home, line: str) -> str:
     with home_folder() as folder:
-        made, folder_modes = home
+        made, folder_modes, links = home
         for name in folder_modes:
             (folder / name).mkdir(parents=True, exist_ok=True)
         for name, (size, mode) in made.items():
             (folder / name).write_text(_text(size), encoding="utf-8")
             (folder / name).chmod(mode)
+        for name, target in links.items():
+            (folder / name).symlink_to(target)
         for name, mode in folder_modes.items():
             (folder / name).chmod(mode)
         when = time.time() - LAB_NOW - 0.5
-        for path in [folder, *folder.rglob("*")]:
-            os.utime(path, (when, when))
+        for top, names, found in os.walk(folder):  # links not followed
+            for path in [top, *(os.path.join(top, n) for n in [*names, *found])]:
+                os.utime(path, (when, when), follow_symlinks=False)
         return _run(folder, line.replace("OWNER", "root"))
 
 
@@ -240,4 +263,5 @@ def comparable(text: str) -> list[str]:
 @settings(max_examples=400, deadline=None)
 @given(home=homes(), line=lines())
 def test_find_prints_the_lines_gnu_find_prints(home: Home, line: str) -> None:
+    assume(not (home[2] and "-delete" in line))  # the laid links are the host's: none goes
     assert comparable(_ours(home, line)) == comparable(_real(home, line)), line

@@ -155,8 +155,8 @@ def test_a_command_substitution_changes_none_of_the_callers_variables(lab: LabSe
 
 
 def test_declare_refuses_what_the_lab_does_not_do_in_one_line(lab: LabSession) -> None:
-    assert sh(lab, "declare -i n=1") == (
-        "bash: declare: -i: not available in this lab (only -a -A -p -x -g -f -F)",
+    assert sh(lab, "declare -t n=1") == (
+        "bash: declare: -t: not available in this lab (only -a -A -i -l -n -r -u -x -p -g -f -F)",
         2,
     )
     assert sh(lab, "a=(1); declare -A a") == (

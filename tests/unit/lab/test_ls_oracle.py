@@ -1,23 +1,27 @@
 """The admin host's ls against this machine's GNU ls (coreutils 9.1): generated home folders
 (plain, hidden, empty, large and executable files beside `.kube/config`) and generated ls lines
-(-a -A -l -g -o -h -r -t -S -s -d -F -p -R -1 -C, operands that are files, folders, `~`, `.`,
-missing names) print the same lines and end with the same status, run by bash 5.2 in a
+(-a -A -l -g -o -n -h -r -t -S -s -i -u -d -F -p -R -1 -C, operands that are files, folders,
+`~`, `.`, missing names) print the same lines and end with the same status, run by bash 5.2 in a
 folder `home/admin` of its own with every time set to the lab's one time (LC_ALL=C, TZ=UTC).
 The generator knows ls's manual, not the implementation.
 
 The real files are root's: the lab's owner is made root for the comparison (`ls.OWNER`), and a
-separate test checks the lab's own lines with admin's."""
+separate test checks the lab's own lines with admin's. The lab's inode numbers (fs.inode) are
+made the real files' for the comparison, so that -i's columns are compared too. Not -c: the
+real files' change times cannot be set."""
 
 from __future__ import annotations
 
 import os
+import stat
 from unittest.mock import patch
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulators.cluster.clock import datetime_at
-from simulators.lab import LabSession, files, kubeconfig, ls
+from simulators.lab import LabSession, files, fs, kubeconfig, ls
 from tests.unit.lab.real_host import bash, home_folder
 
 NAMES = ["a.txt", "b", "Big.log", "run.sh", ".hidden", "z-9", "notes.md"]
@@ -38,10 +42,18 @@ def homes(draw: st.DrawFn) -> Home:
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
-    letters = draw(st.lists(st.sampled_from("aAlhrtSsdFpR1gC"), max_size=4))
-    options = f"-{''.join(letters)} " if letters else ""
+    letters = draw(st.lists(st.sampled_from("aAlhrtSsdFpR1gCinu"), max_size=4))
+    extra = ""
     if draw(st.integers(0, 6)) == 0:
-        options += draw(st.sampled_from(["--all ", "--reverse ", "-l --human-readable ", "-- "]))
+        extra += draw(st.sampled_from(["--all ", "--reverse ", "-l --human-readable ", "-- "]))
+    if draw(st.integers(0, 8)) == 0:
+        extra += draw(st.sampled_from(["--inode ", "--numeric-uid-gid "]))
+    if "u" in letters and "d" not in letters:
+        # Reading a folder moves its access time (relatime: the lab's time is days old), which
+        # -u shows and sorts by where ls lists a folder it read; the lab keeps no times to
+        # move: -u lists folders as entries (-d) here.
+        letters.append("d")
+    options = (f"-{''.join(letters)} " if letters else "") + extra
     operands = draw(st.lists(st.sampled_from(OPERANDS), max_size=3))
     ls = f"ls {options}{' '.join(operands)}".strip()
     return f'{ls} | cat; {ls} > /dev/null 2>&1; echo "[$?]"'
@@ -51,7 +63,8 @@ def _text(size: int) -> str:
     return ("x" * 63 + "\n") * (size // 64) + "y" * (size % 64)
 
 
-def _real(home: Home, line: str) -> str:
+def _real(home: Home, line: str) -> tuple[str, dict[str, int]]:
+    """The real ls's lines, and the inode numbers of the real files by the lab's paths."""
     with home_folder() as folder:
         for name, (size, mode) in home.items():
             (folder / name).write_text(_text(size), encoding="utf-8")
@@ -59,7 +72,12 @@ def _real(home: Home, line: str) -> str:
         config = folder / kubeconfig.NAME
         for path in [folder.parent, folder, folder / ".kube", config, *folder.iterdir()]:
             os.utime(path, (WHEN, WHEN))
-        return bash(folder, line, TZ="UTC", COLUMNS="80")
+        text = bash(folder, line, TZ="UTC", COLUMNS="80")
+        # Read after ls: reading a folder moves its access time, which -u shows.
+        inodes = {"/home": folder.parent.stat().st_ino, fs.HOME: folder.stat().st_ino}
+        for path in folder.rglob("*"):
+            inodes[f"{fs.HOME}/{path.relative_to(folder)}"] = path.lstat().st_ino
+        return text, inodes
 
 
 def _ours(home: Home, line: str) -> str:
@@ -80,9 +98,13 @@ def _comparable(text: str) -> list[str]:
 
 
 def _compare(home: Home, line: str) -> None:
-    with patch.object(ls, "OWNER", "root"):
+    real, inodes = _real(home, line)
+    with (
+        patch.object(ls, "OWNER", "root"),
+        patch.object(fs, "inode", lambda path: inodes.get(path, 2)),
+    ):
         ours = _ours(home, line)
-    assert _comparable(ours) == _comparable(_real(home, line)), (home, line)
+    assert _comparable(ours) == _comparable(real), (home, line)
 
 
 @settings(max_examples=300, deadline=None)
@@ -189,12 +211,14 @@ def test_long_lines_line_up_their_columns_as_ls_does() -> None:
 SYSTEM_OPERANDS = ["", "", ".", "bin", "bin/", "lib", "sbin", "lib64", "etc", "etc/", "usr"]
 SYSTEM_OPERANDS += ["etc/os-release", "etc/resolv.conf", "etc/hosts", "usr/local/bin", "proc"]
 SYSTEM_OPERANDS += ["bin/cat", "bin/../etc", "nope", "etc/os-release/", "run/systemd", "home"]
+SYSTEM_OPERANDS += ["dev", "dev/null"]
 SMALL_PROGRAM = 5000
 
 
 @st.composite
 def system_lines(draw: st.DrawFn) -> str:
-    letters = draw(st.lists(st.sampled_from("AlhrtSsdFp1go"), max_size=3))
+    letters = draw(st.lists(st.sampled_from("AlhrtSsdFp1gon"), max_size=3))  # not -u: readlink
+    # moves a link's access time
     options = f"-{''.join(letters)} " if letters else ""
     operands = draw(st.lists(st.sampled_from(SYSTEM_OPERANDS), max_size=2))
     ls = f"ls {options}{' '.join(operands)}".strip()
@@ -220,6 +244,12 @@ def _real_system(line: str) -> str:
         texts = {**{p: f.text for p, f in system_files.FILES.items()}, **fs.files_of(state)}
         for name in [*texts, *system_files.programs()]:
             there = top / name.lstrip("/")
+            device = fs.device(name)
+            if device is not None:  # /dev/null: the character device itself (root makes it)
+                os.mknod(there, 0o600 | stat.S_IFCHR, os.makedev(*device))
+                there.chmod(fs.mode_of(state, name))
+                made.append(there)
+                continue
             size = fs.size(state, name) if name in texts else SMALL_PROGRAM
             there.write_text(texts.get(name, "x" * size)[:size], encoding="utf-8")
             there.chmod(fs.mode_of(state, name))
@@ -234,6 +264,9 @@ def _real_system(line: str) -> str:
 @given(system_lines())
 def test_ls_lists_the_hosts_own_files_and_links_as_gnu_ls_lists_them(line: str) -> None:
     from simulators.lab import system_files
+
+    if os.geteuid() != 0:
+        pytest.skip("only root makes a character device for /dev/null")
 
     small = {name: SMALL_PROGRAM for name in system_files.SIZES}
     with (
