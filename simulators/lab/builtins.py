@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from functools import partial
 
 from simulators.cluster.clock import datetime_at
 from simulators.lab import budget, workdir
+from simulators.lab.environment import ShellState
 from simulators.lab.shell_listing import declared
 from simulators.lab.textutils import strtold
 from simulators.lab.tool import Context, Output, Tool
@@ -369,7 +371,16 @@ def cd(ctx: Context, args: list[str]) -> Output:
 # ---------------------------------------------------------------------------- variables
 
 
-def export(ctx: Context, args: list[str]) -> Output:
+def _joined(name: str, value: str, append: bool, state: ShellState) -> str:
+    return (state.value(name) or "") + value if append else value
+
+
+def export(
+    ctx: Context, args: list[str], assigned: Callable[[str, str, bool], str] | None = None
+) -> Output:
+    """`export [-n] [-p] [NAME[=VALUE] ...]` (`NAME+=VALUE` appends); `assigned` gives what a
+    name takes with its attributes (the shell's shell_attributes.assigned: an integer's
+    arithmetic), else the value as typed (or appended)."""
     state = ctx.shell
     unexport = False
     while args and args[0].startswith("-") and args[0] != "-":
@@ -393,6 +404,8 @@ def export(ctx: Context, args: list[str]) -> Output:
     errors = []
     for arg in args:
         name, sep, value = arg.partition("=")
+        append = bool(sep) and name.endswith("+")
+        name = name.removesuffix("+") if append else name
         if not _NAME.fullmatch(name):
             errors.append(f"bash: export: `{arg}': not a valid identifier")
             continue
@@ -401,6 +414,14 @@ def export(ctx: Context, args: list[str]) -> Output:
                 state.exported.remove(name)
             continue
         if sep:
+            if state.readonly(state.resolved(name)):
+                errors.append(f"bash: {state.resolved(name)}: readonly variable")
+                continue
+            value = (
+                assigned(name, value, append)
+                if assigned is not None
+                else _joined(name, value, append, state)
+            )
             problem = state.set(name, value, export=True)
             if problem:
                 errors.append(problem)

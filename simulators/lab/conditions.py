@@ -1,16 +1,25 @@
 """bash's `test`, `[ ... ]` and `[[ ... ]]` on the admin host: strings, integers and the home
 folder's files, with `!`, `-a`, `-o` and parentheses (`[[`: `==` and `!=` match a glob
 pattern, `=~` an extended regex, on RE2). Status 0 true, 1 false, 2 for an expression bash
-refuses, with bash's words."""
+refuses, with bash's words. Run by the shell (Shell._call gives its Expansion), `-v NAME`
+(`-v a[1]`, `-v m[key]`: set) and `-R NAME` (a nameref, set) are unary operators too, so
+they join `&&`, `||`, `-a`, `-o`, `!` and parentheses; run by xargs, as coreutils' test,
+they are not."""
 
 from __future__ import annotations
 
 import fnmatch
+from typing import TYPE_CHECKING
 
-from simulators.lab import fs, regex
+from simulators.lab import fs, regex, shell_attributes
 from simulators.lab.tool import Context, Output
 
+if TYPE_CHECKING:
+    from simulators.lab.shell_expansion import Expansion
+
 _UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a", "-c"})
+# bash's own (the shell's variables): no operators of coreutils' test.
+_VARIABLES = frozenset({"-v", "-R"})
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _STRING = frozenset({"=", "==", "!=", "<", ">"})
 # `!` and parentheses nested deeper than this are refused, not followed.
@@ -21,32 +30,41 @@ class _Bad(Exception):
     """An expression bash refuses (status 2), in its words."""
 
 
-def test(ctx: Context, args: list[str]) -> Output:
-    return _answer(ctx, args, "test", brackets=False)
+def test(ctx: Context, args: list[str], shell: Expansion | None = None) -> Output:
+    return _answer(ctx, args, "test", False, shell)
 
 
-def bracket(ctx: Context, args: list[str]) -> Output:
+def bracket(ctx: Context, args: list[str], shell: Expansion | None = None) -> Output:
     if not args or args[-1] != "]":
         return Output.error("bash: [: missing `]'", 2)
-    return _answer(ctx, args[:-1], "[", brackets=False)
+    return _answer(ctx, args[:-1], "[", False, shell)
 
 
-def double_bracket(ctx: Context, args: list[str]) -> Output:
+def double_bracket(ctx: Context, args: list[str], shell: Expansion | None = None) -> Output:
     if not args or args[-1] != "]]":
         return Output.error("bash: syntax error in conditional expression", 2)
-    return _answer(ctx, args[:-1], "[[", brackets=True)
+    return _answer(ctx, args[:-1], "[[", True, shell)
 
 
-def _answer(ctx: Context, args: list[str], name: str, brackets: bool) -> Output:
+# The shell's builtins by name: Shell._call runs them with itself as `shell`.
+BUILTINS = {"test": test, "[": bracket, "[[": double_bracket}
+
+
+def _answer(
+    ctx: Context, args: list[str], name: str, brackets: bool, shell: Expansion | None
+) -> Output:
     try:
-        return Output("", 0 if _Expression(ctx, args, brackets).whole() else 1)
+        return Output("", 0 if _Expression(ctx, args, brackets, shell).whole() else 1)
     except _Bad as bad:
         return Output.error(f"bash: {name}: {bad}" if str(bad) else f"bash: {name}: error", 2)
 
 
 class _Expression:
-    def __init__(self, ctx: Context, args: list[str], brackets: bool) -> None:
+    def __init__(
+        self, ctx: Context, args: list[str], brackets: bool, shell: Expansion | None
+    ) -> None:
         self.ctx, self.args, self.brackets, self.i = ctx, args, brackets, 0
+        self.shell = shell
         self.nesting = 0
 
     def whole(self) -> bool:
@@ -112,7 +130,16 @@ class _Expression:
             return self.binary(first, operator, self.take())
         if first in _UNARY and self.peek() is not None:
             return self.unary(first, self.take())
+        if first in _VARIABLES and self.shell is not None and self.peek() is not None:
+            return self.variable(first, self.take())
         return first != ""
+
+    def variable(self, operator: str, operand: str) -> bool:
+        """`-v NAME`: set (an element too); `-R NAME`: a nameref, set."""
+        assert self.shell is not None
+        if operator == "-R":
+            return shell_attributes.is_nameref(self.shell, operand)
+        return shell_attributes.is_set(self.shell, operand)
 
     def unary(self, operator: str, operand: str) -> bool:
         if operator == "-z":
@@ -149,7 +176,10 @@ class _Expression:
 
     def binary(self, left: str, operator: str, right: str) -> bool:
         if operator in _INTEGER:
-            a, b = _integer(left), _integer(right)
+            if self.brackets and self.shell is not None:  # `[[`: arithmetic expressions
+                a, b = self.shell.arithmetic(left, "[["), self.shell.arithmetic(right, "[[")
+            else:
+                a, b = _integer(left), _integer(right)
             return {
                 "-eq": a == b, "-ne": a != b, "-lt": a < b,
                 "-le": a <= b, "-gt": a > b, "-ge": a >= b,

@@ -39,6 +39,19 @@ DEFAULT_VARIABLES = {
     "USER": "admin",
 }
 DEFAULT_ALIASES = {"k": "kubectl"}
+# bash's own variables that no assignment changes (each readonly; EUID, UID and PPID integers
+# too, as `declare -p` shows): admin's uid (simulators.lab.hosttools.UID), the parent of the
+# login shell whose $$ is 4242, and `shopt`'s options on in an interactive login on Ubuntu
+# (BASHOPTS). SHELLOPTS follows `set -o`'s options (ShellState.options_changed).
+OWN_VARIABLES = {
+    "BASHOPTS": "checkwinsize:cmdhist:complete_fullquote:expand_aliases:extglob:extquote:"
+    "force_fignore:globasciiranges:globskipdots:histappend:hostcomplete:interactive_comments:"
+    "login_shell:patsub_replacement:progcomp:promptvars:sourcepath",
+    "EUID": "1000",
+    "PPID": "4241",
+    "UID": "1000",
+}
+OWN_ATTRIBUTES = {"BASHOPTS": "r", "EUID": "ir", "PPID": "ir", "SHELLOPTS": "r", "UID": "ir"}
 # An interactive login's `set -o` options that are on (bash 5.2 on Ubuntu 22.04).
 DEFAULT_OPTIONS = (
     "braceexpand", "emacs", "hashall", "histexpand", "history", "interactive-comments",
@@ -173,7 +186,13 @@ class ShellState:
     """What a bash login keeps between lines. `pending` holds the lines of a command still
     being typed (an open here-document, quote, `|`, `&&` or trailing backslash)."""
 
-    variables: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_VARIABLES))
+    variables: dict[str, str] = field(
+        default_factory=lambda: {
+            **DEFAULT_VARIABLES,
+            **OWN_VARIABLES,
+            "SHELLOPTS": ":".join(sorted(DEFAULT_OPTIONS)),
+        }
+    )
     exported: list[str] = field(default_factory=lambda: sorted(DEFAULT_VARIABLES))
     aliases: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ALIASES))
     status: int = 0
@@ -195,7 +214,16 @@ class ShellState:
     arrays: dict[str, Array] = field(default_factory=dict)
     # declare's attributes by name (simulators.lab.shell_attributes): letters of "ilnru" in
     # bash's order; a name here with no value is declared and unset (`declare -i x`).
-    attributes: dict[str, str] = field(default_factory=dict)
+    attributes: dict[str, str] = field(default_factory=lambda: dict(OWN_ATTRIBUTES))
+
+    def own_variables(self) -> dict[str, str]:
+        """bash's own readonly variables (OWN_VARIABLES) as this shell has them: what a new
+        bash (`bash script`) sets again."""
+        return {**OWN_VARIABLES, "SHELLOPTS": ":".join(sorted(self.options))}
+
+    def options_changed(self) -> None:
+        """SHELLOPTS after `set -o`'s options changed: those on, in bash's (sorted) order."""
+        self.variables["SHELLOPTS"] = ":".join(sorted(self.options))
 
     def resolved(self, name: str) -> str:
         """The name a nameref (`declare -n r=x`) stands for, followed to its end (`name` if it
@@ -257,8 +285,10 @@ class ShellState:
     # -- arrays (simulators.lab.shell_arrays reads and changes them through these)
 
     def names(self) -> int:
-        """How many names are set: variables and arrays (bash's own PIPESTATUS aside)."""
-        return len(self.variables) + len(self.arrays) - ("PIPESTATUS" in self.arrays)
+        """How many names are set: variables and arrays (bash's own PIPESTATUS, EUID and the
+        rest of OWN_ATTRIBUTES aside)."""
+        own = sum(name in self.variables for name in OWN_ATTRIBUTES)
+        return len(self.variables) + len(self.arrays) - ("PIPESTATUS" in self.arrays) - own
 
     def full(self) -> bool:
         return self.names() >= MAX_VARIABLES
@@ -357,7 +387,8 @@ class ShellState:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "variables": dict(self.variables),
+            # bash's own (OWN_VARIABLES, SHELLOPTS) are not saved: from_json sets them again.
+            "variables": {k: v for k, v in self.variables.items() if k not in OWN_ATTRIBUTES},
             "exported": list(self.exported),
             "aliases": dict(self.aliases),
             "status": self.status,
@@ -369,7 +400,7 @@ class ShellState:
             "random_last": self.random_last,
             "cwd": self.cwd,
             "arrays": {name: array.to_json() for name, array in self.arrays.items()},
-            "attributes": dict(self.attributes),
+            "attributes": {k: v for k, v in self.attributes.items() if k not in OWN_ATTRIBUTES},
         }
 
     @classmethod
@@ -386,6 +417,14 @@ class ShellState:
         ):
             # The live shell never keeps one (an imported lab's is refused as damaged).
             raise ValueError("a shell array (or attributes) larger than the lab allows")
+        options = [str(o) for o in data.get("options") or DEFAULT_OPTIONS]
+        # bash's own readonly variables, whatever was saved (a lab saved before it kept them).
+        variables.update(OWN_VARIABLES, SHELLOPTS=":".join(sorted(options)))
+        attributes = {
+            str(k): "".join(c for c in str(v) if c in "ilnru")
+            for k, v in (data.get("attributes") or {}).items()
+        }
+        attributes.update(OWN_ATTRIBUTES)
         return cls(
             variables={k: v for k, v in variables.items() if k not in arrays},
             exported=[str(k) for k in data.get("exported") or []],
@@ -394,13 +433,10 @@ class ShellState:
             pending=[str(line) for line in data.get("pending") or []],
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
             functions={str(k): str(v) for k, v in (data.get("functions") or {}).items()},
-            options=[str(o) for o in data.get("options") or DEFAULT_OPTIONS],
+            options=options,
             random=None if data.get("random") is None else int(data["random"]) & 0xFFFFFFFF,
             random_last=int(data.get("random_last", 0)),
             cwd=str(data.get("cwd") or HOME),
             arrays=arrays,
-            attributes={
-                str(k): "".join(c for c in str(v) if c in "ilnru")
-                for k, v in (data.get("attributes") or {}).items()
-            },
+            attributes=attributes,
         )

@@ -49,7 +49,7 @@ def opened(ctx: Context, path: str) -> tuple[str | None, str]:
         return None, fs.IS_FOLDER
     if not where.file:
         return None, fs.NOT_FOUND
-    return fs.text(ctx.world.state, where.path), ""
+    return fs.read(ctx.world.state, where.path), ""
 
 
 def read(ctx: Context, path: str) -> str | None:
@@ -105,9 +105,9 @@ def write(ctx: Context, path: str, text: str) -> str | None:
     where, why = creatable(ctx, path)
     if why:
         return f"bash: {path}: {why}"
-    if fs.device(where.path) is None and len(text.encode()) > MAX_FILE_BYTES:
+    # /dev/null's writes are discarded, whatever their size.
+    if not fs.store(ctx.world.state, where.path, text, most=MAX_FILE_BYTES):
         return f"bash: {path}: File too large"
-    fs.store(ctx.world.state, where.path, text)  # /dev/null's discarded
     return None
 
 
@@ -177,6 +177,9 @@ def cat(ctx: Context, args: list[str]) -> Output:
     joined = "".join(out)
     if flags:
         joined = _cat_lines(joined, flags)
+    elif any(isinstance(text, fs.Prefix) for text in out):
+        # A program's bytes, all of them, as far as a reader counting them knows.
+        joined = fs.Prefix(joined, sum(fs.whole_size(text) for text in out))
     return Output.exactly(joined, 1 if errors else 0, stderr="\n".join(errors))
 
 

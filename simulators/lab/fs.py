@@ -137,17 +137,57 @@ def size(state: HostState, path: str) -> int:
     return len(text(state, path).encode("utf-8", "surrogatepass"))
 
 
+class Prefix(str):
+    """What a tool reads of a file whose text is a bounded prefix of its bytes (a program's:
+    its ELF header), with `size`, the file's whole size: what a reader that counts every byte
+    (wc -c on stdin) counts, while no 56 MB string is ever made. Any change to the text (a
+    slice, a concatenation) is plain text again, and stored files hold plain text (store)."""
+
+    size: int
+
+    def __new__(cls, text: str, size: int) -> Prefix:
+        made = super().__new__(cls, text)
+        made.size = size
+        return made
+
+    def __reduce__(self) -> tuple[type[Prefix], tuple[str, int]]:
+        return Prefix, (self[:], self.size)
+
+
+def read(state: HostState, path: str) -> str:
+    """The text a tool reads of the file at `path` (one is there: `is_file`): its text, as a
+    Prefix carrying stat's size where that is more than the text's bytes (a program's)."""
+    found = text(state, path)
+    system = system_files.file_at(path) if key(path) not in state.files else None
+    if system is None or system.size is None:
+        return found
+    if system.size > len(found.encode("utf-8", "surrogatepass")):
+        return Prefix(found, system.size)
+    return found
+
+
+def whole_size(text: str) -> int:
+    """The bytes a reader counts in `text`: a Prefix's whole size, else the text's own."""
+    read = len(text.encode("utf-8", errors="replace"))
+    return max(read, text.size) if isinstance(text, Prefix) else read
+
+
 def device(path: str) -> tuple[int, int] | None:
     """The major and minor numbers of the character device at `path` (/dev/null), if one is."""
     system = system_files.file_at(path)
     return system.device if system is not None else None
 
 
-def store(state: HostState, path: str, text: str) -> None:
+def store(state: HostState, path: str, text: str, most: int | None = None) -> bool:
     """Write a file's text (the caller checked it may be): a device's writes are discarded,
-    as /dev/null's are, whichever tool writes them."""
-    if device(path) is None:
-        state.files[key(path)] = text
+    as /dev/null's are, whichever tool writes them. False, with nothing stored, where the
+    text is more than `most` bytes and the path is no device (which takes any)."""
+    if device(path) is not None:
+        return True
+    if most is not None and len(text.encode()) > most:
+        return False
+    state.files[key(path)] = text[:] if isinstance(text, Prefix) else text  # its plain text
+    return True
 
 
 def inode(path: str) -> int:

@@ -273,6 +273,13 @@ def is_admin_certificate(text: str) -> bool:
     return next(iter(pem_blocks(text).get("CERTIFICATE", [])), "") == _body(admin_certificate_pem())
 
 
+def is_lab_certificate(text: str) -> bool:
+    """Whether a file's first certificate is one the lab made (the CA's or the admin's): it
+    stands for an RSA certificate, though its body is made up (no parser reads it)."""
+    first = next(iter(pem_blocks(text).get("CERTIFICATE", [])), "")
+    return first in (_body(ca_pem()), _body(admin_certificate_pem()))
+
+
 def is_admin_key(text: str) -> bool:
     """Whether a file's first private key is the admin's."""
     return next(iter(private_keys(text)), "") == _body(admin_key_pem())

@@ -3,8 +3,8 @@
 Nothing a user types reaches a real shell: simulators.lab.shell_syntax reads the command
 (quotes, expansions, operators, here-documents), simulators.lab.shell_expansion expands its
 words, and this module dispatches them to the lab's tools only (simulators.lab.commands).
-Redirections read and write the simulated home folder; `/dev/null` swallows. Variables,
-aliases and `$?` live in the session's ShellState.
+Redirections (simulators.lab.shell_redirect) read and write the simulated home folder.
+Variables, aliases and `$?` live in the session's ShellState.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from contextlib import contextmanager
 
 from simulators.lab import (
     budget,
+    builtins,
     commands,
+    conditions,
     files,
     fs,
     kubectl,
@@ -27,6 +29,7 @@ from simulators.lab import (
     shell_declare,
     shell_functions,
     shell_options,
+    shell_redirect,
     shell_scripts,
     shell_xtrace,
     xargs,
@@ -35,19 +38,9 @@ from simulators.lab.budget import BudgetExceeded
 from simulators.lab.environment import MAX_PENDING_BYTES, Array, Held
 from simulators.lab.shell_compound import Input, TooManyTurns
 from simulators.lab.shell_expansion import Expansion
-from simulators.lab.shell_grammar import Compound, List, Pipeline, Redirect, Simple, parse
-from simulators.lab.shell_syntax import (
-    Aborted,
-    HereDoc,
-    Incomplete,
-    Op,
-    Refused,
-    ShellSyntaxError,
-    Word,
-    assignment,
-    expand_aliases,
-    tokenize,
-)
+from simulators.lab.shell_grammar import Compound, List, Pipeline, Simple, parse
+from simulators.lab.shell_syntax import ShellSyntaxError, assignment, expand_aliases, tokenize
+from simulators.lab.shell_tokens import Aborted, Incomplete, Op, Refused, Word
 from simulators.lab.tool import Context, Output, streams
 
 __all__ = ["CONTINUATION", "PROMPT", "Op", "ShellSyntaxError", "Word", "parse", "tokenize"]
@@ -312,8 +305,14 @@ class Shell(Expansion):
             trace.extend([*self.stray, *shell_xtrace.command(self, assignments, argv)])
             self.stray = []
         source = given if isinstance(given, Input) else None
-        stdin, targets = self.redirections(
-            cmd.redirects, source.rest() if source is not None else str(given)
+        stdin, targets = shell_redirect.redirections(
+            self,
+            cmd.redirects,
+            source.rest()
+            if source is not None
+            else given
+            if isinstance(given, str)
+            else str(given),
         )
         if source is None or any(r.op in ("<", "<<", "<<<") for r in cmd.redirects):
             source = Input(stdin)
@@ -325,7 +324,7 @@ class Shell(Expansion):
                     trace.extend([*self.stray, shell_xtrace.assigned(self, shown, value)])
                     self.stray = []
             code = self.state.status if self._substituted else 0
-            return self.route("", "\n".join(self.stray), code, targets)
+            return shell_redirect.route(self, "", "\n".join(self.stray), code, targets)
         env = self.state.environment()
         env.update(assignments)
         name, args = argv[0], argv[1:]
@@ -333,7 +332,7 @@ class Shell(Expansion):
         function = name in self.state.functions
         handler = None if function else self._program(name)
         if handler is None and not function:
-            return self.route("", f"bash: {name}: command not found", 127, targets)
+            return shell_redirect.route(self, "", f"bash: {name}: command not found", 127, targets)
         self.ctx.stdin, self.ctx.env = stdin, env
         self.listed = listed
         try:
@@ -349,8 +348,8 @@ class Shell(Expansion):
             out = result.piped
         if out and result.newline:
             out += "\n"
-        return self.route(
-            out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
+        return shell_redirect.route(
+            self, out, "\n".join([*self.stray, err] if err else self.stray), result.code, targets
         )
 
     def _call(self, name: str, handler: Builtin, args: list[str], source: Input) -> Output:
@@ -369,12 +368,14 @@ class Shell(Expansion):
         if name == "export" and self.listed:  # `export a=(1 2)`: an array, marked exported
             lists = frozenset(index + 1 for index in self.listed)
             return shell_declare.declare(self, name, ["-gx", *args], lists)
+        if name == "export":
+            return builtins.export(self.ctx, args, self._assigned_to)
         if name == "unset":
             return shell_arrays.unset(self, args)
         if name in ("mapfile", "readarray"):
             return shell_declare.mapfile(self, name, args, source)
-        if name == "read":
-            return shell_compound.read(self.ctx, args, source)
+        if name == "read":  # each value as its name takes it: an integer's arithmetic
+            return shell_compound.read(self.ctx, args, source, self._assigned)
         if name in ("bash", "sh"):
             return shell_scripts.bash(self, name, args)
         if name == "eval":
@@ -394,8 +395,16 @@ class Shell(Expansion):
                 return Output.exactly("", 0, f"bash: {name}: {ONLY_IN_LOOPS}")
             result = handler(self.ctx, args)  # raises LoopJump when it is a jump
             return result
-        answer = shell_attributes.condition(self, name, args) if "-v" in args else None
-        return answer if answer is not None else handler(self.ctx, args)
+        tests = conditions.BUILTINS.get(name)
+        if tests is not None:  # with this shell's variables: `-v NAME`, `-R NAME`
+            return tests(self.ctx, args, self)
+        return handler(self.ctx, args)
+
+    def _assigned(self, name: str, value: str) -> str:
+        return shell_attributes.assigned(self, name, value, append=False)
+
+    def _assigned_to(self, name: str, value: str, append: bool) -> str:
+        return shell_attributes.assigned(self, name, value, append)
 
     def sudo(self, args: list[str], source: Input) -> Output:
         """`sudo [-E] [-H] [-n] [-u admin|root] COMMAND`: the command, run as it is (admin's
@@ -475,80 +484,6 @@ class Shell(Expansion):
             code = 1
         return Output.exactly("".join(outs), code, "\n".join(errs))
 
-    # -------------------------------------------------------------------- redirections
-
-    def redirections(
-        self, redirects: list[Redirect], stdin: str
-    ) -> tuple[str, dict[int, tuple[str, str]]]:
-        """The command's stdin, and where fds 1 and 2 go: ("out"|"err"|"null", "") or
-        (">"|">>", file name). Output files are created or emptied here, as bash does first."""
-        targets: dict[int, tuple[str, str]] = {1: ("out", ""), 2: ("err", "")}
-        for redirect in redirects:
-            target = redirect.target
-            if isinstance(target, HereDoc):
-                body = target.body
-                stdin = self._expand_text(body) if target.expand else body
-                continue
-            if redirect.op == "<<<":
-                stdin = " ".join(self.expand(target)) + "\n"
-                continue
-            fields = self.expand(target)
-            if len(fields) != 1:
-                raise Refused(f"bash: {target.text}: ambiguous redirect")
-            path = fields[0]
-            if redirect.op == ">&":
-                if path in ("1", "2"):
-                    for fd in _fds(redirect.fd):
-                        targets[fd] = targets[int(path)]
-                    continue
-                if redirect.fd not in (-1, 1):
-                    raise Refused(f"bash: {path}: ambiguous redirect")
-                redirect = Redirect(-1, ">", target)
-            if redirect.op == "<":
-                if path == "/dev/null":
-                    stdin = ""
-                    continue
-                text = files.read(self.ctx, path)
-                if text is None:
-                    raise Refused(f"bash: {path}: No such file or directory")
-                stdin = text
-                continue
-            if path in ("/dev/null", "/dev/stdout", "/dev/stderr"):
-                where = {"/dev/null": "null", "/dev/stdout": "out", "/dev/stderr": "err"}[path]
-                for fd in _fds(redirect.fd):
-                    targets[fd] = (where, "")
-                continue
-            if redirect.op == ">" or files.read(self.ctx, path) is None:
-                problem = files.write(self.ctx, path, "")
-                if problem:
-                    raise Refused(problem)
-            for fd in _fds(redirect.fd):
-                targets[fd] = (">>", path)
-        return stdin, targets
-
-    def route(
-        self, out: str, err: str, code: int, targets: dict[int, tuple[str, str]]
-    ) -> tuple[str, str, int]:
-        """Send stdout (exact text) and stderr (lines) where the redirections say; returns
-        (stdout exactly, stderr's lines, status)."""
-        shown: dict[str, list[str]] = {"out": [], "err": []}
-        written: dict[str, list[str]] = {}
-        for fd, text in ((2, err + "\n" if err else ""), (1, out)):
-            if not text:
-                continue
-            where, path = targets.get(fd, ("out", ""))
-            if where in shown:
-                shown[where].append(text)
-            elif where == ">>":
-                written.setdefault(path, []).append(text)
-        for path, texts in written.items():
-            existing = files.read(self.ctx, path) or ""
-            problem = files.write(self.ctx, path, existing + "".join(texts))
-            if problem:
-                shown["err"].append(problem + "\n")
-                code = 1
-        return "".join(shown["out"]), shell_compound.chomp("".join(shown["err"])), code
-
     # -------------------------------------------------------------------- completion
 
     def complete(self, line: str) -> list[str]:
@@ -591,10 +526,6 @@ class Shell(Expansion):
         if name == "runai":
             return sorted(set(runai.complete(self.ctx, rest, current)))
         return commands.complete(self.ctx, name, rest, current)
-
-
-def _fds(fd: int) -> tuple[int, ...]:
-    return (1, 2) if fd == -1 else (fd,)
 
 
 def _starting(options: list[str], current: str) -> list[str]:

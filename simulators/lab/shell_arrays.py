@@ -20,10 +20,8 @@ from typing import TYPE_CHECKING
 from simulators.lab import builtins, shell_attributes, shell_parameters
 from simulators.lab.environment import Array, Key, ShellState
 from simulators.lab.shell_scan import subscript_end
-from simulators.lab.shell_syntax import (
-    Refused,
-    word_parts,
-)
+from simulators.lab.shell_syntax import word_parts
+from simulators.lab.shell_tokens import Refused
 from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
@@ -210,7 +208,7 @@ def listed(shell: Expansion, text: str) -> tuple[list[str], bool] | None:
         return values, star
     if rest.startswith(":"):
         return _slice(shell, found, rest[1:]), star
-    if len(rest) == 2 and rest[0] == "@" and rest[1] in "QEULuKkaA" and found.name:
+    if len(rest) == 2 and rest[0] == "@" and rest[1] in "QEULuKkaAP" and found.name:
         return shell_attributes.transform_list(shell, found.name, values, rest[1], star), star
     operator = _OPERATOR.fullmatch(rest)
     if operator is None:

@@ -17,15 +17,8 @@ from simulators.lab import shell_attributes
 from simulators.lab.environment import Array, Key, too_large
 from simulators.lab.shell_arrays import index_of, put_element
 from simulators.lab.shell_scan import subscript_end
-from simulators.lab.shell_syntax import (
-    DECLARATIONS,
-    Aborted,
-    Part,
-    Refused,
-    Word,
-    assignment,
-    tokenize,
-)
+from simulators.lab.shell_syntax import DECLARATIONS, assignment, tokenize
+from simulators.lab.shell_tokens import Aborted, Part, Refused, Word
 
 if TYPE_CHECKING:
     from simulators.lab.shell_expansion import Expansion

@@ -3,10 +3,11 @@
 `-u` (case on assignment), `-n` (a nameref: reads and writes go to the name it holds) and
 their `+` forms; the `readonly` builtin; `${!name}` (indirection), `${!prefix*}` and
 `${!prefix@}` (the names set that start with a prefix); the transformations `${x@Q}`,
-`@E`, `@U`, `@u`, `@L`, `@K`, `@k`, `@a` and `@A`; and `[[ -v NAME ]]` / `test -v NAME`
-(`a[1]`, `m[key]` too). The attributes live in ShellState.attributes (letters of "ilnru";
-`x` is the exported list, `a`/`A` the arrays), each name's kept with its value by a
-function's `local`. Errors are bash's words.
+`@E`, `@U`, `@u`, `@L`, `@K`, `@k`, `@a` and `@A`; and what `[[ -v NAME ]]` / `test -v
+NAME` (`a[1]`, `m[key]` too) and `-R NAME` ask (simulators.lab.conditions runs them). The
+attributes live in ShellState.attributes (letters of "ilnru"; `x` is the exported list,
+`a`/`A` the arrays), each name's kept with its value by a function's `local`. Errors are
+bash's words.
 """
 
 from __future__ import annotations
@@ -17,9 +18,8 @@ from typing import TYPE_CHECKING
 from simulators.lab import shell_listing
 from simulators.lab.builtins import ansi_c
 from simulators.lab.environment import ShellState
-from simulators.lab.shell_syntax import Refused
+from simulators.lab.shell_tokens import Refused
 from simulators.lab.shell_xtrace import _prints, ansic_quote
-from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
     from simulators.lab.shell_expansion import Expansion
@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 # The letters declare sets here, in the order ShellState.attributes keeps them.
 KEPT = "inrlu"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TRANSFORM = re.compile(r"(.*)@([QEULuKkaA])", re.S)
+_TRANSFORM = re.compile(r"(.*)@([QEULuKkaAP])", re.S)
+# `@P`'s backslash escapes (bash's decode_prompt_string) that need no state: \e, \a, ...
+_PROMPT_FIXED = {"e": "\x1b", "a": "\a", "n": "\n", "r": "\r", "\\": "\\", "s": "bash",
+                 "v": "5.2", "V": "5.2.15", "[": "", "]": ""}  # fmt: skip
+_PROMPT_ESCAPE = re.compile(r"\\(.)", re.S)
 _PREFIXED = re.compile(r"!([A-Za-z_][A-Za-z0-9_]*)([*@])")
 _ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.S)
 
@@ -144,11 +148,15 @@ def transform(shell: Expansion, text: str) -> str | None:
         if op == "A":
             return _assignment(state, state.resolved(base))
         value = state.value(base)
+        if op == "P":
+            return prompt(shell, value or "")
     elif _ELEMENT.fullmatch(base) and not base.endswith(("[@]", "[*]")):
         if op in ("a", "A"):
             name = base.partition("[")[0]
             return letters(state, name) if op == "a" and declared(state, name) else ""
         value = shell._set_value(base)
+        if op == "P":
+            return prompt(shell, value or "")
     else:
         return None
     return apply(value, op)
@@ -182,7 +190,44 @@ def transform_list(
     if op == "A":
         line = _assignment(state, name, whole=True)
         return [line] if line else []
+    if op == "P":
+        return [prompt(shell, value) for value in values]
     return [apply(value, op) for value in values]
+
+
+def prompt(shell: Expansion, value: str) -> str:
+    """`${x@P}`: `value` expanded as bash expands PS1: \\u, \\h, \\H, \\w, \\W, \\$, \\s,
+    \\v, \\V, \\n, \\e, \\a, \\r, \\\\, \\[ and \\] decoded (any other escape kept as typed),
+    then, as `shopt -s promptvars` has it, `$x` and `$(...)` in the text typed (not in what
+    the escapes gave) expanded."""
+    state = shell.state
+    home = state.variables.get("HOME", "")
+    pwd = state.variables.get("PWD") or state.cwd
+    short = "~" + pwd[len(home) :] if home and (pwd + "/").startswith(home + "/") else pwd
+    user, host = "admin", state.variables.get("HOSTNAME", "kadmin")
+    decoded: dict[str, str] = {
+        **_PROMPT_FIXED,
+        "u": user,
+        "h": host.partition(".")[0],
+        "H": host,
+        "w": short,
+        "W": "~" if home and pwd == home else pwd.rstrip("/").rpartition("/")[2] or "/",
+        "$": "#" if state.variables.get("EUID") == "0" else "$",
+    }
+    pieces: list[str] = []
+    at = 0
+    for found in _PROMPT_ESCAPE.finditer(value):
+        given = decoded.get(found.group(1))
+        if given is None:
+            continue
+        pieces.append(_prompt_vars(shell, value[at : found.start()]) + given)
+        at = found.end()
+    pieces.append(_prompt_vars(shell, value[at:]))
+    return "".join(pieces)
+
+
+def _prompt_vars(shell: Expansion, text: str) -> str:
+    return shell._expand_text(text) if "$" in text or "`" in text else text
 
 
 def single_quoted(value: str) -> str:
@@ -230,20 +275,7 @@ def is_set(shell: Expansion, operand: str) -> bool:
     return shell._set_value(operand) is not None
 
 
-def condition(shell: Expansion, name: str, args: list[str]) -> Output | None:
-    """`[[ -v NAME ]]`, `[ -v NAME ]`, `test -v NAME` (each with `!` before it, or not): the
-    answer as status 0 or 1; None for any other test or command (simulators.lab.conditions
-    answers the tests)."""
-    if name not in ("[[", "[", "test"):
-        return None
-    closing = {"[[": "]]", "[": "]"}.get(name)
-    if closing is not None:
-        if not args or args[-1] != closing:
-            return None
-        args = args[:-1]
-    negated = args[:1] == ["!"]
-    if negated:
-        args = args[1:]
-    if len(args) != 2 or args[0] != "-v":
-        return None
-    return Output("", 0 if is_set(shell, args[1]) != negated else 1)
+def is_nameref(shell: Expansion, operand: str) -> bool:
+    """`-R NAME`: whether `NAME` is a nameref that is set (holds a name)."""
+    state = shell.state
+    return "n" in state.attributes.get(operand, "") and operand in state.variables

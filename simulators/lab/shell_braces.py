@@ -1,7 +1,7 @@
 """Brace expansion, bash 5.2's, the first of a word's expansions: `a{b,c}d`, `{1..10..3}`,
 `{01..10}`, `{a..e}`, nested and side by side (`{a,b}{1,2}`).
 
-It works on a word's parts (simulators.lab.shell_syntax.Part): a brace, a comma or `..` counts
+It works on a word's parts (simulators.lab.shell_tokens.Part): a brace, a comma or `..` counts
 only in unquoted literal text; a quoted part or an expansion (`$x`, `$(...)`) is carried whole
 into each word it falls in, and expanded afterwards, as in bash (`{1..$n}` is not a sequence).
 A brace with no top-level comma and no valid sequence is itself literal, and braces inside it
@@ -16,7 +16,7 @@ import itertools
 import re
 
 from simulators.lab import budget
-from simulators.lab.shell_syntax import Part, Refused
+from simulators.lab.shell_tokens import Part, Refused
 
 # A word's unquoted characters one by one (str), the rest of its parts whole (Part).
 Token = str | Part

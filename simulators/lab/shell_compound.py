@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from simulators.lab import budget, shell_arrays, shell_attributes, shell_xtrace
+from simulators.lab import budget, shell_arrays, shell_attributes, shell_redirect, shell_xtrace
 from simulators.lab.shell_grammar import Compound, List, Pipeline
 from simulators.lab.shell_scripts import ScriptExit
-from simulators.lab.shell_syntax import Aborted, Refused
+from simulators.lab.shell_tokens import Aborted, Refused
 from simulators.lab.tool import Context, Output
 
 if TYPE_CHECKING:
@@ -178,8 +178,8 @@ def run_piped(
         pieces = Pieces()
         source = Input(stdin) if isinstance(stdin, str) else stdin
         try:
-            stdin_text, targets = shell.redirections(
-                compound.redirects, source.rest() if source else ""
+            stdin_text, targets = shell_redirect.redirections(
+                shell, compound.redirects, source.rest() if source else ""
             )
         except Refused as refused:
             return "", str(refused), 1
@@ -195,7 +195,9 @@ def run_piped(
                 if isinstance(stop, Aborted) and not stop.said:  # to its stderr, as bash's
                     pieces.say(shell, "err", str(stop))
                     stop.said = True
-                out, err, _ = shell.route(pieces.stdout(), pieces.stderr(), 1, targets)
+                out, err, _ = shell_redirect.route(
+                    shell, pieces.stdout(), pieces.stderr(), 1, targets
+                )
                 stop.shown = (out, err)
                 raise
             if isinstance(stop, Aborted) and stop.line():
@@ -203,7 +205,7 @@ def run_piped(
             code = stop.code if isinstance(stop, ScriptExit) else 1
         finally:
             shell.capturing -= captured
-        return shell.route(pieces.stdout(), pieces.stderr(), code, targets)
+        return shell_redirect.route(shell, pieces.stdout(), pieces.stderr(), code, targets)
 
 
 def run_compound(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces) -> int:
@@ -369,11 +371,23 @@ def jump(kind: str) -> Callable[[Context, list[str]], Output]:
     return builtin
 
 
-def read(ctx: Context, args: list[str], source: Input | None) -> Output:
+# What a name is set to, given its attributes (shell_attributes.assigned without `+=`): an
+# integer's value is its arithmetic expression's.
+Assigned = Callable[[str, str], str]
+
+
+def _as_typed(name: str, value: str) -> str:
+    return value
+
+
+def read(
+    ctx: Context, args: list[str], source: Input | None, assigned: Assigned = _as_typed
+) -> Output:
     """`read [-r] [-a ARRAY] [-p PROMPT] [NAME...]`: the next line of the compound command's
     stdin (or of a here-string), split at IFS into the names (REPLY without one), the last
     taking the rest, or every field into ARRAY's elements; status 1 at the end of the input.
-    Without -r a backslash escapes the next character."""
+    Without -r a backslash escapes the next character. `assigned`: each value as its name
+    takes it (`declare -i n; read n <<< 2+3` sets 5)."""
     raw = False
     names: list[str] = []
     array: str | None = None
@@ -407,7 +421,7 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
         fields: list[str] = []
         if line is not None:
             text, quoted = (line, frozenset[int]()) if raw else _unbackslash(line)
-            fields = _every_field(text, separators, quoted)
+            fields = [assigned(array, f) for f in _every_field(text, separators, quoted)]
         problem = shell_arrays.read_into(ctx.shell, array, fields)
         return Output.error(problem) if problem else Output("", 1 if line is None else 0)
     if line is None:
@@ -416,11 +430,11 @@ def read(ctx: Context, args: list[str], source: Input | None) -> Output:
         return Output("", 1)
     line, quoted = (line, frozenset[int]()) if raw else _unbackslash(line)
     if not names:
-        ctx.shell.set("REPLY", line)
+        ctx.shell.set("REPLY", assigned("REPLY", line))
         return Output("", 0)
     values = _split(line, separators, len(names), quoted)
     for name, value in zip(names, values + [""] * (len(names) - len(values)), strict=False):
-        problem = ctx.shell.set(name, value)
+        problem = ctx.shell.set(name, assigned(name, value))
         if problem and problem.endswith(": readonly variable"):
             return Output.error(problem)  # bash names no builtin there
         if problem:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from simulators.lab import shell_assign, shell_attributes, shell_listing, shell_options
 from simulators.lab.environment import MAX_VARIABLES, Array, ShellState, too_large
-from simulators.lab.shell_syntax import Aborted, Refused
+from simulators.lab.shell_tokens import Aborted, Refused
 from simulators.lab.tool import Output
 
 if TYPE_CHECKING:
@@ -283,7 +283,8 @@ def mapfile(shell: Shell, builtin: str, args: list[str], source: Input) -> Outpu
             continue
         if count and taken >= count:
             break
-        array.put(index, line[:-1] if strip and line.endswith(delimiter) else line)
+        value = line[:-1] if strip and line.endswith(delimiter) else line
+        array.put(index, shell_attributes.element_value(shell, name, value))
         index, taken = index + 1, taken + 1
         if array.over():
             return Output.error(too_large(name))

@@ -24,16 +24,13 @@ from simulators.lab.environment import HOME, Held
 from simulators.lab.shell_grammar import parse
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import (
-    Aborted,
-    Part,
-    Refused,
     ShellSyntaxError,
-    Word,
     _Lexer,
     expand_aliases,
     tokenize,
     word_parts,
 )
+from simulators.lab.shell_tokens import Aborted, Part, Refused, Word
 
 if TYPE_CHECKING:
     from simulators.lab.environment import ShellState

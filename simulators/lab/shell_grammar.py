@@ -15,17 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from simulators.lab.shell_syntax import (
-    REDIRECTS,
-    Arith,
-    HereDoc,
-    Incomplete,
-    Op,
-    ShellSyntaxError,
-    Token,
-    Word,
-    tokenize,
-)
+from simulators.lab.shell_syntax import REDIRECTS, ShellSyntaxError, tokenize
+from simulators.lab.shell_tokens import Arith, HereDoc, Incomplete, Op, Token, Word
 
 # Words that end a list inside a compound command, and the compound commands' first words.
 _ENDS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}"})

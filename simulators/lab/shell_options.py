@@ -103,6 +103,7 @@ def set_(shell: Shell, args: list[str]) -> Output:
                 if letter == "o":
                     if i >= len(args):
                         shell.state.options = options
+                        shell.state.options_changed()
                         return Output(_listing(options, plus=not on))
                     name, i = args[i], i + 1
                     if name not in NAMES:
@@ -114,6 +115,8 @@ def set_(shell: Shell, args: list[str]) -> Output:
                     raise _Bad(f"bash: set: {arg[0]}{letter}: invalid option\n{USAGE}")
     except _Bad as bad:
         shell.state.options = options  # what came before the refusal is set, as in bash
+        shell.state.options_changed()
         return Output.error(str(bad), 2 if "invalid" in str(bad) else 1)
     shell.state.options = options
+    shell.state.options_changed()
     return Output()

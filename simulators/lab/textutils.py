@@ -213,7 +213,7 @@ def _bytes(ctx: Context, name: str, text: str) -> int:
     program's: simulators.lab.system_files), else its text's bytes (/proc's files are read)."""
     read = len(text.encode("utf-8", errors="replace"))
     if name == "-":
-        return read
+        return fs.whole_size(text)  # `wc -c < PROGRAM`: its size, carried by fs.Prefix
     where = fs.locate(ctx, name)
     return max(read, fs.size(ctx.world.state, where.path)) if where.file else read
 

@@ -32,13 +32,18 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
+from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
 from simulators.cluster import access
 from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
 from simulators.lab import files, kubeconfig
 from simulators.lab.flags import Parsed
 from simulators.lab.kubeconfig import KubeconfigError
-from simulators.lab.kubectl import auth, config_file
+from simulators.lab.kubectl import auth, config_file, create, create_secret, tls_keys
 from simulators.lab.kubectl.common import KubectlError, process_id
 from simulators.lab.tool import Context
 
@@ -289,9 +294,7 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
         why = "tls: failed to find any PEM data in certificate input"
     elif not kubeconfig.private_keys(key):
         why = "tls: failed to find any PEM data in key input"
-    elif kubeconfig.is_admin_certificate(cert) != kubeconfig.is_admin_key(key):
-        why = "tls: private key does not match public key"
-    else:
+    elif not (why := pair_error(cert, key)):
         return
     lazy = not (user.get("client-certificate-data") or user.get("client-key-data"))
     if not lazy:
@@ -299,6 +302,56 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
     logged = f'"Loading client cert failed" err="{why}" key="key"'
     first = klog(ctx.world.api.now(), "E", "cert_rotation.go:172", logged, pid=process_id(ctx))
     _refused(ctx, sub, kubeconfig.SERVER, why, first=[first])
+
+
+def pair_error(cert: str, key: str) -> str:
+    """Why tls.X509KeyPair refuses the first certificate and the first private key ("" when
+    the key is the certificate's), in Go's order: the certificate parsed, the key parsed, then
+    compared. The lab's own PEMs say whose they are (kubeconfig.is_admin_certificate,
+    is_admin_key): the admin's certificate pairs with the admin's key alone, the CA's with no
+    key on the admin host, and each stands for RSA. Other PEMs are parsed and compared as Go
+    does (tls_keys.check_match), so a real pair made elsewhere pairs."""
+    lab_key = kubeconfig.is_admin_key(key)
+    if lab_key and kubeconfig.is_admin_certificate(cert):
+        return ""  # the lab's one pair (every command of the starting kubeconfig)
+    cert_der = next(
+        (der for kind, der in create_secret.pem_blocks(cert) if kind == "CERTIFICATE"), b""
+    )
+    key_der = next(
+        (der for kind, der in create_secret.pem_blocks(key) if kind.endswith("PRIVATE KEY")), b""
+    )
+    lab_cert = kubeconfig.is_lab_certificate(cert)
+    if not (lab_cert or lab_key):
+        try:
+            tls_keys.check_match(cert_der, key_der)
+        except KubectlError as exc:
+            return str(exc).removeprefix("error: ")
+        return ""
+    cert_rsa = lab_cert or _real_public_rsa(cert_der)
+    if cert_rsa is None:
+        return "x509: malformed certificate"
+    key_rsa = lab_key or _real_private_rsa(key_der)
+    if key_rsa is None:
+        return "tls: failed to parse private key"
+    if cert_rsa != key_rsa:
+        return tls_keys.TYPE_MISMATCH.removeprefix("error: ")
+    return tls_keys.MISMATCH.removeprefix("error: ")
+
+
+def _real_public_rsa(der: bytes) -> bool | None:
+    """Whether a real certificate's public key is RSA; None where it does not parse."""
+    try:
+        return isinstance(x509.load_der_x509_certificate(der).public_key(), rsa.RSAPublicKey)
+    except (ValueError, UnsupportedAlgorithm):
+        return None
+
+
+def _real_private_rsa(der: bytes) -> bool | None:
+    """Whether a real private key is RSA; None where it does not parse."""
+    try:
+        return isinstance(serialization.load_der_private_key(der, password=None), rsa.RSAPrivateKey)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        return None
 
 
 def _trust(ctx: Context, cluster: dict[str, Any]) -> tuple[bool, bool]:
@@ -365,22 +418,6 @@ _PLAIN_TRIES = {
     "api-versions": 1,
     "run": 1,
 }
-# `kubectl create KIND`: the words client-go's error has for the kind, and what it posts to.
-_CREATED = {
-    "deployment": ("deployment: ", "deployments.apps"),
-    "deploy": ("deployment: ", "deployments.apps"),
-    "configmap": ("configmap: ", "configmaps"),
-    "cm": ("configmap: ", "configmaps"),
-    "serviceaccount": ("serviceaccount: ", "serviceaccounts"),
-    "sa": ("serviceaccount: ", "serviceaccounts"),
-    "rolebinding": ("rolebinding: ", "rolebindings.rbac.authorization.k8s.io"),
-    "job": ("job: ", "jobs.batch"),
-    "quota": ("quota: ", "resourcequotas"),
-    "resourcequota": ("quota: ", "resourcequotas"),
-    "secret generic": ("secret ", "secrets"),
-    "service clusterip": ("ClusterIP service: ", "services"),
-    "svc clusterip": ("ClusterIP service: ", "services"),
-}
 
 
 def plain_http(ctx: Context, sub: str, parsed: Parsed) -> NoReturn:
@@ -426,8 +463,6 @@ def plain_http(ctx: Context, sub: str, parsed: Parsed) -> NoReturn:
         tries = [line] * 2
     elif sub == "create" and args[:1] == ["token"] and len(args) > 1:
         final = [f"error: failed to create token: {REJECTED} (post serviceaccounts {args[1]})"]
-    elif sub == "create" and (
-        created := _CREATED.get(args[0] if args else "") or _CREATED.get(" ".join(args[:2]))
-    ):
-        final = [f"error: failed to create {created[0]}{REJECTED} (post {created[1]})"]
+    elif sub == "create" and (posted := create.refused_post(args)):
+        final = [f"error: {posted[0]} {REJECTED} (post {posted[1]})"]
     raise KubeconfigError("\n".join([*tries, *final]))

@@ -151,6 +151,18 @@ FAILURES = {
     "poddisruptionbudget": "failed to create poddisruptionbudgets:",
     "ingress": "failed to create ingress:",
 }
+# What a subcommand posts to, where kubectl 1.36 was measured refused by the server itself
+# (connection.plain_http: "error: failed to create configmap: ... (post configmaps)").
+POSTS = {
+    "deployment": "deployments.apps",
+    "configmap": "configmaps",
+    "serviceaccount": "serviceaccounts",
+    "rolebinding": "rolebindings.rbac.authorization.k8s.io",
+    "job": "jobs.batch",
+    "quota": "resourcequotas",
+    "secret generic": "secrets",
+    "service clusterip": "services",
+}
 
 
 def _container_name(image: str) -> str:
@@ -274,6 +286,24 @@ def _command(what: str, rest: list[str]) -> str:
     return what if what in OWN_FLAGS else ""
 
 
+def failure_words(command: str) -> str:
+    """The words the subcommand ("configmap", "service clusterip") puts before the server's
+    refusal, "" where it puts none."""
+    what, _, kind = command.partition(" ")
+    if what == "service":
+        return f"failed to create {SERVICE_TYPES[kind]} service:" if kind in SERVICE_TYPES else ""
+    return FAILURES.get(what, "")
+
+
+def refused_post(args: list[str]) -> tuple[str, str] | None:
+    """For `kubectl create ARGS` (aliases too): the subcommand's words before the server's
+    refusal and the resource it posts to, where POSTS has them; else None."""
+    command = _command(args[0], args[1:]) if args else ""
+    if command not in POSTS:
+        return None
+    return failure_words(command), POSTS[command]
+
+
 def is_subcommand(word: str) -> bool:
     """Whether `kubectl create WORD` names a subcommand (an alias too)."""
     return ALIASES.get(word, word) in {
@@ -361,7 +391,7 @@ def create(ctx: Context, parsed: Parsed) -> Output:
         elif what == "service":
             kind = rest[0] if rest else ""
             resource, obj = service(kind, parsed, rest[1:])
-            failure = f"failed to create {SERVICE_TYPES[kind]} service:"
+            failure = failure_words(f"service {kind}")
         elif what in generators:
             resource, obj = generators[what]("", parsed, rest)
         else:

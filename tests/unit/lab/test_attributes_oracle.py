@@ -10,8 +10,9 @@ script runs in a new lab a line at a time and in `bash --norc --noprofile -c` (b
 The draws keep to what both shells run the same way: no arithmetic on a word that is no
 expression (bash -c stops the whole script at that expansion error, where the lab's terminal
 goes on), and no indirection through a name that is not set. `readonly` and `declare -r`
-with no names are drawn through `grep ' [a-z]'`: bash's own readonly variables (BASHOPTS,
-BASH_VERSINFO, EUID, PPID, SHELLOPTS, UID) are none the lab keeps. An assignment to a
+with no names are drawn through `grep ' [a-z]'`, which leaves out bash's own readonly
+variables (BASHOPTS, EUID, PPID, SHELLOPTS, UID, whose values differ between the two shells,
+and BASH_VERSINFO, which the lab does not keep). An assignment to a
 readonly name is drawn: bash drops the rest of that line (-c's script and a terminal alike)
 and goes on at the next, as the lab does."""
 

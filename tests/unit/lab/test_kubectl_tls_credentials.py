@@ -7,6 +7,7 @@ tests/oracle/test_kubeconfig_connection_oracle.py."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -15,14 +16,11 @@ from simulators.lab.kubectl.connection import UNKNOWN_AUTHORITY
 
 API = "https://10.0.0.10:6443"
 NS = "runai-team-ml"
-# A certificate the cluster's CA did not sign, and its key (any PEM blocks will do).
-OTHER_CERT = (
-    "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUb3RoZXItY2VydGlmaWNhdGU=\n"
-    "-----END CERTIFICATE-----\n"
-)
-OTHER_KEY = (
-    "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEH\n-----END PRIVATE KEY-----\n"
-)
+# A certificate the cluster's CA did not sign, and its key: a real P-256 pair, which Go's
+# tls.X509KeyPair takes as a pair (made-up PEM blocks it would not parse).
+FILES = Path(__file__).resolve().parents[2] / "oracle" / "files"
+OTHER_CERT = (FILES / "tls.crt").read_text(encoding="utf-8")
+OTHER_KEY = (FILES / "tls.key").read_text(encoding="utf-8")
 INSECURE_WITH_CA = (
     "error: specifying a root certificates file with the insecure flag is not allowed"
 )
@@ -144,7 +142,7 @@ def test_a_certificate_file_without_pem_or_a_key_that_does_not_match_fails_the_h
     cases = {
         "junk.txt admin.key": "tls: failed to find any PEM data in certificate input",
         "admin.crt junk.txt": "tls: failed to find any PEM data in key input",
-        "admin.crt other.key": "tls: private key does not match public key",
+        "admin.crt other.key": "tls: private key type does not match public key type",
     }
     for pair, why in cases.items():
         cert, key = pair.split()
@@ -214,3 +212,22 @@ def test_curl_with_a_certificate_the_cluster_did_not_sign_gets_kube_apiservers_4
         58,
         "curl: (58) Private key does not match the certificate public key",
     )
+
+
+@pytest.mark.parametrize(
+    ("cert", "key", "said"),
+    [
+        # Measured with curl 7.88.1 (OpenSSL 3.0.19) against a TLS server, keys of the kinds.
+        ("other.crt", "stray.key", "unable to set private key file: 'stray.key' type PEM"),
+        ("admin.crt", "rsa.key", "unable to set private key file: 'rsa.key' type PEM"),
+        ("other.crt", "rsa.key", "Private key does not match the certificate public key"),
+        ("other.crt", "admin.key", "Private key does not match the certificate public key"),
+    ],
+)
+def test_curl_refuses_a_key_that_is_not_its_certificates_in_openssls_words(
+    lab: LabSession, cert: str, key: str, said: str
+) -> None:
+    lab.world.state.files["stray.key"] = (FILES / "other.key").read_text(encoding="utf-8")
+    lab.world.state.files["rsa.key"] = (FILES / "rsa.key").read_text(encoding="utf-8")
+    refused = lab.run(f"curl -sSk --cert {cert} --key {key} {API}/api")
+    assert (refused.exit_code, refused.output) == (58, f"curl: (58) {said}")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from simulators.lab import LabSession
-from simulators.lab.environment import ShellState
+from simulators.lab.environment import OWN_ATTRIBUTES, ShellState
 from tests.unit.lab.shell_helpers import out, sh
 
 
@@ -38,9 +38,10 @@ def test_declare_and_readonly_name_the_builtin_as_bash_does(lab: LabSession) -> 
 
 
 def test_readonly_p_lists_readonly_names_as_declare_lines(lab: LabSession) -> None:
-    assert out(lab, "readonly a=(1 2) x=y; declare -i n; readonly n; readonly -p") == (
-        'declare -ar a=([0]="1" [1]="2")\ndeclare -ir n\ndeclare -r x="y"'
-    )
+    # bash's own (BASHOPTS, EUID, PPID, SHELLOPTS, UID) are listed first: names in capitals.
+    assert out(
+        lab, "readonly a=(1 2) x=y; declare -i n; readonly n; readonly -p | grep ' [a-z]'"
+    ) == ('declare -ar a=([0]="1" [1]="2")\ndeclare -ir n\ndeclare -r x="y"')
     assert sh(lab, "readonly -x") == (
         "bash: readonly: -x: invalid option\n"
         "readonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p",
@@ -127,4 +128,5 @@ def test_attributes_survive_a_saved_lab_and_old_saved_shells_load(lab: LabSessio
     )
     saved = ShellState().to_json()
     del saved["attributes"]
-    assert ShellState.from_json(saved).attributes == {}
+    # bash's own readonly variables (EUID...) only: a saved lab gets them back.
+    assert ShellState.from_json(saved).attributes == OWN_ATTRIBUTES
