@@ -8,7 +8,7 @@ bucket can go below zero and the next piece of work waits until it refills above
 - `TokenBucket`: one bucket, in memory.
 - `Buckets`: a bucket per key (a browser session), in memory, thread-safe and bounded.
 - `CpuShare`: a session's processor share for lab commands, and whether it is spending a lot
-  or sending many recently (studysite.lab.annex runs those sessions' commands apart).
+  recently (studysite.lab.annex runs those sessions' commands apart).
 - `CachedBuckets`: a bucket per key in Django's cache, shared by the server's processes (the
   costly views' limit, studysite.limits.expensive).
 """
@@ -101,14 +101,6 @@ class Buckets:
 # it, a session sending expensive commands back to back gets there with one.
 HEAVY_SECONDS = 0.2
 RECENT_HALF_LIFE = 3.0
-# So does a session sending more commands than a person types, however cheap each is: counted
-# the same way, a steady rate r adds up to r * RECENT_HALF_LIFE / ln 2 (a line a second: 4.3;
-# this many: 3.7 a second), a pasted script to its number of lines (the rest of one longer than
-# this runs apart, with the same results). Cheap commands sent back to back (the 313-byte alias
-# bomb, refused in about 2 ms, eight a second) otherwise cost a web process's other learners
-# their interpreter as often as they arrive: the quiet learners' p99 1.24 times as long beside
-# them on two workers (docs/performance.md, round 63).
-HEAVY_COMMANDS = 16.0
 
 
 class CpuShare:
@@ -122,8 +114,8 @@ class CpuShare:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.buckets = Buckets(lambda: settings.LAB_SESSION_CPU_MS_PER_SECOND / 1000, 10, 50_000)
-        # Per session: recent processor time, recent commands, and when they were last counted.
-        self.recent: dict[str, tuple[float, float, float]] = {}
+        # Per session: recent processor time and when it was last counted.
+        self.recent: dict[str, tuple[float, float]] = {}
 
     def allows(self, key: str, now: float) -> bool:
         """Whether a command of this session may run now."""
@@ -132,27 +124,23 @@ class CpuShare:
             return bucket.has_tokens(now)
 
     def heavy(self, key: str, now: float) -> bool:
-        """This session's recent commands used more than HEAVY_SECONDS, or were more than
-        HEAVY_COMMANDS (see RECENT_HALF_LIFE)."""
+        """This session's recent commands used more than HEAVY_SECONDS (see RECENT_HALF_LIFE)."""
         with self.lock:
-            spent, commands = self._recent(key, now)
-            return spent > HEAVY_SECONDS or commands > HEAVY_COMMANDS
+            return self._recent(key, now) > HEAVY_SECONDS
 
-    def _recent(self, key: str, now: float) -> tuple[float, float]:
-        spent, commands, at = self.recent.get(key, (0.0, 0.0, now))
-        fading = float(0.5 ** ((now - at) / RECENT_HALF_LIFE))
-        return spent * fading, commands * fading
+    def _recent(self, key: str, now: float) -> float:
+        spent, at = self.recent.get(key, (0.0, now))
+        return float(spent * 0.5 ** ((now - at) / RECENT_HALF_LIFE))
 
-    def charge(self, key: str, seconds: float, now: float | None = None) -> None:
-        """Count a command and its processor time, once it has run (`now`: monotonic seconds)."""
-        now = time.monotonic() if now is None else now
+    def charge(self, key: str, seconds: float) -> None:
+        """Count a command's processor time, once it has run."""
+        now = time.monotonic()
         bucket = self.buckets.get(key)
         with self.lock:
             if len(self.recent) > 50_000:
                 self.recent.clear()  # forgotten use is no recent use: harmless
             bucket.spend(seconds, now)
-            spent, commands = self._recent(key, now)
-            self.recent[key] = (spent + seconds, commands + 1, now)
+            self.recent[key] = (self._recent(key, now) + seconds, now)
 
 
 class CachedBuckets:

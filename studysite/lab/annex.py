@@ -5,13 +5,12 @@ Every learner's commands run in threads of their web process and share its inter
 with it Python's lock. A session sending expensive commands back to back (each within its
 budget, paced) made the other learners of its process wait for that lock whenever its commands
 ran: their p99 doubled (tests/benchmarks/bench_load.py). So a session whose recent commands
-add up to more than studysite.rates.HEAVY_SECONDS of processor time, or number more than a
-person types (HEAVY_COMMANDS; CpuShare.heavy), has its commands run here instead: one child
-process per web process, started with its first lab socket. The commands themselves run on the
-child's one thread of the idle scheduling class (SCHED_IDLE; NICENESS where that is not
-allowed). The operating system, not the interpreter's lock, then shares the cores, and the web
-processes always go first. Once the session's recent use has faded, its commands run in the
-web process again.
+add up to more than studysite.rates.HEAVY_SECONDS of processor time (CpuShare.heavy) has its
+commands run here instead: one child process per web process, started with its first lab socket. The
+commands themselves run on the child's one thread of the idle scheduling class (SCHED_IDLE;
+NICENESS where that is not allowed). The operating system, not the interpreter's lock, then
+shares the cores, and the web processes always go first. Once the session's recent use has
+faded, its commands run in the web process again.
 
 Saving a command takes the database's writer lock, which every learner's save waits for
 (studysite.lab.writes.SqliteWriter). A thread of idle priority holding it on a busy machine

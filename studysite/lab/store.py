@@ -55,11 +55,10 @@ from studysite.lab.saved import (
     fold_due as _fold_due,
 )
 from studysite.lab.writes import SqliteWriter, one_writer
-from studysite.rates import HEAVY_COMMANDS, HEAVY_SECONDS, CpuShare
+from studysite.rates import HEAVY_SECONDS, CpuShare
 
 __all__ = [
     "BUSY",
-    "HEAVY_COMMANDS",
     "HEAVY_SECONDS",
     "SEED_VARIANTS",
     "SLOW_DOWN",

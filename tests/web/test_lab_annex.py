@@ -348,25 +348,6 @@ async def test_a_saved_labs_lines_within_the_sessions_share_run_in_the_web_proce
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_session_sending_lines_faster_than_a_person_types_has_the_rest_run_in_the_annex(
-    here: AnnexHere,
-) -> None:
-    key = await new_session_key()
-    await sync_to_async(store.open_lab)(key, "mig-single")  # saved: not its first line
-    comm = await connect("mig-single", key)
-    answers = []
-    for number in range(20):  # cheap lines, each sent once the last is answered: a script
-        await comm.send_to(text_data=json.dumps({"type": "line", "data": f"echo {number}"}))
-        answers.append((await receive(comm))["data"])
-    assert answers == [str(number) for number in range(20)]
-    sent = [request["line"] for request in here.sent]
-    # A pasted script's first lines run here; the ones past a person's pace, in the annex.
-    assert sent and sent == [f"echo {number}" for number in range(20 - len(sent), 20)]
-    assert len(sent) <= 20 - store.HEAVY_COMMANDS
-    await comm.disconnect()
-
-
-@pytest.mark.django_db(transaction=True)
 async def test_an_annex_that_fails_answers_the_line_with_a_clear_message(
     annex_on: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,24 +99,6 @@ def test_a_cpu_share_refuses_once_spent_and_allows_again_when_refilled(
     assert share.allows("other", now)
 
 
-def test_a_session_sending_more_lines_than_a_person_types_is_heavy_however_cheap_they_are() -> None:
-    share, now = rates.CpuShare(), time.monotonic()
-    for number in range(40):  # 2 ms each, eight a second
-        share.charge("script", 0.002, now + number / 8)
-    assert share.heavy("script", now + 5.01)
-    assert not share.heavy("script", now + 30)
-
-
-def test_a_learner_typing_a_line_a_second_or_pasting_a_dozen_is_never_heavy() -> None:
-    share, now = rates.CpuShare(), time.monotonic()
-    for second in range(600):  # ten minutes of a line a second
-        share.charge("typist", 0.01, now + second)
-        assert not share.heavy("typist", now + second + 0.01)
-    for _ in range(12):
-        share.charge("paster", 0.002, now)
-    assert not share.heavy("paster", now + 0.01)
-
-
 def test_a_cached_bucket_is_shared_by_every_holder_of_its_name() -> None:
     now = time.time()
     one, two = rates.CachedBuckets("test-shared"), rates.CachedBuckets("test-shared")
