@@ -37,19 +37,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-import hashlib
 import json
 import logging
 import os
 import select
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import IO, Any
 
 from django.conf import settings
@@ -59,7 +56,7 @@ from studysite.interpreter import SERVING_ENVIRONMENT
 from studysite.lab import store
 from studysite.lab.accounts import EXAM_PREFIX, account
 from studysite.lab.kinds import kind_of
-from studysite.lab.process_lock import Slots
+from studysite.lab.process_lock import Slots, site_path
 from studysite.lab.saved import prepare_lab
 
 log = logging.getLogger(__name__)
@@ -416,16 +413,7 @@ def idle_slots() -> Slots:
     beside them rose from about 1.0 to 1.2-2.1 times alone, where one annex left it at about
     1.0 (tests/benchmarks/bench_heavy.py; docs/performance.md, round 54). So an annex runs its
     idle thread's work only in one of these slots, named after the database the site uses."""
-    database = settings.DATABASES["default"]
-    name = str(database.get("NAME") or "")
-    in_memory = not name or name == ":memory:" or "mode=memory" in name
-    if str(database["ENGINE"]).endswith("sqlite3") and not in_memory:
-        stem = f"{name}.annex"
-    else:
-        where = f"{database.get('HOST')}:{database.get('PORT')}/{name}"
-        digest = hashlib.sha256(where.encode()).hexdigest()[:16]
-        stem = str(Path(tempfile.gettempdir()) / f"studysite-annex-{os.getuid()}-{digest}")
-    return Slots(stem, (os.cpu_count() or 1) // 2)
+    return Slots(site_path("annex"), (os.cpu_count() or 1) // 2)
 
 
 def main() -> None:

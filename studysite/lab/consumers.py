@@ -38,7 +38,6 @@ import json
 import logging
 import re
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -58,7 +57,7 @@ from simulators.lab import (
     streams,
 )
 from studysite import rates, sessions
-from studysite.lab import admission, annex, kinds, store
+from studysite.lab import admission, annex, cooldowns, kinds, store
 
 log = logging.getLogger(__name__)
 
@@ -155,21 +154,17 @@ def _with_connection[T](func: Callable[..., T], args: tuple[Any, ...]) -> T:
 
 # One bucket of frames per browser session, shared by its tabs in this process.
 _session_limiters = rates.Buckets(lambda: settings.LAB_MAX_FRAMES_PER_SECOND)
-# After a flood the session's new sockets are refused this long: a client that reconnects at
-# once and floods again would otherwise cost the others a lab open per second.
+# After a flood the session's new sockets are refused this long, on every worker (cooldowns).
 FLOOD_COOLDOWN_SECONDS = 5.0
-_flooded: dict[str, float] = {}
+_flooded = cooldowns.Cooldowns()
 
 
-def cooling_down(key: str, now: float) -> bool:
-    return _flooded.get(key, 0.0) > now
+def cooling_down(key: str) -> bool:
+    return _flooded.active(key)
 
 
-def cool_down(key: str, now: float) -> None:
-    if len(_flooded) > 10_000:
-        for old in [k for k, until in _flooded.items() if until <= now]:
-            del _flooded[old]
-    _flooded[key] = now + FLOOD_COOLDOWN_SECONDS
+def cool_down(key: str) -> None:
+    _flooded.start(key, FLOOD_COOLDOWN_SECONDS)
 
 
 def session_limiter(key: str) -> rates.TokenBucket:
@@ -283,7 +278,7 @@ class LabConsumer(AsyncWebsocketConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        if cooling_down(session.session_key, time.monotonic()):
+        if cooling_down(session.session_key):
             await self.close(code=CLOSE_TOO_MANY)
             return
         if not await at_door(session_exists, session):
@@ -353,7 +348,7 @@ class LabConsumer(AsyncWebsocketConsumer):
     async def flood(self) -> None:
         """Drop what is queued, answer the command in hand, then close with 4429."""
         self.accepting = False
-        cool_down(self.session_key, time.monotonic())
+        cool_down(self.session_key)
         while not self.queue.empty():
             self.queue.get_nowait()
         self.queue.put_nowait(None)

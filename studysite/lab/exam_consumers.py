@@ -9,7 +9,6 @@ the checks' state is shown in the report, at the end.
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from simulators.lab import PROMPT
@@ -65,7 +64,7 @@ class ExamConsumer(LabConsumer):
         if session is None or not session.session_key:
             await self.close(code=CLOSE_NO_SESSION)
             return
-        if cooling_down(session.session_key, time.monotonic()):
+        if cooling_down(session.session_key):
             await self.close(code=CLOSE_TOO_MANY)
             return
         if not await at_door(session_exists, session):

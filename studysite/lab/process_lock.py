@@ -1,4 +1,5 @@
-"""A lock across the server's processes: an exclusive `flock` of a file.
+"""A lock across the server's processes: an exclusive `flock` of a file; and where the site's
+processes keep what they share (site_path).
 
 The kernel hands a released `flock` to the next waiter at once, where SQLite's own busy wait
 sleeps in growing steps (studysite.lab.writes.SqliteWriter uses it for that). Each process opens
@@ -9,14 +10,33 @@ itself.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
 
 try:
     import fcntl
 except ImportError:  # not POSIX
     fcntl = None  # type: ignore[assignment]
+
+
+def site_path(suffix: str) -> str:
+    """A path every process of this site names alike, and no other site's does: beside its
+    SQLite database file, or in the temporary directory under a digest of its database's
+    address (a server database, or SQLite in memory)."""
+    database = settings.DATABASES["default"]
+    name = str(database.get("NAME") or "")
+    in_memory = not name or name == ":memory:" or "mode=memory" in name
+    if str(database["ENGINE"]).endswith("sqlite3") and not in_memory:
+        return f"{name}.{suffix}"
+    where = f"{database.get('HOST')}:{database.get('PORT')}/{name}"
+    digest = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return str(Path(tempfile.gettempdir()) / f"studysite-{suffix}-{os.getuid()}-{digest}")
 
 
 class ProcessLock:

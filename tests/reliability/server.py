@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import os
 import sqlite3
 import subprocess
@@ -18,6 +19,8 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import websockets
 
 from studysite.interpreter import SERVING_ENVIRONMENT
 from tests.live_server import REPO_ROOT, free_port, wait_for_port
@@ -101,6 +104,20 @@ class Server:
             ]
         transcript = [entry["line"] for entry in LabSnapshot(packed=row[1]).data()["transcript"]]
         return transcript + logged
+
+    async def open_terminal(
+        self, cookie: str, ticket: str = "mig-single", open_timeout: float = 30
+    ) -> websockets.ClientConnection:
+        """A lab socket of this session, its replay read: `websockets.InvalidStatus` if refused
+        at the handshake."""
+        socket_ = await websockets.connect(
+            self.url(f"/ws/lab/{ticket}/"),
+            additional_headers={"Origin": self.origin, "Cookie": cookie},
+            open_timeout=open_timeout,
+            max_size=None,
+        )
+        assert json.loads(await socket_.recv())["replay"] is True
+        return socket_
 
     def kill(self) -> None:
         self.process.kill()

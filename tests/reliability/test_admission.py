@@ -48,17 +48,6 @@ def server(request: pytest.FixtureRequest) -> Iterator[Server]:
         yield live
 
 
-async def open_terminal(server: Server, cookie: str) -> websockets.ClientConnection:
-    socket_ = await websockets.connect(
-        server.url(f"/ws/lab/{TICKET}/"),
-        additional_headers={"Origin": server.origin, "Cookie": cookie},
-        open_timeout=60,
-        max_size=None,
-    )
-    await socket_.recv()  # the replay
-    return socket_
-
-
 async def run(socket_: websockets.ClientConnection, line: str) -> str:
     await socket_.send(json.dumps({"type": "line", "data": line}))
     frame = json.loads(await asyncio.wait_for(socket_.recv(), 120))
@@ -79,7 +68,7 @@ async def fresh_sessions_scaling(server: Server, stop: asyncio.Event, sent: list
     """One of the twelve: a new session (one page load), its terminal, the scale; again."""
     while not stop.is_set():
         cookie = await asyncio.to_thread(server.new_session)
-        socket_ = await open_terminal(server, cookie)
+        socket_ = await server.open_terminal(cookie, open_timeout=60)
         try:
             sent.append(await run(socket_, SCALE))
         finally:
@@ -93,10 +82,11 @@ async def quiet_beside_the_crowd(server: Server) -> tuple[list[float], list[str]
     for _ in range(WARM_PAGES):
         await asyncio.to_thread(server.new_session)
     for _ in range(WARM_SOCKETS):
-        await (await open_terminal(server, await asyncio.to_thread(server.new_session))).close()
+        fresh = await asyncio.to_thread(server.new_session)
+        await (await server.open_terminal(fresh, open_timeout=60)).close()
     await settled(server)
     cookie = await asyncio.to_thread(server.new_session)
-    quiet = await open_terminal(server, cookie)
+    quiet = await server.open_terminal(cookie, open_timeout=60)
     for _ in range(12):  # a learner with history: a dozen commands already typed
         await run(quiet, "kubectl get nodes")
     stop, sent = asyncio.Event(), []

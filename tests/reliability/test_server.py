@@ -34,16 +34,6 @@ def server() -> Iterator[Server]:
         yield live
 
 
-async def open_terminal(server: Server, cookie: str) -> websockets.ClientConnection:
-    socket_ = await websockets.connect(
-        server.url(f"/ws/lab/{TICKET}/"),
-        additional_headers={"Origin": server.origin, "Cookie": cookie},
-        open_timeout=30,
-    )
-    assert json.loads(await socket_.recv())["replay"] is True
-    return socket_
-
-
 async def command(socket_: websockets.ClientConnection, line: str) -> str:
     await socket_.send(json.dumps({"type": "line", "data": line}))
     output = json.loads(await socket_.recv())
@@ -134,7 +124,7 @@ def test_3_two_tabs_and_the_form_at_once_lose_nothing(server: Server) -> None:
     sent: dict[str, list[str]] = {"tab-a": [], "tab-b": [], "form": []}
 
     async def tab(name: str) -> None:
-        socket_ = await open_terminal(server, cookie)
+        socket_ = await server.open_terminal(cookie)
         for n in range(12):
             line = f"kubectl label node gpu-node1 {name}-{n}=yes"
             assert "labeled" in await command(socket_, line)
@@ -184,7 +174,7 @@ def test_13_three_hundred_learners_connecting_at_once_all_get_in(server: Server)
     cookies = [server.new_session() for _ in range(300)]
 
     async def learner(cookie: str) -> str:
-        socket_ = await open_terminal(server, cookie)
+        socket_ = await server.open_terminal(cookie)
         output = await command(socket_, "kubectl get nodes")
         await socket_.close()
         return output
@@ -212,7 +202,7 @@ def test_14_kill_9_during_commands_loses_no_acknowledged_command() -> None:
             async def type_until_killed(
                 round_: int = round_, kill_after: int | None = kill_after
             ) -> None:
-                socket_ = await open_terminal(server, cookie)
+                socket_ = await server.open_terminal(cookie)
                 delay = rng.uniform(0.3, 0.8)
                 killer = asyncio.get_running_loop().call_later(delay, server.process.kill)
                 try:
