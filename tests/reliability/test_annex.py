@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.server import Server, running_server
-from tests.reliability.test_server import command, open_terminal
+from tests.reliability.test_server import command
 
 pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
@@ -59,7 +59,7 @@ def test_expensive_commands_run_in_an_idle_priority_annex_and_the_lab_comes_back
     cookie = server.new_session()
 
     async def scenario() -> None:
-        socket_ = await open_terminal(server, cookie)
+        socket_ = await server.open_terminal(cookie)
         annex, idle = the_annex(server)
         # The main thread saves, holding the lock every learner's save waits for: never idle.
         assert os.sched_getscheduler(annex) != SCHED_IDLE
@@ -102,7 +102,7 @@ def test_a_killed_annex_is_replaced_and_the_session_goes_on(server: Server) -> N
     cookie = server.new_session()
 
     async def scenario() -> None:
-        socket_ = await open_terminal(server, cookie)
+        socket_ = await server.open_terminal(cookie)
         await command(socket_, EXPENSIVE)
         first, _ = the_annex(server)
         os.kill(first, signal.SIGKILL)
@@ -126,10 +126,10 @@ def test_a_new_labs_first_command_costs_the_web_process_nothing_and_runs_in_the_
     would cost each its 50 ms of probation first."""
 
     async def scenario() -> None:
-        waking = await open_terminal(server, server.new_session())  # the annex starts
+        waking = await server.open_terminal(server.new_session())  # the annex starts
         annex, idle = the_annex(server)
         await waking.close()
-        sockets = [await open_terminal(server, server.new_session()) for _ in range(3)]
+        sockets = [await server.open_terminal(server.new_session()) for _ in range(3)]
         web = server.process.pid
         here, runner = cpu_seconds(web), cpu_seconds(annex, idle)
         for socket_ in sockets:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.server import Server, running_server
-from tests.reliability.test_server import TICKET, command, form_command, open_terminal
+from tests.reliability.test_server import TICKET, command, form_command
 
 pytestmark = [pytest.mark.reliability, pytest.mark.own_server]
 
@@ -89,7 +89,7 @@ def test_a_line_typed_in_the_form_and_one_typed_in_the_terminal_are_in_one_lab(
     cookie = server.new_session()
 
     async def scenario() -> str:
-        terminal = await open_terminal(server, cookie)
+        terminal = await server.open_terminal(cookie)
         try:
             await command(terminal, "kubectl create namespace alpha")
             status = await asyncio.to_thread(
