@@ -64,7 +64,7 @@ from simulators.lab.curl_request import (
     parse_url,
     request_headers,
 )
-from simulators.lab.kubectl import connection, tls_keys
+from simulators.lab.kubectl import tls_keys
 from simulators.lab.tool import Context, Output
 
 TLS_VERIFY_FAILED = "SSL certificate problem: unable to get local issuer certificate"
@@ -395,8 +395,8 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
     key_text = files.read(ctx, key_file) if options.key else text
     if not kubeconfig.private_keys(key_text or ""):
         raise Failure(58, f"unable to set private key file: '{key_file}' type PEM")
-    why = connection.pair_error(text, key_text or "")
-    if why == "x509: malformed certificate":
+    why = tls_keys.pair_error(text, key_text or "")
+    if why == tls_keys.MALFORMED_CERTIFICATE:
         raise Failure(
             58,
             f"could not load PEM client certificate from {cert_file}, OpenSSL error "
@@ -405,7 +405,7 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
         )
     if not why:
         return kubeconfig.is_admin_certificate(text)
-    if why == tls_keys.TYPE_MISMATCH.removeprefix("error: "):
+    if why == tls_keys.TYPE_MISMATCH:
         # OpenSSL 3 keeps a key of another type beside the certificate; the check refuses it.
         raise Failure(58, "Private key does not match the certificate public key")
     # A key of the certificate's type that is not its own (or not a key): refused as it is

@@ -27,16 +27,18 @@ MAX_PENDING_BYTES = 64 * 1024
 # they hold twice as many entries as buckets (hashlib.c): their order is the table's.
 _BUCKETS = 1024
 
+# Who the learner is on the admin host, and its name: bash's \\u and \\h (shell.prompt_in).
+USER, HOSTNAME = "admin", "kadmin"
 DEFAULT_VARIABLES = {
     "HOME": HOME,
-    "HOSTNAME": "kadmin",
+    "HOSTNAME": HOSTNAME,
     "LANG": "C.UTF-8",
-    "LOGNAME": "admin",
+    "LOGNAME": USER,
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "PWD": HOME,
     "SHELL": "/bin/bash",
     "TERM": "xterm-256color",
-    "USER": "admin",
+    "USER": USER,
 }
 DEFAULT_ALIASES = {"k": "kubectl"}
 # bash's own variables that no assignment changes (each readonly; EUID, UID and PPID integers

@@ -118,7 +118,7 @@ class _Run:
             text = "".join(chunks)
             if key not in self.state.files:
                 continue  # removed while find wrote it: what it wrote is gone with it
-            if len(text.encode("utf-8", "surrogatepass")) > files.MAX_FILE_BYTES:
+            if fs.byte_length(text) > files.MAX_FILE_BYTES:
                 self.error(f"'{self.program.outputs[key]}': File too large")
                 continue
             self.state.files[key] = text

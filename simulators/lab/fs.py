@@ -134,7 +134,7 @@ def size(state: HostState, path: str) -> int:
     system = system_files.file_at(path) if key(path) not in state.files else None
     if system is not None and system.size is not None:
         return system.size
-    return len(text(state, path).encode("utf-8", "surrogatepass"))
+    return byte_length(text(state, path))
 
 
 class Prefix(str):
@@ -161,14 +161,20 @@ def read(state: HostState, path: str) -> str:
     system = system_files.file_at(path) if key(path) not in state.files else None
     if system is None or system.size is None:
         return found
-    if system.size > len(found.encode("utf-8", "surrogatepass")):
+    if system.size > byte_length(found):
         return Prefix(found, system.size)
     return found
 
 
+def byte_length(text: str) -> int:
+    """The bytes of a file's text, as stat and wc count them (a lone surrogate as UTF-8 would
+    encode it: the text's length wherever it is measured)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def whole_size(text: str) -> int:
     """The bytes a reader counts in `text`: a Prefix's whole size, else the text's own."""
-    read = len(text.encode("utf-8", errors="replace"))
+    read = byte_length(text)
     return max(read, text.size) if isinstance(text, Prefix) else read
 
 
@@ -410,10 +416,13 @@ def damaged(state: HostState) -> str | None:
     return None
 
 
-def display(path: str) -> str:
-    """A path as bash's prompt shows it (`~` for the home folder)."""
-    if path == HOME:
+def display(path: str, home: str = HOME) -> str:
+    """A path as bash's prompt shows it: `~` for the home folder and what is under it (bash's
+    polite_directory_format reads `$HOME`; one of a character or none shortens nothing)."""
+    if len(home) <= 1:
+        return path
+    if path == home:
         return "~"
-    if path.startswith(HOME + "/"):
-        return "~" + path[len(HOME) :]
+    if path.startswith(home + "/"):
+        return "~" + path[len(home) :]
     return path

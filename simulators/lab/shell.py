@@ -18,6 +18,7 @@ from simulators.lab import (
     builtins,
     commands,
     conditions,
+    environment,
     files,
     fs,
     kubectl,
@@ -50,7 +51,7 @@ PROMPT = "admin@kadmin:~$ "  # in the home folder; prompt_in for any other
 
 def prompt_in(folder: str) -> str:
     """bash's PS1 on kadmin (`\\u@\\h:\\w\\$ `) in a working folder."""
-    return f"admin@kadmin:{fs.display(folder)}$ "
+    return f"{environment.USER}@{environment.HOSTNAME}:{fs.display(folder)}$ "
 
 
 CONTINUATION = "> "  # bash's PS2

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from simulators.lab import shell_listing
+from simulators.lab import environment, fs, shell_listing
 from simulators.lab.builtins import ansi_c
 from simulators.lab.environment import ShellState
 from simulators.lab.shell_tokens import Refused
-from simulators.lab.shell_xtrace import _prints, ansic_quote
+from simulators.lab.shell_xtrace import ansic_quote, prints
 
 if TYPE_CHECKING:
     from simulators.lab.shell_expansion import Expansion
@@ -203,14 +203,13 @@ def prompt(shell: Expansion, value: str) -> str:
     state = shell.state
     home = state.variables.get("HOME", "")
     pwd = state.variables.get("PWD") or state.cwd
-    short = "~" + pwd[len(home) :] if home and (pwd + "/").startswith(home + "/") else pwd
-    user, host = "admin", state.variables.get("HOSTNAME", "kadmin")
+    host = state.variables.get("HOSTNAME", environment.HOSTNAME)
     decoded: dict[str, str] = {
         **_PROMPT_FIXED,
-        "u": user,
+        "u": environment.USER,
         "h": host.partition(".")[0],
         "H": host,
-        "w": short,
+        "w": fs.display(pwd, home),
         "W": "~" if home and pwd == home else pwd.rstrip("/").rpartition("/")[2] or "/",
         "$": "#" if state.variables.get("EUID") == "0" else "$",
     }
@@ -233,7 +232,7 @@ def _prompt_vars(shell: Expansion, text: str) -> str:
 def single_quoted(value: str) -> str:
     """A value as bash's `@Q` writes it: in single quotes, or `$'...'` when it holds a
     character that does not print."""
-    if not all(_prints(char) for char in value):
+    if not all(prints(char) for char in value):
         return ansic_quote(value)
     return "'" + value.replace("'", "'\\''") + "'"
 

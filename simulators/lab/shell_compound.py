@@ -103,7 +103,9 @@ class Input:
     at: int = 0
 
     def rest(self) -> str:
-        return self.text[self.at :]
+        """What is left; all of it as given when nothing was taken (an fs.Prefix keeps the
+        size it carries: `{ wc -c; } < PROGRAM`)."""
+        return self.text[self.at :] if self.at else self.text
 
     def line(self) -> str | None:
         """The next line without its newline (a last one without it too); None at the end."""

@@ -8,7 +8,7 @@ shell's special characters (assoc_to_assign)."""
 from __future__ import annotations
 
 from simulators.lab.environment import Array, ShellState
-from simulators.lab.shell_xtrace import _needs_quotes, _prints, ansic_quote
+from simulators.lab.shell_xtrace import ansic_quote, needs_quotes, prints
 
 # A key that is `@` or `*` alone is quoted too (it would stand for every element).
 _ALL = frozenset({"@", "*"})
@@ -16,15 +16,15 @@ _ALL = frozenset({"@", "*"})
 
 def quoted(value: str) -> str:
     """A value as `declare -p` writes it."""
-    if not all(_prints(char) for char in value):
+    if not all(prints(char) for char in value):
         return ansic_quote(value)
     return '"' + "".join("\\" + c if c in '"\\$`' else c for c in value) + '"'
 
 
 def _key(key: str) -> str:
-    if not all(_prints(char) for char in key):
+    if not all(prints(char) for char in key):
         return ansic_quote(key)
-    return quoted(key) if _needs_quotes(key) or key in _ALL else key
+    return quoted(key) if needs_quotes(key) or key in _ALL else key
 
 
 def elements(array: Array) -> str:

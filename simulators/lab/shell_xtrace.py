@@ -28,7 +28,7 @@ def on(shell: Shell) -> bool:
     return "xtrace" in shell.state.options
 
 
-def _needs_quotes(word: str) -> bool:
+def needs_quotes(word: str) -> bool:
     for index, char in enumerate(word):
         if char in _METAS:
             return True
@@ -39,7 +39,7 @@ def _needs_quotes(word: str) -> bool:
     return False
 
 
-def _prints(char: str) -> bool:
+def prints(char: str) -> bool:
     return char.isprintable() if char.isascii() else char.isprintable() or char == "\u00a0"
 
 
@@ -47,9 +47,9 @@ def quote(word: str, empty: str = "''") -> str:
     """A word as xtrace shows it (`empty` for an empty one: `''`, or nothing after `x=`)."""
     if not word:
         return empty
-    if _needs_quotes(word):
+    if needs_quotes(word):
         return "'" + word.replace("'", "'\\''") + "'"
-    if all(_prints(char) for char in word):
+    if all(prints(char) for char in word):
         return word
     return ansic_quote(word)
 
@@ -61,7 +61,7 @@ def ansic_quote(word: str) -> str:
     for char in word:
         if char in _ESCAPES:
             out.append("\\" + _ESCAPES[char])
-        elif _prints(char):
+        elif prints(char):
             out.append(char)
         else:
             out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", errors="replace"))

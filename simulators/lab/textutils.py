@@ -211,7 +211,7 @@ def _wc(ctx: Context, args: list[str]) -> Output:
 def _bytes(ctx: Context, name: str, text: str) -> int:
     """wc -c's count: a file's stat size where its text is a bounded prefix of it (a
     program's: simulators.lab.system_files), else its text's bytes (/proc's files are read)."""
-    read = len(text.encode("utf-8", errors="replace"))
+    read = fs.byte_length(text)
     if name == "-":
         return fs.whole_size(text)  # `wc -c < PROGRAM`: its size, carried by fs.Prefix
     where = fs.locate(ctx, name)

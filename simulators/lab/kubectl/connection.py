@@ -32,18 +32,13 @@ import posixpath
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn
 
-from cryptography import x509
-from cryptography.exceptions import UnsupportedAlgorithm
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from simulators.cluster import access
 from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
 from simulators.lab import files, kubeconfig
 from simulators.lab.flags import Parsed
 from simulators.lab.kubeconfig import KubeconfigError
-from simulators.lab.kubectl import auth, config_file, create, create_secret, tls_keys
+from simulators.lab.kubectl import auth, config_file, create, tls_keys
 from simulators.lab.kubectl.common import KubectlError, process_id
 from simulators.lab.tool import Context
 
@@ -294,7 +289,7 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
         why = "tls: failed to find any PEM data in certificate input"
     elif not kubeconfig.private_keys(key):
         why = "tls: failed to find any PEM data in key input"
-    elif not (why := pair_error(cert, key)):
+    elif not (why := tls_keys.pair_error(cert, key)):
         return
     lazy = not (user.get("client-certificate-data") or user.get("client-key-data"))
     if not lazy:
@@ -302,56 +297,6 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
     logged = f'"Loading client cert failed" err="{why}" key="key"'
     first = klog(ctx.world.api.now(), "E", "cert_rotation.go:172", logged, pid=process_id(ctx))
     _refused(ctx, sub, kubeconfig.SERVER, why, first=[first])
-
-
-def pair_error(cert: str, key: str) -> str:
-    """Why tls.X509KeyPair refuses the first certificate and the first private key ("" when
-    the key is the certificate's), in Go's order: the certificate parsed, the key parsed, then
-    compared. The lab's own PEMs say whose they are (kubeconfig.is_admin_certificate,
-    is_admin_key): the admin's certificate pairs with the admin's key alone, the CA's with no
-    key on the admin host, and each stands for RSA. Other PEMs are parsed and compared as Go
-    does (tls_keys.check_match), so a real pair made elsewhere pairs."""
-    lab_key = kubeconfig.is_admin_key(key)
-    if lab_key and kubeconfig.is_admin_certificate(cert):
-        return ""  # the lab's one pair (every command of the starting kubeconfig)
-    cert_der = next(
-        (der for kind, der in create_secret.pem_blocks(cert) if kind == "CERTIFICATE"), b""
-    )
-    key_der = next(
-        (der for kind, der in create_secret.pem_blocks(key) if kind.endswith("PRIVATE KEY")), b""
-    )
-    lab_cert = kubeconfig.is_lab_certificate(cert)
-    if not (lab_cert or lab_key):
-        try:
-            tls_keys.check_match(cert_der, key_der)
-        except KubectlError as exc:
-            return str(exc).removeprefix("error: ")
-        return ""
-    cert_rsa = lab_cert or _real_public_rsa(cert_der)
-    if cert_rsa is None:
-        return "x509: malformed certificate"
-    key_rsa = lab_key or _real_private_rsa(key_der)
-    if key_rsa is None:
-        return "tls: failed to parse private key"
-    if cert_rsa != key_rsa:
-        return tls_keys.TYPE_MISMATCH.removeprefix("error: ")
-    return tls_keys.MISMATCH.removeprefix("error: ")
-
-
-def _real_public_rsa(der: bytes) -> bool | None:
-    """Whether a real certificate's public key is RSA; None where it does not parse."""
-    try:
-        return isinstance(x509.load_der_x509_certificate(der).public_key(), rsa.RSAPublicKey)
-    except (ValueError, UnsupportedAlgorithm):
-        return None
-
-
-def _real_private_rsa(der: bytes) -> bool | None:
-    """Whether a real private key is RSA; None where it does not parse."""
-    try:
-        return isinstance(serialization.load_der_private_key(der, password=None), rsa.RSAPrivateKey)
-    except (ValueError, TypeError, UnsupportedAlgorithm):
-        return None
 
 
 def _trust(ctx: Context, cluster: dict[str, Any]) -> tuple[bool, bool]:

@@ -11,8 +11,6 @@ public key against the private key (tls_keys).
 from __future__ import annotations
 
 import base64
-import binascii
-import re
 
 from simulators.cluster.api import Obj
 from simulators.lab import files
@@ -49,25 +47,11 @@ Usage:
 
 Use "kubectl create secret <command> --help" for more information about a given command.
 {OPTIONS_LINE}"""
-_PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
-
-
-def pem_blocks(text: str) -> list[tuple[str, bytes]]:
-    """The PEM blocks Go's pem.Decode finds in `text`, in order: (type, DER bytes)."""
-    blocks = []
-    for match in _PEM.finditer(text):
-        body = "".join(line for line in match.group(2).split("\n") if ":" not in line)
-        try:
-            der = base64.b64decode("".join(body.split()), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        blocks.append((match.group(1), der))
-    return blocks
 
 
 def pem_types(text: str) -> list[str]:
     """The types of the PEM blocks Go's pem.Decode finds in `text`, in order."""
-    return [kind for kind, _ in pem_blocks(text)]
+    return [kind for kind, _ in tls_keys.pem_blocks(text)]
 
 
 def check_key_pair(cert: str, key: str) -> None:
@@ -98,10 +82,10 @@ def check_key_pair(cert: str, key: str) -> None:
             'error: tls: failed to find PEM block with type ending in "PRIVATE KEY" in key '
             f"input after skipping PEM blocks of the following types: [{' '.join(key_types)}]"
         )
-    cert_der = next(der for kind, der in pem_blocks(cert) if kind == "CERTIFICATE")
+    cert_der = next(der for kind, der in tls_keys.pem_blocks(cert) if kind == "CERTIFICATE")
     key_der = next(
         der
-        for kind, der in pem_blocks(key)
+        for kind, der in tls_keys.pem_blocks(key)
         if kind == "PRIVATE KEY" or kind.endswith(" PRIVATE KEY")
     )
     tls_keys.check_match(cert_der, key_der)

@@ -1,45 +1,119 @@
-"""The second half of Go's tls.X509KeyPair, as `kubectl create secret tls` meets it: parse the
-first certificate and the first private key (PKCS #1, PKCS #8 or SEC 1 DER, as Go's
-parsePrivateKey), then require the key to be the certificate's, with crypto/tls's messages."""
+"""Go's tls.X509KeyPair, as kubectl meets it (`create secret tls`, a kubeconfig's client
+certificate and key) and as curl's client certificate is checked beside it: the PEM blocks
+(pem_blocks, Go's pem.Decode), then the first certificate and the first private key parsed
+(PKCS #1, PKCS #8 or SEC 1 DER, as Go's parsePrivateKey) and the key required to be the
+certificate's, with crypto/tls's messages (the reasons below; kubectl prints them after
+"error: ")."""
 
 from __future__ import annotations
+
+import base64
+import binascii
+import re
 
 from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
+from simulators.lab import kubeconfig
 from simulators.lab.kubectl.common import KubectlError
 
-MISMATCH = "error: tls: private key does not match public key"
-TYPE_MISMATCH = "error: tls: private key type does not match public key type"
+MALFORMED_CERTIFICATE = "x509: malformed certificate"
+UNPARSED_KEY = "tls: failed to parse private key"
+MISMATCH = "tls: private key does not match public key"
+TYPE_MISMATCH = "tls: private key type does not match public key type"
+UNKNOWN_ALGORITHM = "tls: unknown public key algorithm"
+_PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
+
+
+def pem_blocks(text: str) -> list[tuple[str, bytes]]:
+    """The PEM blocks Go's pem.Decode finds in `text`, in order: (type, DER bytes)."""
+    blocks = []
+    for match in _PEM.finditer(text):
+        body = "".join(line for line in match.group(2).split("\n") if ":" not in line)
+        try:
+            der = base64.b64decode("".join(body.split()), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        blocks.append((match.group(1), der))
+    return blocks
 
 
 def check_match(cert_der: bytes, key_der: bytes) -> None:
     """Raise kubectl's line unless `key_der` is the private key of `cert_der`'s public key."""
+    if why := mismatch(cert_der, key_der):
+        raise KubectlError(f"error: {why}")
+
+
+def mismatch(cert_der: bytes, key_der: bytes) -> str:
+    """Why `key_der` is not the private key of `cert_der`'s public key ("" when it is)."""
     try:
         public = x509.load_der_x509_certificate(cert_der).public_key()
     except (ValueError, UnsupportedAlgorithm):
-        raise KubectlError("error: x509: malformed certificate") from None
+        return MALFORMED_CERTIFICATE
     try:
         private = serialization.load_der_private_key(key_der, password=None)
     except (ValueError, TypeError, UnsupportedAlgorithm):
-        raise KubectlError("error: tls: failed to parse private key") from None
+        return UNPARSED_KEY
     if isinstance(public, rsa.RSAPublicKey):
         if not isinstance(private, rsa.RSAPrivateKey):
-            raise KubectlError(TYPE_MISMATCH)
+            return TYPE_MISMATCH
         if public.public_numbers() != private.public_key().public_numbers():
-            raise KubectlError(MISMATCH)
+            return MISMATCH
     elif isinstance(public, ec.EllipticCurvePublicKey):
         if not isinstance(private, ec.EllipticCurvePrivateKey):
-            raise KubectlError(TYPE_MISMATCH)
+            return TYPE_MISMATCH
         if public.public_numbers() != private.public_key().public_numbers():
-            raise KubectlError(MISMATCH)
+            return MISMATCH
     elif isinstance(public, ed25519.Ed25519PublicKey):
         if not isinstance(private, ed25519.Ed25519PrivateKey):
-            raise KubectlError(TYPE_MISMATCH)
+            return TYPE_MISMATCH
         raw = serialization.Encoding.Raw, serialization.PublicFormat.Raw
         if public.public_bytes(*raw) != private.public_key().public_bytes(*raw):
-            raise KubectlError(MISMATCH)
+            return MISMATCH
     else:
-        raise KubectlError("error: tls: unknown public key algorithm")
+        return UNKNOWN_ALGORITHM
+    return ""
+
+
+def pair_error(cert: str, key: str) -> str:
+    """Why tls.X509KeyPair refuses the first certificate and the first private key ("" when
+    the key is the certificate's), in Go's order: the certificate parsed, the key parsed, then
+    compared. The lab's own PEMs say whose they are (kubeconfig.is_admin_certificate,
+    is_admin_key): the admin's certificate pairs with the admin's key alone, the CA's with no
+    key on the admin host, and each stands for RSA. Other PEMs are parsed and compared as Go
+    does (mismatch), so a real pair made elsewhere pairs."""
+    lab_key = kubeconfig.is_admin_key(key)
+    if lab_key and kubeconfig.is_admin_certificate(cert):
+        return ""  # the lab's one pair (every command of the starting kubeconfig)
+    cert_der = next((der for kind, der in pem_blocks(cert) if kind == "CERTIFICATE"), b"")
+    key_der = next((der for kind, der in pem_blocks(key) if kind.endswith("PRIVATE KEY")), b"")
+    lab_cert = kubeconfig.is_lab_certificate(cert)
+    if not (lab_cert or lab_key):
+        return mismatch(cert_der, key_der)
+    cert_rsa = lab_cert or _real_public_rsa(cert_der)
+    if cert_rsa is None:
+        return MALFORMED_CERTIFICATE
+    key_rsa = lab_key or _real_private_rsa(key_der)
+    if key_rsa is None:
+        return UNPARSED_KEY
+    if cert_rsa != key_rsa:
+        return TYPE_MISMATCH
+    return MISMATCH
+
+
+def _real_public_rsa(der: bytes) -> bool | None:
+    """Whether a real certificate's public key is RSA; None where it does not parse."""
+    try:
+        return isinstance(x509.load_der_x509_certificate(der).public_key(), rsa.RSAPublicKey)
+    except (ValueError, UnsupportedAlgorithm):
+        return None
+
+
+def _real_private_rsa(der: bytes) -> bool | None:
+    """Whether a real private key is RSA; None where it does not parse."""
+    try:
+        return isinstance(serialization.load_der_private_key(der, password=None), rsa.RSAPrivateKey)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        return None

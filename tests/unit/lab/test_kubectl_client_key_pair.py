@@ -1,5 +1,5 @@
 """kubectl's client certificate and key must belong together, as Go's tls.X509KeyPair requires
-(connection.pair_error): the lab's own PEMs by whose they are (the admin's certificate takes
+(tls_keys.pair_error): the lab's own PEMs by whose they are (the admin's certificate takes
 the admin's key only; the CA's key is not on the admin host), real PEMs a learner brings by
 their public keys. The wordings are kubectl 1.36's, measured with the real binary: kubeconfig
 data is refused before any request, two files at the handshake (cert_rotation's log line)."""

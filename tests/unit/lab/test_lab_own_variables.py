@@ -72,3 +72,9 @@ def test_prompt_expansion_shows_admin_on_kadmin_and_the_folder(lab: LabSession) 
 def test_integer_variables_take_arithmetic_from_read_and_export(lab: LabSession) -> None:
     assert out(lab, 'declare -i n; read n <<< "2+3"; echo $n') == "5"
     assert out(lab, "declare -i m; export m=4*2; echo $m") == "8"
+
+
+def test_the_prompts_w_shortens_the_home_that_home_names_now(lab: LabSession) -> None:
+    assert out(lab, "x='\\w'; HOME=/etc; cd /etc; echo \"${x@P}\"") == "~"
+    assert out(lab, 'mkdir -p /tmp/h/d; HOME=/tmp/h; cd /tmp/h/d; echo "${x@P}"') == "~/d"
+    assert out(lab, 'HOME=/; cd /; echo "${x@P}"; HOME=; cd /tmp; echo "${x@P}"') == "/\n/tmp"

@@ -71,3 +71,12 @@ def test_a_program_piped_to_wc_is_counted_whole_and_a_part_of_it_as_that_part(
     assert lab.run(f"cat {KUBECTL} | cat | wc -c").output == str(SIZE)
     assert lab.run(f"cat {KUBECTL} {KUBECTL} | wc -c").output == str(2 * SIZE)
     assert lab.run(f"cat {KUBECTL} | head -c 10 | wc -c").output == "10"
+
+
+def test_a_group_reading_a_program_on_stdin_counts_its_size_and_what_read_left(
+    lab: LabSession,
+) -> None:
+    assert lab.run(f"{{ wc -c; }} < {KUBECTL}").output == str(SIZE)
+    assert lab.run(f"cat {KUBECTL} | {{ wc -c; }}").output == str(SIZE)
+    lab.run("printf 'one\\ntwo\\n' > two.txt")
+    assert lab.run("{ read first; wc -c; } < two.txt").output == "4"
