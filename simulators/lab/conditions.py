@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from simulators.lab.shell_expansion import Expansion
 
 _UNARY = frozenset({"-z", "-n", "-e", "-f", "-s", "-d", "-r", "-w", "-x", "-L", "-h", "-a", "-c"})
-# bash's own (the shell's variables): no operators of coreutils' test.
-_VARIABLES = frozenset({"-v", "-R"})
+# bash's own, which read the shell (its variables: -v, -R; its options: -o): coreutils' test
+# has none of them.
+_VARIABLES = frozenset({"-v", "-R", "-o"})
 _INTEGER = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _STRING = frozenset({"=", "==", "!=", "<", ">"})
 # `!` and parentheses nested deeper than this are refused, not followed.
@@ -135,8 +136,11 @@ class _Expression:
         return first != ""
 
     def variable(self, operator: str, operand: str) -> bool:
-        """`-v NAME`: set (an element too); `-R NAME`: a nameref, set."""
+        """`-v NAME`: set (an element too); `-R NAME`: a nameref, set; `-o OPTION`: one of
+        `set -o`'s options, on (a name that is none: false)."""
         assert self.shell is not None
+        if operator == "-o":
+            return operand in self.shell.state.options
         if operator == "-R":
             return shell_attributes.is_nameref(self.shell, operand)
         return shell_attributes.is_set(self.shell, operand)

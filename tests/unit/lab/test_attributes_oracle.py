@@ -37,8 +37,8 @@ NAMES = ("n", "s", "q", "ref", "a", "g", "t", "sx")
 def _statement(rng: random.Random) -> str:
     kind = rng.choices(
         ["integer", "case", "readonly", "nameref", "declared", "show", "indirect", "prefix",
-         "transform", "test", "local", "plus", "array"],
-        weights=[4, 4, 2, 3, 2, 3, 2, 2, 4, 3, 1, 2, 2],
+         "transform", "test", "local", "plus", "array", "compound"],
+        weights=[4, 4, 2, 3, 2, 3, 2, 2, 4, 3, 1, 2, 2, 4],
     )[0]  # fmt: skip
     string, number = rng.choice(STRINGS), rng.choice(NUMBERS)
     if kind == "integer":
@@ -102,6 +102,8 @@ def _statement(rng: random.Random) -> str:
              "test -v t; echo $?", "[ ! -v n ]; echo $?", "[[ -v ref ]]; echo $?",
              "[[ -v a[@] ]]; echo $?"]
         )  # fmt: skip
+    if kind == "compound":
+        return _compound(rng)
     if kind == "local":
         return rng.choice(
             ["f() { local -i n=2+2; local -u s=low; declare -p n s; }; f; declare -p n s",
@@ -117,6 +119,38 @@ def _statement(rng: random.Random) -> str:
         [f"a=(x {string} z)", "declare -ai g=(1+1 2); g[2]=3*3; g+=(4+4); echo ${g[@]}",
          "g[1]+=5; echo ${g[@]}", "a[1]=mid", "declare -r a; a[0]=no"]
     )  # fmt: skip
+
+
+def _operand(rng: random.Random, double: bool) -> str:
+    """One test of a condition: `-v` and `-R` of the script's names and elements, a string
+    test, or (in `[[`) an integer comparison whose operands are arithmetic."""
+    name = rng.choice(NAMES)
+    choices = [f"-v {name}", f"-v a[{rng.randint(0, 3)}]", f"-R {name}", f"! -v {name}",
+               '-n "$s"', '-z "${t-}"', f'"${{s-}}" = {rng.choice(STRINGS)}',
+               f"-o {rng.choice(['pipefail', 'nounset', 'noclobber'])}"]  # fmt: skip
+    if double:
+        number = rng.choice(["n", "n*2", "n+1", "3", "g[1]", "0"])
+        choices += [f"{number} -gt {rng.randint(-1, 9)}", f"{rng.randint(0, 5)} -le {number}"]
+    return rng.choice(choices)
+
+
+def _compound(rng: random.Random) -> str:
+    """A condition of two or three tests joined as `[[` (`&&`, `||`, `!`, parentheses) or
+    `test` and `[` (`-a`, `-o`) join them, and its status; now and then after an option of
+    `set -o` is turned on or off."""
+    form = rng.choice(["[[", "test", "["])
+    setting = rng.choice(["", "", "set -o pipefail; ", "set +o pipefail; "])
+    count = rng.randint(2, 3)
+    tests = [_operand(rng, form == "[[") for _ in range(count)]
+    if form == "[[":
+        joined = tests[0]
+        for more in tests[1:]:
+            joined = f"{joined} {rng.choice(['&&', '||'])} {more}"
+        if rng.random() < 0.3:
+            joined = f"! ( {joined} )"
+        return f"{setting}[[ {joined} ]]; echo $?"
+    joined = f" {rng.choice(['-a', '-o'])} ".join(tests)
+    return setting + (f"test {joined}; echo $?" if form == "test" else f"[ {joined} ]; echo $?")
 
 
 # Every script ends showing its names (and its status, which bash's is then compared with).

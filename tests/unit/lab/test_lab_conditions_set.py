@@ -50,3 +50,14 @@ def test_a_v_among_a_commands_arguments_is_only_an_argument(lab: LabSession) -> 
 
 def test_test_v_with_too_many_arguments_is_bashs_refusal(lab: LabSession) -> None:
     assert sh(lab, "x=1; test -v x = -v") == ("bash: test: too many arguments", 2)
+
+
+def test_o_asks_whether_an_option_of_set_o_is_on(lab: LabSession) -> None:
+    assert lab.run("[[ -o pipefail ]]; echo $?").output == "1"
+    lab.run("set -o pipefail")
+    assert lab.run("[[ -o pipefail && ! -o errexit ]]; echo $?").output == "0"
+    assert lab.run("test -o pipefail -a -o history; echo $?").output == "0"
+    assert lab.run("[ -o no-such-option ]; echo $?").output == "1"
+    lab.run("set +o pipefail")
+    assert lab.run("test -o pipefail; echo $?").output == "1"
+    assert lab.run('test x -o ""; echo $?').output == "0"  # -o between two tests: or
