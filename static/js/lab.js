@@ -169,6 +169,11 @@
     var socket = null;
     var busy = false;
     var queue = [];
+    // The server closes a session sending more frames a second than this (4429), however
+    // it waits for each answer: lines waiting their turn (a pasted script) go no faster, as
+    // client-go's own limiter paces kubectl's requests.
+    var LINE_GAP_MS = 1000 / (0.9 * (Number(root.dataset.framesPerSecond) || 20));
+    var lastLineAt = 0;
     var retry = 0;
     var replayed = false; // the first replay has come: keys go straight to the line
 
@@ -255,6 +260,13 @@
       busy = true;
       pendingCommand = text;
       pendingPrompt = promptText;
+      var wait = lastLineAt + LINE_GAP_MS - Date.now();
+      if (wait > 0) setTimeout(function () { sendLine(text); }, wait);
+      else sendLine(text);
+    }
+
+    function sendLine(text) {
+      lastLineAt = Date.now();
       if (!send({ type: "line", data: text })) {
         busy = false;
         term.write("\x1b[31mNot connected: reconnecting, try again in a moment.\x1b[0m\r\n");
