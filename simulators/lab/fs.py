@@ -418,7 +418,7 @@ def damaged(state: HostState) -> str | None:
 
 def display(path: str, home: str = HOME) -> str:
     """A path as bash's prompt shows it: `~` for the home folder and what is under it (bash's
-    polite_directory_format reads `$HOME`; one of a character or none shortens nothing)."""
+    polite_directory_format reads `$HOME`; a home of one character, or none, shortens nothing)."""
     if len(home) <= 1:
         return path
     if path == home:
