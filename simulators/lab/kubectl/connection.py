@@ -286,9 +286,9 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
     cert = _pem_of(ctx, user, "client-certificate")
     key = _pem_of(ctx, user, "client-key")
     if not kubeconfig.pem_blocks(cert).get("CERTIFICATE"):
-        why = "tls: failed to find any PEM data in certificate input"
+        why = tls_keys.NO_CERTIFICATE_PEM
     elif not kubeconfig.private_keys(key):
-        why = "tls: failed to find any PEM data in key input"
+        why = tls_keys.NO_KEY_PEM
     elif not (why := tls_keys.pair_error(cert, key)):
         return
     lazy = not (user.get("client-certificate-data") or user.get("client-key-data"))

@@ -60,7 +60,7 @@ def check_key_pair(cert: str, key: str) -> None:
     cert_types = pem_types(cert)
     if "CERTIFICATE" not in cert_types:
         if not cert_types:
-            raise KubectlError("error: tls: failed to find any PEM data in certificate input")
+            raise KubectlError(f"error: {tls_keys.NO_CERTIFICATE_PEM}")
         if len(cert_types) == 1 and cert_types[0].endswith("PRIVATE KEY"):
             raise KubectlError(
                 "error: tls: failed to find certificate PEM data in certificate input, but did "
@@ -73,7 +73,7 @@ def check_key_pair(cert: str, key: str) -> None:
     key_types = pem_types(key)
     if not any(t == "PRIVATE KEY" or t.endswith(" PRIVATE KEY") for t in key_types):
         if not key_types:
-            raise KubectlError("error: tls: failed to find any PEM data in key input")
+            raise KubectlError(f"error: {tls_keys.NO_KEY_PEM}")
         if key_types == ["CERTIFICATE"]:
             raise KubectlError(
                 "error: tls: found a certificate rather than a key in the PEM for the private key"

@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 from simulators.lab import kubeconfig
 from simulators.lab.kubectl.common import KubectlError
 
+NO_CERTIFICATE_PEM = "tls: failed to find any PEM data in certificate input"
+NO_KEY_PEM = "tls: failed to find any PEM data in key input"
 MALFORMED_CERTIFICATE = "x509: malformed certificate"
 UNPARSED_KEY = "tls: failed to parse private key"
 MISMATCH = "tls: private key does not match public key"
