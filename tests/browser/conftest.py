@@ -21,11 +21,45 @@ CHROMIUM_ARGS = [
 ]
 
 
+# What the live server wrote while a test ran goes in that test's failure report: its warnings,
+# logged exceptions, pages and sockets (not static files), at most this many lines from the end.
+SERVER_LOG_LINES = 120
+
+
 @pytest.fixture(scope="session")
-def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    log = tmp_path_factory.mktemp("live-log") / "server.log"
-    with daphne_server({}, log=log) as port:
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("live-log") / "server.log"
+
+
+@pytest.fixture(scope="session")
+def live_server_url(server_log: Path) -> Iterator[str]:
+    with daphne_server({}, log=server_log) as port:
         yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(autouse=True)
+def _server_log_from_here(request: pytest.FixtureRequest) -> None:
+    """Where the live server's log stood as this test began (see pytest_runtest_makereport)."""
+    if "live_server_url" in request.fixturenames:
+        log: Path = request.getfixturevalue("server_log")
+        request.node.server_log_from = (log, log.stat().st_size if log.exists() else 0)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> object:
+    """A browser test's failure report shows what its live server logged while it ran: a flake
+    seen only in CI (a lab's state lost, a socket closed) can then be read, not guessed."""
+    report = yield
+    where = getattr(item, "server_log_from", None)
+    if report.when == "call" and report.failed and where is not None and where[0].exists():
+        log, start = where
+        with log.open("rb") as handle:
+            handle.seek(start)
+            text = handle.read().decode("utf-8", "replace")
+        lines = [line for line in text.splitlines() if '"GET /static/' not in line]
+        lines = lines[-SERVER_LOG_LINES:]
+        report.sections.append(("live server log", "\n".join(lines) or "(nothing)"))
+    return report
 
 
 @pytest.fixture(scope="session")
