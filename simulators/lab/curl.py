@@ -37,7 +37,7 @@ from simulators.cluster.api import ApiError
 from simulators.cluster.request import number
 from simulators.cluster.served import ServedCluster
 from simulators.cluster.store import MockCluster
-from simulators.lab import budget, files, kubeconfig
+from simulators.lab import budget, files, kubeconfig, pem
 from simulators.lab.curl_options import TRY, CurlUsage, Options, parse
 from simulators.lab.curl_render import (
     CA_CERT_ERROR,
@@ -384,8 +384,7 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
             "library::No such file or directory, (no key found, wrong pass phrase, or wrong "
             "file format?)",
         )
-    certs = kubeconfig.pem_blocks(text).get("CERTIFICATE")
-    if not certs:
+    if not pem.certificates(text):
         raise Failure(
             58,
             "could not load PEM client certificate, OpenSSL error error:0480006C:PEM "
@@ -393,7 +392,7 @@ def _client_identity(ctx: Context, options: Options) -> bool | None:
         )
     key_file = options.key or cert_file
     key_text = files.read(ctx, key_file) if options.key else text
-    if not kubeconfig.private_keys(key_text or ""):
+    if not pem.private_keys(key_text or ""):
         raise Failure(58, f"unable to set private key file: '{key_file}' type PEM")
     why = tls_keys.pair_error(text, key_text or "")
     if why == tls_keys.MALFORMED_CERTIFICATE:
@@ -424,7 +423,7 @@ def _tls(ctx: Context, options: Options, url: Url, result: Result) -> bool | Non
     trusted = False
     if options.cacert is not None:
         text = files.read(ctx, options.cacert)
-        if not kubeconfig.pem_blocks(text or "").get("CERTIFICATE"):
+        if not pem.certificates(text or ""):
             raise Failure(77, f"error setting certificate file: {options.cacert}")
         trusted = kubeconfig.holds_ca(text or "")
         verbose.info(f" CAfile: {options.cacert}")

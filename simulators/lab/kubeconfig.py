@@ -26,6 +26,7 @@ import yaml
 
 from simulators.cluster.documents import DocumentError, load_yaml
 from simulators.lab import kubeconfig_v1 as v1
+from simulators.lab import pem
 
 NAME = ".kube/config"  # its name in HostState.files
 PATH = "/home/admin/.kube/config"  # as kubectl prints it
@@ -243,46 +244,32 @@ def starting_text() -> str:
 # ---------------------------------------------------------------------------- PEM files
 
 
-def pem_blocks(text: str) -> dict[str, list[str]]:
-    """The PEM blocks of a file by type (`CERTIFICATE`, `RSA PRIVATE KEY`...), their base64
-    bodies without white space, in the file's order."""
-    found: dict[str, list[str]] = {}
-    for kind, body in re.findall(r"-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \1-----", text, re.S):
-        found.setdefault(kind, []).append(re.sub(r"\s", "", body))
-    return found
-
-
-def private_keys(text: str) -> list[str]:
-    """The bodies of a file's private keys (`RSA PRIVATE KEY`, `PRIVATE KEY`, `EC ...`)."""
-    blocks = pem_blocks(text).items()
-    return [body for kind, bodies in blocks if kind.endswith("PRIVATE KEY") for body in bodies]
-
-
-def _body(pem: str) -> str:
-    return next(iter(pem_blocks(pem).values()))[0]
+def _der(text: str) -> bytes:
+    """The DER bytes of a PEM file's first block."""
+    return pem.blocks(text)[0][1]
 
 
 def holds_ca(text: str) -> bool:
     """Whether a PEM file holds the cluster's CA among its certificates: a bundle does, as
     Go's x509.CertPool (kubectl) and OpenSSL's CAfile (curl) take every certificate in it."""
-    return _body(ca_pem()) in pem_blocks(text).get("CERTIFICATE", [])
+    return _der(ca_pem()) in pem.certificates(text)
 
 
 def is_admin_certificate(text: str) -> bool:
     """Whether a file's first certificate is the admin's (what the server authenticates)."""
-    return next(iter(pem_blocks(text).get("CERTIFICATE", [])), "") == _body(admin_certificate_pem())
+    return next(iter(pem.certificates(text)), b"") == _der(admin_certificate_pem())
 
 
 def is_lab_certificate(text: str) -> bool:
     """Whether a file's first certificate is one the lab made (the CA's or the admin's): it
     stands for an RSA certificate, though its body is made up (no parser reads it)."""
-    first = next(iter(pem_blocks(text).get("CERTIFICATE", [])), "")
-    return first in (_body(ca_pem()), _body(admin_certificate_pem()))
+    first = next(iter(pem.certificates(text)), b"")
+    return first in (_der(ca_pem()), _der(admin_certificate_pem()))
 
 
 def is_admin_key(text: str) -> bool:
     """Whether a file's first private key is the admin's."""
-    return next(iter(private_keys(text)), "") == _body(admin_key_pem())
+    return next(iter(pem.private_keys(text)), b"") == _der(admin_key_pem())
 
 
 # ---------------------------------------------------------------------------- resolve

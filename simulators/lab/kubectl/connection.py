@@ -35,7 +35,7 @@ from typing import Any, NoReturn
 from simulators.cluster import access
 from simulators.cluster.impersonation import Impersonating
 from simulators.controllers.runtime import klog
-from simulators.lab import files, kubeconfig
+from simulators.lab import files, kubeconfig, pem
 from simulators.lab.flags import Parsed
 from simulators.lab.kubeconfig import KubeconfigError
 from simulators.lab.kubectl import auth, config_file, create, tls_keys
@@ -285,9 +285,9 @@ def _client_pair(ctx: Context, sub: str, user: dict[str, Any]) -> None:
     connection fails as an unreachable server does); data is loaded before any request."""
     cert = _pem_of(ctx, user, "client-certificate")
     key = _pem_of(ctx, user, "client-key")
-    if not kubeconfig.pem_blocks(cert).get("CERTIFICATE"):
+    if not pem.certificates(cert):
         why = tls_keys.NO_CERTIFICATE_PEM
-    elif not kubeconfig.private_keys(key):
+    elif not pem.private_keys(key):
         why = tls_keys.NO_KEY_PEM
     elif not (why := tls_keys.pair_error(cert, key)):
         return

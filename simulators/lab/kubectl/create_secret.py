@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 
 from simulators.cluster.api import Obj
-from simulators.lab import files
+from simulators.lab import files, pem
 from simulators.lab.flags import Flag, Parsed
 from simulators.lab.kubectl import tls_keys
 from simulators.lab.kubectl.common import KubectlError
@@ -51,7 +51,7 @@ Use "kubectl create secret <command> --help" for more information about a given 
 
 def pem_types(text: str) -> list[str]:
     """The types of the PEM blocks Go's pem.Decode finds in `text`, in order."""
-    return [kind for kind, _ in tls_keys.pem_blocks(text)]
+    return [kind for kind, _ in pem.blocks(text)]
 
 
 def check_key_pair(cert: str, key: str) -> None:
@@ -71,7 +71,7 @@ def check_key_pair(cert: str, key: str) -> None:
             f"skipping PEM blocks of the following types: [{' '.join(cert_types)}]"
         )
     key_types = pem_types(key)
-    if not any(t == "PRIVATE KEY" or t.endswith(" PRIVATE KEY") for t in key_types):
+    if not any(pem.is_private_key(t) for t in key_types):
         if not key_types:
             raise KubectlError(f"error: {tls_keys.NO_KEY_PEM}")
         if key_types == ["CERTIFICATE"]:
@@ -82,13 +82,7 @@ def check_key_pair(cert: str, key: str) -> None:
             'error: tls: failed to find PEM block with type ending in "PRIVATE KEY" in key '
             f"input after skipping PEM blocks of the following types: [{' '.join(key_types)}]"
         )
-    cert_der = next(der for kind, der in tls_keys.pem_blocks(cert) if kind == "CERTIFICATE")
-    key_der = next(
-        der
-        for kind, der in tls_keys.pem_blocks(key)
-        if kind == "PRIVATE KEY" or kind.endswith(" PRIVATE KEY")
-    )
-    tls_keys.check_match(cert_der, key_der)
+    tls_keys.check_match(pem.certificates(cert)[0], pem.private_keys(key)[0])
 
 
 def _read(ctx: Context, path: str) -> str:

@@ -1,22 +1,18 @@
 """Go's tls.X509KeyPair, as kubectl meets it (`create secret tls`, a kubeconfig's client
 certificate and key) and as curl's client certificate is checked beside it: the PEM blocks
-(pem_blocks, Go's pem.Decode), then the first certificate and the first private key parsed
+(simulators.lab.pem, Go's pem.Decode), then the first certificate and the first private key parsed
 (PKCS #1, PKCS #8 or SEC 1 DER, as Go's parsePrivateKey) and the key required to be the
 certificate's, with crypto/tls's messages (the reasons below; kubectl prints them after
 "error: ")."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
-
 from cryptography import x509
 from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from simulators.lab import kubeconfig
+from simulators.lab import kubeconfig, pem
 from simulators.lab.kubectl.common import KubectlError
 
 NO_CERTIFICATE_PEM = "tls: failed to find any PEM data in certificate input"
@@ -26,20 +22,6 @@ UNPARSED_KEY = "tls: failed to parse private key"
 MISMATCH = "tls: private key does not match public key"
 TYPE_MISMATCH = "tls: private key type does not match public key type"
 UNKNOWN_ALGORITHM = "tls: unknown public key algorithm"
-_PEM = re.compile(r"-----BEGIN ([^\n-]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
-
-
-def pem_blocks(text: str) -> list[tuple[str, bytes]]:
-    """The PEM blocks Go's pem.Decode finds in `text`, in order: (type, DER bytes)."""
-    blocks = []
-    for match in _PEM.finditer(text):
-        body = "".join(line for line in match.group(2).split("\n") if ":" not in line)
-        try:
-            der = base64.b64decode("".join(body.split()), validate=True)
-        except (binascii.Error, ValueError):
-            continue
-        blocks.append((match.group(1), der))
-    return blocks
 
 
 def check_match(cert_der: bytes, key_der: bytes) -> None:
@@ -89,8 +71,8 @@ def pair_error(cert: str, key: str) -> str:
     lab_key = kubeconfig.is_admin_key(key)
     if lab_key and kubeconfig.is_admin_certificate(cert):
         return ""  # the lab's one pair (every command of the starting kubeconfig)
-    cert_der = next((der for kind, der in pem_blocks(cert) if kind == "CERTIFICATE"), b"")
-    key_der = next((der for kind, der in pem_blocks(key) if kind.endswith("PRIVATE KEY")), b"")
+    cert_der = next(iter(pem.certificates(cert)), b"")
+    key_der = next(iter(pem.private_keys(key)), b"")
     lab_cert = kubeconfig.is_lab_certificate(cert)
     if not (lab_cert or lab_key):
         return mismatch(cert_der, key_der)
