@@ -3,7 +3,6 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from django.conf import settings
 from django.http import HttpRequest
 from django.urls import reverse
 
@@ -48,6 +47,4 @@ def site(request: HttpRequest) -> dict[str, Any]:
         "site_nav": nav_links(),
         "search_url": search_url(),
         "nav_current": current_area(request),
-        # The lab terminal paces the lines it sends to this (static/js/lab.js).
-        "lab_frames_per_second": settings.LAB_MAX_FRAMES_PER_SECOND,
     }

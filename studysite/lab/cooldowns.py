@@ -36,9 +36,14 @@ class Cooldowns:
         self.lock = threading.Lock()
         self.local: dict[str, float] = {}
         self.started = 0
+        self._directory = ""
 
     def directory(self) -> str:
-        return site_path(self.suffix)
+        """The folder every process of the site keeps the cooldowns in: named once per process
+        (a socket's check is then one `stat`), as the settings it is named by are fixed."""
+        if not self._directory:
+            self._directory = site_path(self.suffix)
+        return self._directory
 
     def _file(self, key: str) -> str:
         return os.path.join(self.directory(), hashlib.sha256(key.encode()).hexdigest()[:32])

@@ -20,7 +20,7 @@ from simulators.lab import editor, load_ticket, streams
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from studysite.lab import exam, store
 from studysite.lab.models import ExamAttempt, ExamTask
-from studysite.lab.page_extras import logged_in
+from studysite.lab.page_extras import logged_in, pacing
 from studysite.lab.views import transcript_tail
 from studysite.limits import expensive
 from studysite.sessions import existing_key, session_key
@@ -106,6 +106,7 @@ def task_page(request: HttpRequest, attempt_id: int, position: int) -> HttpRespo
             "editor": lab.editor,
             "prompt": lab.prompt,
             "command_url": reverse("lab:exam-command", args=[attempt.pk, position]),
+            **pacing(),
         }
         return render(request, "lab/exam_task.html", context)
 

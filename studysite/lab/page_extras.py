@@ -1,8 +1,17 @@
-"""What the lab pages show beside the terminal: the CLI login notice and the next ticket."""
+"""What the lab pages show beside the terminal: the CLI login notice and the next ticket; and
+what their terminal is told: the pace of its lines."""
 
 from __future__ import annotations
 
+from django.conf import settings
+
 from simulators.lab import LabSession, TicketSummary, list_tickets
+
+
+def pacing() -> dict[str, int]:
+    """The terminal paces the lines it sends to the server's frame limit (static/js/lab.js):
+    a pasted script past it would be closed as a flood."""
+    return {"lab_frames_per_second": settings.LAB_MAX_FRAMES_PER_SECOND}
 
 
 def logged_in(lab: LabSession) -> bool:

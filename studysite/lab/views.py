@@ -20,7 +20,7 @@ from simulators.lab.results import TranscriptEntry
 from studysite.htmx import HtmxHttpRequest, is_partial, vary_on_htmx
 from studysite.lab import annex, cluster, kinds, store
 from studysite.lab.consumers import REPLAY_BYTES
-from studysite.lab.page_extras import logged_in, next_ticket
+from studysite.lab.page_extras import logged_in, next_ticket, pacing
 from studysite.limits import expensive
 from studysite.sessions import page_key, session_key, with_cookie
 from studysite.study.flash import flash, pop_flash
@@ -82,6 +82,7 @@ def ticket_page(request: HttpRequest, ticket_id: str) -> HttpResponse:
             # An editor the last command opened: the form shows its buffer in a textarea.
             "editor": lab.editor,
             "prompt": lab.prompt,
+            **pacing(),
         }
         return with_cookie(request, render(request, "lab/ticket.html", context))
 

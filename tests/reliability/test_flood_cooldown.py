@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ def test_a_cooldown_started_by_one_process_is_seen_by_another_that_never_heard_o
     assert not other.active("the-flooding-session", now + 5.1)
     assert not other.active("a-neighbouring-session", now)
     other.prune(now + 6)
-    assert not list(__import__("os").scandir(other.directory()))
+    assert not list(os.scandir(other.directory()))
 
 
 @pytest.fixture(scope="module")

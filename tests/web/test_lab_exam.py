@@ -329,3 +329,17 @@ def test_a_tasks_learner_is_known_on_the_event_loop_without_asking_the_database(
         return store.account(key)
 
     assert asyncio.run(asked_on_the_loop()) == learner
+
+
+@pytest.mark.django_db
+def test_the_practice_and_exam_terminals_pace_their_lines_to_the_servers_frame_limit(
+    client: Client, settings: LazySettings
+) -> None:
+    settings.LAB_MAX_FRAMES_PER_SECOND = 7
+    practice = client.get("/lab/mig-single/").content.decode()
+    attempt = start(client)
+    task = client.get(f"/lab/exam/{attempt.pk}/1/").content.decode()
+    for page in (practice, task):
+        assert re.search(r'<div id="lab"[^>]*data-frames-per-second="7"', page)
+    # Pages without a terminal are not told.
+    assert "data-frames-per-second" not in client.get("/").content.decode()

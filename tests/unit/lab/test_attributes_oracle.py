@@ -123,7 +123,8 @@ def _statement(rng: random.Random) -> str:
 
 def _operand(rng: random.Random, double: bool) -> str:
     """One test of a condition: `-v` and `-R` of the script's names and elements, a string
-    test, or (in `[[`) an integer comparison whose operands are arithmetic."""
+    test, `-o` of an option `set -o` names, or (in `[[`) an integer comparison whose operands
+    are arithmetic."""
     name = rng.choice(NAMES)
     choices = [f"-v {name}", f"-v a[{rng.randint(0, 3)}]", f"-R {name}", f"! -v {name}",
                '-n "$s"', '-z "${t-}"', f'"${{s-}}" = {rng.choice(STRINGS)}',
