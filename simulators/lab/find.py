@@ -350,6 +350,10 @@ class _Run:
 
     def exec_place(self, entry: Entry) -> tuple[str, str]:
         """-execdir's folder, and the name `{}` stands for there (`./name`)."""
+        if entry.depth and entry.followed:
+            # A link -L followed: run beside the link, in the folder it was found in.
+            above = entry.path.rstrip("/").rpartition("/")[0] or "/"
+            return fs.locate(self.ctx, above).path, "./" + base_name(entry.path)
         if entry.depth:
             return fs.parent(entry.abs), "./" + base_name(entry.path)
         typed = entry.path.rstrip("/") or "/"
