@@ -240,7 +240,7 @@ register("complete", shell_complete.complete)
 for _name in ("bash", "sh"):
     register(_name, _bash_program(_name), path="/usr/bin/" + _name)
 for _name in (
-    *("source", ".", "shift", "exit", "return", "local", "set", "let", "eval"),
+    *("source", ".", "shift", "exit", "return", "local", "set", "shopt", "let", "eval"),
     *("declare", "typeset", "readonly", "mapfile", "readarray"),  # simulators.lab.shell_declare
 ):
     register(_name, _shell_only(_name))

@@ -8,10 +8,10 @@ they are not."""
 
 from __future__ import annotations
 
-import fnmatch
 from typing import TYPE_CHECKING
 
 from simulators.lab import fs, regex, shell_attributes
+from simulators.lab.shell_match import matches
 from simulators.lab.tool import Context, Output
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ class _Expression:
         self.ctx, self.args, self.brackets, self.i = ctx, args, brackets, 0
         self.shell = shell
         self.nesting = 0
+        # `[[`'s == and =~ under shopt's nocasematch.
+        self.nocase = brackets and shell is not None and shell.state.on("nocasematch")
 
     def whole(self) -> bool:
         if not self.args:
@@ -190,13 +192,14 @@ class _Expression:
             }[operator]  # fmt: skip
         if operator == "=~":
             try:
-                pattern = regex.compile_regex(regex.translate(right, extended=True))
+                translated = regex.translate(right, extended=True)
+                pattern = regex.compile_regex(f"(?i){translated}" if self.nocase else translated)
             except regex.RegexError:
                 return False
             return pattern.search(left) is not None
         if operator in ("<", ">"):
             return left < right if operator == "<" else left > right
-        same = fnmatch.fnmatchcase(left, right) if self.brackets else left == right
+        same = matches(left, right, self.nocase) if self.brackets else left == right
         return same if operator in ("=", "==") else not same
 
 

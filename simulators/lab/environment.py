@@ -40,15 +40,60 @@ DEFAULT_VARIABLES = {
     "TERM": "xterm-256color",
     "USER": USER,
 }
+# The shell's own variables that a login sets and nothing exports: the bash it is (5.2.15, the
+# bash the lab's shell is checked against) and its prompts. PS1 is Ubuntu's .bashrc's without
+# colours; the terminal's prompt is bash's PS1 in the working folder (shell.prompt_in).
+SHELL_VARIABLES = {
+    "BASH": "/bin/bash",
+    "BASH_VERSION": "5.2.15(1)-release",
+    "PS1": "${debian_chroot:+($debian_chroot)}\\u@\\h:\\w\\$ ",
+    "PS2": "> ",
+    "PS4": "+ ",
+}
+# What a new bash (`bash script`) sets of them: not PS1, which only an interactive one has.
+SCRIPT_VARIABLES = {name: SHELL_VARIABLES[name] for name in ("BASH", "BASH_VERSION", "PS2", "PS4")}
 DEFAULT_ALIASES = {"k": "kubectl"}
 # bash's own variables that no assignment changes (each readonly; EUID, UID and PPID integers
 # too, as `declare -p` shows): admin's uid (simulators.lab.hosttools.UID), the parent of the
-# login shell whose $$ is 4242, and `shopt`'s options on in an interactive login on Ubuntu
-# (BASHOPTS). SHELLOPTS follows `set -o`'s options (ShellState.options_changed).
+# login shell whose $$ is 4242; BASHOPTS and SHELLOPTS follow `shopt`'s and `set -o`'s options
+# (ShellState.options_changed).
+# bash 5.2's `shopt` options in the order it lists them, and those on in an interactive login
+# on Ubuntu (its .bashrc turns on checkwinsize and histappend, bash-completion extglob).
+SHOPT_NAMES = (
+    "autocd", "assoc_expand_once", "cdable_vars", "cdspell", "checkhash", "checkjobs",
+    "checkwinsize", "cmdhist", "compat31", "compat32", "compat40", "compat41", "compat42",
+    "compat43", "compat44", "complete_fullquote", "direxpand", "dirspell", "dotglob",
+    "execfail", "expand_aliases", "extdebug", "extglob", "extquote", "failglob",
+    "force_fignore", "globasciiranges", "globskipdots", "globstar", "gnu_errfmt",
+    "histappend", "histreedit", "histverify", "hostcomplete", "huponexit", "inherit_errexit",
+    "interactive_comments", "lastpipe", "lithist", "localvar_inherit", "localvar_unset",
+    "login_shell", "mailwarn", "no_empty_cmd_completion", "nocaseglob", "nocasematch",
+    "noexpand_translation", "nullglob", "patsub_replacement", "progcomp", "progcomp_alias",
+    "promptvars", "restricted_shell", "shift_verbose", "sourcepath", "varredir_close",
+    "xpg_echo",
+)  # fmt: skip
+DEFAULT_SHOPTS = (
+    "checkwinsize", "cmdhist", "complete_fullquote", "expand_aliases", "extglob", "extquote",
+    "force_fignore", "globasciiranges", "globskipdots", "histappend", "hostcomplete",
+    "interactive_comments", "login_shell", "patsub_replacement", "progcomp", "promptvars",
+    "sourcepath",
+)  # fmt: skip
+
+# A new bash's (`bash script`): not interactive, not a login, no .bashrc or bash-completion read.
+SCRIPT_SHOPTS = tuple(
+    name
+    for name in DEFAULT_SHOPTS
+    if name not in ("expand_aliases", "extglob", "histappend", "login_shell")
+)
+
+
+def bashopts(on: list[str] | tuple[str, ...]) -> str:
+    """BASHOPTS: the `shopt` options that are on, in the order shopt lists them."""
+    return ":".join(name for name in SHOPT_NAMES if name in on)
+
+
 OWN_VARIABLES = {
-    "BASHOPTS": "checkwinsize:cmdhist:complete_fullquote:expand_aliases:extglob:extquote:"
-    "force_fignore:globasciiranges:globskipdots:histappend:hostcomplete:interactive_comments:"
-    "login_shell:patsub_replacement:progcomp:promptvars:sourcepath",
+    "BASHOPTS": bashopts(DEFAULT_SHOPTS),
     "EUID": "1000",
     "PPID": "4241",
     "UID": "1000",
@@ -191,6 +236,7 @@ class ShellState:
     variables: dict[str, str] = field(
         default_factory=lambda: {
             **DEFAULT_VARIABLES,
+            **SHELL_VARIABLES,
             **OWN_VARIABLES,
             "SHELLOPTS": ":".join(sorted(DEFAULT_OPTIONS)),
         }
@@ -205,6 +251,8 @@ class ShellState:
     functions: dict[str, str] = field(default_factory=dict)
     # `set -o`'s options that are on (simulators.lab.shell_options).
     options: list[str] = field(default_factory=lambda: list(DEFAULT_OPTIONS))
+    # `shopt`'s options that are on (simulators.lab.shell_shopt).
+    shopts: list[str] = field(default_factory=lambda: list(DEFAULT_SHOPTS))
     # $RANDOM's generator (simulators.lab.shell_random): its state (None: not started yet)
     # and the number it gave last.
     random: int | None = None
@@ -221,11 +269,21 @@ class ShellState:
     def own_variables(self) -> dict[str, str]:
         """bash's own readonly variables (OWN_VARIABLES) as this shell has them: what a new
         bash (`bash script`) sets again."""
-        return {**OWN_VARIABLES, "SHELLOPTS": ":".join(sorted(self.options))}
+        return {
+            **OWN_VARIABLES,
+            "BASHOPTS": bashopts(self.shopts),
+            "SHELLOPTS": ":".join(sorted(self.options)),
+        }
 
     def options_changed(self) -> None:
-        """SHELLOPTS after `set -o`'s options changed: those on, in bash's (sorted) order."""
+        """SHELLOPTS and BASHOPTS after `set -o`'s or `shopt`'s options changed: those on,
+        in the order each lists them."""
         self.variables["SHELLOPTS"] = ":".join(sorted(self.options))
+        self.variables["BASHOPTS"] = bashopts(self.shopts)
+
+    def on(self, name: str) -> bool:
+        """Whether a `shopt` option is on."""
+        return name in self.shopts
 
     def resolved(self, name: str) -> str:
         """The name a nameref (`declare -n r=x`) stands for, followed to its end (`name` if it
@@ -389,8 +447,14 @@ class ShellState:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            # bash's own (OWN_VARIABLES, SHELLOPTS) are not saved: from_json sets them again.
-            "variables": {k: v for k, v in self.variables.items() if k not in OWN_ATTRIBUTES},
+            # bash's own (OWN_VARIABLES, SHELLOPTS) are not saved: from_json sets them again;
+            # nor the login's (SHELL_VARIABLES) as it set them, only the ones unset since.
+            "variables": {
+                k: v
+                for k, v in self.variables.items()
+                if k not in OWN_ATTRIBUTES and SHELL_VARIABLES.get(k) != v
+            },
+            **self._login_variables_unset(),
             "exported": list(self.exported),
             "aliases": dict(self.aliases),
             "status": self.status,
@@ -398,6 +462,7 @@ class ShellState:
             "completions": dict(self.completions),
             "functions": dict(self.functions),
             "options": list(self.options),
+            **({} if self.shopts == list(DEFAULT_SHOPTS) else {"shopts": list(self.shopts)}),
             "random": self.random,
             "random_last": self.random_last,
             "cwd": self.cwd,
@@ -405,13 +470,19 @@ class ShellState:
             "attributes": {k: v for k, v in self.attributes.items() if k not in OWN_ATTRIBUTES},
         }
 
+    def _login_variables_unset(self) -> dict[str, list[str]]:
+        gone = [name for name in SHELL_VARIABLES if name not in self.variables]
+        return {"unset": gone} if gone else {}
+
     @classmethod
     def from_json(cls, data: Any) -> ShellState:
         """A saved shell; a lab saved before the shell kept state gets a fresh login's, one
         saved before it kept arrays or attributes has none."""
         if not isinstance(data, dict):
             return cls()
-        variables = {str(k): str(v) for k, v in (data.get("variables") or {}).items()}
+        gone = {str(name) for name in data.get("unset") or ()}
+        variables = {k: v for k, v in SHELL_VARIABLES.items() if k not in gone}
+        variables.update({str(k): str(v) for k, v in (data.get("variables") or {}).items()})
         arrays = {str(k): Array.from_json(v) for k, v in (data.get("arrays") or {}).items()}
         if (
             any(array.over() for array in arrays.values())
@@ -420,8 +491,16 @@ class ShellState:
             # The live shell never keeps one (an imported lab's is refused as damaged).
             raise ValueError("a shell array (or attributes) larger than the lab allows")
         options = [str(o) for o in data.get("options") or DEFAULT_OPTIONS]
+        saved = data.get("shopts")
+        shopts = (
+            [str(o) for o in saved if o in SHOPT_NAMES]
+            if isinstance(saved, list)
+            else list(DEFAULT_SHOPTS)
+        )
         # bash's own readonly variables, whatever was saved (a lab saved before it kept them).
-        variables.update(OWN_VARIABLES, SHELLOPTS=":".join(sorted(options)))
+        variables.update(
+            OWN_VARIABLES, SHELLOPTS=":".join(sorted(options)), BASHOPTS=bashopts(shopts)
+        )
         attributes = {
             str(k): "".join(c for c in str(v) if c in "ilnru")
             for k, v in (data.get("attributes") or {}).items()
@@ -436,6 +515,7 @@ class ShellState:
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},
             functions={str(k): str(v) for k, v in (data.get("functions") or {}).items()},
             options=options,
+            shopts=shopts,
             random=None if data.get("random") is None else int(data["random"]) & 0xFFFFFFFF,
             random_last=int(data.get("random_last", 0)),
             cwd=str(data.get("cwd") or HOME),

@@ -32,6 +32,7 @@ from simulators.lab import (
     shell_options,
     shell_redirect,
     shell_scripts,
+    shell_shopt,
     shell_xtrace,
     xargs,
 )
@@ -71,13 +72,14 @@ SUDO_USAGE = (
     "usage: sudo [-AbEHknPS] [-C num] [-D directory] [-g group] [-h host] [-p prompt]"
     " [-R directory] [-T timeout] [-u user] [VAR=value] [-i|-s] [<command>]"
 )
-# A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, `set`'s options,
-# positional parameters, the working folder, arrays.
+# A subshell's undo (Shell.snapshot): variables, exports, aliases, functions, `set`'s and
+# `shopt`'s options, positional parameters, the working folder, arrays.
 Kept = tuple[
     dict[str, str],
     list[str],
     dict[str, str],
     dict[str, str],
+    list[str],
     list[str],
     list[str],
     str,
@@ -226,8 +228,8 @@ class Shell(Expansion):
         return out, "\n".join(errors), code
 
     def snapshot(self) -> Kept:
-        """What a subshell may change and its end undoes: variables, exports, aliases, $1...
-        and the working folder (`(cd /tmp)`, `bash -c 'cd /tmp'`)."""
+        """What a subshell may change and its end undoes: variables, exports, aliases, options,
+        $1... and the working folder (`(cd /tmp)`, `bash -c 'cd /tmp'`)."""
         state = self.state
         return (
             dict(state.variables),
@@ -235,6 +237,7 @@ class Shell(Expansion):
             dict(state.aliases),
             dict(state.functions),
             list(state.options),
+            list(state.shopts),
             self.positional,
             state.cwd,
             state.share(),
@@ -248,6 +251,7 @@ class Shell(Expansion):
             state.aliases,
             state.functions,
             state.options,
+            state.shopts,
             self.positional,
             state.cwd,
             state.arrays,
@@ -357,6 +361,8 @@ class Shell(Expansion):
         """A tool, or the shell's own builtins (a function is run by _run_simple)."""
         if name == "set":
             return shell_options.set_(self, args)
+        if name == "shopt":
+            return shell_shopt.shopt(self, args)
         if name == "let":  # each argument an arithmetic expression; status 1 if the last is 0
             if not args:
                 return Output.error("bash: let: expression expected")
@@ -501,7 +507,7 @@ class Shell(Expansion):
         for tok in tokens:
             if isinstance(tok, Op):
                 words = []
-                after_redirect = tok.text in (">", ">>", "<", "&>")
+                after_redirect = tok.text in (">", ">>", ">|", "<", "&>")
                 continue
             if isinstance(tok, Word):
                 words.append(tok.text)

@@ -10,13 +10,13 @@ checks the command's budget and counts against MAX_TURNS, so no loop runs for ev
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from simulators.lab import budget, shell_arrays, shell_attributes, shell_redirect, shell_xtrace
 from simulators.lab.shell_grammar import Compound, List, Pipeline
+from simulators.lab.shell_match import matches
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_tokens import Aborted, Refused
 from simulators.lab.tool import Context, Output
@@ -351,7 +351,7 @@ def _case(shell: Shell, compound: Compound, source: Input | None, pieces: Pieces
     subject = _expanded(shell, pieces, lambda: shell.unsplit(subject_word))
     for patterns, body in compound.items:
         for pattern in patterns:
-            if fnmatch.fnmatchcase(subject, shell.pattern(pattern)):
+            if matches(subject, shell.pattern(pattern), shell.state.on("nocasematch")):
                 return run_list(shell, body, source, pieces) if body else 0
     return 0
 

@@ -6,7 +6,6 @@ A mixin of simulators.lab.shell.Shell, which holds the state they read.
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,7 @@ from simulators.lab import (
 )
 from simulators.lab.environment import HOME, Held
 from simulators.lab.shell_grammar import parse
+from simulators.lab.shell_match import matches
 from simulators.lab.shell_scripts import ScriptExit
 from simulators.lab.shell_syntax import (
     ShellSyntaxError,
@@ -83,8 +83,13 @@ class Expansion:
 
     def _fields(self, word: Word) -> list[str]:
         fields, globbed = self._expand_parts(word.parts, split=True)
-        if globbed and len(fields) == 1:
-            return self._glob(word) or fields
+        if globbed and len(fields) == 1 and "noglob" not in self.state.options:
+            found = self._glob(word)
+            if found or not (self.state.on("nullglob") or self.state.on("failglob")):
+                return found or fields
+            if self.state.on("failglob"):
+                raise Aborted(f"bash: no match: {fields[0]}")
+            return []
         return fields
 
     def unsplit(self, word: Word) -> str:
@@ -446,9 +451,12 @@ class Expansion:
                 if not fs.is_folder(state, real):
                     continue
                 joiner = "" if shown in ("", "/") else "/"
+                if part == "**" and self.state.on("globstar"):
+                    following.extend(self._below(shown, real, last and not only_folders))
+                    continue
                 if _GLOB_CHARS.search(part):
                     found, subfolders = fs.children(state, real)
-                    names = [n for n in [*found, *subfolders] if _matches(n, part)]
+                    names = [n for n in [*found, *subfolders] if self._matches(n, part)]
                 else:
                     names = [part]
                 for name in names:
@@ -460,13 +468,39 @@ class Expansion:
         end = "/" if only_folders else ""
         return sorted(shown + end for shown, _ in reached if shown not in ("", "/"))
 
+    def _matches(self, name: str, pattern: str) -> bool:
+        """bash's pathname matching: a leading dot only by a pattern that starts with one
+        (unless dotglob), never `.` or `..` (globskipdots, bash 5.2's default); nocaseglob
+        matches letters in either case."""
+        if name.startswith(".") and not pattern.startswith(".") and not self.state.on("dotglob"):
+            return False
+        return matches(name, pattern, self.state.on("nocaseglob"))
 
-def _matches(name: str, pattern: str) -> bool:
-    """bash's pathname matching: a leading dot only by a pattern that starts with one (no
-    dotglob), and never `.` or `..` (globskipdots, bash 5.2's default)."""
-    if name.startswith(".") and not pattern.startswith("."):
-        return False
-    return fnmatch.fnmatchcase(name, pattern)
+    def _below(self, shown: str, real: str, files: bool) -> list[tuple[str, str]]:
+        """globstar's `**`: this folder and every folder below it (files too when `**` ends the
+        pattern), hidden ones only with dotglob; links to folders listed, not walked into (bash
+        4.3 and later)."""
+        state = self.ctx.world.state
+        hidden = self.state.on("dotglob")
+        # `**` matching no folder: the folder itself, as `d/` when the pattern ends there.
+        itself = shown + "/" if files and shown not in ("", "/") else shown
+        found = [(itself, real)] if shown not in ("", "/") or not files else []
+        waiting = [(shown, real)]
+        while waiting:
+            at_shown, at_real = waiting.pop(0)
+            names, subfolders = fs.children(state, at_real)
+            joiner = "" if at_shown in ("", "/") else "/"
+            for name in sorted({*names, *subfolders}):
+                if name.startswith(".") and not hidden:
+                    continue
+                where = fs.locate_in(state, at_real, name)
+                if where.error or not (where.folder or (files and where.file)):
+                    continue
+                found.append((at_shown + joiner + name, where.path))
+                if name in subfolders:  # a link to a folder is listed, not walked into
+                    waiting.append((at_shown + joiner + name, where.path))
+                _bounded(len(found))
+        return found
 
 
 def _bounded(size: int) -> None:

@@ -32,7 +32,7 @@ MAX_DEPTH = 16
 @dataclass
 class Redirect:
     fd: int  # 1 for `>`, 0 for `<`; -1 for `&>` (both stdout and stderr)
-    op: str  # ">", ">>", "<", "<<", "<<<", ">&"
+    op: str  # ">", ">|" (noclobber or not), ">>", "<", "<<", "<<<", ">&"
     target: Word | HereDoc
 
 

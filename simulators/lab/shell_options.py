@@ -2,14 +2,16 @@
 positional parameters (`set -- a b`), and the listings (`set` prints the variables, `set -o`
 and `set +o` the options) as bash 5.2 prints them for an interactive login.
 
-Four options change what the shell does: `errexit` (-e: a command that fails outside a
+Six options change what the shell does: `errexit` (-e: a command that fails outside a
 condition, an `&&`/`||` list but its last command, or a `!` ends the script, or the typed
 line), `nounset` (-u: expanding a variable that is not set stops the line, or the script,
-with bash's message), `pipefail` (a pipe's status is its last failing command's) and
-`xtrace` (-x: each command traced on stderr, simulators.lab.shell_xtrace). Turning on one
-the lab does not do (noclobber, verbose, ...) is refused in one line; setting an option
-to what it already is does nothing, as in bash. The options are kept with the lab
-(ShellState.options).
+with bash's message), `pipefail` (a pipe's status is its last failing command's), `xtrace`
+(-x: each command traced on stderr, simulators.lab.shell_xtrace), `noclobber` (-C: `>` onto a
+file that exists is refused, `>|` still writes it: simulators.lab.shell_redirect) and
+`noglob` (-f: no pathname expansion). Turning on one the lab does not do (verbose,
+allexport, ...) is refused in one line; setting an option to what it already is does
+nothing, as in bash. The options are kept with the lab (ShellState.options); `shopt`'s are
+simulators.lab.shell_shopt's.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ LETTERS = {
     "p": "privileged", "v": "verbose", "x": "xtrace",
 }  # fmt: skip
 # The ones the lab's shell changes its ways for; any other may only stay as it is.
-DONE = frozenset({"errexit", "nounset", "pipefail", "xtrace"})
+DONE = frozenset({"errexit", "noclobber", "noglob", "nounset", "pipefail", "xtrace"})
 USAGE = "set: usage: set [-abefhkmnptuvxBCEHPT] [-o option-name] [--] [-] [arg ...]"
 
 

@@ -1,8 +1,9 @@
 """A simple or compound command's redirections on the admin host: `<`, `<<`, `<<<`, `>`,
-`>>`, `&>`, `2>&1`, read from and written to the simulated home folder (simulators.lab.files);
+`>|`, `>>`, `&>`, `2>&1`, read from and written to the simulated home folder (simulators.lab.files);
 `/dev/null` swallows, `/dev/stdout` and `/dev/stderr` are the terminal's. `redirections`
 opens them before the command runs (as bash creates or empties its output files first),
-`route` sends what the command printed where they say."""
+`route` sends what the command printed where they say. Under `set -C` (noclobber) `>`, `&>`
+and `>&` refuse a file that exists, as bash does; `>|` still empties it."""
 
 from __future__ import annotations
 
@@ -57,7 +58,10 @@ def redirections(
             for fd in _fds(redirect.fd):
                 targets[fd] = (where, "")
             continue
-        if redirect.op == ">" or files.read(shell.ctx, path) is None:
+        exists = files.read(shell.ctx, path) is not None
+        if exists and redirect.op == ">" and "noclobber" in shell.state.options:
+            raise Refused(f"bash: {path}: cannot overwrite existing file")
+        if redirect.op in (">", ">|") or not exists:
             problem = files.write(shell.ctx, path, "")
             if problem:
                 raise Refused(problem)

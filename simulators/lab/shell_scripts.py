@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simulators.lab import budget, files, fs, shell_compound, shell_xtrace, system_files
+from simulators.lab.environment import SCRIPT_SHOPTS, SCRIPT_VARIABLES
 from simulators.lab.shell_grammar import List, parse
 from simulators.lab.shell_syntax import ShellSyntaxError, tokenize
 from simulators.lab.shell_tokens import Aborted, Incomplete, Refused
@@ -157,13 +158,19 @@ def _run(
     trace_base = shell.trace_base
     if own_process:
         # A new bash sees the environment only: exported variables, no aliases or functions.
-        shell.state.variables = {**shell.state.environment(), **shell.state.own_variables()}
+        shell.state.variables = {
+            **SCRIPT_VARIABLES,
+            **shell.state.environment(),
+            **shell.state.own_variables(),
+        }
         shell.state.arrays = {}  # bash exports no array
         shell.state.aliases = {}
         shell.state.functions = {}
-        # Its `set -x` is its own (`-x`), its PS4 levels counted from one again.
+        # Its `set -x` is its own (`-x`), its PS4 levels counted from one again; its `shopt`
+        # options a new bash's.
         options = [option for option in shell.state.options if option != "xtrace"]
         shell.state.options = [*options, "xtrace"] if xtrace else options
+        shell.state.shopts = list(SCRIPT_SHOPTS)
         shell.state.options_changed()
         shell.trace_base = shell_xtrace.indirection(shell)
     else:

@@ -25,7 +25,7 @@ from simulators.lab.shell_tokens import Arith, HereDoc, Incomplete, Op, Part, To
 from simulators.lab.shell_tokens import Word as Word  # streams.py reads it here
 
 OPERATORS = (
-    "&>>", "<<<", "<<-", "&&", "||", ";;", "&>", ">>", ">&", "<<", "<&",
+    "&>>", "<<<", "<<-", "&&", "||", ";;", "&>", ">>", ">&", ">|", "<<", "<&",
     ">", "<", "|", ";", "&", "(", ")",
 )  # fmt: skip
 _OPERATOR_STARTS = frozenset(op[0] for op in OPERATORS)
@@ -35,7 +35,7 @@ DECLARATIONS = frozenset({"declare", "typeset", "local", "export", "readonly"})
 _SUBSCRIPTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[")
 _ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=|\[)")
 _LISTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-REDIRECTS = frozenset({">", ">>", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
+REDIRECTS = frozenset({">", ">>", ">|", "<", "<<", "<<-", "<<<", ">&", "<&", "&>", "&>>"})
 NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 SPECIAL_PARAMETERS = frozenset("?$#!@*-0123456789")
 

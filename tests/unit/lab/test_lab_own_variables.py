@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from simulators.lab import LabSession
-from simulators.lab.environment import DEFAULT_VARIABLES, ShellState
+from simulators.lab.environment import DEFAULT_VARIABLES, SHELL_VARIABLES, ShellState
 from tests.unit.lab.shell_helpers import out, sh
 
 
@@ -44,7 +44,8 @@ def test_shellopts_follows_set_o_and_is_readonly(lab: LabSession) -> None:
 
 def test_own_variables_are_not_exported_nor_counted_against_the_limit(lab: LabSession) -> None:
     assert out(lab, "env | grep -c -e UID -e OPTS -e PPID") == "0"
-    assert ShellState().names() == len(DEFAULT_VARIABLES)
+    # The login's own (BASH, BASH_VERSION, the prompts) are ordinary variables: they count.
+    assert ShellState().names() == len(DEFAULT_VARIABLES) + len(SHELL_VARIABLES)
 
 
 def test_a_saved_shell_keeps_them_out_and_gets_them_back_readonly() -> None:

@@ -52,7 +52,7 @@ def test_set_o_lists_an_interactive_logins_options(lab: LabSession) -> None:
 
 
 def test_an_option_the_lab_does_not_do_is_refused_in_one_line(lab: LabSession) -> None:
-    assert lab.run("set -C; echo $?").output == "bash: set: noclobber: not available in this lab\n1"
+    assert lab.run("set -a; echo $?").output == "bash: set: allexport: not available in this lab\n1"
     assert lab.run("set -o emacs; echo $?").output == "0"  # already on: nothing to do
     assert lab.run("set -o bogus; echo $?").output == "bash: set: bogus: invalid option name\n2"
 
