@@ -23,6 +23,7 @@ same-process writers in arrival order without wasted runs. A command is committe
 from __future__ import annotations
 
 import functools
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -56,6 +57,8 @@ from studysite.lab.saved import (
 )
 from studysite.lab.writes import SqliteWriter, one_writer
 from studysite.rates import HEAVY_SECONDS, CpuShare
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "BUSY",
@@ -132,8 +135,10 @@ def create(
 def _opened(saved: SavedLab) -> OpenLab:
     try:
         lab, logged = restore(saved)
-    except LabError:
+    except LabError as error:
         # Saved by an older version of the lab (or damaged): start the ticket afresh, never a 500.
+        # Said in the server's log: a learner's work is gone, and why must be readable.
+        log.warning("saved lab %s could not be restored, started afresh: %s", saved.pk, error)
         lab, logged = new_lab(saved.session_key, saved.ticket, secrets.randbelow(SEED_VARIANTS)), 0
         snapshot = Snapshot.of(lab)
         with one_writer(), transaction.atomic():

@@ -26,7 +26,9 @@ def test_a_lab_saved_by_the_old_model_is_reset_not_a_server_error(client: Client
     assert LabSnapshot.objects.get(lab=saved).data()["version"] == 2
 
 
-def test_a_lab_whose_snapshot_is_lost_starts_afresh_not_a_server_error(client: Client) -> None:
+def test_a_lab_whose_snapshot_is_lost_starts_afresh_not_a_server_error_and_the_log_says_so(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
     client.get("/lab/mig-single/")
     client.post("/lab/mig-single/command", {"line": "kubectl label node gpu-node1 lost=yes"})
     saved = SavedLab.objects.get(ticket="mig-single")
@@ -36,6 +38,7 @@ def test_a_lab_whose_snapshot_is_lost_starts_afresh_not_a_server_error(client: C
     assert response.status_code == 200
     assert "lost=yes" not in response.content.decode()
     assert LabSnapshot.objects.get(lab=saved).data()["transcript"] == []
+    assert f"saved lab {saved.pk} could not be restored, started afresh" in caplog.text
 
 
 def test_a_lab_saved_as_plain_json_opens_as_it_was_and_is_packed_at_its_next_fold(
