@@ -79,7 +79,19 @@ DEFAULT_SHOPTS = (
     "sourcepath",
 )  # fmt: skip
 
-# A new bash's (`bash script`): not interactive, not a login, no .bashrc or bash-completion read.
+# A new bash's `set -o` options (`bash script`, `bash -c`): not interactive, so no job control
+# (monitor), history or `!` expansion, and nothing of its caller's (SHELLOPTS is not exported).
+SCRIPT_OPTIONS = ("braceexpand", "hashall", "interactive-comments")
+# `$-`: the letters of the options that are on, in bash's order (flags.c), `i` among them for
+# an interactive shell.
+FLAG_LETTERS = (
+    ("a", "allexport"), ("b", "notify"), ("e", "errexit"), ("f", "noglob"), ("h", "hashall"),
+    ("i", ""), ("k", "keyword"), ("m", "monitor"), ("n", "noexec"), ("p", "privileged"),
+    ("t", "onecmd"), ("u", "nounset"), ("v", "verbose"), ("x", "xtrace"),
+    ("B", "braceexpand"), ("C", "noclobber"), ("E", "errtrace"), ("H", "histexpand"),
+    ("P", "physical"), ("T", "functrace"),
+)  # fmt: skip
+# A new bash's `shopt` options: not interactive, not a login, no .bashrc or bash-completion read.
 SCRIPT_SHOPTS = tuple(
     name
     for name in DEFAULT_SHOPTS

@@ -111,6 +111,8 @@ class Shell(Expansion):
         # how many `source`d files are running (both may `return`).
         self.frames: list[dict[str, Held]] = []
         self.sourcing = 0
+        # The new bashes running (`bash script`: "", `bash -c`: "c"), innermost last: `$-`.
+        self.new_bashes: list[str] = []
         self.conditions = 0  # conditions running (if, while): `set -e` lets them fail
         self.scripts = 0
         self.trace_base = 0  # `set -x`: the $(...) depth its PS4 counts from (shell_xtrace)

@@ -19,7 +19,7 @@ from simulators.lab import (
     shell_compound,
     shell_parameters,
 )
-from simulators.lab.environment import HOME, Held
+from simulators.lab.environment import FLAG_LETTERS, HOME, Held
 from simulators.lab.shell_grammar import parse
 from simulators.lab.shell_match import matches
 from simulators.lab.shell_scripts import ScriptExit
@@ -55,6 +55,7 @@ class Expansion:
     scripts: int
     frames: list[dict[str, Held]]
     sourcing: int
+    new_bashes: list[str]
     depth: int
     trace_base: int
     evals: int
@@ -80,6 +81,18 @@ class Expansion:
             fields.extend(self._fields(Word(word.text, word.quoted, parts)))
             _bounded(sum(map(len, fields)) + len(fields))
         return fields
+
+    def flags(self) -> str:
+        """`$-`: the options on as letters, in bash's order; an interactive login's with `i` and
+        a closing `s` (`himBHs`), a new bash's without (`hB`, `hBc` for `bash -c`)."""
+        on = set(self.state.options)
+        new_bash = self.new_bashes[-1] if self.new_bashes else None
+        letters = "".join(
+            letter
+            for letter, option in FLAG_LETTERS
+            if (option in on if option else new_bash is None)
+        )
+        return letters + ("s" if new_bash is None else new_bash)
 
     def _fields(self, word: Word) -> list[str]:
         fields, globbed = self._expand_parts(word.parts, split=True)
@@ -278,7 +291,9 @@ class Expansion:
                 return self.positional[index - 1]
             self._unbound(f"${name}")
             return ""
-        if name in ("-", "!"):
+        if name == "-":
+            return self.flags()
+        if name == "!":
             return ""
         if name.startswith("#") and _is_name(name[1:]):
             value = state.value(name[1:])

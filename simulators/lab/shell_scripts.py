@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from simulators.lab import budget, files, fs, shell_compound, shell_xtrace, system_files
-from simulators.lab.environment import SCRIPT_SHOPTS, SCRIPT_VARIABLES
+from simulators.lab.environment import SCRIPT_OPTIONS, SCRIPT_SHOPTS, SCRIPT_VARIABLES
 from simulators.lab.shell_grammar import List, parse
 from simulators.lab.shell_syntax import ShellSyntaxError, tokenize
 from simulators.lab.shell_tokens import Aborted, Incomplete, Refused
@@ -76,7 +76,7 @@ def bash(shell: Shell, name: str, args: list[str]) -> Output:
     if "c" in letters:
         if not args:
             return Output.error(f"bash: {name}: -c: option requires an argument", 2)
-        return _run(shell, args[0], args[1:2] or [name], args[2:], True, xtrace)
+        return _run(shell, args[0], args[1:2] or [name], args[2:], True, xtrace, command=True)
     if not args:
         return Output.error(f"bash: {name}: an interactive shell is not available in this lab")
     if args[0].startswith("-") and args[0] != "-":
@@ -143,9 +143,11 @@ def _run(
     positional: list[str] | None,
     own_process: bool,
     xtrace: bool = False,
+    command: bool = False,
 ) -> Output:
     """The script's stdout and stderr, and its status. `zero`: its $0 (None: the caller's);
-    `positional`: its $1... (None: the caller's); `xtrace`: a new bash's `-x`."""
+    `positional`: its $1... (None: the caller's); `xtrace`: a new bash's `-x`; `command`: a
+    new bash's `-c` (its `$-` ends in c)."""
     if shell.scripts >= MAX_DEPTH:
         return Output.error("bash: scripts nested too deep for this lab")
     try:
@@ -166,11 +168,11 @@ def _run(
         shell.state.arrays = {}  # bash exports no array
         shell.state.aliases = {}
         shell.state.functions = {}
-        # Its `set -x` is its own (`-x`), its PS4 levels counted from one again; its `shopt`
-        # options a new bash's.
-        options = [option for option in shell.state.options if option != "xtrace"]
-        shell.state.options = [*options, "xtrace"] if xtrace else options
+        # Its options a new bash's, not the caller's (`set -e` at the prompt is not the
+        # script's): `-x` its own, its PS4 levels counted from one again.
+        shell.state.options = [*SCRIPT_OPTIONS, *(["xtrace"] if xtrace else [])]
         shell.state.shopts = list(SCRIPT_SHOPTS)
+        shell.new_bashes.append("c" if command else "")
         shell.state.options_changed()
         shell.trace_base = shell_xtrace.indirection(shell)
     else:
@@ -184,6 +186,7 @@ def _run(
         shell.trace_base = trace_base
         shell.sourcing -= 0 if own_process else 1
         if kept is not None:
+            shell.new_bashes.pop()
             shell.restore(kept)
 
 

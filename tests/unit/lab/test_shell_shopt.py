@@ -72,3 +72,17 @@ def test_the_login_says_which_bash_it_is_and_ps1_gives_the_prompt_the_terminal_s
     script = "printf 'echo \"$BASH_VERSION ${PS1-none} $PS4\"\\n' > /tmp/v; bash /tmp/v"
     assert shell.run(script).output == "5.2.15(1)-release none + "
     assert "PS1" not in shell.run("env").output  # a login's prompts are not exported
+
+
+def test_dollar_dash_holds_the_options_letters_as_an_interactive_login_has_them() -> None:
+    shell = lab()
+    assert shell.run("echo $-").output == "himBHs"  # bash 5.2 at an ssh login's prompt
+    assert shell.run("set -eufC; echo $-; set +eufC").output == "efhimuBCHs"
+    assert shell.run("bash -xc 'echo $-' 2>/dev/null").output == "hxBc"  # a new bash's
+
+
+def test_a_new_bash_starts_with_its_own_set_options_not_the_callers() -> None:
+    shell = lab()
+    ran = shell.run("set -u -o pipefail; bash -c 'echo ${nothing}x; false | true; echo $?'")
+    assert ran.output == "x\n0"
+    assert shell.run("echo $SHELLOPTS | grep -c pipefail").output == "1"  # the caller's stay

@@ -58,7 +58,9 @@ def _statement(rng: random.Random) -> str:
              "echo a > out; set -C; echo b > out; echo $?; cat out", "set -C; echo c &> out",
              "echo w >> out; cat out", "echo v 2> err > out; echo $?", "echo *.yaml d*",
              "(set -f; echo *); echo t*", "shopt -o noclobber noglob; echo $?",
-             "echo $SHELLOPTS | tr : '\\n' | grep -E 'noclobber|noglob'"]
+             "echo $SHELLOPTS | tr : '\\n' | grep -E 'noclobber|noglob'",
+             "bash -c 'echo $- $SHELLOPTS'", "set -uC; bash -c 'echo ${nothing}x $-'; set +uC",
+             "printf 'shopt -p nullglob; echo $-\\n' > /tmp/s; bash /tmp/s"]
         )  # fmt: skip
     if kind == "sub":
         return f"(shopt -s {option}; echo *.none **/n.md .c*); echo *.none .c*"
