@@ -41,18 +41,32 @@ DEFAULT_VARIABLES = {
     "USER": USER,
 }
 # The shell's own variables that a login sets and nothing exports: the bash it is (5.2.15, the
-# bash the lab's shell is checked against) and its prompts. PS1 is Ubuntu's .bashrc's without
-# colours; the terminal's prompt is bash's PS1 in the working folder (shell.prompt_in).
+# bash the lab's shell is checked against), its prompts, and what the admin's .bashrc sets
+# (simulators.lab.home_files): its history settings and, for this xterm-256color terminal, its
+# coloured PS1 with the window's title. The terminal shows that prompt without its colours
+# (shell.prompt_in).
 SHELL_VARIABLES = {
     "BASH": "/bin/bash",
     "BASH_VERSION": "5.2.15(1)-release",
-    "PS1": "${debian_chroot:+($debian_chroot)}\\u@\\h:\\w\\$ ",
+    "HISTCONTROL": "ignoreboth",
+    "HISTFILESIZE": "2000",
+    "HISTSIZE": "1000",
+    "PS1": "\\[\\e]0;\\u@\\h: \\w\\a\\]${debian_chroot:+($debian_chroot)}\\[\\033[01;32m\\]"
+    "\\u@\\h\\[\\033[00m\\]:\\[\\033[01;34m\\]\\w\\[\\033[00m\\]\\$ ",
     "PS2": "> ",
     "PS4": "+ ",
 }
 # What a new bash (`bash script`) sets of them: not PS1, which only an interactive one has.
 SCRIPT_VARIABLES = {name: SHELL_VARIABLES[name] for name in ("BASH", "BASH_VERSION", "PS2", "PS4")}
-DEFAULT_ALIASES = {"k": "kubectl"}
+# The login's aliases: the admin's .bashrc's and .bash_aliases's (simulators.lab.home_files).
+DEFAULT_ALIASES = {
+    "alert": 'notify-send --urgency=low -i "$([ $? = 0 ] && echo terminal || echo error)" '
+    "\"$(history|tail -n1|sed -e 's/^\\s*[0-9]\\+\\s*//;s/[;&|]\\s*alert$//')\"",
+    "k": "kubectl",
+    "l": "ls -CF",
+    "la": "ls -A",
+    "ll": "ls -alF",
+}
 # bash's own variables that no assignment changes (each readonly; EUID, UID and PPID integers
 # too, as `declare -p` shows): admin's uid (simulators.lab.hosttools.UID), the parent of the
 # login shell whose $$ is 4242; BASHOPTS and SHELLOPTS follow `shopt`'s and `set -o`'s options
@@ -468,7 +482,9 @@ class ShellState:
             },
             **self._login_variables_unset(),
             "exported": list(self.exported),
-            "aliases": dict(self.aliases),
+            # The login's aliases (.bashrc's) only as changed, and the ones unaliased since.
+            "aliases": {k: v for k, v in self.aliases.items() if DEFAULT_ALIASES.get(k) != v},
+            **self._login_aliases_unset(),
             "status": self.status,
             "pending": list(self.pending),
             "completions": dict(self.completions),
@@ -482,6 +498,10 @@ class ShellState:
             "attributes": {k: v for k, v in self.attributes.items() if k not in OWN_ATTRIBUTES},
         }
 
+    def _login_aliases_unset(self) -> dict[str, list[str]]:
+        gone = [name for name in DEFAULT_ALIASES if name not in self.aliases]
+        return {"unaliased": gone} if gone else {}
+
     def _login_variables_unset(self) -> dict[str, list[str]]:
         gone = [name for name in SHELL_VARIABLES if name not in self.variables]
         return {"unset": gone} if gone else {}
@@ -493,6 +513,7 @@ class ShellState:
         if not isinstance(data, dict):
             return cls()
         gone = {str(name) for name in data.get("unset") or ()}
+        unaliased = {str(name) for name in data.get("unaliased") or ()}
         variables = {k: v for k, v in SHELL_VARIABLES.items() if k not in gone}
         variables.update({str(k): str(v) for k, v in (data.get("variables") or {}).items()})
         arrays = {str(k): Array.from_json(v) for k, v in (data.get("arrays") or {}).items()}
@@ -521,7 +542,10 @@ class ShellState:
         return cls(
             variables={k: v for k, v in variables.items() if k not in arrays},
             exported=[str(k) for k in data.get("exported") or []],
-            aliases={str(k): str(v) for k, v in (data.get("aliases") or {}).items()},
+            aliases={
+                **{k: v for k, v in DEFAULT_ALIASES.items() if k not in unaliased},
+                **{str(k): str(v) for k, v in (data.get("aliases") or {}).items()},
+            },
             status=int(data.get("status", 0)),
             pending=[str(line) for line in data.get("pending") or []],
             completions={str(k): str(v) for k, v in (data.get("completions") or {}).items()},

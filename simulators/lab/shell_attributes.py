@@ -31,7 +31,9 @@ _TRANSFORM = re.compile(r"(.*)@([QEULuKkaAP])", re.S)
 # `@P`'s backslash escapes (bash's decode_prompt_string) that need no state: \e, \a, ...
 _PROMPT_FIXED = {"e": "\x1b", "a": "\a", "n": "\n", "r": "\r", "\\": "\\", "s": "bash",
                  "v": "5.2", "V": "5.2.15", "[": "", "]": ""}  # fmt: skip
-_PROMPT_ESCAPE = re.compile(r"\\(.)", re.S)
+# An octal escape is three digits, or fewer where the text ends (bash's read_octal).
+_OCTAL = re.compile(r"[0-7]{1,3}")
+_PROMPT_ESCAPE = re.compile(r"\\([0-7]{3}|[0-7]{1,2}\Z|.)", re.S)
 _PREFIXED = re.compile(r"!([A-Za-z_][A-Za-z0-9_]*)([*@])")
 _ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[(.+)\]", re.S)
 
@@ -197,9 +199,9 @@ def transform_list(
 
 def prompt(shell: Expansion, value: str) -> str:
     """`${x@P}`: `value` expanded as bash expands PS1: \\u, \\h, \\H, \\w, \\W, \\$, \\s,
-    \\v, \\V, \\n, \\e, \\a, \\r, \\\\, \\[ and \\] decoded (any other escape kept as typed),
-    then, as `shopt -s promptvars` has it, `$x` and `$(...)` in the text typed (not in what
-    the escapes gave) expanded."""
+    \\v, \\V, \\n, \\e, \\a, \\r, \\\\, \\NNN (octal: `\\033`), \\[ and \\] decoded (any
+    other escape kept as typed), then, as `shopt -s promptvars` has it, `$x` and `$(...)` in
+    the text typed (not in what the escapes gave) expanded."""
     state = shell.state
     home = state.variables.get("HOME", "")
     pwd = state.variables.get("PWD") or state.cwd
@@ -216,7 +218,13 @@ def prompt(shell: Expansion, value: str) -> str:
     pieces: list[str] = []
     at = 0
     for found in _PROMPT_ESCAPE.finditer(value):
-        given = decoded.get(found.group(1))
+        escape = found.group(1)
+        octal = len(escape) > 1 or found.end() == len(value)
+        given = (
+            chr(int(escape, 8) & 0xFF)
+            if octal and _OCTAL.fullmatch(escape)
+            else decoded.get(escape)
+        )
         if given is None:
             continue
         pieces.append(_prompt_vars(shell, value[at : found.start()]) + given)

@@ -37,6 +37,7 @@ from simulators.controllers import mig_manager, runai
 from simulators.controllers.manager import run_controllers
 from simulators.lab import fs, gpu_health, kubeconfig, nvidia_smi
 from simulators.lab.errors import LabError
+from simulators.lab.home_files import HOME_FILES
 from simulators.lab.world_cluster import CLUSTER_AGE, CLUSTER_NAME, RUNAI_VERSION, base_cluster
 from simulators.lab.world_story import story
 
@@ -76,10 +77,12 @@ class HostState:
     seed: int
     step: int = 0
     files: dict[str, str] = field(
-        default_factory=lambda: {kubeconfig.NAME: kubeconfig.starting_text()}
+        default_factory=lambda: {kubeconfig.NAME: kubeconfig.starting_text(), **HOME_FILES}
     )
     # The layout of `files`: from 2 on, a lab starts with ~/.kube/config (kubeconfig.NAME, mode
-    # 0600 as kubeadm's admin.conf copied); an older saved lab gets it when loaded.
+    # 0600 as kubeadm's admin.conf copied); an older saved lab gets it when loaded. Every lab
+    # has the admin's own dot files (simulators.lab.home_files), saved only as changed or
+    # removed (to_json), so a lab saved before them gets them when loaded.
     version: int = 3
     # Permission bits of the files and folders that have other than their defaults (chmod).
     modes: dict[str, int] = field(default_factory=lambda: {kubeconfig.NAME: kubeconfig.MODE})
@@ -90,7 +93,12 @@ class HostState:
     helm: list[HelmRelease] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["files"] = {k: v for k, v in self.files.items() if HOME_FILES.get(k) != v}
+        removed = [name for name in HOME_FILES if name not in self.files]
+        if removed:
+            data["removed"] = removed
+        return data
 
     @classmethod
     def holding(cls, files: dict[str, str], seed: int = 0) -> HostState:
@@ -108,6 +116,9 @@ class HostState:
             if int(data.get("version", 1)) < 2 and kubeconfig.NAME not in files:
                 files[kubeconfig.NAME] = kubeconfig.starting_text()
                 modes[kubeconfig.NAME] = kubeconfig.MODE
+            removed = {str(name) for name in data.get("removed") or ()}
+            unchanged = {k: v for k, v in HOME_FILES.items() if k not in removed}
+            files = {**files, **{k: v for k, v in unchanged.items() if k not in files}}
             made = [str(k) for k in data.get("folders") or []]
             return cls(
                 seed=int(data["seed"]),

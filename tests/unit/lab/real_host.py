@@ -1,5 +1,6 @@
 """The admin host's tools as the real ones run: a folder standing for /home/admin, with the
-lab's starting kubeconfig, and bash in it. For the oracles of the shell and its tools."""
+lab's starting kubeconfig and dot files, and bash in it. For the oracles of the shell and its
+tools."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from simulators.lab import fs, kubeconfig
+from simulators.lab.home_files import HOME_FILES
+
+
+def write_home_files(folder: Path) -> None:
+    """The admin's dot files (simulators.lab.home_files), 0644, as a new lab's home holds them."""
+    for name, text in HOME_FILES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+        (folder / name).chmod(0o644)
 
 
 @contextmanager
@@ -33,6 +42,7 @@ def home_folder() -> Iterator[Path]:
         config = folder / kubeconfig.NAME
         config.write_text(kubeconfig.starting_text(), encoding="utf-8")
         config.chmod(kubeconfig.MODE)
+        write_home_files(folder)
         yield folder
     finally:
         shutil.rmtree(parent)

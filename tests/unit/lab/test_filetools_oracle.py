@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from simulators.lab import LabSession, fs, kubeconfig
 from simulators.lab.environment import HOME
+from simulators.lab.home_files import HOME_FILES
 from tests.unit.lab.real_host import bash, home_folder
 
 FILES = ["a", "b", "c.sh", "nope", "./a", "~/b", "d/a", "d/e/b", "e/a", "./d//a"]
@@ -134,7 +135,10 @@ def _real(script: str) -> str:
 
 def _ours(script: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
-    assert list(lab.world.state.files) == [kubeconfig.NAME]  # as the real tools' folder
+    assert list(lab.world.state.files) == [
+        kubeconfig.NAME,
+        *HOME_FILES,
+    ]  # as the real tools' folder
     printed = lab.run(script).output
     state = lab.world.state
     tree = [f"d {fs.mode_of(state, HOME):o} ."]

@@ -35,6 +35,8 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession, files, fs, kubeconfig, system_files
+from simulators.lab.home_files import HOME_FILES
+from tests.unit.lab.real_host import write_home_files
 
 FOLDERS = ["dir", "dir/sub", "dir/sub/deep", "empty", ".hid", "dir/.x", "Docs"]
 FILES = [
@@ -168,7 +170,7 @@ def _text(size: int) -> str:
 def _ours(home: Home, line: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
     state = lab.world.state
-    assert list(state.files) == [kubeconfig.NAME]
+    assert list(state.files) == [kubeconfig.NAME, *HOME_FILES]
     made, folder_modes, links = home
     for name, (size, mode) in made.items():
         state.files[name] = _text(size)
@@ -194,7 +196,7 @@ def _ours(home: Home, line: str) -> str:
 def home_folder() -> Iterator[Path]:
     """A folder `home/admin` (its parents' names hold no letter or digit a generated pattern
     looks for, so that `find ~` matches there as in the lab's /home/admin) with the lab's
-    starting `.kube/config` (0600)."""
+    starting `.kube/config` (0600) and dot files."""
     while True:  # not `random`: hypothesis seeds it alike for every example
         top = Path("/tmp") / ("fq-" + "".join(secrets.choice("qvwxyz") for _ in range(16)))
         try:
@@ -208,6 +210,7 @@ def home_folder() -> Iterator[Path]:
         config = folder / kubeconfig.NAME
         config.write_text(kubeconfig.starting_text(), encoding="utf-8")
         config.chmod(kubeconfig.MODE)
+        write_home_files(folder)
         yield folder
     finally:
         shutil.rmtree(top)

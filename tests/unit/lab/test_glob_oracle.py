@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simulators.lab import LabSession, kubeconfig
+from simulators.lab.home_files import HOME_FILES
 from tests.unit.lab.real_host import bash, home_folder
 
 FILES = ["a.yaml", "b.yaml", ".hidden", ".x1", "notes", "B"]
@@ -35,7 +36,10 @@ def _real(words: str) -> str:
 
 def _ours(words: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
-    assert list(lab.world.state.files) == [kubeconfig.NAME]  # as the real folder starts
+    assert list(lab.world.state.files) == [
+        kubeconfig.NAME,
+        *HOME_FILES,
+    ]  # as the real folder starts
     lab.run("; ".join(f"echo x > {name}" for name in FILES))
     return lab.run(f"echo {words}").output
 
@@ -47,11 +51,15 @@ def test_patterns_expand_to_what_bash_expands_them_to(words: list[str]) -> None:
     assert _ours(line) == _real(line), line
 
 
+DOTS = [".bash_aliases", ".bash_logout", ".bashrc", ".hidden", ".kube", ".profile", ".x1"]
+
+
 def test_dot_star_lists_the_hidden_folder_and_never_dot_or_dot_dot() -> None:
     assert (
         _ours(".* ~/.*")
         == _real(".* ~/.*")
-        == ".hidden .kube .x1 /home/admin/.hidden " + ("/home/admin/.kube /home/admin/.x1")
+        == ".bash_aliases .bash_logout .bashrc .hidden .kube .profile .x1 "
+        + " ".join(f"/home/admin/{name}" for name in DOTS)
     )
 
 

@@ -10,6 +10,7 @@ import re
 import pytest
 
 from simulators.lab import kubeconfig
+from simulators.lab.home_files import HOME_FILES
 from simulators.lab.session import LabSession
 from simulators.lab.world import HostState
 
@@ -152,6 +153,7 @@ def test_a_lab_saved_before_the_kubeconfig_gets_one_when_loaded() -> None:
     assert HostState.from_json(old).files == {
         "notes.txt": "hi",
         kubeconfig.NAME: kubeconfig.starting_text(),
+        **HOME_FILES,
     }
     removed = {**old, "version": 2}
     assert kubeconfig.NAME not in HostState.from_json(removed).files

@@ -39,7 +39,7 @@ def test_exec_runs_kubectl_apply_on_each_file_found(mixed: LabSession) -> None:
 
 def test_exec_cat_prints_each_file_and_cats_own_error_for_a_folder(single: LabSession) -> None:
     single.world.state.files["a.txt"] = "alpha\n"
-    assert single.run(r"find . -maxdepth 1 -exec cat {} \; 2>/dev/null").output == "alpha"
+    assert single.run(r"find . -maxdepth 1 -name '*.txt' -exec cat {} \;").output == "alpha"
     assert single.run(r"find . -maxdepth 1 -exec cat {} \; 2>&1 >/dev/null").output == (
         "cat: .: Is a directory\ncat: ./.kube: Is a directory"
     )
@@ -47,7 +47,8 @@ def test_exec_cat_prints_each_file_and_cats_own_error_for_a_folder(single: LabSe
 
 def test_exec_with_a_plus_runs_one_command_for_all_the_names(single: LabSession) -> None:
     single.world.state.files["a.txt"] = "alpha\n"
-    expected = single.run("wc -l ./.kube/config ./a.txt").output
+    names = "./.bash_aliases ./.bash_logout ./.bashrc ./.kube/config ./.profile ./a.txt"
+    expected = single.run(f"wc -l {names}").output
     assert single.run("find . -type f -exec wc -l {} +").output == expected
     assert expected.endswith(" total")
 
@@ -79,7 +80,9 @@ def test_delete_removes_files_and_empty_folders_depth_first(single: LabSession) 
     assert single.run("find logs -delete -print; echo $?").output == (
         "logs/old/a.log\nlogs/old\nlogs\n0"
     )
-    assert single.run("find .").output == ".\n./.kube\n./.kube/config\n./keep.txt"
+    assert single.run("find . ! -name '.?*' -o -path ./.kube").output == (
+        ".\n./.kube\n./.kube/config\n./keep.txt"
+    )
 
 
 def test_delete_refuses_roots_folders(single: LabSession) -> None:
@@ -180,9 +183,9 @@ def test_the_admins_rights_are_the_owners_bits_or_the_others_on_roots(
 ) -> None:
     assert single.run("find / -maxdepth 1 -writable").output == "/tmp"
     assert single.run("find /root -maxdepth 0 -readable -o -executable").output == ""
-    assert single.run("find . -maxdepth 2 -type f -readable -writable").output == ("./.kube/config")
+    assert single.run("find .kube -type f -readable -writable").output == ".kube/config"
     single.run("chmod 444 .kube/config")
-    assert single.run("find . -maxdepth 2 -type f -writable").output == ""
+    assert single.run("find .kube -type f -writable").output == ""
 
 
 def test_ls_prints_gnus_columns_with_the_labs_time(single: LabSession) -> None:
@@ -201,7 +204,7 @@ def test_printf_prints_owners_and_the_labs_time(single: LabSession) -> None:
 
 def test_quit_stops_at_the_first_entry_that_reaches_it(single: LabSession) -> None:
     assert single.run("find . -name config -print -quit , -print; echo $?").output == (
-        ".\n./.kube\n./.kube/config\n0"
+        ".\n./.bash_aliases\n./.bash_logout\n./.bashrc\n./.kube\n./.kube/config\n0"
     )
 
 

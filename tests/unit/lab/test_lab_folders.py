@@ -106,7 +106,7 @@ def test_rm_r_of_the_kube_folder_removes_the_kubeconfig() -> None:
         "rmdir: failed to remove '.kube': Directory not empty\n"
         "rm: cannot remove '.kube': Directory not empty"
     )
-    assert lab.run("rm -r .kube; ls -A").output == ""
+    assert lab.run("rm -r .kube; ls -A").output == ".bash_aliases  .bash_logout  .bashrc  .profile"
     assert kubeconfig.NAME not in lab.world.state.files
 
 

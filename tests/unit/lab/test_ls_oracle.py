@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from simulators.cluster.clock import datetime_at
 from simulators.lab import LabSession, files, fs, kubeconfig, ls
+from simulators.lab.home_files import HOME_FILES
 from tests.unit.lab.real_host import bash, home_folder
 
 NAMES = ["a.txt", "b", "Big.log", "run.sh", ".hidden", "z-9", "notes.md"]
@@ -82,7 +83,7 @@ def _real(home: Home, line: str) -> tuple[str, dict[str, int]]:
 
 def _ours(home: Home, line: str) -> str:
     lab = LabSession.new("mig-single", seed=0)
-    assert list(lab.world.state.files) == [kubeconfig.NAME]
+    assert list(lab.world.state.files) == [kubeconfig.NAME, *HOME_FILES]
     for name, (size, mode) in home.items():
         lab.world.state.files[name] = _text(size)
         if mode != files.NEW_FILE_MODE:
@@ -194,10 +195,14 @@ def test_long_lines_line_up_their_columns_as_ls_does() -> None:
     lab = LabSession.new("mig-single", seed=0)
     lab.world.state.files.update({"a": "x" * 3, "bb": "y" * 12000})
     assert lab.run("ls -la").output.splitlines() == [
-        "total 28",
+        "total 44",
         "drwxr-xr-x 3 admin admin  4096 Nov 10 09:40 .",
         "drwxr-xr-x 3 root  root   4096 Nov 10 09:40 ..",
+        "-rw-r--r-- 1 admin admin    16 Nov 10 09:40 .bash_aliases",
+        "-rw-r--r-- 1 admin admin   220 Nov 10 09:40 .bash_logout",
+        "-rw-r--r-- 1 admin admin  3771 Nov 10 09:40 .bashrc",
         "drwxr-xr-x 2 admin admin  4096 Nov 10 09:40 .kube",
+        "-rw-r--r-- 1 admin admin   807 Nov 10 09:40 .profile",
         "-rw-r--r-- 1 admin admin     3 Nov 10 09:40 a",
         "-rw-r--r-- 1 admin admin 12000 Nov 10 09:40 bb",
     ]

@@ -4,6 +4,8 @@ variables (BASH, BASH_VERSION, the prompts) beside them."""
 
 from __future__ import annotations
 
+import re
+
 from simulators.lab import LabSession
 from simulators.lab.environment import DEFAULT_SHOPTS, ShellState
 
@@ -67,7 +69,12 @@ def test_the_login_says_which_bash_it_is_and_ps1_gives_the_prompt_the_terminal_s
     shell = lab()
     assert shell.run('echo "$BASH $BASH_VERSION"').output == "/bin/bash 5.2.15(1)-release"
     shell.run("cd /tmp")
-    assert shell.run('echo "${PS1@P}"').output == shell.prompt == "admin@kadmin:/tmp$ "
+    # .bashrc's PS1 for this xterm: the window's title, then the prompt in colours, which the
+    # terminal shows without them.
+    shown = shell.run('echo "${PS1@P}"').output
+    assert shown.startswith("\x1b]0;admin@kadmin: /tmp\x07")
+    assert re.sub(r"\x1b\](.*?)\x07|\x1b\[[0-9;]*m", "", shown) == shell.prompt
+    assert shell.prompt == "admin@kadmin:/tmp$ "
     assert shell.run('echo "[$PS2][$PS4]"').output == "[> ][+ ]"
     script = "printf 'echo \"$BASH_VERSION ${PS1-none} $PS4\"\\n' > /tmp/v; bash /tmp/v"
     assert shell.run(script).output == "5.2.15(1)-release none + "

@@ -48,6 +48,9 @@ SCRIPTS = [
     # ${x@P}
     "x='\\s \\\\ [\\[x\\]] \\v'; echo \"${x@P}\"",
     "x='\\e|\\a|'; printf '%q\\n' \"${x@P}\"; echo \"${x@P}\" | cat -v",
+    # octal escapes: three digits, or fewer at the end; any other backslash kept
+    "x='a\\033[1mb\\101\\0z q\\8 \\12'; echo \"${x@P}\" | cat -v",
+    "y='end\\1'; echo \"${y@P}\" | cat -v",
     'a=(\'\\s\' \'$((1+2))\'); echo "${a[@]@P}" "${a[1]@P}" "${nope@P}|"',
     "y='$(echo hi) ${#y}'; echo \"${y@P}\"",
 ]
